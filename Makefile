@@ -1,0 +1,38 @@
+# evidencefleet — see README.md. `make run` and `make test` work on a fresh
+# machine: without DATABASE_URL they start a throwaway Postgres under .data/.
+GO      ?= go
+BIN     := bin
+PKGS    := ./...
+
+.PHONY: run test build lint fmt vet staticcheck generate corpus clean
+
+run: build
+	scripts/with-postgres.sh scripts/demo.sh
+
+test:
+	scripts/with-postgres.sh $(GO) test -race -count=1 $(PKGS)
+
+build:
+	$(GO) build -o $(BIN)/worker ./cmd/worker
+	$(GO) build -o $(BIN)/enqueue ./cmd/enqueue
+
+lint: fmt vet staticcheck
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+staticcheck:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
+
+# Regenerates the sqlc query code (needs sqlc) and the bundled demo corpus.
+generate:
+	sqlc generate
+
+corpus:
+	$(GO) run ./cmd/mkcorpus -in ../shared/data/climate-fever-dev.jsonl -out testdata/replay/demo -claims 12 -with-academic
+
+clean:
+	rm -rf $(BIN) .data

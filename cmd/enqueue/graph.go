@@ -1,0 +1,262 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// graphExport is the task's evidence graph as exported by `enqueue graph`.
+type graphExport struct {
+	TaskID         int64            `json:"task_id"`
+	Organization   string           `json:"organization_id"`
+	Hypothesis     string           `json:"hypothesis"`
+	Claims         []graphClaim     `json:"claims"`
+	Edges          []graphEdge      `json:"edges"`
+	Pages          []graphPage      `json:"pages"`
+	EvidenceSource []evidenceSource `json:"evidence_source"` // derived claim → page, never stored
+}
+
+type graphClaim struct {
+	ID                 int64    `json:"id"`
+	EvidenceNo         string   `json:"evidence_no"`
+	Text               string   `json:"text"`
+	Kind               string   `json:"kind"`
+	Alpha              float64  `json:"alpha"`
+	Beta               float64  `json:"beta"`
+	Confidence         float64  `json:"confidence"`
+	Uncertainty        float64  `json:"uncertainty"`
+	Controversy        float64  `json:"controversy"`
+	Verdict            string   `json:"verdict"`
+	Supporting         int32    `json:"supporting_count"`
+	Refuting           int32    `json:"refuting_count"`
+	Neutral            int32    `json:"neutral_count"`
+	IndependentSources int32    `json:"independent_sources"`
+	EvidenceCount      int32    `json:"evidence_count"`
+	AdoptionStatus     string   `json:"adoption_status"`
+	Verification       string   `json:"verification_status"`
+	ExtractorScore     *float64 `json:"llm_claim_confidence,omitempty"`
+	Origin             *span    `json:"origin,omitempty"`
+}
+
+// span is an exact character span of one page version.
+type span struct {
+	PageID        int64  `json:"page_id"`
+	PageVersionID int64  `json:"page_version_id"`
+	StartChar     int32  `json:"start_char"`
+	EndChar       int32  `json:"end_char"`
+	URL           string `json:"url"`
+	Text          string `json:"text,omitempty"`
+}
+
+type graphEdge struct {
+	ID                   int64    `json:"id"`
+	Relation             string   `json:"relation"`
+	ClaimID              int64    `json:"claim_id"`
+	EvidenceNo           string   `json:"evidence_no"`
+	FragmentID           int64    `json:"fragment_id"`
+	NLILabel             *string  `json:"nli_label,omitempty"`
+	NLIConfidence        *float64 `json:"nli_edge_confidence,omitempty"`
+	NLIModel             *string  `json:"nli_model,omitempty"`
+	SourceDomainCategory *string  `json:"source_domain_category,omitempty"`
+	SourceTrustLevel     *string  `json:"source_trust_level,omitempty"`
+	TargetTrustLevel     *string  `json:"target_trust_level,omitempty"`
+	Domain               string   `json:"domain"`
+	Source               span     `json:"source"`
+}
+
+type graphPage struct {
+	ID            int64   `json:"id"`
+	URL           string  `json:"url"`
+	FinalURL      string  `json:"final_url,omitempty"`
+	Domain        string  `json:"domain"`
+	Title         string  `json:"title,omitempty"`
+	DOI           *string `json:"doi,omitempty"`
+	AbstractOnly  bool    `json:"abstract_only"`
+	PageVersionID *int64  `json:"page_version_id,omitempty"`
+	Reason        string  `json:"reason"`
+	Depth         int32   `json:"depth"`
+}
+
+type evidenceSource struct {
+	ClaimID    int64    `json:"claim_id"`
+	EvidenceNo string   `json:"evidence_no"`
+	PageID     int64    `json:"page_id"`
+	URL        string   `json:"url"`
+	Relations  []string `json:"relations"`
+}
+
+func loadGraph(ctx context.Context, st *store.Store, taskID int64) (*graphExport, error) {
+	task, err := st.GetTask(ctx, taskID)
+	if err != nil {
+		if store.IsNotFound(err) {
+			return nil, &exitError{code: 1, msg: fmt.Sprintf("task %d does not exist", taskID)}
+		}
+		return nil, err
+	}
+	g := &graphExport{TaskID: taskID, Organization: task.OrganizationID, Hypothesis: task.Hypothesis,
+		Claims: []graphClaim{}, Edges: []graphEdge{}, Pages: []graphPage{}, EvidenceSource: []evidenceSource{}}
+	claims, err := st.TaskClaims(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	for _, c := range claims {
+		gc := graphClaim{ID: c.ID, EvidenceNo: fmt.Sprintf("E%d", c.EvidenceNo), Text: c.Text, Kind: c.Kind,
+			Alpha: c.Alpha, Beta: c.Beta, Confidence: c.Confidence, Uncertainty: c.Uncertainty, Controversy: c.Controversy,
+			Verdict: c.Verdict, Supporting: c.SupportingCount, Refuting: c.RefutingCount, Neutral: c.NeutralCount,
+			IndependentSources: c.IndependentSources, EvidenceCount: c.EvidenceCount, AdoptionStatus: c.AdoptionStatus,
+			Verification: c.VerificationStatus, ExtractorScore: c.LlmClaimConfidence}
+		if c.PageVersionID != nil && c.OriginPageID != nil {
+			gc.Origin = &span{PageID: *c.OriginPageID, PageVersionID: *c.PageVersionID, StartChar: *c.QuoteStart,
+				EndChar: *c.QuoteEnd, URL: c.OriginUrl, Text: c.Text}
+		}
+		g.Claims = append(g.Claims, gc)
+	}
+	edges, err := st.TaskEdges(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("edges: %w", err)
+	}
+	type key struct{ claim, page int64 }
+	sources := map[key]*evidenceSource{}
+	var order []key
+	for _, e := range edges {
+		no := fmt.Sprintf("E%d", e.EvidenceNo)
+		g.Edges = append(g.Edges, graphEdge{ID: e.ID, Relation: e.Relation, ClaimID: e.ClaimID, EvidenceNo: no,
+			FragmentID: e.FragmentID, NLILabel: e.NliLabel, NLIConfidence: e.NliEdgeConfidence, NLIModel: e.NliModel,
+			SourceDomainCategory: e.SourceDomainCategory, SourceTrustLevel: e.SourceTrustLevel, TargetTrustLevel: e.TargetTrustLevel,
+			Domain: e.Domain,
+			Source: span{PageID: e.PageID, PageVersionID: e.PageVersionID, StartChar: e.StartChar, EndChar: e.EndChar,
+				URL: e.Url, Text: e.FragmentText}})
+		k := key{e.ClaimID, e.PageID}
+		s, ok := sources[k]
+		if !ok {
+			s = &evidenceSource{ClaimID: e.ClaimID, EvidenceNo: no, PageID: e.PageID, URL: e.Url}
+			sources[k] = s
+			order = append(order, k)
+		}
+		if !containsString(s.Relations, e.Relation) {
+			s.Relations = append(s.Relations, e.Relation)
+		}
+	}
+	for _, k := range order {
+		s := sources[k]
+		sort.Strings(s.Relations)
+		g.EvidenceSource = append(g.EvidenceSource, *s)
+	}
+	pages, err := st.TaskPages(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("pages: %w", err)
+	}
+	for _, p := range pages {
+		g.Pages = append(g.Pages, graphPage{ID: p.ID, URL: p.Url, FinalURL: p.FinalUrl, Domain: p.Domain, Title: p.Title,
+			DOI: p.Doi, AbstractOnly: p.AbstractOnly, PageVersionID: p.PageVersionID, Reason: p.Reason, Depth: p.Depth})
+	}
+	return g, nil
+}
+
+func containsString(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *app) graphCmd() *cobra.Command {
+	var taskID int64
+	var format string
+	cmd := &cobra.Command{
+		Use:   "graph",
+		Short: "Export a task's evidence graph: claims with E-numbers and posteriors, edges with exact spans, pages (json or dot)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if taskID <= 0 {
+				return usageErr("--task is required")
+			}
+			if a.jsonOut {
+				format = "json"
+			}
+			if format != "json" && format != "dot" {
+				return usageErr("--format must be json or dot")
+			}
+			ctx := cmd.Context()
+			if err := a.connect(ctx); err != nil {
+				return err
+			}
+			g, err := loadGraph(ctx, a.store, taskID)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				a.jsonOut = true
+				return a.emit(g, nil)
+			}
+			writeDOT(a.out, g)
+			return nil
+		},
+	}
+	cmd.Flags().Int64Var(&taskID, "task", 0, "task id (required)")
+	cmd.Flags().StringVar(&format, "format", "json", "json or dot")
+	return cmd
+}
+
+// writeDOT renders claims (boxes) and pages (ellipses) with one arrow per
+// page→claim relation, labelled with the strongest NLI confidence.
+func writeDOT(w io.Writer, g *graphExport) {
+	fmt.Fprintf(w, "digraph task_%d {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n", g.TaskID)
+	for _, c := range g.Claims {
+		fmt.Fprintf(w, "  c%d [shape=box, label=%s];\n", c.ID,
+			dotQuote(fmt.Sprintf("%s %s\n%s %.2f±%.2f", c.EvidenceNo, truncate(c.Text, 60), c.Verdict, c.Confidence, c.Uncertainty)))
+	}
+	for _, p := range g.Pages {
+		fmt.Fprintf(w, "  p%d [shape=ellipse, label=%s];\n", p.ID, dotQuote(truncate(p.URL, 60)))
+	}
+	type key struct {
+		page, claim int64
+		rel         string
+	}
+	best := map[key]float64{}
+	var order []key
+	for _, e := range g.Edges {
+		k := key{e.Source.PageID, e.ClaimID, e.Relation}
+		conf := 0.0
+		if e.NLIConfidence != nil {
+			conf = *e.NLIConfidence
+		}
+		if old, ok := best[k]; !ok {
+			order = append(order, k)
+			best[k] = conf
+		} else if conf > old {
+			best[k] = conf
+		}
+	}
+	colors := map[string]string{"supports": "darkgreen", "refutes": "red3", "neutral": "gray60", "origin": "blue"}
+	for _, k := range order {
+		label := k.rel
+		if k.rel != "origin" {
+			label = fmt.Sprintf("%s %.2f", k.rel, best[k])
+		}
+		fmt.Fprintf(w, "  p%d -> c%d [label=%s, color=%s];\n", k.page, k.claim, dotQuote(label), colors[k.rel])
+	}
+	fmt.Fprintln(w, "}")
+}
+
+func dotQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

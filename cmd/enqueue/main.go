@@ -1,0 +1,116 @@
+// Command enqueue is the evidencefleet command line: create tasks, add
+// hypothesis claims and targets, insert any job kind, watch a task's progress
+// and export its evidence graph. Every command reads DATABASE_URL and takes
+// --json for machine-readable output.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/spf13/cobra"
+
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// exitError carries a specific exit code.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func main() {
+	err := newRoot().Execute()
+	if err == nil {
+		return
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(os.Stderr, "enqueue:", ee.msg)
+		}
+		os.Exit(ee.code)
+	}
+	fmt.Fprintln(os.Stderr, "enqueue:", err)
+	os.Exit(1)
+}
+
+// app is shared by the commands.
+type app struct {
+	jsonOut bool
+	out     io.Writer
+	errOut  io.Writer
+	pool    *pgxpool.Pool
+	store   *store.Store
+	client  *river.Client[pgx.Tx]
+}
+
+func newRoot() *cobra.Command {
+	a := &app{}
+	root := &cobra.Command{
+		Use:           "enqueue",
+		Short:         "Hand work to the evidencefleet worker fleet and read its results (reads DATABASE_URL)",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.out, a.errOut = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return nil
+		},
+		PersistentPostRun: func(*cobra.Command, []string) {
+			if a.pool != nil {
+				a.pool.Close()
+			}
+		},
+	}
+	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
+	root.AddCommand(a.taskCmd(), a.claimCmd(), a.targetCmd(), a.jobCmd(), a.statusCmd(), a.graphCmd(), a.reportCmd())
+	return root
+}
+
+// connect opens the pool and an insert-only River client.
+func (a *app) connect(ctx context.Context) error {
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		return &exitError{code: 2, msg: "DATABASE_URL is not set"}
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return fmt.Errorf("connect: %w", err)
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	if err != nil {
+		pool.Close()
+		return fmt.Errorf("river client: %w", err)
+	}
+	a.pool, a.store, a.client = pool, store.NewStore(pool), client
+	return nil
+}
+
+// emit prints v as JSON with --json, else calls human.
+func (a *app) emit(v any, human func(w io.Writer)) error {
+	if a.jsonOut {
+		enc := json.NewEncoder(a.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	human(a.out)
+	return nil
+}
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/spf13/cobra"
+
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+func (a *app) taskCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "task", Short: "Manage tasks"}
+	var hypothesis, org string
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create a task; its hypothesis becomes claim E1. Prints the task id",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if strings.TrimSpace(hypothesis) == "" {
+				return usageErr("--hypothesis is required")
+			}
+			ctx := cmd.Context()
+			if err := a.connect(ctx); err != nil {
+				return err
+			}
+			var task store.Task
+			err := a.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+				var err error
+				task, err = jobs.CreateTask(ctx, a.client, tx, org, hypothesis)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			return a.emit(map[string]any{"task_id": task.ID, "organization_id": task.OrganizationID, "hypothesis": task.Hypothesis},
+				func(w io.Writer) { fmt.Fprintln(w, task.ID) })
+		},
+	}
+	create.Flags().StringVar(&hypothesis, "hypothesis", "", "the hypothesis to check (required)")
+	create.Flags().StringVar(&org, "org", "default", "organization (tenant) id")
+	cmd.AddCommand(create)
+	return cmd
+}
+
+func (a *app) claimCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "claim", Short: "Manage a task's claims"}
+	var taskID int64
+	var text, file string
+	add := &cobra.Command{
+		Use:   "add",
+		Short: "Add hypothesis claims to a task (--text, or --file with JSON lines {\"text\": …} or {\"claim\": …})",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if taskID <= 0 {
+				return usageErr("--task is required")
+			}
+			if (text == "") == (file == "") {
+				return usageErr("give exactly one of --text or --file")
+			}
+			texts := []string{text}
+			if file != "" {
+				var err error
+				if texts, err = readClaimsFile(file); err != nil {
+					return &exitError{code: 2, msg: err.Error()}
+				}
+			}
+			ctx := cmd.Context()
+			if err := a.connect(ctx); err != nil {
+				return err
+			}
+			var added []jobs.AddedClaim
+			err := a.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+				var err error
+				added, err = jobs.AddHypotheses(ctx, a.client, tx, taskID, texts)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			return a.emit(map[string]any{"task_id": taskID, "claims": added}, func(w io.Writer) {
+				for _, c := range added {
+					state := "added"
+					if !c.New {
+						state = "exists"
+					}
+					fmt.Fprintf(w, "E%d\t%s\t%s\n", c.EvidenceNo, state, c.Text)
+				}
+			})
+		},
+	}
+	add.Flags().Int64Var(&taskID, "task", 0, "task id (required)")
+	add.Flags().StringVar(&text, "text", "", "claim text")
+	add.Flags().StringVar(&file, "file", "", "JSON-lines file of claims")
+	cmd.AddCommand(add)
+	return cmd
+}
+
+// readClaimsFile reads JSON lines with a "text" or "claim" field (the
+// Climate-FEVER format has "claim"); blank lines are skipped.
+func readClaimsFile(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var rec struct {
+			Text  string `json:"text"`
+			Claim string `json:"claim"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		t := rec.Text
+		if t == "" {
+			t = rec.Claim
+		}
+		if strings.TrimSpace(t) == "" {
+			return nil, fmt.Errorf("%s:%d: no \"text\" or \"claim\" field", path, n)
+		}
+		out = append(out, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no claims", path)
+	}
+	return out, nil
+}
+
+func (a *app) targetCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "target", Short: "Manage a task's targets"}
+	var taskID int64
+	var urls []string
+	var file string
+	add := &cobra.Command{
+		Use:   "add",
+		Short: "Add URL targets to a task and enqueue target_queue jobs (one batch insert)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if taskID <= 0 {
+				return usageErr("--task is required")
+			}
+			values := append([]string(nil), urls...)
+			if file != "" {
+				lines, err := readLines(file)
+				if err != nil {
+					return &exitError{code: 2, msg: err.Error()}
+				}
+				values = append(values, lines...)
+			}
+			if len(values) == 0 {
+				return usageErr("give --url (repeatable) or --file")
+			}
+			var targets []jobs.Target
+			var problems []string
+			for _, v := range values {
+				t, err := jobs.Target{Kind: jobs.TargetURL, Value: v}.Normalized()
+				if err != nil {
+					problems = append(problems, fmt.Sprintf("%q: %v", v, err))
+					continue
+				}
+				targets = append(targets, t)
+			}
+			if len(problems) > 0 {
+				return &exitError{code: 2, msg: "invalid targets, nothing inserted:\n  " + strings.Join(problems, "\n  ")}
+			}
+			ctx := cmd.Context()
+			if err := a.connect(ctx); err != nil {
+				return err
+			}
+			res, err := insertTargets(ctx, a, taskID, targets)
+			if err != nil {
+				return err
+			}
+			return a.emit(res, func(w io.Writer) {
+				fmt.Fprintf(w, "%d targets: %d jobs inserted, %d already queued or done\n", len(targets), res.Inserted, res.Skipped)
+			})
+		},
+	}
+	add.Flags().Int64Var(&taskID, "task", 0, "task id (required)")
+	add.Flags().StringArrayVar(&urls, "url", nil, "URL to take in (repeatable)")
+	add.Flags().StringVar(&file, "file", "", "file with one URL per line (# comments allowed)")
+	cmd.AddCommand(add)
+	return cmd
+}
+
+type targetInsertResult struct {
+	TaskID   int64   `json:"task_id"`
+	JobIDs   []int64 `json:"job_ids"`
+	Inserted int     `json:"inserted"`
+	Skipped  int     `json:"skipped_duplicates"`
+}
+
+func insertTargets(ctx context.Context, a *app, taskID int64, targets []jobs.Target) (targetInsertResult, error) {
+	res := targetInsertResult{TaskID: taskID, JobIDs: []int64{}}
+	err := a.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		if _, err := q.GetTask(ctx, taskID); err != nil {
+			if store.IsNotFound(err) {
+				return &exitError{code: 1, msg: fmt.Sprintf("task %d does not exist", taskID)}
+			}
+			return err
+		}
+		kinds := make([]string, len(targets))
+		vals := make([]string, len(targets))
+		params := make([]river.InsertManyParams, len(targets))
+		for i, t := range targets {
+			kinds[i], vals[i] = t.Kind, t.Value
+			params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: taskID, Target: t}}
+		}
+		if err := q.EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals}); err != nil {
+			return fmt.Errorf("register targets: %w", err)
+		}
+		results, err := a.client.InsertManyTx(ctx, tx, params)
+		if err != nil {
+			return fmt.Errorf("insert jobs: %w", err)
+		}
+		for _, r := range results {
+			if r.UniqueSkippedAsDuplicate {
+				res.Skipped++
+				continue
+			}
+			res.Inserted++
+			res.JobIDs = append(res.JobIDs, r.Job.ID)
+		}
+		return nil
+	})
+	return res, err
+}
+
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out, sc.Err()
+}

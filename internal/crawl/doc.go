@@ -1,0 +1,50 @@
+// Package crawl fetches single web pages for the target_queue job: URL
+// normalisation, colly-based fetching with an SSRF guard, robots.txt,
+// per-domain politeness, size/type limits and a permanent/transient error
+// classification, plus an offline replay mode.
+//
+// # Fetching
+//
+// Every Fetch runs one GET through a fresh colly Collector whose
+// http.Client uses the Fetcher's shared RoundTripper (colly WithTransport).
+// The shared transport does, for all collectors of the process:
+//
+//   - the per-domain politeness delay (keyed by Domain, covering robots.txt
+//     and redirect hops too);
+//   - a timeout per HTTP exchange that starts after the politeness wait;
+//   - a hard body limit that fails instead of truncating;
+//   - in live mode, the SSRF guard: a net.Dialer Control hook that refuses
+//     non-public addresses after DNS resolution, so redirects and DNS
+//     rebinding are covered. No proxy is used.
+//
+// The caller's context reaches the requests through colly's Collector.Context.
+// robots.txt is read through colly as well, but cached per origin (24h) by
+// the Fetcher, because colly's own robots handling is per Collector, ignores
+// the context and treats a 5xx robots.txt as "allow everything".
+//
+// # Replay archives
+//
+// With Config.ReplayDir set, responses come only from a replay archive and
+// nothing is dialled; colly still does the fetching, through ReplayTransport.
+// An archive is a directory holding manifest.jsonl and the body files:
+//
+//	archive/
+//	  manifest.jsonl
+//	  en.wikipedia.org/Global_warming.html
+//	  ...
+//
+// Each manifest line is one JSON object:
+//
+//	{"url": "https://en.wikipedia.org/wiki/Global_warming",
+//	 "status": 200,                              // optional, default 200
+//	 "content_type": "text/html; charset=utf-8", // sent as Content-Type
+//	 "file": "en.wikipedia.org/Global_warming.html", // relative to the dir; optional (empty body)
+//	 "headers": {"Retry-After": "120"}}           // optional extra headers
+//
+// URLs are matched after NormalizeURL, so the manifest may hold them in any
+// equivalent spelling; a URL listed twice is an error. A URL missing from the
+// archive is answered with 404, so a missing robots.txt means "allowed".
+// robots.txt may be recorded (e.g. "http://host/robots.txt"); for robots.txt
+// the other scheme is tried too. Redirects are recorded as a 3xx entry with a
+// "Location" header. Unknown fields in a manifest line are rejected.
+package crawl

@@ -1,0 +1,149 @@
+package crawl
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Reasons carried by PermanentError and TransientError. They are short,
+// stable strings, suitable as metric labels and for the pages.error column.
+const (
+	ReasonInvalidURL         = "invalid_url"
+	ReasonBlockedAddress     = "blocked_address"
+	ReasonRobotsDisallowed   = "robots_disallowed"
+	ReasonHTTPStatus         = "http_status"
+	ReasonUnsupportedContent = "unsupported_content_type"
+	ReasonBodyTooLarge       = "body_too_large"
+	ReasonTooManyRedirects   = "too_many_redirects"
+	ReasonNotInArchive       = "not_in_archive"
+	ReasonNetwork            = "network"
+	ReasonTimeout            = "timeout"
+	ReasonCanceled           = "canceled"
+	ReasonRobotsUnavailable  = "robots_unavailable"
+)
+
+// maxRetryAfter caps a server-supplied Retry-After so that a hostile or
+// broken server cannot park a job for years.
+const maxRetryAfter = 24 * time.Hour
+
+// PermanentError marks a fetch failure that must not be retried: an invalid
+// URL, a blocked address, a robots.txt disallow, a 4xx status other than 408
+// and 429, an unsupported content type, a body that is too large or too many
+// redirects.
+type PermanentError struct {
+	Reason string // one of the Reason* constants
+	Err    error  // underlying cause, may be nil
+}
+
+func (e *PermanentError) Error() string {
+	if e.Err == nil {
+		return "permanent fetch error: " + e.Reason
+	}
+	return "permanent fetch error: " + e.Reason + ": " + e.Err.Error()
+}
+
+// Unwrap returns the underlying cause.
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// TransientError marks a fetch failure worth retrying later (network errors,
+// timeouts, 5xx, 408, 429). RetryAfter is set from a 429/503 Retry-After
+// header when the server sent one, else it is zero.
+type TransientError struct {
+	Reason     string        // one of the Reason* constants
+	RetryAfter time.Duration // server-requested wait, 0 when none
+	Err        error         // underlying cause, may be nil
+}
+
+func (e *TransientError) Error() string {
+	var b strings.Builder
+	b.WriteString("transient fetch error: ")
+	b.WriteString(e.Reason)
+	if e.RetryAfter > 0 {
+		b.WriteString(" (retry after ")
+		b.WriteString(e.RetryAfter.String())
+		b.WriteString(")")
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying cause.
+func (e *TransientError) Unwrap() error { return e.Err }
+
+// IsPermanent reports whether err (or an error it wraps) is a *PermanentError.
+func IsPermanent(err error) bool {
+	var pe *PermanentError
+	return errors.As(err, &pe)
+}
+
+// RetryAfter returns the server-requested retry delay carried by a
+// *TransientError in err's chain, and whether there was one.
+func RetryAfter(err error) (time.Duration, bool) {
+	var te *TransientError
+	if errors.As(err, &te) && te.RetryAfter > 0 {
+		return te.RetryAfter, true
+	}
+	return 0, false
+}
+
+func permanent(reason string, format string, args ...any) *PermanentError {
+	return &PermanentError{Reason: reason, Err: fmt.Errorf(format, args...)}
+}
+
+// StatusError is the cause inside the Permanent/TransientError returned for
+// an unsuccessful HTTP status.
+type StatusError struct {
+	URL    string
+	Status int
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s: HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
+}
+
+// classifyStatus turns a non-2xx status into a Permanent or TransientError.
+func classifyStatus(url string, status int, h http.Header, now time.Time) error {
+	se := &StatusError{URL: url, Status: status}
+	switch {
+	case status == http.StatusRequestTimeout:
+		return &TransientError{Reason: ReasonHTTPStatus, Err: se}
+	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
+		return &TransientError{Reason: ReasonHTTPStatus, RetryAfter: parseRetryAfter(h.Get("Retry-After"), now), Err: se}
+	case status >= 500:
+		return &TransientError{Reason: ReasonHTTPStatus, Err: se}
+	default: // 1xx, unfollowed 3xx, 4xx
+		return &PermanentError{Reason: ReasonHTTPStatus, Err: se}
+	}
+}
+
+// parseRetryAfter reads a Retry-After value given in seconds or as an HTTP
+// date. Unparsable or past values give 0; values are capped at 24h.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		if secs > int64(maxRetryAfter/time.Second) {
+			return maxRetryAfter
+		}
+		d = time.Duration(secs) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	if d < 0 {
+		return 0
+	}
+	return min(d, maxRetryAfter)
+}

@@ -1,0 +1,483 @@
+package crawl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strconv"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/net/html/charset"
+)
+
+// Defaults applied by New to zero fields of Config.
+const (
+	DefaultUserAgent          = "evidencefleet/0.1 (+https://github.com/evidencefleet/evidencefleet)"
+	DefaultTimeout            = 20 * time.Second
+	DefaultMaxBodyBytes int64 = 5 << 20
+	DefaultMaxRedirects       = 5
+	DefaultDomainDelay        = time.Second
+)
+
+const (
+	robotsMaxBytes = 512 << 10 // like Google: robots.txt content beyond 500 KiB is ignored
+	robotsTTL      = 24 * time.Hour
+	acceptHeader   = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1"
+)
+
+// Config configures a Fetcher. Zero fields take the defaults noted; start
+// from DefaultConfig to get RespectRobots=true (a bool cannot default to true).
+type Config struct {
+	UserAgent    string        // default DefaultUserAgent
+	Timeout      time.Duration // per HTTP exchange (robots.txt, each redirect hop, the page); default 20s. Politeness waits are not counted.
+	MaxBodyBytes int64         // default 5 MiB; a larger body is a permanent error
+	MaxRedirects int           // default 5; negative: follow none (any redirect is a permanent error)
+	// DomainDelay is the minimum spacing between the starts of two requests to
+	// one domain (see Domain), across all concurrent Fetch calls of the
+	// Fetcher. Default 1s, or 0 when ReplayDir is set; negative disables it.
+	DomainDelay   time.Duration
+	RespectRobots bool   // obey robots.txt (cached per origin for 24h); DefaultConfig sets it
+	ReplayDir     string // when set, answer only from this replay archive; never touch the network
+	// AllowPrivate turns the SSRF guard off. By default every dialled address
+	// (after DNS resolution, so redirects and DNS rebinding are covered) must
+	// be public: loopback, private, link-local, multicast, unspecified and
+	// other special-purpose ranges are refused with a permanent error.
+	AllowPrivate bool
+
+	dialExempt []string // tests only: "ip:port" addresses the guard lets through
+}
+
+// DefaultConfig returns the documented defaults, with RespectRobots on.
+func DefaultConfig() Config {
+	return Config{
+		UserAgent:     DefaultUserAgent,
+		Timeout:       DefaultTimeout,
+		MaxBodyBytes:  DefaultMaxBodyBytes,
+		MaxRedirects:  DefaultMaxRedirects,
+		DomainDelay:   DefaultDomainDelay,
+		RespectRobots: true,
+	}
+}
+
+func (c Config) withDefaults() Config {
+	if c.UserAgent == "" {
+		c.UserAgent = DefaultUserAgent
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	switch {
+	case c.MaxRedirects == 0:
+		c.MaxRedirects = DefaultMaxRedirects
+	case c.MaxRedirects < 0:
+		c.MaxRedirects = 0
+	}
+	switch {
+	case c.DomainDelay == 0 && c.ReplayDir == "":
+		c.DomainDelay = DefaultDomainDelay
+	case c.DomainDelay < 0:
+		c.DomainDelay = 0
+	}
+	return c
+}
+
+// Result is a successfully fetched page.
+type Result struct {
+	URL         string    // normalised requested URL
+	FinalURL    string    // URL after redirects (normalised when possible)
+	Status      int       // final HTTP status (2xx)
+	ContentType string    // media type without parameters, e.g. "text/html"
+	Body        []byte    // body converted to valid UTF-8
+	FetchedAt   time.Time // UTC time the response was received
+}
+
+// Fetcher fetches single pages with colly. One Fetcher per process is meant
+// to be shared by all goroutines: it owns the connection pool, the
+// per-domain politeness limiter and the robots.txt cache.
+type Fetcher struct {
+	cfg    Config
+	rt     http.RoundTripper // limiter + per-exchange timeout + body limit, over base
+	live   *http.Transport   // nil in replay mode
+	replay *ReplayTransport  // nil in live mode
+	robots *robotsCache
+}
+
+// New builds a Fetcher. In replay mode (cfg.ReplayDir set) it loads the
+// archive's manifest and fails if it is missing or malformed.
+func New(cfg Config) (*Fetcher, error) {
+	cfg = cfg.withDefaults()
+	f := &Fetcher{cfg: cfg, robots: newRobotsCache()}
+	var base http.RoundTripper
+	if cfg.ReplayDir != "" {
+		rt, err := NewReplayTransport(cfg.ReplayDir)
+		if err != nil {
+			return nil, err
+		}
+		f.replay = rt
+		base = rt
+	} else {
+		f.live = newLiveTransport(cfg)
+		base = f.live
+	}
+	f.rt = &exchangeTransport{base: base, limiter: newDomainLimiter(cfg.DomainDelay), timeout: cfg.Timeout}
+	return f, nil
+}
+
+// Replay reports whether the Fetcher serves from a replay archive.
+func (f *Fetcher) Replay() bool { return f.replay != nil }
+
+// Close releases idle network connections. The Fetcher stays usable.
+func (f *Fetcher) Close() {
+	if f.live != nil {
+		f.live.CloseIdleConnections()
+	}
+}
+
+func newLiveTransport(cfg Config) *http.Transport {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if !cfg.AllowPrivate {
+		exempt := make(map[string]bool, len(cfg.dialExempt))
+		for _, a := range cfg.dialExempt {
+			exempt[a] = true
+		}
+		d.Control = func(network, address string, c syscall.RawConn) error {
+			if exempt[address] {
+				return nil
+			}
+			return guardControl(network, address, c)
+		}
+	}
+	return &http.Transport{
+		Proxy:                  nil, // a proxy would hide the real destination from the SSRF guard
+		DialContext:            d.DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           100,
+		MaxIdleConnsPerHost:    4,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: 1 << 20,
+	}
+}
+
+// Fetch fetches one http(s) URL and returns the page, or a *PermanentError
+// (do not retry) or *TransientError (retry, honouring RetryAfter). Safe for
+// concurrent use. ctx bounds the whole call, politeness waits included.
+func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
+	norm, err := NormalizeURL(rawURL)
+	if err != nil {
+		return nil, &PermanentError{Reason: ReasonInvalidURL, Err: err}
+	}
+	u, err := url.Parse(norm)
+	if err != nil {
+		return nil, &PermanentError{Reason: ReasonInvalidURL, Err: err}
+	}
+	if f.blockedLiteral(u) {
+		return nil, &PermanentError{Reason: ReasonBlockedAddress, Err: &BlockedAddressError{Addr: u.Host}}
+	}
+	if f.cfg.RespectRobots {
+		if err := f.checkRobots(ctx, u); err != nil {
+			return nil, classifyErr(ctx, norm, err)
+		}
+	}
+	pctx := context.WithValue(ctx, bodyLimitKey{}, f.cfg.MaxBodyBytes)
+	ex, err := f.exchange(pctx, norm, true)
+	if ex.abortErr != nil {
+		return nil, ex.abortErr
+	}
+	if err != nil {
+		return nil, classifyErr(ctx, norm, err)
+	}
+	if ex.status == 0 {
+		return nil, &TransientError{Reason: ReasonNetwork, Err: fmt.Errorf("%s: no response", norm)}
+	}
+	if int64(len(ex.body)) > f.cfg.MaxBodyBytes {
+		return nil, bodyTooLarge(ex.finalURL, f.cfg.MaxBodyBytes)
+	}
+	ctHeader := ex.header.Get("Content-Type")
+	mt := mediaType(ctHeader)
+	if mt == "" {
+		mt = mediaType(http.DetectContentType(ex.body))
+	}
+	if !acceptedType(mt) {
+		return nil, unsupportedType(ex.finalURL, mt)
+	}
+	final := ex.finalURL
+	if n, err := NormalizeURL(final); err == nil {
+		final = n
+	}
+	return &Result{
+		URL:         norm,
+		FinalURL:    final,
+		Status:      ex.status,
+		ContentType: mt,
+		Body:        toUTF8(ex.body, ctHeader),
+		FetchedAt:   ex.at,
+	}, nil
+}
+
+func (f *Fetcher) blockedLiteral(u *url.URL) bool {
+	return f.replay == nil && !f.cfg.AllowPrivate && literalHostBlocked(u.Hostname())
+}
+
+// exchangeResult is what one colly visit observed.
+type exchangeResult struct {
+	status   int
+	header   http.Header
+	finalURL string
+	body     []byte
+	at       time.Time
+	abortErr error // classification decided from the headers (status, type, length)
+}
+
+// exchange performs one GET through a fresh colly Collector that shares the
+// Fetcher's transport. page selects the page policy (content-type, size and
+// status checks on headers, robots.txt on redirect targets) instead of the
+// robots.txt policy.
+func (f *Fetcher) exchange(ctx context.Context, target string, page bool) (*exchangeResult, error) {
+	ex := &exchangeResult{}
+	c := colly.NewCollector()
+	// Pin every setting that COLLY_* environment variables could have changed.
+	c.UserAgent = f.cfg.UserAgent
+	c.Headers = &http.Header{"Accept": {acceptHeader}}
+	c.IgnoreRobotsTxt = true // robots.txt is handled by checkRobots (shared cache, ctx-aware)
+	c.AllowURLRevisit = true
+	c.ParseHTTPErrorResponse = true
+	c.DetectCharset = false
+	c.CacheDir = ""
+	c.MaxDepth = 0
+	c.MaxRequests = 0
+	c.Async = false
+	c.CheckHead = false
+	c.AllowedDomains, c.DisallowedDomains = nil, nil
+	c.URLFilters, c.DisallowedURLFilters = nil, nil
+	c.Context = ctx
+	c.WithTransport(f.rt)
+	c.SetRequestTimeout(0) // exchangeTransport applies the per-exchange timeout after politeness waits
+	c.SetRedirectHandler(f.redirectPolicy(page))
+	if page {
+		c.MaxBodySize = int(f.cfg.MaxBodyBytes + 1)
+	} else {
+		c.MaxBodySize = robotsMaxBytes
+	}
+
+	c.OnResponseHeaders(func(r *colly.Response) {
+		ex.status = r.StatusCode
+		ex.header = r.Headers.Clone()
+		ex.finalURL = r.Request.URL.String()
+		ex.at = time.Now().UTC()
+		if r.StatusCode < 200 || r.StatusCode > 299 {
+			if page {
+				ex.abortErr = classifyStatus(ex.finalURL, r.StatusCode, ex.header, time.Now())
+			}
+			r.Request.Abort() // error bodies are not needed
+			return
+		}
+		if !page {
+			return
+		}
+		if mt := mediaType(ex.header.Get("Content-Type")); mt != "" && !acceptedType(mt) {
+			ex.abortErr = unsupportedType(ex.finalURL, mt)
+			r.Request.Abort()
+			return
+		}
+		if cl := r.Headers.Get("Content-Length"); cl != "" {
+			if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n > f.cfg.MaxBodyBytes {
+				ex.abortErr = bodyTooLarge(ex.finalURL, f.cfg.MaxBodyBytes)
+				r.Request.Abort()
+			}
+		}
+	})
+	c.OnResponse(func(r *colly.Response) {
+		ex.body = r.Body
+	})
+	err := c.Visit(target)
+	if err != nil && errors.Is(err, colly.ErrAbortedAfterHeaders) && ex.status != 0 {
+		err = nil // we aborted on purpose; ex says why
+	}
+	return ex, err
+}
+
+// redirectPolicy decides on every redirect hop; colly installs it as the
+// http.Client CheckRedirect.
+func (f *Fetcher) redirectPolicy(page bool) func(req *http.Request, via []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) > f.cfg.MaxRedirects {
+			return &PermanentError{Reason: ReasonTooManyRedirects,
+				Err: fmt.Errorf("%s: more than %d redirects (next: %s)", via[0].URL, f.cfg.MaxRedirects, req.URL)}
+		}
+		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+			return &PermanentError{Reason: ReasonInvalidURL, Err: fmt.Errorf("redirect to unsupported scheme: %s", req.URL)}
+		}
+		if f.blockedLiteral(req.URL) {
+			return &PermanentError{Reason: ReasonBlockedAddress, Err: &BlockedAddressError{Addr: req.URL.Host}}
+		}
+		if page && f.cfg.RespectRobots {
+			if err := f.checkRobots(req.Context(), req.URL); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// classifyErr maps a failure to a Permanent or TransientError.
+func classifyErr(ctx context.Context, target string, err error) error {
+	var pe *PermanentError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	var te *TransientError
+	if errors.As(err, &te) {
+		return te
+	}
+	var be *BlockedAddressError
+	if errors.As(err, &be) {
+		return &PermanentError{Reason: ReasonBlockedAddress, Err: be}
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			return &TransientError{Reason: ReasonTimeout, Err: fmt.Errorf("%s: %w", target, cerr)}
+		}
+		return &TransientError{Reason: ReasonCanceled, Err: fmt.Errorf("%s: %w", target, cerr)}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &TransientError{Reason: ReasonTimeout, Err: err}
+	}
+	return &TransientError{Reason: ReasonNetwork, Err: err}
+}
+
+func bodyTooLarge(u string, limit int64) *PermanentError {
+	return permanent(ReasonBodyTooLarge, "%s: body larger than %d bytes", u, limit)
+}
+
+func unsupportedType(u, mt string) *PermanentError {
+	if mt == "" {
+		mt = "(none)"
+	}
+	return permanent(ReasonUnsupportedContent, "%s: content type %s is not HTML or plain text", u, mt)
+}
+
+// mediaType returns the lowercased media type of a Content-Type value, or "".
+func mediaType(ct string) string {
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return ""
+	}
+	return mt
+}
+
+func acceptedType(mt string) bool {
+	switch mt {
+	case "text/html", "application/xhtml+xml", "text/plain":
+		return true
+	}
+	return false
+}
+
+// toUTF8 returns body as valid UTF-8. colly already decodes bodies whose
+// Content-Type names a non-UTF-8 charset; for the rest the charset is taken
+// from a BOM or <meta charset> (HTML prescan), and invalid sequences left
+// after that are replaced with U+FFFD.
+func toUTF8(body []byte, contentType string) []byte {
+	if utf8.Valid(body) {
+		return body
+	}
+	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	if name != "utf-8" && enc != nil {
+		if dec, err := io.ReadAll(enc.NewDecoder().Reader(bytes.NewReader(body))); err == nil {
+			body = dec
+		}
+	}
+	return bytes.ToValidUTF8(body, []byte("\uFFFD"))
+}
+
+// bodyLimitKey carries the per-request body limit (int64) in the context.
+type bodyLimitKey struct{}
+
+// exchangeTransport wraps the base transport with what colly cannot do
+// across collectors: the per-domain politeness wait (shared by all Fetch
+// calls), a timeout per exchange that starts after that wait, and a hard
+// body-size limit that reports an error instead of truncating.
+type exchangeTransport struct {
+	base    http.RoundTripper
+	limiter *domainLimiter
+	timeout time.Duration
+}
+
+func (t *exchangeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	parent := req.Context()
+	if err := t.limiter.wait(parent, hostDomain(req.URL.Hostname())); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(parent, t.timeout)
+	if t.limiter != nil && t.limiter.delay > 0 {
+		domain := hostDomain(req.URL.Hostname())
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteRequest: func(httptrace.WroteRequestInfo) { t.limiter.sent(domain, time.Now()) },
+		})
+	}
+	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		expired := ctx.Err() != nil && parent.Err() == nil
+		cancel()
+		if expired {
+			return nil, t.timeoutErr(req.URL, err)
+		}
+		return nil, err
+	}
+	limit, _ := parent.Value(bodyLimitKey{}).(int64)
+	resp.Body = &exchangeBody{rc: resp.Body, cancel: cancel, ctx: ctx, parent: parent, limit: limit, url: req.URL, t: t}
+	return resp, nil
+}
+
+func (t *exchangeTransport) timeoutErr(u *url.URL, err error) error {
+	return &TransientError{Reason: ReasonTimeout, Err: fmt.Errorf("%s: no complete response within %s: %w", u, t.timeout, err)}
+}
+
+type exchangeBody struct {
+	rc          io.ReadCloser
+	cancel      context.CancelFunc
+	ctx, parent context.Context
+	limit, n    int64
+	url         *url.URL
+	t           *exchangeTransport
+}
+
+func (b *exchangeBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.n += int64(n)
+	if b.limit > 0 && b.n > b.limit {
+		return n, bodyTooLarge(b.url.String(), b.limit)
+	}
+	if err != nil && err != io.EOF && b.ctx.Err() != nil && b.parent.Err() == nil {
+		return n, b.t.timeoutErr(b.url, err)
+	}
+	return n, err
+}
+
+func (b *exchangeBody) Close() error {
+	err := b.rc.Close()
+	b.cancel()
+	return err
+}

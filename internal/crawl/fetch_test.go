@@ -1,0 +1,605 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const okHTML = "<!doctype html><html><head><title>ok</title></head><body><p>Hello, world.</p></body></html>"
+
+// testSite is an httptest server with the behaviours the fetcher must classify.
+func testSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private\n\nUser-agent: otherbot\nDisallow: /\n")
+	})
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, okHTML)
+	})
+	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "plain text")
+	})
+	mux.HandleFunc("/xhtml", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xhtml+xml; charset=utf-8")
+		fmt.Fprint(w, okHTML)
+	})
+	mux.HandleFunc("/notype", func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = nil // suppress sniffing by net/http
+		fmt.Fprint(w, okHTML)
+	})
+	mux.HandleFunc("/latin1", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
+		w.Write([]byte("<html><body>caf\xe9</body></html>"))
+	})
+	mux.HandleFunc("/meta-latin1", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><head><meta charset=\"windows-1252\"></head><body>na\xefve</body></html>"))
+	})
+	mux.HandleFunc("/private/page", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("robots-disallowed page was requested")
+		fmt.Fprint(w, okHTML)
+	})
+	mux.HandleFunc("/redirect/", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/redirect/"))
+		if n <= 0 {
+			http.Redirect(w, r, "/ok", http.StatusFound)
+			return
+		}
+		http.Redirect(w, r, fmt.Sprintf("/redirect/%d", n-1), http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/redirect-private", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/private/page", http.StatusFound)
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, strings.Repeat("x", 4096))
+	})
+	mux.HandleFunc("/big-chunked", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		for range 8 {
+			fmt.Fprint(w, strings.Repeat("y", 512))
+			w.(http.Flusher).Flush() // no Content-Length: the limit must bite while reading
+		}
+	})
+	mux.HandleFunc("/png", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write([]byte("\x89PNG\r\n\x1a\n"))
+	})
+	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
+		http.NotFound(w, r)
+	})
+	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusGone)
+	})
+	mux.HandleFunc("/unavailable", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "120")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	mux.HandleFunc("/busy", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", time.Now().Add(90*time.Second).UTC().Format(http.TimeFormat))
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	mux.HandleFunc("/request-timeout", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusRequestTimeout)
+	})
+	mux.HandleFunc("/boom", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+		}
+	})
+	mux.HandleFunc("/slow-body", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html>")
+		w.(http.Flusher).Flush()
+		select {
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func testConfig() Config {
+	cfg := DefaultConfig()
+	cfg.AllowPrivate = true
+	cfg.DomainDelay = -1
+	cfg.Timeout = 2 * time.Second
+	return cfg
+}
+
+func newFetcher(t *testing.T, cfg Config) *Fetcher {
+	t.Helper()
+	f, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return f
+}
+
+func TestFetchClassification(t *testing.T) {
+	srv := testSite(t)
+	cfg := testConfig()
+	cfg.MaxBodyBytes = 1024
+	cfg.Timeout = 300 * time.Millisecond
+	f := newFetcher(t, cfg)
+
+	tests := []struct {
+		name       string
+		path       string
+		wantKind   string // "ok", "permanent", "transient"
+		wantReason string
+		wantRetry  time.Duration // minimum RetryAfter
+		check      func(t *testing.T, r *Result)
+	}{
+		{name: "html ok", path: "/ok", wantKind: "ok", check: func(t *testing.T, r *Result) {
+			if r.Status != 200 || r.ContentType != "text/html" || string(r.Body) != okHTML {
+				t.Errorf("got %d %q %q", r.Status, r.ContentType, r.Body)
+			}
+		}},
+		{name: "text/plain ok", path: "/plain", wantKind: "ok", check: func(t *testing.T, r *Result) {
+			if r.ContentType != "text/plain" {
+				t.Errorf("content type %q", r.ContentType)
+			}
+		}},
+		{name: "xhtml ok", path: "/xhtml", wantKind: "ok"},
+		{name: "no content type sniffed as html", path: "/notype", wantKind: "ok", check: func(t *testing.T, r *Result) {
+			if r.ContentType != "text/html" {
+				t.Errorf("content type %q", r.ContentType)
+			}
+		}},
+		{name: "latin1 header decoded", path: "/latin1", wantKind: "ok", check: func(t *testing.T, r *Result) {
+			if !strings.Contains(string(r.Body), "café") {
+				t.Errorf("body %q", r.Body)
+			}
+		}},
+		{name: "meta charset decoded", path: "/meta-latin1", wantKind: "ok", check: func(t *testing.T, r *Result) {
+			if !strings.Contains(string(r.Body), "naïve") {
+				t.Errorf("body %q", r.Body)
+			}
+		}},
+		{name: "redirects within limit", path: "/redirect/4", wantKind: "ok", check: func(t *testing.T, r *Result) {
+			if !strings.HasSuffix(r.FinalURL, "/ok") || !strings.HasSuffix(r.URL, "/redirect/4") {
+				t.Errorf("URL %q FinalURL %q", r.URL, r.FinalURL)
+			}
+		}},
+		{name: "robots disallow", path: "/private/page", wantKind: "permanent", wantReason: ReasonRobotsDisallowed},
+		{name: "redirect into robots-disallowed path", path: "/redirect-private", wantKind: "permanent", wantReason: ReasonRobotsDisallowed},
+		{name: "too many redirects", path: "/redirect/6", wantKind: "permanent", wantReason: ReasonTooManyRedirects},
+		{name: "body too large (content-length)", path: "/big", wantKind: "permanent", wantReason: ReasonBodyTooLarge},
+		{name: "body too large (chunked)", path: "/big-chunked", wantKind: "permanent", wantReason: ReasonBodyTooLarge},
+		{name: "image/png", path: "/png", wantKind: "permanent", wantReason: ReasonUnsupportedContent},
+		{name: "404", path: "/missing", wantKind: "permanent", wantReason: ReasonHTTPStatus},
+		{name: "410", path: "/gone", wantKind: "permanent", wantReason: ReasonHTTPStatus},
+		{name: "503 retry-after seconds", path: "/unavailable", wantKind: "transient", wantReason: ReasonHTTPStatus, wantRetry: 120 * time.Second},
+		{name: "429 retry-after date", path: "/busy", wantKind: "transient", wantReason: ReasonHTTPStatus, wantRetry: 80 * time.Second},
+		{name: "408", path: "/request-timeout", wantKind: "transient", wantReason: ReasonHTTPStatus},
+		{name: "500", path: "/boom", wantKind: "transient", wantReason: ReasonHTTPStatus},
+		{name: "timeout before headers", path: "/slow", wantKind: "transient", wantReason: ReasonTimeout},
+		{name: "timeout while reading body", path: "/slow-body", wantKind: "transient", wantReason: ReasonTimeout},
+		{name: "invalid URL", path: "ftp://example.com/x", wantKind: "permanent", wantReason: ReasonInvalidURL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := tt.path
+			if strings.HasPrefix(u, "/") {
+				u = srv.URL + u
+			}
+			start := time.Now()
+			res, err := f.Fetch(context.Background(), u)
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("fetch took %s", took)
+			}
+			switch tt.wantKind {
+			case "ok":
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if tt.check != nil {
+					tt.check(t, res)
+				}
+			case "permanent":
+				var pe *PermanentError
+				if !errors.As(err, &pe) || !IsPermanent(err) {
+					t.Fatalf("want permanent error, got %v (%T)", err, err)
+				}
+				if pe.Reason != tt.wantReason {
+					t.Fatalf("reason %q, want %q (%v)", pe.Reason, tt.wantReason, err)
+				}
+			case "transient":
+				var te *TransientError
+				if !errors.As(err, &te) || IsPermanent(err) {
+					t.Fatalf("want transient error, got %v (%T)", err, err)
+				}
+				if te.Reason != tt.wantReason {
+					t.Fatalf("reason %q, want %q (%v)", te.Reason, tt.wantReason, err)
+				}
+				if te.RetryAfter < tt.wantRetry {
+					t.Fatalf("RetryAfter %s, want >= %s", te.RetryAfter, tt.wantRetry)
+				}
+				if tt.wantRetry > 0 {
+					if d, ok := RetryAfter(err); !ok || d != te.RetryAfter {
+						t.Fatalf("RetryAfter(err) = %s, %v", d, ok)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestRobotsUserAgentGroupAndIgnore(t *testing.T) {
+	srv := testSite(t)
+	cfg := testConfig()
+	cfg.UserAgent = "OtherBot/2.0"
+	f := newFetcher(t, cfg)
+	_, err := f.Fetch(context.Background(), srv.URL+"/ok")
+	var pe *PermanentError
+	if !errors.As(err, &pe) || pe.Reason != ReasonRobotsDisallowed {
+		t.Fatalf("otherbot group should disallow everything, got %v", err)
+	}
+
+	cfg.RespectRobots = false
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("robots.txt fetched although RespectRobots is false")
+	})
+	mux.HandleFunc("/x", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, okHTML) })
+	srv2 := httptest.NewServer(mux)
+	defer srv2.Close()
+	if _, err := newFetcher(t, cfg).Fetch(context.Background(), srv2.URL+"/x"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRobotsCachedAndServerErrors(t *testing.T) {
+	var robotsHits, status atomic.Int32
+	status.Store(500)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		robotsHits.Add(1)
+		if s := int(status.Load()); s != 200 {
+			w.WriteHeader(s)
+			return
+		}
+		fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+	})
+	mux.HandleFunc("/x", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, okHTML) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	f := newFetcher(t, testConfig())
+
+	_, err := f.Fetch(context.Background(), srv.URL+"/x")
+	var te *TransientError
+	if !errors.As(err, &te) || te.Reason != ReasonRobotsUnavailable {
+		t.Fatalf("robots.txt 500 should be transient robots_unavailable, got %v", err)
+	}
+	status.Store(200)
+	for range 3 {
+		if _, err := f.Fetch(context.Background(), srv.URL+"/x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := robotsHits.Load(); n != 2 {
+		t.Fatalf("robots.txt fetched %d times, want 2 (failure not cached, success cached)", n)
+	}
+}
+
+func TestSSRFGuard(t *testing.T) {
+	var targetHits atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		targetHits.Add(1)
+		fmt.Fprint(w, okHTML)
+	}))
+	defer target.Close()
+	targetPort := target.Listener.Addr().(*net.TCPAddr).Port
+
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/to-literal":
+			http.Redirect(w, r, target.URL+"/", http.StatusFound)
+		case "/to-hostname":
+			http.Redirect(w, r, fmt.Sprintf("http://localhost:%d/", targetPort), http.StatusFound)
+		case "/robots.txt":
+			http.NotFound(w, r)
+		default:
+			fmt.Fprint(w, okHTML)
+		}
+	}))
+	defer redirector.Close()
+	redirPort := redirector.Listener.Addr().(*net.TCPAddr).Port
+
+	cfg := testConfig()
+	cfg.AllowPrivate = false
+	// Only the redirector's exact address is let through the guard, standing
+	// in for a public server; everything else on loopback must be refused.
+	cfg.dialExempt = []string{redirector.Listener.Addr().String()}
+	f := newFetcher(t, cfg)
+	redirBase := fmt.Sprintf("http://localhost:%d", redirPort)
+
+	// Sanity: the exempt "public" server itself is reachable.
+	if _, err := f.Fetch(context.Background(), redirBase+"/page"); err != nil {
+		t.Fatalf("exempt server: %v", err)
+	}
+	tests := []struct{ name, url string }{
+		{"literal 127.0.0.1", target.URL + "/"},
+		{"hostname resolving to loopback (dial-time check)", fmt.Sprintf("http://localhost:%d/", targetPort)},
+		{"literal IPv6 loopback", fmt.Sprintf("http://[::1]:%d/", targetPort)},
+		{"private 10/8 literal", "http://10.1.2.3/"},
+		{"link-local metadata address", "http://169.254.169.254/latest/meta-data/"},
+		{"unspecified", fmt.Sprintf("http://0.0.0.0:%d/", targetPort)},
+		{"redirect to literal 127.0.0.1", redirBase + "/to-literal"},
+		{"redirect to hostname resolving to loopback", redirBase + "/to-hostname"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.Fetch(context.Background(), tt.url)
+			var pe *PermanentError
+			if !errors.As(err, &pe) || pe.Reason != ReasonBlockedAddress {
+				t.Fatalf("want permanent blocked_address, got %v", err)
+			}
+			var be *BlockedAddressError
+			if !errors.As(err, &be) {
+				t.Fatalf("cause is not *BlockedAddressError: %v", err)
+			}
+		})
+	}
+	if n := targetHits.Load(); n != 0 {
+		t.Fatalf("blocked target was contacted %d times", n)
+	}
+}
+
+func TestDomainDelayAcrossConcurrentFetches(t *testing.T) {
+	const delay = 200 * time.Millisecond
+	var mu sync.Mutex
+	var arrivals []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrivals = append(arrivals, time.Now())
+		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, okHTML)
+	}))
+	defer srv.Close()
+	cfg := testConfig()
+	cfg.DomainDelay = delay
+	f := newFetcher(t, cfg)
+
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := f.Fetch(context.Background(), fmt.Sprintf("%s/page%d", srv.URL, i)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(arrivals) != 4 { // robots.txt once + 3 pages
+		t.Fatalf("got %d requests, want 4", len(arrivals))
+	}
+	// The limiter spaces the moments requests go on the wire by >= delay (it
+	// checks the previous request's actual send time, not just its
+	// reservation). The server's own timestamps add scheduling jitter of the
+	// order of a millisecond (more under -race and GC), hence the allowance.
+	const jitter = 5 * time.Millisecond
+	for i := 1; i < len(arrivals); i++ {
+		if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay-jitter {
+			t.Errorf("request %d arrived %s after request %d, want >= %s", i, gap, i-1, delay)
+		}
+	}
+
+	// A different domain is not held back by the first one's queue.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, okHTML) }))
+	defer other.Close()
+	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	start := time.Now()
+	if _, err := f.Fetch(context.Background(), otherURL+"/x"); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > delay+100*time.Millisecond { // robots + page on a fresh domain: one delay
+		t.Errorf("fetch on an idle domain took %s", took)
+	}
+}
+
+func TestFetchContextCanceled(t *testing.T) {
+	srv := testSite(t)
+	cfg := testConfig()
+	cfg.DomainDelay = time.Hour // the second request would wait an hour
+	f := newFetcher(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := f.Fetch(ctx, srv.URL+"/ok")
+	if IsPermanent(err) || err == nil {
+		t.Fatalf("want transient error, got %v", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error should wrap context.DeadlineExceeded: %v", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("cancellation not honoured, took %s", took)
+	}
+}
+
+func writeArchive(t *testing.T, dir string, manifest string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReplayMode(t *testing.T) {
+	var liveHits atomic.Int32
+	live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		liveHits.Add(1)
+		fmt.Fprint(w, "LIVE")
+	}))
+	defer live.Close()
+
+	dir := t.TempDir()
+	manifest := strings.Join([]string{
+		`{"url":"https://en.wikipedia.org/wiki/Polar_bear","status":200,"content_type":"text/html; charset=utf-8","file":"wiki/Polar_bear.html"}`,
+		`{"url":"https://en.wikipedia.org/wiki/Caf%C3%A9","content_type":"text/html; charset=utf-8","file":"wiki/Cafe.html"}`,
+		`{"url":"http://example.org/robots.txt","content_type":"text/plain","file":"example.org/robots.txt"}`,
+		`{"url":"https://example.org/secret","content_type":"text/html","file":"example.org/page.html"}`,
+		`{"url":"https://example.org/old","status":301,"headers":{"Location":"https://example.org/new?utm_source=x"}}`,
+		`{"url":"https://example.org/new","content_type":"text/html","file":"example.org/page.html"}`,
+		`{"url":"https://example.org/down","status":503,"headers":{"Retry-After":"30"}}`,
+		`{"url":"https://example.org/logo.png","content_type":"image/png","file":"example.org/page.html"}`,
+		"",
+		fmt.Sprintf(`{"url":%q,"content_type":"text/html","file":"example.org/page.html"}`, live.URL+"/recorded"),
+	}, "\n")
+	writeArchive(t, dir, manifest, map[string]string{
+		"wiki/Polar_bear.html":   "<html><body><p>The polar bear is a large bear.</p></body></html>",
+		"wiki/Cafe.html":         "<html><body>café</body></html>",
+		"example.org/robots.txt": "User-agent: *\nDisallow: /secret\n",
+		"example.org/page.html":  "<html><body>recorded</body></html>",
+	})
+	cfg := DefaultConfig()
+	cfg.ReplayDir = dir
+	cfg.DomainDelay = 0 // default in replay mode anyway
+	f := newFetcher(t, cfg)
+	if !f.Replay() || f.live != nil {
+		t.Fatal("replay fetcher must not have a network transport")
+	}
+
+	tests := []struct {
+		url, wantBody, wantFinal, wantReason string
+		wantRetry                            time.Duration
+	}{
+		{url: "https://en.wikipedia.org/wiki/Polar_bear#Distribution", wantBody: "polar bear is a large bear", wantFinal: "https://en.wikipedia.org/wiki/Polar_bear"},
+		{url: "https://EN.wikipedia.org/wiki/Café", wantBody: "café", wantFinal: "https://en.wikipedia.org/wiki/Caf%C3%A9"},
+		{url: "https://example.org/old", wantBody: "recorded", wantFinal: "https://example.org/new"},
+		{url: live.URL + "/recorded", wantBody: "recorded"},
+		{url: "https://example.org/secret", wantReason: ReasonRobotsDisallowed},
+		{url: "https://example.org/not-recorded", wantReason: ReasonHTTPStatus},
+		{url: "https://example.org/logo.png", wantReason: ReasonUnsupportedContent},
+		{url: "https://example.org/down", wantReason: ReasonHTTPStatus, wantRetry: 30 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			res, err := f.Fetch(context.Background(), tt.url)
+			if tt.wantReason != "" {
+				var pe *PermanentError
+				var te *TransientError
+				switch {
+				case errors.As(err, &pe) && tt.wantRetry == 0:
+					if pe.Reason != tt.wantReason {
+						t.Fatalf("reason %q, want %q", pe.Reason, tt.wantReason)
+					}
+				case errors.As(err, &te) && tt.wantRetry > 0:
+					if te.Reason != tt.wantReason || te.RetryAfter != tt.wantRetry {
+						t.Fatalf("got %v", te)
+					}
+				default:
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != 200 || res.ContentType != "text/html" || !strings.Contains(string(res.Body), tt.wantBody) {
+				t.Fatalf("got %d %q %q", res.Status, res.ContentType, res.Body)
+			}
+			if tt.wantFinal != "" && res.FinalURL != tt.wantFinal {
+				t.Fatalf("FinalURL %q, want %q", res.FinalURL, tt.wantFinal)
+			}
+		})
+	}
+	if n := liveHits.Load(); n != 0 {
+		t.Fatalf("replay mode contacted a live server %d times", n)
+	}
+
+	// Many goroutines on one Fetcher (run with -race).
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := f.Fetch(context.Background(), "https://en.wikipedia.org/wiki/Polar_bear"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestReplayManifestErrors(t *testing.T) {
+	tests := map[string]string{
+		"bad json":        `{"url":`,
+		"unknown field":   `{"url":"https://a.example/","bogus":1}`,
+		"bad url":         `{"url":"ftp://a.example/"}`,
+		"duplicate":       `{"url":"https://a.example/"}` + "\n" + `{"url":"HTTPS://a.example"}`,
+		"escaping file":   `{"url":"https://a.example/","file":"../etc/passwd"}`,
+		"absolute file":   `{"url":"https://a.example/","file":"/etc/passwd"}`,
+		"invalid status":  `{"url":"https://a.example/","status":42}`,
+		"missing archive": "",
+	}
+	for name, manifest := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if name != "missing archive" {
+				writeArchive(t, dir, manifest, nil)
+			}
+			if _, err := New(Config{ReplayDir: dir}); err == nil {
+				t.Fatal("want error")
+			}
+		})
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := map[string]time.Duration{
+		"":                              0,
+		"120":                           120 * time.Second,
+		"0":                             0,
+		"-5":                            0,
+		"soon":                          0,
+		"Thu, 02 Jan 2025 03:05:05 GMT": time.Minute,
+		"Thu, 02 Jan 2025 03:00:00 GMT": 0,
+		"999999999999":                  24 * time.Hour,
+	}
+	for in, want := range tests {
+		if got := parseRetryAfter(in, now); got != want {
+			t.Errorf("parseRetryAfter(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

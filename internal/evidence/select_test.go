@@ -1,0 +1,99 @@
+package evidence
+
+import (
+	"fmt"
+	"testing"
+)
+
+func cands(spec ...string) []Candidate {
+	// spec: "id:domain:sim"
+	out := make([]Candidate, 0, len(spec))
+	for _, s := range spec {
+		var c Candidate
+		var dom string
+		if _, err := fmt.Sscanf(s, "%d %s %g", &c.FragmentID, &dom, &c.Similarity); err != nil {
+			panic(err)
+		}
+		c.Domain = dom
+		out = append(out, c)
+	}
+	return out
+}
+
+func ids(cs []Candidate) []int64 {
+	out := make([]int64, len(cs))
+	for i, c := range cs {
+		out[i] = c.FragmentID
+	}
+	return out
+}
+
+func TestSelectPairs(t *testing.T) {
+	judgedSet := func(ids ...int64) func(int64) bool {
+		m := map[int64]bool{}
+		for _, id := range ids {
+			m[id] = true
+		}
+		return func(id int64) bool { return m[id] }
+	}
+	tests := []struct {
+		name        string
+		cands       []Candidate
+		judged      func(int64) bool
+		lim         SelectLimits
+		want        []int64
+		wantSkipped int
+	}{
+		{
+			name:  "similarity floor and order",
+			cands: cands("1 a 0.5", "2 b 0.9", "3 c 0.7", "4 d 0.54"),
+			lim:   SelectLimits{MinSimilarity: 0.55, TopK: 30, MaxDomains: 6, MaxPairs: 20},
+			want:  []int64{2, 3},
+		},
+		{
+			name:  "top_k before pairs cut",
+			cands: cands("1 a 0.9", "2 a 0.8", "3 a 0.7"),
+			lim:   SelectLimits{TopK: 2, MaxDomains: 6, MaxPairs: 20},
+			want:  []int64{1, 2},
+		},
+		{
+			name:  "domain cap keeps first domains in rank order",
+			cands: cands("1 a 0.9", "2 b 0.85", "3 c 0.8", "4 a 0.7", "5 c 0.6"),
+			lim:   SelectLimits{TopK: 30, MaxDomains: 2, MaxPairs: 20},
+			want:  []int64{1, 2, 4},
+		},
+		{
+			name:        "judged dropped after ranking, then cut",
+			cands:       cands("1 a 0.9", "2 a 0.8", "3 a 0.7", "4 a 0.6"),
+			judged:      judgedSet(1, 3),
+			lim:         SelectLimits{TopK: 3, MaxDomains: 6, MaxPairs: 1},
+			want:        []int64{2},
+			wantSkipped: 2,
+		},
+		{
+			name:        "re-run with everything judged judges nothing",
+			cands:       cands("1 a 0.9", "2 b 0.8"),
+			judged:      judgedSet(1, 2),
+			lim:         SelectLimits{TopK: 30, MaxDomains: 6, MaxPairs: 20},
+			want:        []int64{},
+			wantSkipped: 2,
+		},
+		{
+			name:  "ties broken by fragment id",
+			cands: cands("9 a 0.8", "3 b 0.8", "5 c 0.8"),
+			lim:   SelectLimits{TopK: 2, MaxDomains: 6, MaxPairs: 20},
+			want:  []int64{3, 5},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, skipped := SelectPairs(tt.cands, tt.judged, tt.lim)
+			if fmt.Sprint(ids(got)) != fmt.Sprint(tt.want) {
+				t.Errorf("selected %v, want %v", ids(got), tt.want)
+			}
+			if skipped != tt.wantSkipped {
+				t.Errorf("skipped %d, want %d", skipped, tt.wantSkipped)
+			}
+		})
+	}
+}

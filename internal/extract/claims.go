@@ -1,0 +1,384 @@
+package extract
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/words"
+)
+
+// ExtractedClaim is a claim candidate with its verbatim quote span
+// [QuoteStart, QuoteEnd) (rune offsets) in the version text.
+type ExtractedClaim struct {
+	Text                 string
+	QuoteStart, QuoteEnd int
+	Confidence           float64
+}
+
+// BuiltinClaimsExtractor names the baseline extractor, for provenance fields.
+const BuiltinClaimsExtractor = "builtin-baseline-v1"
+
+// minClaimScore is the lowest score BuiltinClaims accepts.
+const minClaimScore = 0.3
+
+// BuiltinClaims is the built-in deterministic claim extractor — a BASELINE,
+// not a model: it picks declarative, checkable sentences and returns at most
+// max of them (none when max <= 0), in text order.
+//
+// A sentence qualifies when it ends with a full stop (after closing quotes or
+// brackets; questions and exclamations are rejected), has 8–60 words,
+// contains a verb-like token (an auxiliary, a common verb form, or an -ed
+// form followed by a function word, punctuation or the end; sentences
+// without Latin letters, e.g. Japanese, skip this test),
+// starts like a sentence, is not a heading, and contains no boilerplate
+// ("Retrieved", "cookie", "All rights reserved", "Archived from", URLs, …).
+// Trailing reference markers such as "[12]" or "[citation needed]" are left
+// out of the span. The score (Confidence, in [0,1]) starts at 0.35 and
+// rewards numbers, dates, comparatives, causal verbs, percentages/units,
+// proper nouns and a 12–40 word length, and penalises pronoun openings,
+// first/second person, hedges and normative words ("should", "think");
+// sentences scoring below 0.3 are dropped. The best max sentences by score
+// are kept (ties: earlier first); identical sentences count once. Text is the
+// sentence itself and the quote span is its span in text.
+func BuiltinClaims(text string, max int) []ExtractedClaim {
+	if max <= 0 || text == "" {
+		return nil
+	}
+	type cand struct {
+		c   ExtractedClaim
+		idx int
+	}
+	var cands []cand
+	seen := map[string]bool{}
+	cur := &runeCursor{s: text}
+	forEachSentence(text, func(bs, be int) {
+		be = trimRefMarkers(text, bs, be)
+		if bs >= be {
+			return
+		}
+		s := text[bs:be]
+		score, ok := scoreSentence(s)
+		if !ok || seen[s] {
+			return
+		}
+		seen[s] = true
+		rs := cur.at(bs)
+		re := cur.at(be)
+		cands = append(cands, cand{c: ExtractedClaim{Text: s, QuoteStart: rs, QuoteEnd: re, Confidence: score}, idx: len(cands)})
+	})
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		switch {
+		case a.c.Confidence > b.c.Confidence:
+			return -1
+		case a.c.Confidence < b.c.Confidence:
+			return 1
+		}
+		return a.idx - b.idx
+	})
+	if len(cands) > max {
+		cands = cands[:max]
+	}
+	slices.SortFunc(cands, func(a, b cand) int { return a.idx - b.idx })
+	out := make([]ExtractedClaim, len(cands))
+	for i, c := range cands {
+		out[i] = c.c
+	}
+	return out
+}
+
+// trimRefMarkers moves be back over trailing wiki-style reference markers
+// ("[3]", "[a]", "[citation needed]", "[note 2]") and whitespace.
+func trimRefMarkers(text string, bs, be int) int {
+	for be > bs {
+		_, be2 := trimSpan(text, bs, be)
+		be = be2
+		if be <= bs || text[be-1] != ']' {
+			return be
+		}
+		open := strings.LastIndexByte(text[bs:be], '[')
+		if open < 0 {
+			return be
+		}
+		inner := strings.ToLower(text[bs+open+1 : be-1])
+		if !isRefMarker(inner) {
+			return be
+		}
+		be = bs + open
+	}
+	return be
+}
+
+func isRefMarker(s string) bool {
+	if s == "" || len(s) > 40 {
+		return false
+	}
+	switch s {
+	case "citation needed", "clarification needed", "dubious", "dubious – discuss",
+		"failed verification", "better source needed", "when?", "who?", "according to whom?",
+		"page needed", "verification needed", "update", "needs update":
+		return true
+	}
+	if strings.HasPrefix(s, "note ") || strings.HasPrefix(s, "nb ") {
+		s = s[strings.IndexByte(s, ' ')+1:]
+	}
+	allDigits := true
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			allDigits = false
+			break
+		}
+	}
+	if allDigits {
+		return true
+	}
+	// single lower-case letter or roman-ish footnote marker
+	return len(s) <= 2 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") == ""
+}
+
+// Word lists (lower case) for the baseline scorer.
+var (
+	// auxVerbs: English auxiliaries plus a few unambiguous German, French,
+	// Spanish, Italian, Portuguese and Dutch ones (words that are also
+	// English nouns, like "war", "hat", "son", "era", are left out).
+	auxVerbs = toSet(`is are was were be been being am has have had having do does did
+		can could will would may might must shall should
+		ist sind waren wird werden wurde wurden haben hatte hatten
+		est sont était étaient ont avait sera seront
+		es fueron han había será fue
+		è sono erano hanno
+		é são foi foram têm
+		zijn heeft hebben wordt werd`)
+	commonVerbs = verbForms(`accelerate account achieve affect allow appear arise become begin believe
+		cause change claim consider contain contribute create cut decline decrease
+		describe destroy develop die differ drive emit enable estimate exceed exist
+		expand explain fall find follow form found generate grow help hold include
+		increase indicate influence involve kill lead leave limit link live lose make
+		mean measure melt need occur offer predict prevent produce propose protect
+		provide raise reach receive record reduce reflect remain report represent
+		require result reveal rise run say see seem serve show shrink spread state
+		suggest support take threaten trigger use vary warm warn`)
+	irregularVerbs = toSet(`became began caused did drove driven fell fallen found grew grown held
+		kept led left lost made meant rose risen ran said saw seen shown shrank
+		shrunk spread stood took taken thought told wrote written`)
+	comparatives = toSet(`more less fewer greater higher lower larger smaller bigger faster
+		slower warmer colder than most least compared relative twice double doubled
+		tripled half exceed exceeds exceeded outpaced outperform outperformed
+		increase increases increased decrease decreases decreased rise rises rose
+		fall falls fell decline declines declined`)
+	causal = toSet(`cause causes caused causing because due lead leads led leading
+		result results resulted resulting contribute contributes contributed
+		contributing drive drives drove driven driving reduce reduces reduced
+		prevent prevents prevented trigger triggers triggered affect affects affected
+		induce induces induced produce produces produced therefore consequently
+		associated linked responsible effect effects impact impacts`)
+	monthsEtc = toSet(`january february march april may june july august september october
+		november december century centuries decade decades`)
+	units = toSet(`percent per cent million billion trillion thousand km kg tonnes tons
+		ppm gt °c celsius fahrenheit metres meters mm cm`)
+	pronounStart = toSet(`it this that they these those he she such its their his her there`)
+	person       = toSet(`i we our us you your my me ours yours`)
+	hedges       = toSet(`may might perhaps possibly probably likely could seems`)
+	// normativeWords mark recommendations and opinions rather than facts.
+	normativeWords = toSet(`should ought must recommend recommended think believe feel`)
+	functionWords  = toSet(`the a an by in to that as from with on at for over into of and or
+		than this these those its their his her it them up down out off`)
+	boilerplate = []string{
+		"retrieved", "cookie", "all rights reserved", "copyright", "©", "privacy policy",
+		"terms of use", "terms of service", "sign up", "sign in", "log in", "subscribe",
+		"newsletter", "click here", "javascript", "archived from", "accessed on",
+		"share this", "read more", "advertisement", "http://", "https://", "www.",
+		"this article", "this page", "wikipedia", "edit this", "skip to",
+	}
+)
+
+func toSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// verbForms expands base verbs with -s/-es, -d/-ed and -ing forms.
+func verbForms(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+		stem := strings.TrimSuffix(w, "e")
+		switch {
+		case strings.HasSuffix(w, "y") && !strings.ContainsRune("aeiou", rune(w[len(w)-2])):
+			m[w[:len(w)-1]+"ies"] = true
+			m[w[:len(w)-1]+"ied"] = true
+		case strings.HasSuffix(w, "s") || strings.HasSuffix(w, "sh") || strings.HasSuffix(w, "ch") || strings.HasSuffix(w, "x"):
+			m[w+"es"] = true
+			m[w+"ed"] = true
+		default:
+			m[w+"s"] = true
+			m[stem+"ed"] = true
+		}
+		m[stem+"ing"] = true
+	}
+	return m
+}
+
+// scoreSentence applies the baseline filters and returns the score.
+func scoreSentence(s string) (float64, bool) {
+	// Ending: a full stop, possibly followed by closers.
+	t := s
+	var last rune
+	for t != "" {
+		c, size := utf8.DecodeLastRuneInString(t)
+		if !isClosing(c) {
+			last = c
+			break
+		}
+		t = t[:len(t)-size]
+	}
+	switch last {
+	case '.', '。', '．':
+	default:
+		return 0, false
+	}
+	if strings.HasSuffix(t, "...") || strings.HasSuffix(t, "…") {
+		return 0, false
+	}
+	first, _ := utf8.DecodeRuneInString(s)
+	lower := strings.ToLower(s)
+	for _, b := range boilerplate {
+		if strings.Contains(lower, b) {
+			return 0, false
+		}
+	}
+
+	var (
+		nWords, nProper                                    int
+		verb, latin, digit, date, comp, cause, unit, hedge bool
+		firstWord                                          string
+		personal, normative, edPending                     bool
+		nonText, total                                     int
+	)
+	it := words.FromString(s)
+	for it.Next() {
+		tok := it.Value()
+		c, _ := utf8.DecodeRuneInString(tok)
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+			if !unicode.IsSpace(c) {
+				nonText++
+				total++
+				if edPending {
+					verb = true
+					edPending = false
+				}
+			}
+			continue
+		}
+		total++
+		nWords++
+		lw := strings.ToLower(tok)
+		if nWords == 1 {
+			firstWord = lw
+		} else if unicode.IsUpper(c) {
+			nProper++
+		}
+		if c < utf8.RuneSelf && unicode.IsLetter(c) {
+			latin = true
+		}
+		if unicode.IsDigit(c) {
+			digit = true
+			if len(tok) == 4 && (strings.HasPrefix(tok, "1") || strings.HasPrefix(tok, "20")) {
+				date = true
+			}
+		}
+		if edPending && functionWords[lw] {
+			verb = true
+		}
+		edPending = false
+		if auxVerbs[lw] || commonVerbs[lw] || irregularVerbs[lw] {
+			verb = true
+		} else if len(lw) >= 5 && strings.HasSuffix(lw, "ed") {
+			// "-ed" is a verb when a function word, punctuation or the end
+			// follows ("deprecated the suite", "prices increased."), not
+			// when it modifies a noun ("fluorinated gases").
+			edPending = true
+		}
+		month := monthsEtc[lw] && (lw != "may" || nWords > 1 && unicode.IsUpper(c))
+		if month {
+			date = true
+		}
+		if comparatives[lw] {
+			comp = true
+		}
+		if causal[lw] {
+			cause = true
+		}
+		if units[lw] {
+			unit = true
+		}
+		if hedges[lw] && !month {
+			hedge = true
+		}
+		if person[lw] {
+			personal = true
+		}
+		if normativeWords[lw] {
+			normative = true
+		}
+	}
+	if nWords < 8 || nWords > 60 {
+		return 0, false
+	}
+	if latin && !verb {
+		return 0, false
+	}
+	if total > 0 && nonText*10 > total*3 {
+		return 0, false // mostly punctuation/symbols: tables, lists of values
+	}
+	if strings.ContainsRune(s, '%') || strings.ContainsRune(s, '°') {
+		unit = true
+	}
+
+	score := 0.35
+	if digit {
+		score += 0.15
+	}
+	if date {
+		score += 0.10
+	}
+	if comp {
+		score += 0.10
+	}
+	if cause {
+		score += 0.15
+	}
+	if unit {
+		score += 0.05
+	}
+	if nProper > 0 {
+		score += 0.05
+	}
+	if nWords >= 12 && nWords <= 40 {
+		score += 0.10
+	}
+	if pronounStart[firstWord] {
+		score -= 0.10
+	}
+	if personal {
+		score -= 0.15
+	}
+	if hedge {
+		score -= 0.05
+	}
+	if normative {
+		score -= 0.10
+	}
+	if unicode.IsLower(first) {
+		score -= 0.20
+	}
+	score = max(0, min(1, score))
+	if score < minClaimScore {
+		return 0, false
+	}
+	return float64(int(score*1000+0.5)) / 1000, true
+}

@@ -1,0 +1,18 @@
+// Package extract turns fetched pages into the canonical text of a page
+// version and cuts that text into spans: fragments, sentences, claim
+// candidates and located quotes.
+//
+// Offsets. Every offset this package returns is a RUNE (Unicode code point)
+// offset into the version text, half-open [start, end). That is what
+// Postgres substring(content from start+1 for end-start) counts, so a span
+// stored in the database reads back the same text. Go strings index bytes;
+// the byte→rune conversion happens in RuneSpan (and in an internal
+// forward-only cursor built on the same counting rule), nowhere else.
+//
+// Canonical text. FromHTML and FromPlainText produce text made of blocks
+// (paragraphs, headings, list items, table rows) separated by exactly
+// "\n\n"; inside a block every run of Unicode whitespace is a single space;
+// the text is trimmed, valid UTF-8, NFC-normalised, and free of control
+// characters (Postgres text rejects NUL), soft hyphens, zero-width spaces
+// and byte-order marks. The package has no database or network access.
+package extract

@@ -1,0 +1,357 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	readability "codeberg.org/readeck/go-readability/v2"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+)
+
+// Document is the readable content of a page.
+type Document struct {
+	// Title is the page title (readability's choice, else <title>), whitespace collapsed.
+	Title string
+	// Text is the canonical version text (see the package documentation).
+	Text string
+	// Lang is the declared language (<html lang>, else Content-Language meta), as written.
+	Lang string
+}
+
+// ErrNoText is returned (wrapped) by FromHTML when neither readability nor the
+// <body> fallback yields any text. The Document still carries Title and Lang.
+var ErrNoText = errors.New("extract: no readable text")
+
+// FromHTML extracts the main readable text of an HTML page with go-readability
+// v2 and falls back to a plain-text walk of the page (its <main> or single
+// <article> if present, else <body>, skipping navigation, scripts and hidden
+// elements) when readability finds nothing. Paragraph, heading, list-item and
+// table-row blocks are separated by "\n\n"; whitespace runs inside a block
+// collapse to one space (a <br> is a space); headings are their own block as
+// plain text. The charset is taken from a BOM or <meta charset>, except that a
+// body that is entirely valid UTF-8 is read as UTF-8; otherwise windows-1252.
+// Use FromHTMLWithContentType when the HTTP Content-Type header is known.
+func FromHTML(body []byte, pageURL *url.URL) (Document, error) {
+	return FromHTMLWithContentType(body, "", pageURL)
+}
+
+// FromHTMLWithContentType is FromHTML with the HTTP Content-Type header value,
+// whose charset parameter, when present and known, decides the decoding.
+func FromHTMLWithContentType(body []byte, contentType string, pageURL *url.URL) (Document, error) {
+	src, err := decodeHTML(body, contentType)
+	if err != nil {
+		return Document{}, err
+	}
+	doc, err := html.Parse(bytes.NewReader(src))
+	if err != nil {
+		return Document{}, fmt.Errorf("extract: parse html: %w", err)
+	}
+	htmlTitle, lang := docMeta(doc)
+
+	var d Document
+	parser := readability.NewParser()
+	parser.KeepClasses = true // nodeText drops some elements by class (see skipByClass)
+	article, rerr := parser.ParseAndMutate(doc, pageURL)
+	if rerr == nil {
+		d.Title = collapseSpace(article.Title())
+		d.Lang = strings.TrimSpace(article.Language())
+		if article.Node != nil {
+			d.Text = nodeText(article.Node, false)
+		}
+	}
+	if d.Text == "" {
+		// readability mutated doc; parse again for the fallback walk.
+		doc2, err := html.Parse(bytes.NewReader(src))
+		if err != nil {
+			return Document{}, fmt.Errorf("extract: parse html: %w", err)
+		}
+		d.Text = nodeText(contentRoot(doc2), true)
+	}
+	if d.Title == "" {
+		d.Title = htmlTitle
+	}
+	if d.Lang == "" {
+		d.Lang = lang
+	}
+	if d.Text == "" {
+		return d, ErrNoText
+	}
+	return d, nil
+}
+
+// decodeHTML converts body to UTF-8.
+func decodeHTML(body []byte, contentType string) ([]byte, error) {
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	if !certain && utf8.Valid(body) {
+		// DetermineEncoding only looks at the first 1024 bytes and trusts
+		// <meta charset>; a body that is valid UTF-8 throughout is UTF-8.
+		return body, nil
+	}
+	if enc == nil || enc == encoding.Nop || name == "utf-8" {
+		return body, nil
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return nil, fmt.Errorf("extract: decode %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// docMeta returns the <title> text and the declared language of doc.
+func docMeta(doc *html.Node) (title, lang string) {
+	var contentLang string
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.DataAtom {
+			case atom.Html:
+				if v, ok := attr(n, "lang"); ok && lang == "" {
+					lang = strings.TrimSpace(v)
+				}
+			case atom.Title:
+				if title == "" {
+					title = collapseSpace(textContent(n))
+				}
+				return
+			case atom.Meta:
+				if strings.EqualFold(attrOr(n, "http-equiv"), "content-language") && contentLang == "" {
+					contentLang = strings.TrimSpace(attrOr(n, "content"))
+				}
+				return
+			case atom.Body:
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if lang == "" {
+		lang = contentLang
+	}
+	return title, lang
+}
+
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func attrOr(n *html.Node, key string) string {
+	v, _ := attr(n, key)
+	return v
+}
+
+func textContent(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// contentRoot picks the subtree for the fallback walk: the first <main> or
+// role=main element, else the only <article>, else <body>, else doc.
+func contentRoot(doc *html.Node) *html.Node {
+	var body, main *html.Node
+	var articles []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch {
+			case n.DataAtom == atom.Body && body == nil:
+				body = n
+			case (n.DataAtom == atom.Main || strings.EqualFold(attrOr(n, "role"), "main")) && main == nil:
+				main = n
+			case n.DataAtom == atom.Article:
+				articles = append(articles, n)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	switch {
+	case main != nil && nodeText(main, true) != "":
+		return main
+	case len(articles) == 1 && nodeText(articles[0], true) != "":
+		return articles[0]
+	case body != nil:
+		return body
+	}
+	return doc
+}
+
+// skipElem lists elements whose content is never readable text.
+var skipElem = map[atom.Atom]bool{
+	atom.Head: true, atom.Script: true, atom.Style: true, atom.Noscript: true,
+	atom.Template: true, atom.Svg: true, atom.Math: true, atom.Canvas: true,
+	atom.Iframe: true, atom.Object: true, atom.Embed: true, atom.Audio: true,
+	atom.Video: true, atom.Select: true, atom.Option: true, atom.Button: true,
+	atom.Input: true, atom.Textarea: true, atom.Datalist: true, atom.Title: true,
+}
+
+// boilerElem lists page chrome skipped by the fallback walk.
+var boilerElem = map[atom.Atom]bool{
+	atom.Nav: true, atom.Footer: true, atom.Aside: true,
+	atom.Dialog: true, atom.Menu: true,
+}
+
+var boilerRole = map[string]bool{
+	"navigation": true, "banner": true, "contentinfo": true, "complementary": true,
+	"menu": true, "menubar": true, "search": true, "dialog": true, "alertdialog": true,
+}
+
+// blockElem lists elements that start and end a block.
+var blockElem = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true,
+	atom.Body: true, atom.Caption: true, atom.Center: true, atom.Dd: true,
+	atom.Details: true, atom.Dialog: true, atom.Div: true, atom.Dl: true,
+	atom.Dt: true, atom.Fieldset: true, atom.Figcaption: true, atom.Figure: true,
+	atom.Footer: true, atom.Form: true, atom.H1: true, atom.H2: true, atom.H3: true,
+	atom.H4: true, atom.H5: true, atom.H6: true, atom.Header: true, atom.Hgroup: true,
+	atom.Hr: true, atom.Html: true, atom.Legend: true, atom.Li: true, atom.Main: true,
+	atom.Menu: true, atom.Nav: true, atom.Ol: true, atom.P: true, atom.Pre: true,
+	atom.Section: true, atom.Summary: true, atom.Table: true, atom.Tbody: true,
+	atom.Tfoot: true, atom.Thead: true, atom.Tr: true, atom.Ul: true,
+}
+
+// skipClass lists classes of elements that are not part of the prose:
+// MediaWiki edit links, reference markers, print-hidden maintenance tags and
+// tables of contents, and screen-reader-only text.
+var skipClass = map[string]bool{
+	"mw-editsection": true, "noprint": true, "toc": true, "mw-cite-backlink": true,
+	"sr-only": true, "visually-hidden": true, "screen-reader-text": true,
+}
+
+// skipByClass reports elements dropped because of their class or id:
+// skipClass members, <sup class="reference"> citation markers and id="toc".
+func skipByClass(n *html.Node) bool {
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "class":
+			for _, c := range strings.Fields(a.Val) {
+				if skipClass[c] || (c == "reference" && n.DataAtom == atom.Sup) {
+					return true
+				}
+			}
+		case "id":
+			if a.Val == "toc" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hidden reports elements that are not rendered.
+func hidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "hidden":
+			return true
+		case "aria-hidden":
+			if a.Val == "" || strings.EqualFold(a.Val, "true") {
+				return true
+			}
+		case "style":
+			s := strings.ToLower(a.Val)
+			s = strings.ReplaceAll(s, " ", "")
+			if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nodeText renders n as canonical text. fallback additionally skips page
+// chrome (navigation, footers, asides, forms).
+func nodeText(n *html.Node, fallback bool) string {
+	var w blockWriter
+	var walk func(n *html.Node, pre bool)
+	walk = func(n *html.Node, pre bool) {
+		switch n.Type {
+		case html.TextNode:
+			if pre {
+				writePre(&w, n.Data)
+			} else {
+				w.write(n.Data)
+			}
+			return
+		case html.ElementNode:
+			if skipElem[n.DataAtom] || hidden(n) || skipByClass(n) {
+				return
+			}
+			if fallback && (boilerElem[n.DataAtom] || boilerRole[strings.ToLower(attrOr(n, "role"))]) {
+				return
+			}
+			switch n.DataAtom {
+			case atom.Br, atom.Td, atom.Th, atom.Img:
+				w.space()
+			case atom.Pre:
+				pre = true
+			}
+		case html.DocumentNode:
+		default:
+			return
+		}
+		block := n.Type == html.ElementNode && blockElem[n.DataAtom]
+		if block {
+			w.endBlock()
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, pre)
+		}
+		if block {
+			w.endBlock()
+		} else if n.Type == html.ElementNode && (n.DataAtom == atom.Td || n.DataAtom == atom.Th) {
+			w.space()
+		}
+	}
+	walk(n, false)
+	return w.String()
+}
+
+// writePre writes preformatted text: blank lines separate blocks, other
+// whitespace collapses.
+func writePre(w *blockWriter, s string) {
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			w.write(s)
+			return
+		}
+		w.write(s[:i])
+		w.space()
+		s = s[i+1:]
+		// A following line that is blank ends the block.
+		j := 0
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r') {
+			j++
+		}
+		if j < len(s) && s[j] == '\n' {
+			w.endBlock()
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package extract
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestLocateQuote(t *testing.T) {
+	text := "Global warming is the long-term rise in the average temperature of the Earth's climate system.\n\n" +
+		"Scientists said: “It is extremely likely that human influence has been the dominant cause.”\n\n" +
+		"東京の気温は　上昇している。Café owners in Montréal say it’s “hotter” 🌡️ now.\n\n" +
+		"Repeat. Repeat."
+	tests := []struct {
+		name  string
+		quote string
+		want  string // expected original substring; "" means not found
+	}{
+		{"verbatim", "the long-term rise in the average temperature", "the long-term rise in the average temperature"},
+		{"surrounding whitespace ignored", "  \n the average temperature\t ", "the average temperature"},
+		{"whitespace run equals run", "climate\nsystem.   Scientists   said:", "climate system.\n\nScientists said:"},
+		{"straight quotes match curly", `"It is extremely likely that human influence`, "“It is extremely likely that human influence"},
+		{"curly apostrophe matches straight", "the Earth’s climate", "the Earth's climate"},
+		{"straight apostrophe matches curly", `it's "hotter"`, "it’s “hotter”"},
+		{"ideographic space", "東京の気温は 上昇している。", "東京の気温は　上昇している。"},
+		{"emoji", "“hotter” 🌡️ now.", "“hotter” 🌡️ now."},
+		{"NFD quote", "Cafe\u0301 owners", "Café owners"},
+		{"first occurrence", "Repeat.", "Repeat."},
+		{"missing word", "the long-term rise of the average temperature", ""},
+		{"case differs", "global warming is", ""},
+		{"whitespace cannot vanish", "longterm", ""},
+		{"whitespace cannot appear", "long-term rise in the aver age", ""},
+		{"empty", "   ", ""},
+		{"longer than text", text + " more", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, e, ok := LocateQuote(text, tc.quote)
+			if tc.want == "" {
+				if ok {
+					t.Fatalf("found %q at [%d,%d), want not found", runeSub(text, s, e), s, e)
+				}
+				return
+			}
+			if !ok {
+				t.Fatalf("not found")
+			}
+			if got := runeSub(text, s, e); got != tc.want {
+				t.Fatalf("span [%d,%d) = %q want %q", s, e, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLocateQuoteOffsets(t *testing.T) {
+	text := "日本語 😀 “quoted  text” end"
+	s, e, ok := LocateQuote(text, `"quoted text"`)
+	if !ok || s != 6 || e != 20 {
+		t.Fatalf("got %d,%d,%v want 6,20,true", s, e, ok)
+	}
+	s, e, ok = LocateQuote(text, "日本語")
+	if !ok || s != 0 || e != 3 {
+		t.Fatalf("got %d,%d,%v", s, e, ok)
+	}
+}
+
+func FuzzLocateQuote(f *testing.F) {
+	f.Add("a  “b” c’d\n\ne", "“b” c'd e", 0)
+	f.Add("日本語 😀 text", "😀 text", 1)
+	f.Fuzz(func(t *testing.T, text, quote string, _ int) {
+		s, e, ok := LocateQuote(text, quote)
+		if !ok {
+			return
+		}
+		r := []rune(text)
+		if s < 0 || s >= e || e > len(r) {
+			t.Fatalf("bad span [%d,%d) for len %d", s, e, len(r))
+		}
+		if !utf8.ValidString(text) || !utf8.ValidString(quote) {
+			return // []rune re-encoding changes invalid bytes
+		}
+		// the located span must itself match the quote under normalisation
+		if _, _, ok2 := LocateQuote(string(r[s:e]), quote); !ok2 {
+			t.Fatalf("span %q does not match quote %q", string(r[s:e]), quote)
+		}
+	})
+}

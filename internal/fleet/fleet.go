@@ -1,0 +1,241 @@
+// Package fleet assembles a worker process: database pool, model backends,
+// fetcher, River client with the evidencefleet queues, and the operations
+// HTTP server (/metrics, /healthz, /readyz).
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// Worker is one running worker process.
+type Worker struct {
+	cfg     config.Config
+	log     *slog.Logger
+	pool    *pgxpool.Pool
+	client  *river.Client[pgx.Tx]
+	metrics *metrics.Metrics
+	fetcher *crawl.Fetcher
+	ready   atomic.Bool
+}
+
+// NewDeps builds the job dependencies from the configuration.
+func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics.Metrics) (*jobs.Deps, *crawl.Fetcher, error) {
+	fc := crawl.DefaultConfig()
+	fc.UserAgent = cfg.UserAgent
+	fc.Timeout = cfg.FetchTimeout
+	fc.MaxBodyBytes = cfg.FetchMaxBytes
+	fc.MaxRedirects = cfg.FetchRedirects
+	fc.DomainDelay = cfg.FetchDelay
+	fc.RespectRobots = cfg.RespectRobots
+	fc.ReplayDir = cfg.ReplayDir
+	fc.AllowPrivate = cfg.AllowPrivateIPs
+	if cfg.ReplayDir != "" {
+		fc.DomainDelay = -1 // nothing to be polite to
+	}
+	fetcher, err := crawl.New(fc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fetcher: %w", err)
+	}
+	embedder := ml.NewHashEmbedder(cfg.EmbedDim)
+	minSim := cfg.MinSimilarity
+	if minSim < 0 {
+		minSim = ml.HashEmbedderMinSimilarity
+	}
+	verify := jobs.DefaultVerifyConfig(minSim)
+	verify.TopK = cfg.TopK
+	verify.MaxDomains = cfg.MaxDomains
+	verify.MaxPairsPerClaim = cfg.MaxPairsPerClaim
+	verify.MinNLIConfidence = cfg.MinNLIConfidence
+	verify.SaveNeutral = cfg.SaveNeutral
+	verify.RecallLimit = cfg.RecallLimit
+	verify.NLIBatchSize = cfg.NLIBatch
+	verify.EmbedWait = cfg.EmbedWait
+	verify.MaxEmbedWaits = cfg.MaxEmbedWaits
+	return &jobs.Deps{
+		Store:    store.NewStore(pool),
+		Fetcher:  fetcher,
+		Embedder: embedder,
+		NLI:      ml.NewLexicalNLI(),
+		Logger:   log,
+		Metrics:  m,
+		Extract: jobs.ExtractConfig{
+			Fragments:        extract.FragmentOptions{MaxRunes: cfg.FragmentMax},
+			MaxClaimsPerPage: cfg.ClaimsPerPage,
+		},
+		Verify: verify,
+		Embed:  jobs.EmbedConfig{BatchSize: cfg.EmbedBatch},
+	}, fetcher, nil
+}
+
+// PoolSize is the connection pool size for the configured concurrency: one
+// connection per concurrent job, plus River's own (producers, leader,
+// notifier) and the health checks.
+func PoolSize(cfg config.Config) int32 {
+	total := 0
+	conc := cfg.Concurrency()
+	for _, q := range cfg.Queues {
+		total += conc[q]
+	}
+	return int32(total + 6)
+}
+
+// New connects and builds a worker; Start runs it.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, error) {
+	pcfg, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	pcfg.MaxConns = max(pcfg.MaxConns, PoolSize(cfg))
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	w := &Worker{cfg: cfg, log: log, pool: pool, metrics: metrics.New()}
+	deps, fetcher, err := NewDeps(cfg, pool, log, w.metrics)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	w.fetcher = fetcher
+	workers := river.NewWorkers()
+	if err := jobs.AddWorkers(workers, deps); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	queues, err := jobs.Queues(cfg.Queues, cfg.Concurrency())
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	w.client, err = river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Queues:               queues,
+		Workers:              workers,
+		Logger:               log,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueStuckAfter,
+		FetchCooldown:        50 * time.Millisecond,
+		FetchPollInterval:    500 * time.Millisecond,
+	})
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	return w, nil
+}
+
+// Client is the River client (for inserting jobs in tests and tools).
+func (w *Worker) Client() *river.Client[pgx.Tx] { return w.client }
+
+// Pool is the worker's connection pool.
+func (w *Worker) Pool() *pgxpool.Pool { return w.pool }
+
+// Metrics are the worker's collectors.
+func (w *Worker) Metrics() *metrics.Metrics { return w.metrics }
+
+// Handler serves /metrics, /healthz and /readyz.
+func (w *Worker) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(w.metrics.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(rw http.ResponseWriter, _ *http.Request) {
+		rw.WriteHeader(http.StatusOK)
+		_, _ = rw.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(rw http.ResponseWriter, r *http.Request) {
+		if !w.ready.Load() {
+			http.Error(rw, "not ready: job client not running", http.StatusServiceUnavailable)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := w.pool.Ping(ctx); err != nil {
+			http.Error(rw, "not ready: database: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = rw.Write([]byte("ok\n"))
+	})
+	return mux
+}
+
+// Start starts working jobs.
+func (w *Worker) Start(ctx context.Context) error {
+	if err := w.client.Start(ctx); err != nil {
+		return fmt.Errorf("start river client: %w", err)
+	}
+	w.ready.Store(true)
+	return nil
+}
+
+// Stop stops fetching new jobs and waits up to timeout for running ones,
+// then cancels what is left and waits for it to return.
+func (w *Worker) Stop(timeout time.Duration) error {
+	w.ready.Store(false)
+	soft, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := w.client.Stop(soft)
+	if errors.Is(err, context.DeadlineExceeded) {
+		w.log.Warn("soft stop timed out; cancelling running jobs", slog.Duration("timeout", timeout))
+		hard, cancelHard := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancelHard()
+		err = w.client.StopAndCancel(hard)
+	}
+	w.fetcher.Close()
+	w.pool.Close()
+	return err
+}
+
+// Run starts the worker and its HTTP server and blocks until ctx ends, then
+// shuts down gracefully.
+func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	w, err := New(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.MetricsAddr, err)
+	}
+	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("operations server stopped", slog.Any("error", err))
+		}
+	}()
+	if err := w.Start(ctx); err != nil {
+		_ = srv.Close()
+		return err
+	}
+	log.Info("worker started", slog.Any("queues", cfg.Queues), slog.String("ops_addr", ln.Addr().String()),
+		slog.String("embedder", "builtin"), slog.String("nli", "builtin"), slog.Bool("replay", cfg.ReplayDir != ""))
+	<-ctx.Done()
+	log.Info("shutting down", slog.Duration("timeout", cfg.ShutdownTimeout))
+	stopErr := w.Stop(cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdownCtx)
+	if stopErr != nil {
+		return fmt.Errorf("stop: %w", stopErr)
+	}
+	log.Info("worker stopped")
+	return nil
+}

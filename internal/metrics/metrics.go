@@ -1,0 +1,93 @@
+// Package metrics defines evidencefleet's Prometheus metrics (prefix
+// evidencefleet_). Labels are bounded: no URLs, task ids or claim ids.
+// Every method is safe on a nil *Metrics, so code paths need no checks.
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+const namespace = "evidencefleet"
+
+// Metrics holds the collectors of one process.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	nliEdges     *prometheus.CounterVec
+	nliSkipped   *prometheus.CounterVec
+	fetches      *prometheus.CounterVec
+	fetchBytes   prometheus.Counter
+	claims       *prometheus.CounterVec
+	quoteDropped prometheus.Counter
+}
+
+// New registers the collectors on a fresh registry, with the Go and process collectors.
+func New() *Metrics {
+	m := &Metrics{Registry: prometheus.NewRegistry()}
+	m.nliEdges = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "nli_edges_total",
+		Help: "NLI edges inserted, by relation.",
+	}, []string{"relation"})
+	m.nliSkipped = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "nli_pairs_skipped_total",
+		Help: "Fragment/claim pairs not judged or not inserted: already_judged (pre-check) or conflict (judged concurrently).",
+	}, []string{"reason"})
+	m.fetches = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "fetches_total",
+		Help: "Page fetches by outcome (ok or the failure reason).",
+	}, []string{"outcome"})
+	m.fetchBytes = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: namespace, Name: "fetch_bytes_total",
+		Help: "Bytes of fetched page bodies.",
+	})
+	m.claims = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "claims_extracted_total",
+		Help: "Claims extracted from pages, by result (stored, dropped_quote, dropped_span).",
+	}, []string{"result"})
+	m.quoteDropped = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: namespace, Name: "claim_quotes_rejected_total",
+		Help: "Extracted claims dropped because their quote does not occur verbatim in the page version.",
+	})
+	m.Registry.MustRegister(m.nliEdges, m.nliSkipped, m.fetches, m.fetchBytes, m.claims, m.quoteDropped,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, r := range []string{"supports", "refutes", "neutral"} {
+		m.nliEdges.WithLabelValues(r)
+	}
+	for _, r := range []string{"already_judged", "conflict"} {
+		m.nliSkipped.WithLabelValues(r)
+	}
+	return m
+}
+
+// NLIEdge counts n inserted edges of a relation.
+func (m *Metrics) NLIEdge(relation string, n int) {
+	if m != nil && n > 0 {
+		m.nliEdges.WithLabelValues(relation).Add(float64(n))
+	}
+}
+
+// NLISkipped counts n skipped pairs for a reason.
+func (m *Metrics) NLISkipped(reason string, n int) {
+	if m != nil && n > 0 {
+		m.nliSkipped.WithLabelValues(reason).Add(float64(n))
+	}
+}
+
+// Fetch counts one fetch outcome and its body size.
+func (m *Metrics) Fetch(outcome string, bytes int) {
+	if m == nil {
+		return
+	}
+	m.fetches.WithLabelValues(outcome).Inc()
+	if bytes > 0 {
+		m.fetchBytes.Add(float64(bytes))
+	}
+}
+
+// Claims counts n extracted claims with a result.
+func (m *Metrics) Claims(result string, n int) {
+	if m != nil && n > 0 {
+		m.claims.WithLabelValues(result).Add(float64(n))
+	}
+}

@@ -1,0 +1,311 @@
+package ml
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+)
+
+// HashEmbedderDim is the default dimension of HashEmbedder vectors.
+const HashEmbedderDim = 256
+
+// HashEmbedderModel is the model id of HashEmbedder vectors. Vectors of
+// different dimensions are not comparable, so a non-default dimension is
+// appended to the id (e.g. "builtin-hash-ngram-v1-d512").
+const HashEmbedderModel = "builtin-hash-ngram-v1"
+
+// HashEmbedderMinSimilarity is the calibrated default minimum cosine for
+// candidate retrieval with a HashEmbedder of HashEmbedderDim dimensions
+// (DESIGN §5.2 min_similarity for this embedder).
+//
+// Rule: the 10th percentile of the cosines of related pairs, i.e. a 90 %
+// recall target, rounded down to two decimals. Measured on
+// shared/data/nli/{snli,mnli_matched,mnli_mismatched}.tsv (3000 rows):
+// related pairs are each premise against its own hypothesis (all labels are
+// on-topic); unrelated pairs are each premise against the hypotheses of the
+// ten following rows of the same file (30000 pairs).
+//
+// Related-pair cosine quantiles (all files): p05 0.011, p10 0.052,
+// p25 0.194, median 0.353; unrelated: median 0.017, p90 0.119, p95 0.173,
+// p99 0.279. At 0.05 the recall of related pairs is 0.903 (snli 0.884,
+// mnli_matched 0.908, mnli_mismatched 0.918) and 28.6 % of unrelated pairs
+// are kept (snli 35.9 %, mnli_matched 24.2 %, mnli_mismatched 25.6 %; SNLI
+// captions share much vocabulary). The low value reflects that about a
+// tenth of related pairs share no content word at all. It is a recall-stage
+// filter: full-text search has already required shared terms, and top_k /
+// max_pairs_per_claim bound the pairs sent to NLI. A stricter 80 % recall
+// target would give 0.15 (81.0 % recall, 6.8 % of unrelated pairs kept).
+// TestHashEmbedderCalibration recomputes these numbers.
+const HashEmbedderMinSimilarity = 0.05
+
+// Feature weights of the HashEmbedder. Content-word unigrams carry most of
+// the signal, bigrams add some word order, character trigrams give partial
+// credit to inflections and spelling variants.
+const (
+	heWordWeight     = 1.0
+	heStopWeight     = 0.15 // unigram weight of a stop word
+	heBigramWeight   = 0.6
+	heBigramStopDamp = 0.3 // bigram weight factor per stop word in the bigram
+	heTrigramWeight  = 0.5 // total (L2) trigram weight of one content word
+	heMaxWordRunes   = 64  // longer "words" are cut for trigram purposes
+	heSeedWord       = 0x9e3779b97f4a7c15
+	heSeedBigram     = 0xbf58476d1ce4e5b9
+	heSeedTrigram    = 0x94d049bb133111eb
+	fnvOffset64      = 14695981039346656037
+	fnvPrime64       = 1099511628211
+)
+
+// HashEmbedder is a deterministic bag-of-n-grams embedder using signed
+// feature hashing. Each text is lowercased and split into words (runs of
+// Unicode letters, digits and combining marks). Features are word unigrams,
+// word bigrams and character trigrams of each word with boundary markers;
+// stop words are damped (small unigram weight, no trigrams, damped bigrams).
+// Every feature is hashed (64-bit FNV-1a, mixed, fixed seeds) to a bucket
+// and a sign; bucket sums x get sublinear term frequency (|x| ≤ 1 kept,
+// otherwise sign(x)·(1+ln|x|)) and the vector is L2-normalised.
+//
+// The embedding of an empty or whitespace-only text (or one without any
+// letter or digit) is the zero vector; Cosine with it is 0.
+//
+// A HashEmbedder is safe for concurrent use.
+type HashEmbedder struct {
+	dim   int
+	model string
+}
+
+var _ Embedder = (*HashEmbedder)(nil)
+
+// NewHashEmbedder returns a HashEmbedder producing vectors of dim floats;
+// dim <= 0 selects HashEmbedderDim.
+func NewHashEmbedder(dim int) *HashEmbedder {
+	if dim <= 0 {
+		dim = HashEmbedderDim
+	}
+	m := HashEmbedderModel
+	if dim != HashEmbedderDim {
+		m += "-d" + strconv.Itoa(dim)
+	}
+	return &HashEmbedder{dim: dim, model: m}
+}
+
+// Model returns the stable model id, HashEmbedderModel for the default
+// dimension and HashEmbedderModel+"-d<dim>" otherwise.
+func (e *HashEmbedder) Model() string { return e.model }
+
+// Dim returns the vector length.
+func (e *HashEmbedder) Dim() int { return e.dim }
+
+// Embed returns one L2-normalised vector (or the zero vector for a text
+// without words) per text. It fails only when ctx is done.
+func (e *HashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	backing := make([]float32, len(texts)*e.dim)
+	st := embedState{acc: make([]float64, e.dim), dim: uint64(e.dim)}
+	if e.dim&(e.dim-1) == 0 {
+		st.mask = uint64(e.dim - 1)
+		st.pow2 = true
+	}
+	for i, t := range texts {
+		if i&63 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		v := backing[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
+		st.embed(t, v)
+		out[i] = v
+	}
+	return out, nil
+}
+
+// embedState holds the per-call scratch buffers of Embed.
+type embedState struct {
+	acc   []float64
+	runes [heMaxWordRunes + 2]rune
+	dim   uint64
+	mask  uint64
+	pow2  bool
+}
+
+// mix64 is the splitmix64 finaliser; it spreads FNV hashes over all bits.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// add hashes feature h (already seeded) into a bucket with a sign.
+func (s *embedState) add(h uint64, w float64) {
+	h = mix64(h)
+	var idx uint64
+	if s.pow2 {
+		idx = h & s.mask
+	} else {
+		idx = h % s.dim
+	}
+	if h>>63 == 1 {
+		w = -w
+	}
+	s.acc[idx] += w
+}
+
+func (s *embedState) embed(text string, out []float32) {
+	acc := s.acc
+	for i := range acc {
+		acc[i] = 0
+	}
+	var (
+		prevHash  uint64
+		prevStop  bool
+		havePrev  bool
+		wordHash  uint64 = fnvOffset64
+		nr        int    // runes of the current word (capped)
+		inWord    bool
+		nFeatures int
+	)
+	flush := func() {
+		if !inWord {
+			return
+		}
+		inWord = false
+		stop := false
+		if nr <= maxStopRunes {
+			_, stop = stopHashes[wordHash]
+		}
+		w := heWordWeight
+		if stop {
+			w = heStopWeight
+		}
+		s.add(wordHash^heSeedWord, w)
+		nFeatures++
+		if havePrev {
+			bw := heBigramWeight
+			if stop {
+				bw *= heBigramStopDamp
+			}
+			if prevStop {
+				bw *= heBigramStopDamp
+			}
+			s.add((prevHash*fnvPrime64)^(wordHash+heSeedBigram), bw)
+		}
+		if !stop {
+			// Character trigrams over ^word$ (boundary markers 0x02/0x03).
+			r := s.runes[:nr+2]
+			r[0] = 0x02
+			r[nr+1] = 0x03
+			n := len(r) - 2
+			tw := heTrigramWeight / math.Sqrt(float64(n))
+			for j := 0; j < n; j++ {
+				h := uint64(fnvOffset64)
+				h = (h ^ uint64(r[j])) * fnvPrime64
+				h = (h ^ uint64(r[j+1])) * fnvPrime64
+				h = (h ^ uint64(r[j+2])) * fnvPrime64
+				s.add(h^heSeedTrigram, tw)
+			}
+		}
+		prevHash, prevStop, havePrev = wordHash, stop, true
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		var r rune
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				r = rune(c)
+			case 'A' <= c && c <= 'Z':
+				r = rune(c + 'a' - 'A')
+			default:
+				flush()
+				continue
+			}
+			if !inWord {
+				inWord, wordHash, nr = true, fnvOffset64, 0
+			}
+			wordHash = (wordHash ^ uint64(r)) * fnvPrime64
+		} else {
+			var size int
+			r, size = utf8.DecodeRuneInString(text[i:])
+			i += size
+			if !(unicode.IsLetter(r) || unicode.IsDigit(r) || (inWord && unicode.IsMark(r))) {
+				flush()
+				continue
+			}
+			r = unicode.ToLower(r)
+			if !inWord {
+				inWord, wordHash, nr = true, fnvOffset64, 0
+			}
+			var buf [utf8.UTFMax]byte
+			n := utf8.EncodeRune(buf[:], r)
+			for _, b := range buf[:n] {
+				wordHash = (wordHash ^ uint64(b)) * fnvPrime64
+			}
+		}
+		if nr < heMaxWordRunes {
+			s.runes[nr+1] = r
+			nr++
+		}
+	}
+	flush()
+	if nFeatures == 0 {
+		for i := range out {
+			out[i] = 0
+		}
+		return
+	}
+	var norm float64
+	for i, x := range acc {
+		// Sublinear term frequency: |x| up to 1 is kept, above 1 it becomes
+		// 1+ln|x| (the classic 1+log tf, continuous and smooth at 1). Only
+		// a few buckets exceed 1, so few logarithms are computed.
+		if a := math.Abs(x); a > 1 {
+			y := 1 + math.Log(a)
+			if x < 0 {
+				y = -y
+			}
+			acc[i] = y
+			x = y
+		}
+		norm += x * x
+	}
+	if norm == 0 { // every feature cancelled out
+		for i := range out {
+			out[i] = 0
+		}
+		return
+	}
+	inv := 1 / math.Sqrt(norm)
+	for i, x := range acc {
+		out[i] = float32(x * inv)
+	}
+}
+
+// fnvString is the 64-bit FNV-1a hash of s, as computed inline by embed for
+// an already lowercased word.
+func fnvString(s string) uint64 {
+	h := uint64(fnvOffset64)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime64
+	}
+	return h
+}
+
+// stopHashes holds the FNV-1a hashes of stopWordList; maxStopRunes is the
+// length of its longest word (longer words skip the lookup).
+var stopHashes, maxStopRunes = func() (map[uint64]struct{}, int) {
+	m := make(map[uint64]struct{}, len(stopWordList))
+	n := 0
+	for _, w := range stopWordList {
+		m[fnvString(w)] = struct{}{}
+		n = max(n, utf8.RuneCountInString(w))
+	}
+	return m, n
+}()

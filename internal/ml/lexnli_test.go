@@ -1,0 +1,134 @@
+package ml_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+)
+
+func TestLexicalNLICases(t *testing.T) {
+	tests := []struct {
+		name, premise, hypothesis string
+		want                      string
+		minConf                   float64 // 0: no confidence requirement
+	}{
+		// Supports: the hypothesis is covered by the premise.
+		{"subset", "A man is playing a guitar on a stage in front of a large crowd.", "A man is playing a guitar.", ml.Supports, 0.6},
+		{"inflection", "The researchers measured rising sea levels along the coast.", "Researchers measure sea levels.", ml.Supports, 0.6},
+		{"hypernym", "Two women are walking their dogs in the park.", "People are walking dogs in the park.", ml.Supports, 0.6},
+		{"same numbers", "The bridge was completed in 1932 after 8 years of work.", "The bridge was completed in 1932.", ml.Supports, 0.6},
+		{"paraphrase with synonyms", "A kid rides a bicycle down the road.", "A child rides a bike on the street.", ml.Supports, 0.6},
+		{"contraction kept consistent", "The committee didn't approve the budget.", "The committee did not approve the budget.", ml.Supports, 0.6},
+
+		// Refutes: well covered hypothesis plus a contradiction cue.
+		{"negation in hypothesis", "The drug reduced mortality in the trial.", "The drug did not reduce mortality in the trial.", ml.Refutes, 0.6},
+		{"negation in premise", "The company never paid the fine.", "The company paid the fine.", ml.Refutes, 0.6},
+		{"contracted negation", "The senator supports the bill.", "The senator doesn't support the bill.", ml.Refutes, 0.6},
+		{"pre-tokenised negation", "He can swim .", "He ca n't swim .", ml.Refutes, 0.6},
+		{"number mismatch", "The earthquake killed 120 people in the region.", "The earthquake killed 300 people in the region.", ml.Refutes, 0.6},
+		{"spelled number mismatch", "Two dogs are running through a field.", "Three dogs are running through a field.", ml.Refutes, 0.6},
+		{"antonym", "Unemployment rates increased sharply last year.", "Unemployment rates decreased last year.", ml.Refutes, 0.6},
+		{"antonym rise/fall", "Prices rose in March.", "Prices fell in March.", ml.Refutes, 0.6},
+		{"antonym more/less", "The new engine uses more fuel.", "The new engine uses less fuel.", ml.Refutes, 0.6},
+		{"gender swap", "A man is cooking dinner in the kitchen.", "A woman is cooking dinner in the kitchen.", ml.Refutes, 0.6},
+		{"quantifier", "All of the samples were contaminated.", "None of the samples were contaminated.", ml.Refutes, 0.6},
+
+		// Neutral: unrelated or adds new information.
+		{"unrelated", "The orchestra performed Beethoven's ninth symphony.", "Interest rates were raised by the central bank.", ml.Neutral, 0.5},
+		{"new information", "A woman is reading a book.", "A woman is reading a mystery novel on a train to Paris.", ml.Neutral, 0},
+		{"unrelated with negation", "The cat sat on the mat.", "Volcanoes do not erupt in winter.", ml.Neutral, 0},
+		{"empty hypothesis", "Something happened.", "", ml.Neutral, 0},
+		{"stop words only", "It is what it is.", "It was.", ml.Neutral, 0},
+		{"empty premise", "", "The vaccine is safe.", ml.Neutral, 0},
+	}
+	nli := ml.NewLexicalNLI()
+	pairs := make([]ml.Pair, len(tests))
+	for i, tt := range tests {
+		pairs[i] = ml.Pair{Premise: tt.premise, Hypothesis: tt.hypothesis}
+	}
+	out, err := nli.Judge(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(pairs) {
+		t.Fatalf("got %d judgements for %d pairs", len(out), len(pairs))
+	}
+	for i, tt := range tests {
+		j := out[i]
+		if j.Label != tt.want {
+			t.Errorf("%s: label %s (%.3f), want %s", tt.name, j.Label, j.Confidence, tt.want)
+			continue
+		}
+		if j.Confidence < tt.minConf {
+			t.Errorf("%s: confidence %.3f, want >= %.2f", tt.name, j.Confidence, tt.minConf)
+		}
+	}
+}
+
+func TestLexicalNLIHedgeLowersConfidence(t *testing.T) {
+	nli := ml.NewLexicalNLI()
+	out, err := nli.Judge(context.Background(), []ml.Pair{
+		{Premise: "The new policy reduced emissions in the city.", Hypothesis: "The policy reduced emissions."},
+		{Premise: "The new policy reduced emissions in the city.", Hypothesis: "The policy may have reduced emissions."},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Label != ml.Supports {
+		t.Fatalf("plain: %+v, want supports", out[0])
+	}
+	if out[1].Confidence >= out[0].Confidence {
+		t.Errorf("hedged confidence %.3f not below plain %.3f", out[1].Confidence, out[0].Confidence)
+	}
+}
+
+func TestLexicalNLIInvariants(t *testing.T) {
+	nli := ml.NewLexicalNLI()
+	if nli.Model() != "builtin-lexical-nli-v1" {
+		t.Errorf("Model = %q", nli.Model())
+	}
+	long := strings.Repeat("The quick brown fox did not jump over 3 lazy dogs. ", 200)
+	pairs := []ml.Pair{
+		{"", ""},
+		{"   ", "\t"},
+		{long, "The fox jumped over 3 dogs."},
+		{"Ünïcödé Straße ist schön.", "Die Straße ist nicht schön."},
+		{"数据科学", "机器学习"},
+		{"1,000 people attended.", "1000 people attended."},
+		{"'n't n't '' ' don't", "n't"},
+	}
+	a, err := nli.Judge(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := ml.NewLexicalNLI().Judge(context.Background(), pairs)
+	for i, j := range a {
+		switch j.Label {
+		case ml.Supports, ml.Refutes, ml.Neutral:
+		default:
+			t.Errorf("pair %d: label %q", i, j.Label)
+		}
+		if math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
+			t.Errorf("pair %d: confidence %v", i, j.Confidence)
+		}
+		if j != b[i] {
+			t.Errorf("pair %d: not deterministic: %+v vs %+v", i, j, b[i])
+		}
+	}
+	if a[5].Label != ml.Supports {
+		t.Errorf("thousands separator: %+v, want supports", a[5])
+	}
+	out, err := nli.Judge(context.Background(), nil)
+	if err != nil || len(out) != 0 {
+		t.Errorf("Judge(nil) = %v, %v", out, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := nli.Judge(ctx, pairs); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v", err)
+	}
+}

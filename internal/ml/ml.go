@@ -1,0 +1,147 @@
+// Package ml holds the model interfaces of the fleet (embeddings and natural
+// language inference) together with the built-in, deterministic, offline
+// baselines: a hashed n-gram embedder (HashEmbedder) and a lexical NLI
+// classifier (LexicalNLI). Both are pure Go, need no network and give the
+// same output for the same input in every process.
+package ml
+
+import (
+	"context"
+	"math"
+	"sort"
+)
+
+// Relation labels of NLI edges.
+const (
+	// Supports means the premise entails the hypothesis.
+	Supports = "supports"
+	// Refutes means the premise contradicts the hypothesis.
+	Refutes = "refutes"
+	// Neutral means the premise neither entails nor contradicts the hypothesis.
+	Neutral = "neutral"
+)
+
+// Pair is one NLI input: Premise is the evidence fragment text, Hypothesis the claim text.
+type Pair struct{ Premise, Hypothesis string }
+
+// Judgement is one NLI output: Label is Supports/Refutes/Neutral, Confidence
+// in [0,1] (the top-class probability).
+type Judgement struct {
+	Label      string
+	Confidence float64
+}
+
+// Embedder turns texts into L2-normalised vectors of Dim() floats.
+type Embedder interface {
+	// Model is the stable model id stored with every embedding, e.g. "builtin-hash-ngram-v1".
+	Model() string
+	// Dim is the length of every returned vector.
+	Dim() int
+	// Embed returns one vector per text, in order.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// NLI judges premise/hypothesis pairs in batches; len(out)==len(pairs).
+type NLI interface {
+	// Model is the stable model id stored with every judgement.
+	Model() string
+	// Judge returns one Judgement per pair, in order.
+	Judge(ctx context.Context, pairs []Pair) ([]Judgement, error)
+}
+
+// Cosine returns the cosine similarity of a and b. For L2-normalised vectors
+// this equals their dot product. It returns 0 when the lengths differ, when
+// either vector is empty or all zeros (e.g. the embedding of an empty text),
+// or when the inputs hold NaN/Inf; the result is clamped to [-1,1].
+func Cosine(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	b = b[:len(a)]
+	var dot, na, nb float64
+	for i, x := range a {
+		y := float64(b[i])
+		fx := float64(x)
+		dot += fx * y
+		na += fx * fx
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	c := dot / math.Sqrt(na*nb)
+	switch {
+	case math.IsNaN(c):
+		return 0
+	case c > 1:
+		return 1
+	case c < -1:
+		return -1
+	}
+	return c
+}
+
+// TopK returns indices of the k highest scores >= min, best first, ties
+// broken by lower index (deterministic). NaN scores are never returned; k <= 0
+// yields an empty result.
+func TopK(scores []float64, k int, min float64) []int {
+	if k <= 0 || len(scores) == 0 {
+		return []int{}
+	}
+	// better reports whether index i ranks before index j.
+	better := func(i, j int) bool {
+		if scores[i] != scores[j] {
+			return scores[i] > scores[j]
+		}
+		return i < j
+	}
+	if k > len(scores) {
+		k = len(scores)
+	}
+	// h is a binary heap whose root is the worst of the kept indices.
+	h := make([]int, 0, k)
+	down := func(i int) {
+		n := len(h)
+		for {
+			l := 2*i + 1
+			if l >= n {
+				return
+			}
+			w := l
+			if r := l + 1; r < n && better(h[l], h[r]) {
+				w = r
+			}
+			if !better(h[i], h[w]) {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i, s := range scores {
+		if !(s >= min) { // also rejects NaN
+			continue
+		}
+		if len(h) < k {
+			h = append(h, i)
+			for j := len(h) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !better(h[p], h[j]) {
+					break
+				}
+				h[p], h[j] = h[j], h[p]
+				j = p
+			}
+			continue
+		}
+		if s < scores[h[0]] {
+			continue // fast path: worse than the worst kept score
+		}
+		if better(i, h[0]) {
+			h[0] = i
+			down(0)
+		}
+	}
+	sort.Slice(h, func(a, b int) bool { return better(h[a], h[b]) })
+	return h
+}

@@ -1,0 +1,124 @@
+// Package jobs is evidencefleet's public job contract: one file per job kind
+// with its args type (Kind, InsertOpts, validation) and its worker. Other Go
+// services import it to insert jobs; the worker process registers the workers.
+//
+// Args are decoded strictly: an unknown field, a wrong type or a missing
+// required field is a permanent error. The worker cancels such a job with a
+// message naming the field (visible in river_job.errors); it is never retried.
+package jobs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Job kinds (DESIGN §4). These strings are the public contract.
+const (
+	KindTargetQueue   = "target_queue"
+	KindEmbed         = "embed"
+	KindVerifyNLI     = "verify_nli"
+	KindRerank        = "rerank"
+	KindCitationGraph = "citation_graph"
+	KindCleanup       = "cleanup"
+)
+
+// Queues (DESIGN §4).
+const (
+	QueueTarget      = "target"
+	QueueEmbed       = "embed"
+	QueueNLI         = "nli"
+	QueueRerank      = "rerank"
+	QueueCitation    = "citation"
+	QueueMaintenance = "maintenance"
+)
+
+// AllQueues lists every queue in priority order of the pipeline.
+var AllQueues = []string{QueueTarget, QueueEmbed, QueueNLI, QueueRerank, QueueCitation, QueueMaintenance}
+
+// ArgsError is a permanent problem with a job's args.
+type ArgsError struct {
+	Kind  string // job kind
+	Field string // JSON path of the offending field, "" when not field-specific
+	Msg   string
+}
+
+func (e *ArgsError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("invalid %s args: %s", e.Kind, e.Msg)
+	}
+	return fmt.Sprintf("invalid %s args: field %q: %s", e.Kind, e.Field, e.Msg)
+}
+
+func argsErr(kind, field, format string, a ...any) *ArgsError {
+	return &ArgsError{Kind: kind, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// decodeStrict decodes one JSON object into v, rejecting unknown fields and
+// trailing data, and turns encoding/json's errors into ArgsErrors naming the field.
+func decodeStrict(kind string, data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonArgsError(kind, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return argsErr(kind, "", "trailing data after the JSON object")
+	}
+	return nil
+}
+
+func jsonArgsError(kind string, err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		if field == "" {
+			return argsErr(kind, "", "expected a JSON object, got %s", typeErr.Value)
+		}
+		return argsErr(kind, field, "expected %s, got %s", jsonTypeName(typeErr.Type.Kind().String()), typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return argsErr(kind, "", "malformed JSON at byte %d: %v", syntaxErr.Offset, err)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return argsErr(kind, name, "unknown field")
+	case errors.Is(err, io.EOF):
+		return argsErr(kind, "", "empty args")
+	default:
+		return argsErr(kind, "", "%v", err)
+	}
+}
+
+func jsonTypeName(goKind string) string {
+	switch goKind {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	default:
+		return goKind
+	}
+}
+
+// requirePositive checks a required id field.
+func requirePositive(kind, field string, v int64) error {
+	if v <= 0 {
+		if v == 0 {
+			return argsErr(kind, field, "required (a positive integer)")
+		}
+		return argsErr(kind, field, "must be a positive integer, got %d", v)
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package jobs
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// Deps is what the workers need from the process that runs them.
+type Deps struct {
+	Store    *store.Store
+	Fetcher  *crawl.Fetcher
+	Embedder ml.Embedder
+	NLI      ml.NLI
+	Logger   *slog.Logger
+	Metrics  *metrics.Metrics // may be nil
+	Extract  ExtractConfig
+	Verify   VerifyConfig
+	Embed    EmbedConfig
+}
+
+// ExtractConfig tunes page processing in target_queue.
+type ExtractConfig struct {
+	Fragments        extract.FragmentOptions
+	MaxClaimsPerPage int // built-in extractor's cap per page version (default 20)
+}
+
+// EmbedConfig tunes the embed job.
+type EmbedConfig struct {
+	BatchSize int // texts per embedder call (default 64)
+	JobSize   int // fragment ids per embed job inserted by target_queue (default 256)
+}
+
+// VerifyConfig holds the defaults of DESIGN §5.2.
+type VerifyConfig struct {
+	MinSimilarity    float64 // cosine floor of stage 2; belongs to the embedder
+	TopK             int     // stage 2 keeps the top_k most similar (30)
+	MaxDomains       int     // distinct source domains per claim (6)
+	MaxPairsPerClaim int     // NLI pairs per claim per run (20)
+	MinNLIConfidence float64 // supports/refutes below it are recorded as neutral (0.6)
+	SaveNeutral      bool    // keep neutral judgements as edges (true)
+	RecallLimit      int     // stage 1 full-text candidates per claim (200)
+	NLIBatchSize     int     // pairs per NLI call (32)
+	// EmbedWait is how long a verify_nli job snoozes while the task still has
+	// fragments without embeddings; after MaxEmbedWaits snoozes it judges what
+	// is embedded and logs the rest.
+	EmbedWait     time.Duration
+	MaxEmbedWaits int
+}
+
+// DefaultVerifyConfig returns DESIGN §5.2's defaults for an embedder whose
+// calibrated similarity floor is minSimilarity.
+func DefaultVerifyConfig(minSimilarity float64) VerifyConfig {
+	return VerifyConfig{
+		MinSimilarity:    minSimilarity,
+		TopK:             30,
+		MaxDomains:       6,
+		MaxPairsPerClaim: 20,
+		MinNLIConfidence: 0.6,
+		SaveNeutral:      true,
+		RecallLimit:      200,
+		NLIBatchSize:     32,
+		EmbedWait:        2 * time.Second,
+		MaxEmbedWaits:    60,
+	}
+}
+
+func (d *Deps) logger() *slog.Logger {
+	if d.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return d.Logger
+}

@@ -1,0 +1,142 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// EmbedArgs embeds fragments that lack an embedding for the configured model:
+// either the listed fragments or every fragment of one page version.
+type EmbedArgs struct {
+	// TaskID is informational: it lets `enqueue status` count the job with its task.
+	TaskID        int64   `json:"task_id,omitempty"`
+	FragmentIDs   []int64 `json:"fragment_ids,omitempty"`
+	PageVersionID int64   `json:"page_version_id,omitempty"`
+
+	decodeErr error
+}
+
+// Kind implements river.JobArgs.
+func (EmbedArgs) Kind() string { return KindEmbed }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (EmbedArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueEmbed, Priority: 1, MaxAttempts: 10}
+}
+
+// UnmarshalJSON decodes strictly (see TargetQueueArgs.UnmarshalJSON).
+func (a *EmbedArgs) UnmarshalJSON(b []byte) error {
+	type plain EmbedArgs
+	var p plain
+	err := decodeStrict(KindEmbed, b, &p)
+	*a = EmbedArgs(p)
+	a.decodeErr = err
+	return nil
+}
+
+// MaxEmbedFragments bounds one embed job.
+const MaxEmbedFragments = 10000
+
+// Validate reports the first problem with the args.
+func (a EmbedArgs) Validate() error {
+	if a.decodeErr != nil {
+		return a.decodeErr
+	}
+	switch {
+	case len(a.FragmentIDs) == 0 && a.PageVersionID == 0:
+		return argsErr(KindEmbed, "fragment_ids", "required (or page_version_id)")
+	case len(a.FragmentIDs) > 0 && a.PageVersionID != 0:
+		return argsErr(KindEmbed, "page_version_id", "give fragment_ids or page_version_id, not both")
+	case len(a.FragmentIDs) > MaxEmbedFragments:
+		return argsErr(KindEmbed, "fragment_ids", "at most %d ids per job, got %d", MaxEmbedFragments, len(a.FragmentIDs))
+	case a.PageVersionID < 0:
+		return argsErr(KindEmbed, "page_version_id", "must be a positive integer")
+	}
+	for i, id := range a.FragmentIDs {
+		if id <= 0 {
+			return argsErr(KindEmbed, fmt.Sprintf("fragment_ids[%d]", i), "must be a positive integer, got %d", id)
+		}
+	}
+	return nil
+}
+
+// EmbedWorker works embed jobs.
+type EmbedWorker struct {
+	river.WorkerDefaults[EmbedArgs]
+	Deps *Deps
+}
+
+// Work embeds in batches and stores the vectors with the completion.
+func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error {
+	if err := job.Args.Validate(); err != nil {
+		return river.JobCancel(err)
+	}
+	d := w.Deps
+	model := d.Embedder.Model()
+	ids := job.Args.FragmentIDs
+	if job.Args.PageVersionID != 0 {
+		rows, err := d.Store.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: job.Args.PageVersionID, EmbedModel: model})
+		if err != nil {
+			return fmt.Errorf("read fragments of version %d: %w", job.Args.PageVersionID, err)
+		}
+		ids = ids[:0:0]
+		for _, r := range rows {
+			ids = append(ids, r.ID)
+		}
+	}
+	todo, err := d.Store.FragmentsToEmbed(ctx, store.FragmentsToEmbedParams{Ids: ids, EmbedModel: model})
+	if err != nil {
+		return fmt.Errorf("read fragments to embed: %w", err)
+	}
+	batch := d.Embed.BatchSize
+	if batch <= 0 {
+		batch = 64
+	}
+	fragIDs := make([]int64, 0, len(todo))
+	vectors := make([][]float32, 0, len(todo))
+	for start := 0; start < len(todo); start += batch {
+		end := min(start+batch, len(todo))
+		texts := make([]string, 0, end-start)
+		for _, f := range todo[start:end] {
+			texts = append(texts, f.Text)
+			fragIDs = append(fragIDs, f.ID)
+		}
+		vecs, err := d.Embedder.Embed(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("embed %d fragments with %s: %w", len(texts), model, err)
+		}
+		if len(vecs) != len(texts) {
+			return fmt.Errorf("embedder %s returned %d vectors for %d texts", model, len(vecs), len(texts))
+		}
+		for i, v := range vecs {
+			if len(v) != d.Embedder.Dim() {
+				return fmt.Errorf("embedder %s returned a vector of dimension %d for fragment %d, want %d", model, len(v), fragIDs[start+i], d.Embedder.Dim())
+			}
+		}
+		vectors = append(vectors, vecs...)
+	}
+	var stored int64
+	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		var err error
+		if stored, err = q.SetEmbeddings(ctx, fragIDs, vectors, model); err != nil {
+			return err
+		}
+		if err := river.RecordOutput(ctx, map[string]any{"embedded": stored, "requested": len(ids), "model": model}); err != nil {
+			return fmt.Errorf("record output: %w", err)
+		}
+		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store embeddings: %w", err)
+	}
+	d.logger().DebugContext(ctx, "fragments embedded", slog.Int64("job_id", job.ID), slog.Int64("embedded", stored))
+	return nil
+}

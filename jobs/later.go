@@ -1,0 +1,185 @@
+package jobs
+
+import (
+	"fmt"
+
+	"github.com/riverqueue/river"
+)
+
+// The args of the kinds whose workers land after the backbone. Their contract
+// (kind, queue, priority, fields, validation) is fixed here so that other
+// services can already insert them; a worker version that does not run a kind
+// does not serve its queue.
+
+// RerankArgs ranks a task's fragments in three stages (DESIGN §5.3).
+type RerankArgs struct {
+	TaskID int64  `json:"task_id" river:"unique"`
+	Query  string `json:"query,omitempty" river:"unique"`
+	TopK   int    `json:"top_k,omitempty" river:"unique"`
+
+	decodeErr error
+}
+
+// Kind implements river.JobArgs.
+func (RerankArgs) Kind() string { return KindRerank }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (RerankArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueRerank, Priority: 2, MaxAttempts: 10}
+}
+
+// UnmarshalJSON decodes strictly.
+func (a *RerankArgs) UnmarshalJSON(b []byte) error {
+	type plain RerankArgs
+	var p plain
+	err := decodeStrict(KindRerank, b, &p)
+	*a = RerankArgs(p)
+	a.decodeErr = err
+	return nil
+}
+
+// Validate reports the first problem with the args.
+func (a RerankArgs) Validate() error {
+	if a.decodeErr != nil {
+		return a.decodeErr
+	}
+	if err := requirePositive(KindRerank, "task_id", a.TaskID); err != nil {
+		return err
+	}
+	if a.TopK < 0 || a.TopK > 1000 {
+		return argsErr(KindRerank, "top_k", "must be between 1 and 1000, got %d", a.TopK)
+	}
+	return nil
+}
+
+// CitationGraphArgs follows an academic page's references and citations (DESIGN §5.4).
+type CitationGraphArgs struct {
+	TaskID int64 `json:"task_id"`
+	PageID int64 `json:"page_id" river:"unique"`
+
+	decodeErr error
+}
+
+// Kind implements river.JobArgs.
+func (CitationGraphArgs) Kind() string { return KindCitationGraph }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (CitationGraphArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueCitation, Priority: 4, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// UnmarshalJSON decodes strictly.
+func (a *CitationGraphArgs) UnmarshalJSON(b []byte) error {
+	type plain CitationGraphArgs
+	var p plain
+	err := decodeStrict(KindCitationGraph, b, &p)
+	*a = CitationGraphArgs(p)
+	a.decodeErr = err
+	return nil
+}
+
+// Validate reports the first problem with the args.
+func (a CitationGraphArgs) Validate() error {
+	if a.decodeErr != nil {
+		return a.decodeErr
+	}
+	if err := requirePositive(KindCitationGraph, "task_id", a.TaskID); err != nil {
+		return err
+	}
+	return requirePositive(KindCitationGraph, "page_id", a.PageID)
+}
+
+// Cleanup modes (DESIGN §5.6).
+const (
+	CleanupSoft = "soft"
+	CleanupHard = "hard"
+)
+
+// CleanupArgs removes a task's data (DESIGN §5.6).
+type CleanupArgs struct {
+	TaskID int64  `json:"task_id" river:"unique"`
+	Mode   string `json:"mode" river:"unique"`
+
+	decodeErr error
+}
+
+// Kind implements river.JobArgs.
+func (CleanupArgs) Kind() string { return KindCleanup }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (CleanupArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueMaintenance, Priority: 3, MaxAttempts: 5}
+}
+
+// UnmarshalJSON decodes strictly.
+func (a *CleanupArgs) UnmarshalJSON(b []byte) error {
+	type plain CleanupArgs
+	var p plain
+	err := decodeStrict(KindCleanup, b, &p)
+	*a = CleanupArgs(p)
+	a.decodeErr = err
+	return nil
+}
+
+// Validate reports the first problem with the args.
+func (a CleanupArgs) Validate() error {
+	if a.decodeErr != nil {
+		return a.decodeErr
+	}
+	if err := requirePositive(KindCleanup, "task_id", a.TaskID); err != nil {
+		return err
+	}
+	switch a.Mode {
+	case CleanupSoft, CleanupHard:
+		return nil
+	case "":
+		return argsErr(KindCleanup, "mode", "required (soft or hard)")
+	default:
+		return argsErr(KindCleanup, "mode", "unknown mode %q (want soft or hard)", a.Mode)
+	}
+}
+
+// Validatable is implemented by every args type of this package.
+type Validatable interface {
+	river.JobArgs
+	Validate() error
+}
+
+// ParseArgs decodes and validates raw JSON args for a kind, as the workers
+// would. The enqueue CLI uses it to refuse bad args before inserting.
+func ParseArgs(kind string, raw []byte) (Validatable, error) {
+	var v Validatable
+	switch kind {
+	case KindTargetQueue:
+		var a TargetQueueArgs
+		_ = a.UnmarshalJSON(raw)
+		v = a
+	case KindEmbed:
+		var a EmbedArgs
+		_ = a.UnmarshalJSON(raw)
+		v = a
+	case KindVerifyNLI:
+		var a VerifyNLIArgs
+		_ = a.UnmarshalJSON(raw)
+		v = a
+	case KindRerank:
+		var a RerankArgs
+		_ = a.UnmarshalJSON(raw)
+		v = a
+	case KindCitationGraph:
+		var a CitationGraphArgs
+		_ = a.UnmarshalJSON(raw)
+		v = a
+	case KindCleanup:
+		var a CleanupArgs
+		_ = a.UnmarshalJSON(raw)
+		v = a
+	default:
+		return nil, fmt.Errorf("unknown job kind %q (want one of %s, %s, %s, %s, %s, %s)", kind,
+			KindTargetQueue, KindEmbed, KindVerifyNLI, KindRerank, KindCitationGraph, KindCleanup)
+	}
+	if err := v.Validate(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

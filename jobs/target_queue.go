@@ -1,0 +1,511 @@
+package jobs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// Target kinds.
+const (
+	TargetURL   = "url"
+	TargetQuery = "query"
+	TargetDOI   = "doi"
+)
+
+// Target is what a target_queue job takes in: a URL, a DOI or a search query.
+type Target struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+}
+
+// Normalized validates the target and returns it with its value normalised
+// (URLs by crawl.NormalizeURL, DOIs lowercased without resolver prefix,
+// queries with whitespace collapsed).
+func (t Target) Normalized() (Target, error) {
+	v := strings.TrimSpace(t.Value)
+	if v == "" {
+		return t, argsErr(KindTargetQueue, "target.value", "required")
+	}
+	switch t.Kind {
+	case TargetURL:
+		n, err := crawl.NormalizeURL(v)
+		if err != nil {
+			return t, argsErr(KindTargetQueue, "target.value", "invalid URL: %v", err)
+		}
+		return Target{Kind: t.Kind, Value: n}, nil
+	case TargetDOI:
+		n := extract.NormalizeDOI(v)
+		if n == "" {
+			return t, argsErr(KindTargetQueue, "target.value", "invalid DOI %q", v)
+		}
+		return Target{Kind: t.Kind, Value: n}, nil
+	case TargetQuery:
+		return Target{Kind: t.Kind, Value: strings.Join(strings.Fields(v), " ")}, nil
+	case "":
+		return t, argsErr(KindTargetQueue, "target.kind", "required (url, doi or query)")
+	default:
+		return t, argsErr(KindTargetQueue, "target.kind", "unknown kind %q (want url, doi or query)", t.Kind)
+	}
+}
+
+// TargetQueueArgs takes one target into a task: fetch, archive, fragment,
+// extract claims, then enqueue embed and verify_nli (DESIGN §4). Unique per
+// task and target: a target is extracted once per task, never again.
+type TargetQueueArgs struct {
+	TaskID int64  `json:"task_id" river:"unique"`
+	Target Target `json:"target" river:"unique"`
+	Depth  int    `json:"depth,omitempty"`
+
+	decodeErr error
+}
+
+// Kind implements river.JobArgs.
+func (TargetQueueArgs) Kind() string { return KindTargetQueue }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (TargetQueueArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{
+		Queue:       QueueTarget,
+		Priority:    1,
+		MaxAttempts: 8,
+		UniqueOpts:  river.UniqueOpts{ByArgs: true},
+	}
+}
+
+// UnmarshalJSON decodes strictly; a problem is kept for Validate so the worker
+// can cancel the job with a clear message instead of River retrying it.
+func (a *TargetQueueArgs) UnmarshalJSON(b []byte) error {
+	type plain TargetQueueArgs
+	var p plain
+	err := decodeStrict(KindTargetQueue, b, &p)
+	*a = TargetQueueArgs(p)
+	a.decodeErr = err
+	return nil
+}
+
+// Validate reports the first problem with the args.
+func (a TargetQueueArgs) Validate() error {
+	if a.decodeErr != nil {
+		return a.decodeErr
+	}
+	if err := requirePositive(KindTargetQueue, "task_id", a.TaskID); err != nil {
+		return err
+	}
+	if a.Depth < 0 {
+		return argsErr(KindTargetQueue, "depth", "must not be negative")
+	}
+	_, err := a.Target.Normalized()
+	return err
+}
+
+// TargetQueueWorker works target_queue jobs.
+type TargetQueueWorker struct {
+	river.WorkerDefaults[TargetQueueArgs]
+	Deps *Deps
+}
+
+// Work fetches and processes the target, writing everything and the job's
+// completion in one transaction.
+func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueueArgs]) error {
+	if err := job.Args.Validate(); err != nil {
+		return river.JobCancel(err)
+	}
+	d := w.Deps
+	target, _ := job.Args.Target.Normalized()
+	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
+		slog.String("target_kind", target.Kind))
+
+	tgt, err := d.Store.EnsureTarget(ctx, store.EnsureTargetParams{TaskID: job.Args.TaskID, Kind: target.Kind, Value: target.Value})
+	if err != nil {
+		if isForeignKeyViolation(err) {
+			return river.JobCancel(fmt.Errorf("task %d does not exist", job.Args.TaskID))
+		}
+		return fmt.Errorf("register target: %w", err)
+	}
+	if tgt.Status == "extracted" {
+		// Extracted once per task, never again.
+		return completeAlone(ctx, d.Store, job)
+	}
+	if target.Kind != TargetURL {
+		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("target kind %q is not supported by this version (url only)", target.Kind))
+	}
+
+	res, err := d.Fetcher.Fetch(ctx, target.Value)
+	if err != nil {
+		var pe *crawl.PermanentError
+		var te *crawl.TransientError
+		switch {
+		case errors.As(err, &pe):
+			d.Metrics.Fetch(pe.Reason, 0)
+			return w.failTarget(ctx, job, tgt.ID, nil, err)
+		case errors.As(err, &te):
+			d.Metrics.Fetch(te.Reason, 0)
+		default:
+			d.Metrics.Fetch("error", 0)
+		}
+		if job.Attempt >= job.MaxAttempts {
+			return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("giving up after %d attempts: %w", job.Attempt, err))
+		}
+		if wait, ok := crawl.RetryAfter(err); ok && snoozeCount(job.Metadata) < 5 {
+			log.InfoContext(ctx, "fetch asked to retry later", slog.Duration("retry_after", wait))
+			return river.JobSnooze(wait)
+		}
+		return fmt.Errorf("fetch %s: %w", target.Value, err)
+	}
+	d.Metrics.Fetch("ok", len(res.Body))
+
+	page, err := processPage(res, d.Extract)
+	if err != nil {
+		return w.failTarget(ctx, job, tgt.ID, res, err)
+	}
+
+	var out targetOutput
+	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		var err error
+		out, err = writePage(ctx, q, job.Args, tgt.ID, res, page, d.Embedder.Model())
+		if err != nil {
+			return err
+		}
+		if err := insertFollowUps(ctx, tx, job.Args.TaskID, out, d.Embed); err != nil {
+			return err
+		}
+		if err := river.RecordOutput(ctx, out); err != nil {
+			return fmt.Errorf("record output: %w", err)
+		}
+		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store page %s: %w", target.Value, err)
+	}
+	d.Metrics.Claims("stored", out.ClaimsNew)
+	d.Metrics.Claims("dropped_span", out.ClaimsDropped)
+	log.InfoContext(ctx, "target extracted", slog.Int64("page_id", out.PageID),
+		slog.Int("fragments", out.Fragments), slog.Int("claims_new", out.ClaimsNew))
+	return nil
+}
+
+// processedPage is the pure result of extracting one fetched page.
+type processedPage struct {
+	doc           extract.Document
+	sha           string
+	fragments     []extract.Fragment
+	identifiers   []extract.Identifier
+	claims        []extract.ExtractedClaim
+	claimFragment []int // index into fragments of each claim's origin fragment
+	droppedClaims int   // claims whose quote is not inside one fragment
+}
+
+// processPage extracts text, fragments, identifiers and claims. No I/O.
+func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
+	var p processedPage
+	var err error
+	switch res.ContentType {
+	case "text/plain":
+		p.doc = extract.FromPlainText(res.Body)
+	default:
+		pageURL, _ := url.Parse(res.FinalURL)
+		p.doc, err = extract.FromHTMLWithContentType(res.Body, res.ContentType, pageURL)
+		if err != nil {
+			return p, fmt.Errorf("extract main text: %w", err)
+		}
+	}
+	if strings.TrimSpace(p.doc.Text) == "" {
+		return p, fmt.Errorf("extract main text: %w", extract.ErrNoText)
+	}
+	sum := sha256.Sum256([]byte(p.doc.Text))
+	p.sha = hex.EncodeToString(sum[:])
+	p.fragments = extract.Fragments(p.doc.Text, cfg.Fragments)
+	if res.ContentType == "text/plain" {
+		p.identifiers = extract.Identifiers(nil, p.doc.Text)
+	} else {
+		p.identifiers = extract.Identifiers(res.Body, p.doc.Text)
+	}
+	maxClaims := cfg.MaxClaimsPerPage
+	if maxClaims == 0 {
+		maxClaims = 20
+	}
+	for _, c := range extract.BuiltinClaims(p.doc.Text, maxClaims) {
+		fi := containingFragment(p.fragments, c.QuoteStart, c.QuoteEnd)
+		if fi < 0 {
+			p.droppedClaims++
+			continue
+		}
+		p.claims = append(p.claims, c)
+		p.claimFragment = append(p.claimFragment, fi)
+	}
+	return p, nil
+}
+
+// containingFragment returns the index of the fragment that contains the
+// whole span, or -1. Fragments are sorted and disjoint.
+func containingFragment(frags []extract.Fragment, start, end int) int {
+	lo, hi := 0, len(frags)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if frags[mid].End <= start {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(frags) && frags[lo].Start <= start && end <= frags[lo].End {
+		return lo
+	}
+	return -1
+}
+
+// targetOutput is recorded as the job's output and drives the follow-ups.
+type targetOutput struct {
+	PageID          int64   `json:"page_id"`
+	PageVersionID   int64   `json:"page_version_id"`
+	NewVersion      bool    `json:"new_version"`
+	Fragments       int     `json:"fragments"`
+	ClaimsNew       int     `json:"claims_new"`
+	ClaimsExisting  int     `json:"claims_existing"`
+	ClaimsDropped   int     `json:"claims_dropped"`
+	Identifiers     int     `json:"identifiers"`
+	ToEmbed         []int64 `json:"-"`
+	NewToTask       bool    `json:"new_to_task"`
+	EmbedJobsQueued int     `json:"embed_jobs"`
+}
+
+// writePage stores the page, its version, fragments, identifiers, claims and
+// origin edges, links the page to the task and marks the target extracted.
+// Every write is idempotent on its natural key.
+func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targetID int64, res *crawl.Result, p processedPage, embedModel string) (targetOutput, error) {
+	var out targetOutput
+	domain := crawl.Domain(res.URL)
+	pageID, err := store.RetryOnRace(ctx, func() (int64, error) {
+		return q.UpsertPage(ctx, store.UpsertPageParams{Url: res.URL, Domain: domain})
+	})
+	if err != nil {
+		return out, fmt.Errorf("upsert page: %w", err)
+	}
+	out.PageID = pageID
+	title := strings.TrimSpace(p.doc.Title)
+	if err := q.RecordPageFetch(ctx, store.RecordPageFetchParams{
+		ID: pageID, FinalUrl: &res.FinalURL, Title: nonEmpty(title), FetchedAt: &res.FetchedAt,
+		HttpStatus: int32Ptr(res.Status), ContentType: &res.ContentType,
+	}); err != nil {
+		return out, fmt.Errorf("record fetch: %w", err)
+	}
+	if err := q.EnsureDomain(ctx, domain); err != nil {
+		return out, fmt.Errorf("ensure domain: %w", err)
+	}
+	ver, err := store.RetryOnRace(ctx, func() (store.UpsertPageVersionRow, error) {
+		return q.UpsertPageVersion(ctx, store.UpsertPageVersionParams{
+			PageID: pageID, Sha256: p.sha, Content: p.doc.Text, FetchedAt: res.FetchedAt})
+	})
+	if err != nil {
+		return out, fmt.Errorf("upsert page version: %w", err)
+	}
+	out.PageVersionID, out.NewVersion = ver.ID, ver.Created
+
+	n := len(p.fragments)
+	fp := store.InsertFragmentsParams{PageID: pageID, PageVersionID: ver.ID,
+		Starts: make([]int32, n), Ends: make([]int32, n), Texts: make([]string, n), Headings: make([]string, n)}
+	for i, f := range p.fragments {
+		fp.Starts[i], fp.Ends[i], fp.Texts[i], fp.Headings[i] = int32(f.Start), int32(f.End), f.Text, f.Heading
+	}
+	if err := q.InsertFragments(ctx, fp); err != nil {
+		return out, fmt.Errorf("insert fragments: %w", err)
+	}
+	rows, err := q.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: ver.ID, EmbedModel: embedModel})
+	if err != nil {
+		return out, fmt.Errorf("read fragments: %w", err)
+	}
+	fragID := make(map[[2]int32]int64, len(rows))
+	for _, r := range rows {
+		fragID[[2]int32{r.StartChar, r.EndChar}] = r.ID
+		if r.NeedsEmbedding {
+			out.ToEmbed = append(out.ToEmbed, r.ID)
+		}
+	}
+	out.Fragments = len(rows)
+
+	if len(p.identifiers) > 0 {
+		ip := store.IndexResourcesParams{PageID: pageID}
+		var doi, pmid, arxiv *string
+		for _, id := range p.identifiers {
+			ip.Types = append(ip.Types, id.Type)
+			ip.Identifiers = append(ip.Identifiers, id.Value)
+			v := id.Value
+			switch id.Type {
+			case extract.IDDOI:
+				if doi == nil {
+					doi = &v
+				}
+			case extract.IDPMID:
+				if pmid == nil {
+					pmid = &v
+				}
+			case extract.IDArXiv:
+				if arxiv == nil {
+					arxiv = &v
+				}
+			}
+		}
+		if err := q.IndexResources(ctx, ip); err != nil {
+			return out, fmt.Errorf("index identifiers: %w", err)
+		}
+		if err := q.SetPageIdentifiers(ctx, store.SetPageIdentifiersParams{ID: pageID, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
+			return out, fmt.Errorf("set page identifiers: %w", err)
+		}
+		out.Identifiers = len(p.identifiers)
+	}
+
+	// Claims: numbered under the task's row lock, so E-numbers are gapless
+	// and a retry finds the claims it already stored.
+	task, err := q.LockTask(ctx, args.TaskID)
+	if err != nil {
+		if store.IsNotFound(err) {
+			return out, river.JobCancel(fmt.Errorf("task %d does not exist", args.TaskID))
+		}
+		return out, fmt.Errorf("lock task: %w", err)
+	}
+	existing, err := q.ExistingExtractedClaims(ctx, store.ExistingExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &ver.ID})
+	if err != nil {
+		return out, fmt.Errorf("read existing claims: %w", err)
+	}
+	have := make(map[[2]int32]bool, len(existing))
+	for _, c := range existing {
+		have[[2]int32{*c.QuoteStart, *c.QuoteEnd}] = true
+	}
+	next := task.NextEvidenceNo
+	cp := store.InsertExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &ver.ID}
+	for i, c := range p.claims {
+		span := [2]int32{int32(c.QuoteStart), int32(c.QuoteEnd)}
+		if have[span] {
+			out.ClaimsExisting++
+			continue
+		}
+		f := p.fragments[p.claimFragment[i]]
+		id, ok := fragID[[2]int32{int32(f.Start), int32(f.End)}]
+		if !ok {
+			out.ClaimsDropped++
+			continue
+		}
+		cp.EvidenceNos = append(cp.EvidenceNos, next)
+		next++
+		cp.Texts = append(cp.Texts, c.Text)
+		cp.TextHashes = append(cp.TextHashes, TextHash(c.Text))
+		cp.OriginFragmentIds = append(cp.OriginFragmentIds, id)
+		cp.QuoteStarts = append(cp.QuoteStarts, span[0])
+		cp.QuoteEnds = append(cp.QuoteEnds, span[1])
+		cp.LlmConfidences = append(cp.LlmConfidences, c.Confidence)
+	}
+	out.ClaimsDropped += p.droppedClaims
+	if len(cp.Texts) > 0 {
+		inserted, err := q.InsertExtractedClaims(ctx, cp)
+		if err != nil {
+			return out, fmt.Errorf("insert claims: %w", err)
+		}
+		out.ClaimsNew = len(inserted)
+		ep := store.InsertOriginEdgesParams{}
+		for _, c := range inserted {
+			ep.ClaimIds = append(ep.ClaimIds, c.ID)
+			ep.FragmentIds = append(ep.FragmentIds, *c.OriginFragmentID)
+		}
+		if err := q.InsertOriginEdges(ctx, ep); err != nil {
+			return out, fmt.Errorf("insert origin edges: %w", err)
+		}
+	}
+	added, err := q.AddTaskPage(ctx, store.AddTaskPageParams{TaskID: args.TaskID, PageID: pageID,
+		PageVersionID: &ver.ID, Reason: "target", Depth: int32(args.Depth)})
+	if err != nil {
+		return out, fmt.Errorf("add task page: %w", err)
+	}
+	out.NewToTask = added
+	if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: args.TaskID, NextEvidenceNo: next}); err != nil {
+		return out, fmt.Errorf("advance task: %w", err)
+	}
+	if err := q.FinishTarget(ctx, store.FinishTargetParams{ID: targetID, Status: "extracted", Stage: "extracted", PageID: &pageID}); err != nil {
+		return out, fmt.Errorf("mark target extracted: %w", err)
+	}
+	return out, nil
+}
+
+// insertFollowUps enqueues embed jobs for fragments lacking embeddings and one
+// verify_nli for the task, in the caller's transaction.
+func insertFollowUps(ctx context.Context, tx pgx.Tx, taskID int64, out targetOutput, cfg EmbedConfig) error {
+	client := river.ClientFromContext[pgx.Tx](ctx)
+	var params []river.InsertManyParams
+	size := cfg.JobSize
+	if size <= 0 {
+		size = 256
+	}
+	for start := 0; start < len(out.ToEmbed); start += size {
+		end := min(start+size, len(out.ToEmbed))
+		params = append(params, river.InsertManyParams{Args: EmbedArgs{TaskID: taskID, FragmentIDs: out.ToEmbed[start:end]}})
+	}
+	pageID := out.PageID
+	params = append(params, river.InsertManyParams{Args: VerifyNLIArgs{TaskID: taskID, PageID: &pageID}})
+	if _, err := client.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("enqueue follow-ups: %w", err)
+	}
+	return nil
+}
+
+// failTarget records a permanent failure on the target (and the page, when it
+// was fetched) and cancels the job with the reason. The task goes on.
+func (w *TargetQueueWorker) failTarget(ctx context.Context, job *river.Job[TargetQueueArgs], targetID int64, res *crawl.Result, cause error) error {
+	msg := cause.Error()
+	err := w.Deps.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		var pageID *int64
+		if res != nil {
+			id, err := store.RetryOnRace(ctx, func() (int64, error) {
+				return q.UpsertPage(ctx, store.UpsertPageParams{Url: res.URL, Domain: crawl.Domain(res.URL)})
+			})
+			if err != nil {
+				return fmt.Errorf("upsert page: %w", err)
+			}
+			pageID = &id
+			if err := q.RecordPageFetch(ctx, store.RecordPageFetchParams{ID: id, FinalUrl: &res.FinalURL,
+				FetchedAt: &res.FetchedAt, HttpStatus: int32Ptr(res.Status), ContentType: &res.ContentType, Error: &msg}); err != nil {
+				return fmt.Errorf("record page error: %w", err)
+			}
+		}
+		if err := q.FinishTarget(ctx, store.FinishTargetParams{ID: targetID, Status: "failed", Stage: "failed", PageID: pageID, Error: &msg}); err != nil {
+			return fmt.Errorf("mark target failed: %w", err)
+		}
+		return q.InsertEvent(ctx, store.InsertEventParams{TaskID: &job.Args.TaskID, EventType: "target_failed",
+			Payload: mustJSON(map[string]any{"target": job.Args.Target, "error": msg, "job_id": job.ID})})
+	})
+	if err != nil {
+		return fmt.Errorf("record target failure (%s): %w", msg, err)
+	}
+	w.Deps.logger().WarnContext(ctx, "target failed", slog.Int64("job_id", job.ID), slog.String("error", msg))
+	return river.JobCancel(cause)
+}
+
+// completeAlone completes a job that has nothing to write.
+func completeAlone[T river.JobArgs](ctx context.Context, s *store.Store, job *river.Job[T]) error {
+	return s.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	})
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func int32Ptr(v int) *int32 { x := int32(v); return &x }

@@ -1,0 +1,116 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// CreateTask creates a task whose hypothesis becomes its first claim (E1), in
+// the caller's transaction.
+func CreateTask(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, org, hypothesis string) (store.Task, error) {
+	hypothesis = strings.TrimSpace(hypothesis)
+	if hypothesis == "" {
+		return store.Task{}, fmt.Errorf("hypothesis is required")
+	}
+	if org == "" {
+		org = "default"
+	}
+	q := store.New(tx)
+	task, err := q.CreateTask(ctx, store.CreateTaskParams{OrganizationID: org, Hypothesis: hypothesis, BudgetClass: "standard"})
+	if err != nil {
+		return task, fmt.Errorf("create task: %w", err)
+	}
+	if _, err := AddHypotheses(ctx, client, tx, task.ID, []string{hypothesis}); err != nil {
+		return task, err
+	}
+	return task, nil
+}
+
+// AddedClaim is a hypothesis claim after AddHypotheses.
+type AddedClaim struct {
+	ID         int64  `json:"id"`
+	EvidenceNo int32  `json:"evidence_no"`
+	Text       string `json:"text"`
+	New        bool   `json:"new"`
+}
+
+// AddHypotheses adds hypothesis claims (no origin) to a task in the caller's
+// transaction and enqueues a verify_nli for them. A text already on the task
+// (same normalised text) returns the existing claim.
+func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, texts []string) ([]AddedClaim, error) {
+	q := store.New(tx)
+	task, err := q.LockTask(ctx, taskID)
+	if err != nil {
+		if store.IsNotFound(err) {
+			return nil, fmt.Errorf("task %d does not exist", taskID)
+		}
+		return nil, fmt.Errorf("lock task: %w", err)
+	}
+	out := make([]AddedClaim, 0, len(texts))
+	hashes := make([]string, 0, len(texts))
+	for i, t := range texts {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			return nil, fmt.Errorf("claim %d: empty text", i+1)
+		}
+		out = append(out, AddedClaim{Text: t})
+		hashes = append(hashes, TextHash(t))
+	}
+	existing, err := q.ExistingHypotheses(ctx, store.ExistingHypothesesParams{TaskID: taskID, TextHashes: hashes})
+	if err != nil {
+		return nil, fmt.Errorf("read existing claims: %w", err)
+	}
+	have := make(map[string]store.ExistingHypothesesRow, len(existing))
+	for _, e := range existing {
+		have[e.TextHash] = e
+	}
+	next := task.NextEvidenceNo
+	p := store.InsertHypothesesParams{TaskID: taskID}
+	pending := map[string]int{} // hash → index in p
+	for i, h := range hashes {
+		if e, ok := have[h]; ok {
+			out[i].ID, out[i].EvidenceNo = e.ID, e.EvidenceNo
+			continue
+		}
+		if _, dup := pending[h]; dup {
+			continue
+		}
+		pending[h] = len(p.Texts)
+		p.EvidenceNos = append(p.EvidenceNos, next)
+		p.Texts = append(p.Texts, out[i].Text)
+		p.TextHashes = append(p.TextHashes, h)
+		next++
+	}
+	var newIDs []int64
+	if len(p.Texts) > 0 {
+		rows, err := q.InsertHypotheses(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("insert claims: %w", err)
+		}
+		byNo := make(map[int32]int64, len(rows))
+		for _, r := range rows {
+			byNo[r.EvidenceNo] = r.ID
+			newIDs = append(newIDs, r.ID)
+		}
+		for i, h := range hashes {
+			if j, ok := pending[h]; ok && out[i].ID == 0 {
+				out[i].EvidenceNo = p.EvidenceNos[j]
+				out[i].ID = byNo[p.EvidenceNos[j]]
+				out[i].New = true
+			}
+		}
+		if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: taskID, NextEvidenceNo: next}); err != nil {
+			return nil, fmt.Errorf("advance task: %w", err)
+		}
+		if _, err := client.InsertTx(ctx, tx, VerifyNLIArgs{TaskID: taskID}, nil); err != nil {
+			return nil, fmt.Errorf("enqueue verify_nli: %w", err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// candidateRecallSQL is stage 1 of cross-source verification (DESIGN §5.2)
+// for many claims in one round trip: for each claim, the task's fragments that
+// match any of the claim's terms (GIN index on tsv), excluding the claim's
+// origin domain, ranked by ts_rank, at most $5 per claim. Only fragments with
+// an embedding for the model qualify (stage 2 ranks by cosine).
+// Hand-written: sqlc cannot analyse the LATERAL join over unnest.
+const candidateRecallSQL = `
+SELECT c.claim_id, r.id
+FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c(claim_id, claim_text, exclude_domain)
+CROSS JOIN LATERAL (
+    SELECT COALESCE(string_agg(quote_literal(l.lexeme), ' | '), '')::tsquery AS q
+    FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, c.claim_text))) AS l(lexeme)
+) AS query
+CROSS JOIN LATERAL (
+    SELECT f.id
+    FROM task_pages tp
+    JOIN fragments f ON f.page_version_id = tp.page_version_id
+    JOIN pages p ON p.id = f.page_id
+    WHERE tp.task_id = $1
+      AND p.domain <> c.exclude_domain
+      AND f.embed_model = $6
+      AND f.tsv @@ query.q
+    ORDER BY ts_rank(f.tsv, query.q) DESC, f.id
+    LIMIT $5
+) AS r`
+
+// ClaimQuery is one claim to recall candidates for.
+type ClaimQuery struct {
+	ClaimID       int64
+	Text          string
+	ExcludeDomain string // the claim's origin domain; "" for none
+}
+
+// RecallCandidates returns, per claim id, candidate fragment ids in ts_rank order.
+func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []ClaimQuery, perClaim int, embedModel string) (map[int64][]int64, error) {
+	ids := make([]int64, len(claims))
+	texts := make([]string, len(claims))
+	excl := make([]string, len(claims))
+	for i, c := range claims {
+		ids[i], texts[i], excl[i] = c.ClaimID, c.Text, c.ExcludeDomain
+	}
+	rows, err := q.db.Query(ctx, candidateRecallSQL, taskID, ids, texts, excl, perClaim, embedModel)
+	if err != nil {
+		return nil, fmt.Errorf("recall candidates: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64][]int64, len(claims))
+	for rows.Next() {
+		var claimID, fragID int64
+		if err := rows.Scan(&claimID, &fragID); err != nil {
+			return nil, fmt.Errorf("recall candidates: %w", err)
+		}
+		out[claimID] = append(out[claimID], fragID)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("recall candidates: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,52 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evidencefleet/evidencefleet/internal/evidence"
+)
+
+// RecomputePosteriors recomputes the cached posterior columns of the given
+// claims from their edges (DESIGN §5.1) in two statements: one aggregate read
+// and one multi-row update. Call it in the transaction that changed the edges.
+func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]evidence.Posterior, error) {
+	if len(claimIDs) == 0 {
+		return nil, nil
+	}
+	tallies, err := q.ClaimTallies(ctx, claimIDs)
+	if err != nil {
+		return nil, fmt.Errorf("recompute posteriors: tallies: %w", err)
+	}
+	n := len(tallies)
+	p := UpdatePosteriorsParams{
+		Ids: make([]int64, n), Alphas: make([]float64, n), Betas: make([]float64, n),
+		Confidences: make([]float64, n), Uncertainties: make([]float64, n), Controversies: make([]float64, n),
+		Verdicts: make([]string, n), Supportings: make([]int32, n), Refutings: make([]int32, n),
+		Neutrals: make([]int32, n), Independents: make([]int32, n), EvidenceCounts: make([]int32, n),
+	}
+	out := make([]evidence.Posterior, n)
+	for i, t := range tallies {
+		post := evidence.Compute(TallyFromRow(t))
+		out[i] = post
+		p.Ids[i] = t.ClaimID
+		p.Alphas[i], p.Betas[i] = post.Alpha, post.Beta
+		p.Confidences[i], p.Uncertainties[i], p.Controversies[i] = post.Confidence, post.Uncertainty, post.Controversy
+		p.Verdicts[i] = post.Verdict
+		p.Supportings[i], p.Refutings[i], p.Neutrals[i] = int32(post.Supporting), int32(post.Refuting), int32(post.Neutral)
+		p.Independents[i], p.EvidenceCounts[i] = int32(post.Independent), int32(post.EvidenceSize)
+	}
+	if err := q.UpdatePosteriors(ctx, p); err != nil {
+		return nil, fmt.Errorf("recompute posteriors: update: %w", err)
+	}
+	return out, nil
+}
+
+// TallyFromRow converts an aggregate row into the pure tally.
+func TallyFromRow(t ClaimTalliesRow) evidence.Tally {
+	return evidence.Tally{
+		SupportSum: t.SupportSum, RefuteSum: t.RefuteSum,
+		Supporting: int(t.Supporting), Refuting: int(t.Refuting), Neutral: int(t.Neutral),
+		IndependentSources: int(t.IndependentSources),
+	}
+}

@@ -1,0 +1,24 @@
+-- name: InsertOriginEdges :exec
+INSERT INTO edges (source_type, source_id, target_type, target_id, relation, source_domain_category, source_trust_level)
+SELECT 'fragment', unnest(@fragment_ids::bigint[]), 'claim', unnest(@claim_ids::bigint[]), 'origin',
+       sqlc.narg(domain_category), sqlc.narg(trust_level)
+ON CONFLICT (source_id, target_id) WHERE relation = 'origin' DO NOTHING;
+
+-- name: InsertNLIEdges :execrows
+-- One judgement per (fragment, claim) pair, ever: a pair judged concurrently
+-- by another worker is skipped here.
+INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_label,
+                   nli_edge_confidence, nli_model, source_domain_category, source_trust_level, target_trust_level)
+SELECT 'fragment', unnest(@fragment_ids::bigint[]), 'claim', unnest(@claim_ids::bigint[]),
+       unnest(@relations::text[]), unnest(@labels::text[]), unnest(@confidences::float8[]), @nli_model::text,
+       NULLIF(unnest(@domain_categories::text[]), ''), NULLIF(unnest(@source_trust_levels::text[]), ''),
+       NULLIF(unnest(@target_trust_levels::text[]), '')
+ON CONFLICT (source_type, source_id, target_type, target_id)
+    WHERE source_type = 'fragment' AND target_type = 'claim' AND relation IN ('supports', 'refutes', 'neutral')
+    DO NOTHING;
+
+-- name: JudgedPairs :many
+SELECT target_id AS claim_id, source_id AS fragment_id FROM edges
+WHERE source_type = 'fragment' AND target_type = 'claim'
+  AND relation IN ('supports', 'refutes', 'neutral')
+  AND target_id = ANY(@claim_ids::bigint[]);

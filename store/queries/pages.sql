@@ -1,0 +1,67 @@
+-- name: UpsertPage :one
+-- Returns the page for a normalized URL, creating it on first sight.
+WITH ins AS (
+    INSERT INTO pages (url, domain)
+    VALUES (@url, @domain)
+    ON CONFLICT (url) DO NOTHING
+    RETURNING id
+)
+SELECT id FROM ins
+UNION ALL
+SELECT id FROM pages WHERE url = @url
+LIMIT 1;
+
+-- name: RecordPageFetch :exec
+UPDATE pages
+SET final_url    = @final_url,
+    title        = COALESCE(sqlc.narg(title), title),
+    fetched_at   = @fetched_at,
+    http_status  = @http_status,
+    content_type = @content_type,
+    error        = sqlc.narg(error)
+WHERE id = @id;
+
+-- name: SetPageIdentifiers :exec
+UPDATE pages
+SET doi      = COALESCE(sqlc.narg(doi), doi),
+    pmid     = COALESCE(sqlc.narg(pmid), pmid),
+    arxiv_id = COALESCE(sqlc.narg(arxiv_id), arxiv_id)
+WHERE id = @id;
+
+-- name: UpsertPageVersion :one
+-- Versions are keyed by content hash: the same text fetched again is the same version.
+WITH ins AS (
+    INSERT INTO page_versions (page_id, sha256, content, fetched_at)
+    VALUES (@page_id, @sha256, @content, @fetched_at)
+    ON CONFLICT (page_id, sha256) DO NOTHING
+    RETURNING id, true AS created
+)
+SELECT id, created FROM ins
+UNION ALL
+SELECT id, false AS created FROM page_versions WHERE page_id = @page_id AND sha256 = @sha256
+LIMIT 1;
+
+-- name: IndexResources :exec
+-- Records identifiers for a page; an identifier already owned by another page keeps its first owner.
+INSERT INTO resource_index (identifier_type, identifier, page_id)
+SELECT unnest(@types::text[]), unnest(@identifiers::text[]), @page_id
+ON CONFLICT (identifier_type, identifier) DO NOTHING;
+
+-- name: PageByResource :one
+SELECT page_id FROM resource_index WHERE identifier_type = @identifier_type AND identifier = @identifier;
+
+-- name: EnsureDomain :exec
+INSERT INTO domains (domain) VALUES (@domain) ON CONFLICT (domain) DO NOTHING;
+
+-- name: DomainTrust :many
+SELECT domain, trust_level, category FROM domains WHERE domain = ANY(@domains::text[]);
+
+-- name: AddTaskPage :one
+-- Returns true when the page is new to the task.
+WITH ins AS (
+    INSERT INTO task_pages (task_id, page_id, page_version_id, reason, depth, source_page_id)
+    VALUES (@task_id, @page_id, @page_version_id, @reason, @depth, sqlc.narg(source_page_id))
+    ON CONFLICT (task_id, page_id) DO NOTHING
+    RETURNING true AS added
+)
+SELECT COALESCE((SELECT added FROM ins), false)::boolean AS added;

@@ -1,0 +1,61 @@
+-- name: TaskJobCounts :many
+SELECT kind, state, count(*)::int AS n
+FROM river_job
+WHERE args ? 'task_id' AND args ->> 'task_id' = @task_id::text
+GROUP BY kind, state
+ORDER BY kind, state;
+
+-- name: TaskJobProblems :many
+-- Jobs of the task that were cancelled, discarded or are waiting to retry,
+-- with their last error.
+SELECT id, kind, state, attempt,
+       COALESCE(errors[array_length(errors, 1)] ->> 'error', '')::text AS last_error
+FROM river_job
+WHERE args ? 'task_id' AND args ->> 'task_id' = @task_id::text
+  AND state IN ('cancelled', 'discarded', 'retryable')
+ORDER BY id
+LIMIT 100;
+
+-- name: TaskVerdictCounts :many
+SELECT verdict, count(*)::int AS n FROM claims WHERE task_id = @task_id GROUP BY verdict ORDER BY verdict;
+
+-- name: TaskTargetCounts :many
+SELECT status, count(*)::int AS n FROM targets WHERE task_id = @task_id GROUP BY status ORDER BY status;
+
+-- name: TaskFailedTargets :many
+SELECT kind, value, COALESCE(error, '')::text AS error FROM targets
+WHERE task_id = @task_id AND status = 'failed' ORDER BY id LIMIT 100;
+
+-- name: TaskClaims :many
+SELECT c.id, c.evidence_no, c.text, c.kind, c.alpha, c.beta, c.confidence, c.uncertainty, c.controversy,
+       c.verdict, c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources,
+       c.evidence_count, c.adoption_status, c.verification_status, c.llm_claim_confidence,
+       c.page_version_id, c.quote_start, c.quote_end, f.page_id AS origin_page_id,
+       COALESCE(p.url, '')::text AS origin_url
+FROM claims c
+LEFT JOIN fragments f ON f.id = c.origin_fragment_id
+LEFT JOIN pages p ON p.id = f.page_id
+WHERE c.task_id = @task_id
+ORDER BY c.evidence_no;
+
+-- name: TaskEdges :many
+-- Every edge touching the task's claims, with its fragment's exact span.
+SELECT e.id, e.relation, e.source_id AS fragment_id, e.target_id AS claim_id, c.evidence_no,
+       e.nli_label, e.nli_edge_confidence, e.nli_model,
+       e.source_domain_category, e.source_trust_level, e.target_trust_level,
+       f.page_id, f.page_version_id, f.start_char, f.end_char, f.text AS fragment_text,
+       p.url, p.domain
+FROM claims c
+JOIN edges e ON e.target_type = 'claim' AND e.target_id = c.id AND e.source_type = 'fragment'
+JOIN fragments f ON f.id = e.source_id
+JOIN pages p ON p.id = f.page_id
+WHERE c.task_id = @task_id
+ORDER BY c.evidence_no, e.relation, e.nli_edge_confidence DESC NULLS LAST, e.id;
+
+-- name: TaskPages :many
+SELECT p.id, p.url, COALESCE(p.final_url, '')::text AS final_url, p.domain, COALESCE(p.title, '')::text AS title,
+       p.doi, p.abstract_only, tp.page_version_id, tp.reason, tp.depth, p.http_status
+FROM task_pages tp
+JOIN pages p ON p.id = tp.page_id
+WHERE tp.task_id = @task_id
+ORDER BY p.id;

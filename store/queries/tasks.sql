@@ -1,0 +1,28 @@
+-- name: CreateTask :one
+INSERT INTO tasks (organization_id, hypothesis, budget_class)
+VALUES (@organization_id, @hypothesis, @budget_class)
+RETURNING *;
+
+-- name: GetTask :one
+SELECT * FROM tasks WHERE id = @id;
+
+-- name: LockTask :one
+-- Takes the task's row lock for the rest of the transaction. Every writer that
+-- adds claims or pages to a task takes it, and so does verify_nli before it
+-- completes (see jobs/verify_nli.go).
+SELECT id, next_evidence_no, work_version, status FROM tasks WHERE id = @id FOR UPDATE;
+
+-- name: AdvanceTask :exec
+-- Records that claims or pages were added: allocates E-numbers up to
+-- next_evidence_no and bumps work_version.
+UPDATE tasks
+SET next_evidence_no = @next_evidence_no,
+    work_version     = work_version + 1,
+    updated_at       = now()
+WHERE id = @id;
+
+-- name: TaskWorkVersion :one
+SELECT work_version FROM tasks WHERE id = @id;
+
+-- name: InsertEvent :exec
+INSERT INTO event_log (task_id, event_type, payload) VALUES (@task_id, @event_type, @payload);
