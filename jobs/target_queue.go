@@ -230,10 +230,10 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 	sum := sha256.Sum256([]byte(p.doc.Text))
 	p.sha = hex.EncodeToString(sum[:])
 	p.fragments = extract.Fragments(p.doc.Text, cfg.Fragments)
-	if res.ContentType == "text/plain" {
-		p.identifiers = extract.Identifiers(nil, p.doc.Text)
-	} else {
-		p.identifiers = extract.Identifiers(res.Body, p.doc.Text)
+	// Only the page's own identifiers (its meta tags) say which paper this
+	// page is; DOIs merely cited in links or text belong to other works.
+	if res.ContentType != "text/plain" {
+		p.identifiers = extract.MetaIdentifiers(res.Body)
 	}
 	maxClaims := cfg.MaxClaimsPerPage
 	if maxClaims == 0 {

@@ -69,7 +69,7 @@ func sanitizeHost(h string) string {
 
 // WriteArchive writes pages as a replay archive in dir (created if needed):
 // one body file per page and manifest.jsonl, sorted by URL, written last and
-// atomically. Files listed by a previous manifest in dir that the new one no
+// atomically (readers never see a manifest pointing at missing files). Files listed by a previous manifest in dir that the new one no
 // longer uses are removed; nothing else in dir is touched. URLs must be valid
 // http(s) URLs and unique after crawl.NormalizeURL.
 func WriteArchive(dir string, pages []Page) error {
@@ -112,7 +112,7 @@ func WriteArchive(dir string, pages []Page) error {
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(full, it.page.Body); err != nil {
+		if err := os.WriteFile(full, it.page.Body, 0o644); err != nil {
 			return err
 		}
 		ct := it.page.ContentType

@@ -39,6 +39,7 @@ type PermanentError struct {
 	Err    error  // underlying cause, may be nil
 }
 
+// Error describes the failure, prefixed "permanent fetch error".
 func (e *PermanentError) Error() string {
 	if e.Err == nil {
 		return "permanent fetch error: " + e.Reason
@@ -58,6 +59,7 @@ type TransientError struct {
 	Err        error         // underlying cause, may be nil
 }
 
+// Error describes the failure, prefixed "transient fetch error".
 func (e *TransientError) Error() string {
 	var b strings.Builder
 	b.WriteString("transient fetch error: ")
@@ -104,6 +106,7 @@ type StatusError struct {
 	Status int
 }
 
+// Error names the URL and the status.
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s: HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
 }

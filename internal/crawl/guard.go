@@ -12,6 +12,7 @@ type BlockedAddressError struct {
 	Addr string // the ip:port the dialer was about to connect to, or the literal host
 }
 
+// Error names the refused address.
 func (e *BlockedAddressError) Error() string {
 	return fmt.Sprintf("refusing to connect to non-public address %s", e.Addr)
 }

@@ -28,20 +28,22 @@ const minClaimScore = 0.3
 // max of them (none when max <= 0), in text order.
 //
 // A sentence qualifies when it ends with a full stop (after closing quotes or
-// brackets; questions and exclamations are rejected), has 8–60 words,
-// contains a verb-like token (an auxiliary, a common verb form, or an -ed
-// form followed by a function word, punctuation or the end; sentences
-// without Latin letters, e.g. Japanese, skip this test),
-// starts like a sentence, is not a heading, and contains no boilerplate
-// ("Retrieved", "cookie", "All rights reserved", "Archived from", URLs, …).
-// Trailing reference markers such as "[12]" or "[citation needed]" are left
-// out of the span. The score (Confidence, in [0,1]) starts at 0.35 and
-// rewards numbers, dates, comparatives, causal verbs, percentages/units,
-// proper nouns and a 12–40 word length, and penalises pronoun openings,
-// first/second person, hedges and normative words ("should", "think");
-// sentences scoring below 0.3 are dropped. The best max sentences by score
-// are kept (ties: earlier first); identical sentences count once. Text is the
-// sentence itself and the quote span is its span in text.
+// brackets; questions and exclamations are rejected), has 8–60 words (a Han
+// or Hiragana character counts as half a word), contains a verb-like token
+// (an auxiliary, a common verb form, or an -ed form followed by a function
+// word, punctuation or the end; sentences without Latin letters, e.g.
+// Japanese, skip this test), is not a heading, is not mostly symbols, and is
+// not boilerplate (starting with "Retrieved", "Archived", "Accessed", "See
+// also"…, or containing "cookie", "All rights reserved", "©", "Archived
+// from", a URL, …). Trailing reference markers such as "[12]" or "[citation
+// needed]" are left out of the span. The score (Confidence, in [0,1]) starts
+// at 0.35 and rewards numbers, dates, comparatives, causal verbs,
+// percentages/units, proper nouns and a 12–40 word length, and penalises
+// pronoun openings, a lower-case start, first/second person, hedges and
+// normative words ("should", "think"); sentences scoring below 0.3 are
+// dropped. The best max sentences by score are kept (ties: earlier first);
+// identical sentences count once. Text is the sentence itself and the quote
+// span is its span in text.
 func BuiltinClaims(text string, max int) []ExtractedClaim {
 	if max <= 0 || text == "" {
 		return nil
@@ -184,12 +186,19 @@ var (
 	normativeWords = toSet(`should ought must recommend recommended think believe feel`)
 	functionWords  = toSet(`the a an by in to that as from with on at for over into of and or
 		than this these those its their his her it them up down out off`)
+	// boilerplatePrefix and boilerplate reject page chrome and reference
+	// lists ("Retrieved 12 March 2020.", cookie notices, copyright lines).
+	boilerplatePrefix = []string{
+		"retrieved", "archived", "accessed", "see also", "main article",
+		"further information", "for other uses", "this article is about",
+	}
 	boilerplate = []string{
-		"retrieved", "cookie", "all rights reserved", "copyright", "©", "privacy policy",
-		"terms of use", "terms of service", "sign up", "sign in", "log in", "subscribe",
-		"newsletter", "click here", "javascript", "archived from", "accessed on",
-		"share this", "read more", "advertisement", "http://", "https://", "www.",
-		"this article", "this page", "wikipedia", "edit this", "skip to",
+		"cookie", "all rights reserved", "©", "privacy policy", "terms of use",
+		"terms of service", "sign up", "sign in", "log in", "subscribe", "newsletter",
+		"click here", "enable javascript", "javascript is disabled", "javascript is required",
+		"archived from", "accessed on", "retrieved on", "retrieved from http", "share this",
+		"read more", "http://", "https://", "www.", "this article", "this page",
+		"edit this", "skip to",
 	}
 )
 
@@ -244,8 +253,13 @@ func scoreSentence(s string) (float64, bool) {
 	if strings.HasSuffix(t, "...") || strings.HasSuffix(t, "…") {
 		return 0, false
 	}
-	first, _ := utf8.DecodeRuneInString(s)
+	firstRune, _ := utf8.DecodeRuneInString(s)
 	lower := strings.ToLower(s)
+	for _, b := range boilerplatePrefix {
+		if strings.HasPrefix(lower, b) {
+			return 0, false
+		}
+	}
 	for _, b := range boilerplate {
 		if strings.Contains(lower, b) {
 			return 0, false
@@ -257,6 +271,8 @@ func scoreSentence(s string) (float64, bool) {
 		verb, latin, digit, date, comp, cause, unit, hedge bool
 		firstWord                                          string
 		personal, normative, edPending                     bool
+		cjk                                                int
+		first                                              = true // next word token is the first
 		nonText, total                                     int
 	)
 	it := words.FromString(s)
@@ -275,10 +291,15 @@ func scoreSentence(s string) (float64, bool) {
 			continue
 		}
 		total++
-		nWords++
+		if utf8.RuneCountInString(tok) == 1 && unicode.In(c, unicode.Han, unicode.Hiragana) {
+			cjk++ // UAX #29 makes each Han/Hiragana character a word
+		} else {
+			nWords++
+		}
 		lw := strings.ToLower(tok)
-		if nWords == 1 {
+		if first {
 			firstWord = lw
+			first = false
 		} else if unicode.IsUpper(c) {
 			nProper++
 		}
@@ -326,6 +347,7 @@ func scoreSentence(s string) (float64, bool) {
 			normative = true
 		}
 	}
+	nWords += (cjk + 1) / 2 // about two CJK characters per word
 	if nWords < 8 || nWords > 60 {
 		return 0, false
 	}
@@ -373,7 +395,7 @@ func scoreSentence(s string) (float64, bool) {
 	if normative {
 		score -= 0.10
 	}
-	if unicode.IsLower(first) {
+	if unicode.IsLower(firstRune) {
 		score -= 0.20
 	}
 	score = max(0, min(1, score))

@@ -146,3 +146,32 @@ func TestTrimRefMarkers(t *testing.T) {
 		}
 	}
 }
+
+func TestBuiltinClaimsFilters(t *testing.T) {
+	tests := []struct {
+		sentence string
+		keep     bool
+	}{
+		{"JavaScript was created in 1995 by Brendan Eich at Netscape Communications.", true},
+		{"The ice cores were retrieved from a depth of 3 km in Antarctica in 2019.", true},
+		{"Retrieved 12 March 2020 from the archive of the Guardian newspaper website.", false},
+		{"Please enable JavaScript in your browser settings to view this content properly.", false},
+		{"The study was published at https://example.org/study in the spring of 2020.", false},
+		{"Ocean heat content increased by 10% between 1990 and 2020 according to NOAA.", true},
+		{"A list of greenhouse gases: carbon dioxide, methane, nitrous oxide and fluorinated gases.", false},
+		{"Scientists reported record temperatures across Europe during the summer of 2022.", true},
+		{"Mozilla deprecated the Mozilla Suite in favor of independent applications for each function.", true},
+		{"Seven words only in this short sentence.", false},
+		{"How much did the sea level rise between 1901 and 2018 across the world?", false},
+		{"The sea level rose by twenty centimetres over the twentieth century and is still rising!", false},
+		{"海面水位は1901年から2018年までの間に世界平均で約20センチメートル上昇した。", true},
+		{"短い文です。", false},
+		{strings.Repeat("Temperatures rose again and ", 16) + "then fell.", false}, // > 60 words
+	}
+	for _, tc := range tests {
+		got := BuiltinClaims(tc.sentence, 1)
+		if (len(got) == 1) != tc.keep {
+			t.Errorf("%q: got %+v, keep=%v", tc.sentence, got, tc.keep)
+		}
+	}
+}

@@ -15,8 +15,10 @@ type Fragment struct {
 	// Text equals string([]rune(text)[Start:End]).
 	Text string
 	// Heading is the nearest heading block at or before the fragment's first
-	// non-heading block ("" if none). Headings are detected heuristically,
-	// see isHeadingBlock.
+	// non-heading block ("" if none). Canonical text carries no markup, so a
+	// heading is recognised heuristically: a one-line block of at most 120
+	// runes and 15 words that starts with an upper-case or uncased letter or a
+	// digit and does not end in sentence or clause punctuation.
 	Heading string
 }
 

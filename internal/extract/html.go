@@ -25,7 +25,7 @@ type Document struct {
 	Lang string
 }
 
-// ErrNoText is returned (wrapped) by FromHTML when neither readability nor the
+// ErrNoText is returned by FromHTML when neither readability nor the
 // <body> fallback yields any text. The Document still carries Title and Lang.
 var ErrNoText = errors.New("extract: no readable text")
 
@@ -56,9 +56,7 @@ func FromHTMLWithContentType(body []byte, contentType string, pageURL *url.URL) 
 	htmlTitle, lang := docMeta(doc)
 
 	var d Document
-	parser := readability.NewParser()
-	parser.KeepClasses = true // nodeText drops some elements by class (see skipByClass)
-	article, rerr := parser.ParseAndMutate(doc, pageURL)
+	article, rerr := readable(doc, pageURL)
 	if rerr == nil {
 		d.Title = collapseSpace(article.Title())
 		d.Lang = strings.TrimSpace(article.Language())
@@ -84,6 +82,19 @@ func FromHTMLWithContentType(body []byte, contentType string, pageURL *url.URL) 
 		return d, ErrNoText
 	}
 	return d, nil
+}
+
+// readable runs go-readability on doc (mutating it), turning a panic inside
+// the library into an error so that the fallback walk still runs.
+func readable(doc *html.Node, pageURL *url.URL) (a readability.Article, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("extract: readability panic: %v", r)
+		}
+	}()
+	parser := readability.NewParser()
+	parser.KeepClasses = true // nodeText drops some elements by class (see skipByClass)
+	return parser.ParseAndMutate(doc, pageURL)
 }
 
 // decodeHTML converts body to UTF-8.

@@ -50,21 +50,29 @@ type Fleet struct {
 
 // Options adjust a Fleet.
 type Options struct {
-	Pages   []corpus.Page            // replay archive content
-	Adjust  func(cfg *config.Config) // change the config before start
-	NoStart bool                     // build but do not start the worker
+	Pages       []corpus.Page            // replay archive content
+	Adjust      func(cfg *config.Config) // change the config before start
+	NoStart     bool                     // build but do not start the worker
+	DatabaseURL string                   // reuse this database instead of a fresh one
+	Queues      []string                 // serve only these queues (default: all)
 }
 
 // Start creates a database, a replay archive and a started worker; all are
 // torn down when the test ends.
 func Start(t testing.TB, opts Options) *Fleet {
 	t.Helper()
-	url := pgtest.URL(t)
+	url := opts.DatabaseURL
+	if url == "" {
+		url = pgtest.URL(t)
+	}
 	dir := t.TempDir()
 	if err := corpus.WriteArchive(dir, opts.Pages); err != nil {
 		t.Fatalf("write replay archive: %v", err)
 	}
 	cfg := Config(t, url, dir)
+	if len(opts.Queues) > 0 {
+		cfg.Queues = opts.Queues
+	}
 	if opts.Adjust != nil {
 		opts.Adjust(&cfg)
 	}
@@ -152,12 +160,22 @@ func (f *Fleet) AddTargets(t testing.TB, taskID int64, urls ...string) {
 // or pending, twice in a row.
 func WaitIdle(t testing.TB, pool *pgxpool.Pool, timeout time.Duration) {
 	t.Helper()
+	WaitIdleExcept(t, pool, timeout)
+}
+
+// WaitIdleExcept is WaitIdle ignoring the jobs of some queues.
+func WaitIdleExcept(t testing.TB, pool *pgxpool.Pool, timeout time.Duration, ignoreQueues ...string) {
+	t.Helper()
+	if ignoreQueues == nil {
+		ignoreQueues = []string{}
+	}
 	deadline := time.Now().Add(timeout)
 	quiet := 0
 	for {
 		var n int
 		err := pool.QueryRow(context.Background(),
-			`SELECT count(*) FROM river_job WHERE state IN ('available','running','retryable','scheduled','pending')`).Scan(&n)
+			`SELECT count(*) FROM river_job WHERE state IN ('available','running','retryable','scheduled','pending')
+			 AND NOT queue = ANY($1::text[])`, ignoreQueues).Scan(&n)
 		if err != nil {
 			t.Fatalf("wait idle: %v", err)
 		}

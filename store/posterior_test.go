@@ -1,0 +1,196 @@
+package store_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/pgtest"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// posteriorBundle is one task with a hypothesis claim and a page of fragments
+// that can be wired to the claim with arbitrary edges.
+type posteriorBundle struct {
+	pool      *pgxpool.Pool
+	q         *store.Queries
+	claimID   int64
+	fragments []int64
+}
+
+func setup(t *testing.T) *posteriorBundle {
+	t.Helper()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	q := store.New(pool)
+	task, err := q.CreateTask(ctx, store.CreateTaskParams{OrganizationID: "org", Hypothesis: "h", BudgetClass: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := q.InsertHypotheses(ctx, store.InsertHypothesesParams{TaskID: task.ID, EvidenceNos: []int32{1},
+		Texts: []string{"h"}, TextHashes: []string{"h"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &posteriorBundle{pool: pool, q: q, claimID: claims[0].ID}
+	const content = "0123456789abcdefghijklmnopqrstuvwxyz"
+	for p := range 3 {
+		pageID, err := q.UpsertPage(ctx, store.UpsertPageParams{Url: "https://site" + string(rune('a'+p)) + ".example/", Domain: "site.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ver, err := q.UpsertPageVersion(ctx, store.UpsertPageVersionParams{PageID: pageID, Sha256: "x", Content: content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var starts, ends []int32
+		var texts, heads []string
+		for i := range 10 {
+			starts = append(starts, int32(i*3))
+			ends = append(ends, int32(i*3+3))
+			texts = append(texts, content[i*3:i*3+3])
+			heads = append(heads, "")
+		}
+		if err := q.InsertFragments(ctx, store.InsertFragmentsParams{PageID: pageID, PageVersionID: ver.ID, Starts: starts, Ends: ends, Texts: texts, Headings: heads}); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := q.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: ver.ID, EmbedModel: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			b.fragments = append(b.fragments, r.ID)
+		}
+	}
+	return b
+}
+
+type edgeSpec struct {
+	relation string
+	conf     float64 // NaN: NULL
+	trust    string
+}
+
+func (b *posteriorBundle) addEdges(t *testing.T, specs []edgeSpec) {
+	t.Helper()
+	ctx := context.Background()
+	for i, e := range specs {
+		var conf any = e.conf
+		if math.IsNaN(e.conf) {
+			conf = nil
+		}
+		if _, err := b.pool.Exec(ctx, `INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_edge_confidence, source_trust_level)
+			VALUES ('fragment', $1, 'claim', $2, $3, $4, $5)`, b.fragments[i], b.claimID, e.relation, conf, e.trust); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// cached reads the claim's cached posterior columns.
+func (b *posteriorBundle) cached(t *testing.T) evidence.Posterior {
+	t.Helper()
+	var p evidence.Posterior
+	err := b.pool.QueryRow(context.Background(), `SELECT alpha, beta, confidence, uncertainty, controversy, verdict,
+		supporting_count, refuting_count, neutral_count, independent_sources, evidence_count FROM claims WHERE id = $1`, b.claimID).
+		Scan(&p.Alpha, &p.Beta, &p.Confidence, &p.Uncertainty, &p.Controversy, &p.Verdict, &p.Supporting, &p.Refuting, &p.Neutral, &p.Independent, &p.EvidenceSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func repeat(rel string, conf float64, n int) []edgeSpec {
+	out := make([]edgeSpec, n)
+	for i := range out {
+		out[i] = edgeSpec{relation: rel, conf: conf, trust: "UNVERIFIED"}
+	}
+	return out
+}
+
+func r3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+func TestPosteriorFromEdgesMatchesReferenceRows(t *testing.T) {
+	tests := []struct {
+		name                 string
+		edges                []edgeSpec
+		conf, unc, contr     float64
+		verdict              string
+		supporting, refuting int
+	}{
+		{"no evidence", nil, 0.5, 0.289, 0, "unverified", 0, 0},
+		{"one support", repeat("supports", 0.9, 1), 0.655, 0.241, 0, "supported", 1, 0},
+		{"three supports", repeat("supports", 0.9, 3), 0.787, 0.171, 0, "well_supported", 3, 0},
+		{"three and one", append(repeat("supports", 0.9, 3), repeat("refutes", 0.9, 1)...), 0.661, 0.184, 0.25, "supported", 3, 1},
+		{"five and five", append(repeat("supports", 0.9, 5), repeat("refutes", 0.9, 5)...), 0.5, 0.144, 0.5, "contested", 5, 5},
+		{"neutral, origin, NULL and zero ignored",
+			append(repeat("supports", 0.9, 1), edgeSpec{"neutral", 0.99, ""}, edgeSpec{"origin", math.NaN(), ""},
+				edgeSpec{"supports", math.NaN(), ""}, edgeSpec{"refutes", 0, ""}),
+			0.655, 0.241, 0, "supported", 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := setup(t)
+			b.addEdges(t, tt.edges)
+			if _, err := b.q.RecomputePosteriors(context.Background(), []int64{b.claimID}); err != nil {
+				t.Fatal(err)
+			}
+			p := b.cached(t)
+			if r3(p.Confidence) != tt.conf || r3(p.Uncertainty) != tt.unc || r3(p.Controversy) != tt.contr || p.Verdict != tt.verdict {
+				t.Errorf("got %.3f / %.3f / %.3f %s, want %.3f / %.3f / %.3f %s", p.Confidence, p.Uncertainty, p.Controversy, p.Verdict,
+					tt.conf, tt.unc, tt.contr, tt.verdict)
+			}
+			if p.Supporting != tt.supporting || p.Refuting != tt.refuting {
+				t.Errorf("counts supports %d refutes %d, want %d %d", p.Supporting, p.Refuting, tt.supporting, tt.refuting)
+			}
+		})
+	}
+}
+
+func TestTrustLevelsNeverChangeThePosterior(t *testing.T) {
+	b := setup(t)
+	b.addEdges(t, append(repeat("supports", 0.8, 2), repeat("refutes", 0.7, 1)...))
+	ctx := context.Background()
+	if _, err := b.q.RecomputePosteriors(ctx, []int64{b.claimID}); err != nil {
+		t.Fatal(err)
+	}
+	before := b.cached(t)
+	for _, level := range []string{"PRIMARY", "BLOCKED", "LOW", ""} {
+		if _, err := b.pool.Exec(ctx, `UPDATE edges SET source_trust_level = NULLIF($1, ''), target_trust_level = NULLIF($1, ''),
+			source_domain_category = NULLIF($1, '')`, level); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.pool.Exec(ctx, `INSERT INTO domains (domain, trust_level) VALUES ('site.example', COALESCE(NULLIF($1, ''), 'UNVERIFIED'))
+			ON CONFLICT (domain) DO UPDATE SET trust_level = EXCLUDED.trust_level`, level); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.q.RecomputePosteriors(ctx, []int64{b.claimID}); err != nil {
+			t.Fatal(err)
+		}
+		if after := b.cached(t); after != before {
+			t.Errorf("trust level %q changed the posterior: %+v → %+v", level, before, after)
+		}
+	}
+}
+
+func TestCachedPosteriorEqualsRecomputation(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	b.addEdges(t, append(repeat("supports", 0.71, 4), repeat("refutes", 0.93, 2)...))
+	if _, err := b.q.RecomputePosteriors(ctx, []int64{b.claimID}); err != nil {
+		t.Fatal(err)
+	}
+	tallies, err := b.q.ClaimTallies(ctx, []int64{b.claimID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := evidence.Compute(store.TallyFromRow(tallies[0]))
+	if got := b.cached(t); got != want {
+		t.Errorf("cached %+v, recomputed %+v", got, want)
+	}
+	if want.Independent != 1 {
+		t.Errorf("independent sources %d, want 1 (all fragments of page 1)", want.Independent)
+	}
+}
