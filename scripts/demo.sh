@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 CORPUS=${CORPUS:-testdata/replay/demo}
 : "${DATABASE_URL:?DATABASE_URL must be set (run through scripts/with-postgres.sh)}"
 
-bin/worker migrate >/dev/null
+EVF_LOG_LEVEL=warn bin/worker migrate >/dev/null
 
 WORKER_LOG=$(mktemp)
 EVF_REPLAY_DIR="$CORPUS" EVF_METRICS_ADDR=127.0.0.1:0 EVF_LOG_FORMAT=text EVF_LOG_LEVEL=warn \
@@ -23,7 +23,9 @@ stop_worker() {
 }
 trap stop_worker EXIT
 
-HYPOTHESIS=$(sed -n '1s/.*"claim": *"\([^"]*\)".*/\1/p' "$CORPUS/claims.jsonl")
+# The task's own hypothesis (E1) is the demo user's question; the real
+# Climate-FEVER claims of the corpus are added as further hypothesis claims.
+HYPOTHESIS=${HYPOTHESIS:-"Sea level rise is accelerating."}
 TASK=$(bin/enqueue task create --hypothesis "$HYPOTHESIS")
 bin/enqueue claim add --task "$TASK" --file "$CORPUS/claims.jsonl" >/dev/null
 URLS=$(mktemp)

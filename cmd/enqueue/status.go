@@ -199,19 +199,15 @@ func (a *app) waitForTask(ctx context.Context, taskID int64, timeout, interval t
 		defer cancel()
 	}
 	var bar *progressbar.ProgressBar
-	if !a.jsonOut {
+	if f, ok := a.errOut.(*os.File); ok && !a.jsonOut && isTerminal(f) {
 		bar = progressbar.NewOptions(-1,
 			progressbar.OptionSetWriter(a.errOut),
-			progressbar.OptionSetDescription(fmt.Sprintf("task %d", taskID)),
+			progressbar.OptionSetDescription(fmt.Sprintf("task %d jobs", taskID)),
 			progressbar.OptionShowCount(),
 			progressbar.OptionSetWidth(30),
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
-			progressbar.OptionSetRenderBlankState(true),
 		)
-		if f, ok := a.errOut.(*os.File); !ok || !isTerminal(f) {
-			bar = nil // no bar on a pipe or file: just the final status
-		}
 	}
 	plain := !a.jsonOut && bar == nil // on a pipe: a plain progress line now and then
 	var lastLine time.Time

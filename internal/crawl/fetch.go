@@ -58,13 +58,14 @@ type Config struct {
 }
 
 // DefaultConfig returns the documented defaults, with RespectRobots on.
+// DomainDelay is left 0 so that New picks 1s for the network and 0 for a
+// replay archive.
 func DefaultConfig() Config {
 	return Config{
 		UserAgent:     DefaultUserAgent,
 		Timeout:       DefaultTimeout,
 		MaxBodyBytes:  DefaultMaxBodyBytes,
 		MaxRedirects:  DefaultMaxRedirects,
-		DomainDelay:   DefaultDomainDelay,
 		RespectRobots: true,
 	}
 }

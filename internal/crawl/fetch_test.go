@@ -142,8 +142,10 @@ func TestFetchClassification(t *testing.T) {
 	srv := testSite(t)
 	cfg := testConfig()
 	cfg.MaxBodyBytes = 1024
-	cfg.Timeout = 300 * time.Millisecond
+	cfg.Timeout = 10 * time.Second
 	f := newFetcher(t, cfg)
+	cfg.Timeout = 300 * time.Millisecond
+	fShort := newFetcher(t, cfg) // for the timeout cases only, so load cannot make other cases time out
 
 	tests := []struct {
 		name       string
@@ -151,6 +153,7 @@ func TestFetchClassification(t *testing.T) {
 		wantKind   string // "ok", "permanent", "transient"
 		wantReason string
 		wantRetry  time.Duration // minimum RetryAfter
+		short      bool          // use the 300ms-timeout fetcher
 		check      func(t *testing.T, r *Result)
 	}{
 		{name: "html ok", path: "/ok", wantKind: "ok", check: func(t *testing.T, r *Result) {
@@ -196,8 +199,8 @@ func TestFetchClassification(t *testing.T) {
 		{name: "429 retry-after date", path: "/busy", wantKind: "transient", wantReason: ReasonHTTPStatus, wantRetry: 80 * time.Second},
 		{name: "408", path: "/request-timeout", wantKind: "transient", wantReason: ReasonHTTPStatus},
 		{name: "500", path: "/boom", wantKind: "transient", wantReason: ReasonHTTPStatus},
-		{name: "timeout before headers", path: "/slow", wantKind: "transient", wantReason: ReasonTimeout},
-		{name: "timeout while reading body", path: "/slow-body", wantKind: "transient", wantReason: ReasonTimeout},
+		{name: "timeout before headers", path: "/slow", wantKind: "transient", wantReason: ReasonTimeout, short: true},
+		{name: "timeout while reading body", path: "/slow-body", wantKind: "transient", wantReason: ReasonTimeout, short: true},
 		{name: "invalid URL", path: "ftp://example.com/x", wantKind: "permanent", wantReason: ReasonInvalidURL},
 	}
 	for _, tt := range tests {
@@ -206,9 +209,13 @@ func TestFetchClassification(t *testing.T) {
 			if strings.HasPrefix(u, "/") {
 				u = srv.URL + u
 			}
+			ff := f
+			if tt.short {
+				ff = fShort
+			}
 			start := time.Now()
-			res, err := f.Fetch(context.Background(), u)
-			if took := time.Since(start); took > 3*time.Second {
+			res, err := ff.Fetch(context.Background(), u)
+			if took := time.Since(start); tt.short && took > 3*time.Second {
 				t.Errorf("fetch took %s", took)
 			}
 			switch tt.wantKind {
@@ -493,7 +500,6 @@ func TestReplayMode(t *testing.T) {
 	})
 	cfg := DefaultConfig()
 	cfg.ReplayDir = dir
-	cfg.DomainDelay = 0 // default in replay mode anyway
 	f := newFetcher(t, cfg)
 	if !f.Replay() || f.live != nil {
 		t.Fatal("replay fetcher must not have a network transport")
@@ -601,5 +607,23 @@ func TestParseRetryAfter(t *testing.T) {
 		if got := parseRetryAfter(in, now); got != want {
 			t.Errorf("parseRetryAfter(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	live := Config{}.withDefaults()
+	if live.UserAgent != DefaultUserAgent || live.Timeout != DefaultTimeout || live.MaxBodyBytes != DefaultMaxBodyBytes ||
+		live.MaxRedirects != DefaultMaxRedirects || live.DomainDelay != DefaultDomainDelay {
+		t.Fatalf("live defaults: %+v", live)
+	}
+	if replay := (Config{ReplayDir: "x"}).withDefaults(); replay.DomainDelay != 0 {
+		t.Fatalf("replay default delay %s, want 0", replay.DomainDelay)
+	}
+	d := DefaultConfig()
+	if !d.RespectRobots || d.withDefaults().DomainDelay != DefaultDomainDelay {
+		t.Fatalf("DefaultConfig: %+v", d)
+	}
+	if c := (Config{MaxRedirects: -1, DomainDelay: -1}).withDefaults(); c.MaxRedirects != 0 || c.DomainDelay != 0 {
+		t.Fatalf("negative values: %+v", c)
 	}
 }
