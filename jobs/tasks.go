@@ -87,7 +87,6 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 		p.TextHashes = append(p.TextHashes, h)
 		next++
 	}
-	var newIDs []int64
 	if len(p.Texts) > 0 {
 		rows, err := q.InsertHypotheses(ctx, p)
 		if err != nil {
@@ -96,7 +95,6 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 		byNo := make(map[int32]int64, len(rows))
 		for _, r := range rows {
 			byNo[r.EvidenceNo] = r.ID
-			newIDs = append(newIDs, r.ID)
 		}
 		for i, h := range hashes {
 			if j, ok := pending[h]; ok && out[i].ID == 0 {

@@ -340,7 +340,7 @@ func TestSSRFGuard(t *testing.T) {
 	cfg.AllowPrivate = false
 	// Only the redirector's exact address is let through the guard, standing
 	// in for a public server; everything else on loopback must be refused.
-	cfg.dialExempt = []string{redirector.Listener.Addr().String()}
+	cfg.dialExempt = redirector.Listener.Addr().String()
 	f := newFetcher(t, cfg)
 	redirBase := fmt.Sprintf("http://localhost:%d", redirPort)
 
