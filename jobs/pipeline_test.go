@@ -2,11 +2,18 @@ package jobs_test
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // Pages on three domains about one topic; sentences adapted from Wikipedia
@@ -26,13 +33,21 @@ func polarPages() []corpus.Page {
 	}
 }
 
+// A page whose text mixes scripts, accents and emoji: offsets are characters,
+// and Postgres' substring must agree with them.
+func unicodePage() corpus.Page {
+	return testfleet.Page("https://ja.example.org/wiki/ホッキョクグマ", "ホッキョクグマ — Ours polaire 🐻‍❄️",
+		"ホッキョクグマは北極圏に生息するクマ科の動物である。海氷の減少により、その個体数は減少していると考えられている。",
+		"L’ours polaire 🐻‍❄️ dépend de la banquise arctique; la fonte précoce de la glace réduit la période de chasse des phoques.",
+		"Polar bears (Ursus maritimus) rely on sea ice — “the platform from which they hunt seals” — and its decline affects them.")
+}
+
 func TestPipelineBuildsAConsistentGraph(t *testing.T) {
-	f := testfleet.Start(t, testfleet.Options{Pages: polarPages()})
+	f := testfleet.Start(t, testfleet.Options{Pages: append(polarPages(), unicodePage())})
 	task := f.CreateTask(t, "Polar bear populations are declining because the Arctic sea ice is melting.")
 	f.AddTargets(t, task, "https://en.wikipedia.org/wiki/Polar_bear", "https://www.example-science.org/arctic/sea-ice",
-		"https://news.example-daily.com/polar-bears-thriving")
+		"https://news.example-daily.com/polar-bears-thriving", unicodePage().URL)
 	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
-	t.Log("\n" + testfleet.JobDump(t, f.Pool))
 
 	ctx := context.Background()
 	counts := map[string]int{}
@@ -49,7 +64,105 @@ func TestPipelineBuildsAConsistentGraph(t *testing.T) {
 		counts[rel] = n
 	}
 	t.Logf("edges by relation: %v", counts)
-	if counts["origin"] == 0 || counts["supports"] == 0 {
-		t.Errorf("want origin and supports edges, got %v", counts)
+	if counts["origin"] == 0 || counts["supports"] == 0 || counts["neutral"] == 0 {
+		t.Errorf("want origin, supports and neutral edges, got %v", counts)
+	}
+
+	invariants := []struct {
+		name string
+		sql  string // counts violations
+	}{
+		{"every job completed", `SELECT count(*) FROM river_job WHERE state <> 'completed'`},
+		{"every target extracted", `SELECT count(*) FROM targets WHERE status <> 'extracted'`},
+		{"fragment text is its span of the version (characters)", `SELECT count(*) FROM fragments f JOIN page_versions v ON v.id = f.page_version_id
+			WHERE f.text <> substring(v.content FROM f.start_char + 1 FOR f.end_char - f.start_char)`},
+		{"fragments belong to their version's page", `SELECT count(*) FROM fragments f JOIN page_versions v ON v.id = f.page_version_id WHERE v.page_id <> f.page_id`},
+		{"extracted claim quote is verbatim in its version", `SELECT count(*) FROM claims c JOIN page_versions v ON v.id = c.page_version_id
+			WHERE c.kind = 'extracted' AND c.text <> substring(v.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start)`},
+		{"quote lies inside its origin fragment", `SELECT count(*) FROM claims c JOIN fragments f ON f.id = c.origin_fragment_id
+			WHERE c.quote_start < f.start_char OR c.quote_end > f.end_char OR f.page_version_id <> c.page_version_id`},
+		{"one origin edge per extracted claim", `SELECT count(*) FROM claims c WHERE c.kind = 'extracted' AND
+			(SELECT count(*) FROM edges e WHERE e.relation = 'origin' AND e.target_id = c.id AND e.source_id = c.origin_fragment_id) <> 1`},
+		{"no duplicate NLI pair", `SELECT count(*) FROM (SELECT 1 FROM edges WHERE relation IN ('supports','refutes','neutral')
+			GROUP BY source_id, target_id HAVING count(*) > 1) d`},
+		{"E-numbers gapless from 1", `SELECT count(*) FROM (SELECT task_id, max(evidence_no) AS m, count(*) AS n FROM claims GROUP BY task_id) x WHERE m <> n`},
+		{"task counter after last E-number", `SELECT count(*) FROM tasks t WHERE next_evidence_no <> 1 + (SELECT COALESCE(max(evidence_no), 0) FROM claims c WHERE c.task_id = t.id)`},
+		{"every fragment embedded", `SELECT count(*) FROM fragments WHERE embedding IS NULL OR cardinality(embedding) <> 256`},
+		{"page of every version is linked to the task", `SELECT count(*) FROM pages p WHERE NOT EXISTS (SELECT 1 FROM task_pages tp WHERE tp.page_id = p.id)`},
+	}
+	for _, inv := range invariants {
+		if n := queryInt(t, f.Pool, inv.sql); n != 0 {
+			t.Errorf("%s: %d violations", inv.name, n)
+		}
+	}
+	// The non-ASCII page was fragmented and its offsets hold (checked above).
+	if n := queryInt(t, f.Pool, `SELECT count(*) FROM fragments f JOIN pages p ON p.id = f.page_id WHERE p.domain = 'ja.example.org'`); n == 0 {
+		t.Error("the non-ASCII page has no fragments")
+	}
+	// Cached posteriors equal a recomputation from the edges.
+	rows, err = f.Pool.Query(ctx, `SELECT id, alpha, beta, confidence, verdict FROM claims ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type cachedRow struct {
+		id                int64
+		alpha, beta, conf float64
+		verdict           string
+	}
+	var cached []cachedRow
+	var ids []int64
+	for rows.Next() {
+		var c cachedRow
+		if err := rows.Scan(&c.id, &c.alpha, &c.beta, &c.conf, &c.verdict); err != nil {
+			t.Fatal(err)
+		}
+		cached = append(cached, c)
+		ids = append(ids, c.id)
+	}
+	tallies, err := f.Store.ClaimTallies(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tl := range tallies {
+		want := evidence.Compute(store.TallyFromRow(tl))
+		c := cached[i]
+		if c.alpha != want.Alpha || c.beta != want.Beta || c.conf != want.Confidence || c.verdict != want.Verdict {
+			t.Errorf("claim %d cached (%v, %v, %v, %s) != recomputed (%v, %v, %v, %s)", c.id, c.alpha, c.beta, c.conf, c.verdict,
+				want.Alpha, want.Beta, want.Confidence, want.Verdict)
+		}
+	}
+}
+
+func TestDemoCorpusYieldsSupportsAndRefutes(t *testing.T) {
+	archive := "../testdata/replay/demo"
+	entries, err := crawl.ReadManifest(archive)
+	if err != nil {
+		t.Fatalf("demo corpus: %v", err)
+	}
+	raw, err := os.ReadFile(archive + "/claims.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var c corpus.ClaimLine
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		claims = append(claims, c.Claim)
+	}
+	f := testfleet.Start(t, testfleet.Options{Adjust: func(c *config.Config) { c.ReplayDir = archive }})
+	// As `make run` does: the demo hypothesis plus the corpus' Climate-FEVER claims.
+	task := f.CreateTask(t, "Sea level rise is accelerating.", claims...)
+	var urls []string
+	for _, e := range entries {
+		urls = append(urls, e.URL)
+	}
+	f.AddTargets(t, task, urls...)
+	testfleet.WaitIdle(t, f.Pool, 120*time.Second)
+	for _, rel := range []string{"supports", "refutes"} {
+		if n := queryInt(t, f.Pool, `SELECT count(*) FROM edges WHERE relation = $1`, rel); n == 0 {
+			t.Errorf("the demo corpus produced no %s edge", rel)
+		}
 	}
 }
