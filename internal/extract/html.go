@@ -32,11 +32,15 @@ var ErrNoText = errors.New("extract: no readable text")
 // FromHTML extracts the main readable text of an HTML page with go-readability
 // v2 and falls back to a plain-text walk of the page (its <main> or single
 // <article> if present, else <body>, skipping navigation, scripts and hidden
-// elements) when readability finds nothing. Paragraph, heading, list-item and
-// table-row blocks are separated by "\n\n"; whitespace runs inside a block
-// collapse to one space (a <br> is a space); headings are their own block as
-// plain text. The charset is taken from a BOM or <meta charset>, except that a
-// body that is entirely valid UTF-8 is read as UTF-8; otherwise windows-1252.
+// elements) when readability finds nothing. Page chrome is removed before
+// either runs: navigation, site header and footer, asides, search and other
+// forms, dialogs, skip links, hidden elements and widgets such as dropdowns
+// (see pruneChrome). Paragraph, heading, list-item, label and table-row
+// blocks are separated by "\n\n" (text never runs across a block
+// boundary); whitespace runs inside a block collapse to one space (a <br> is
+// a space); headings are their own block as plain text. The charset is taken
+// from a BOM or <meta charset>, except that a body that is entirely valid
+// UTF-8 is read as UTF-8; otherwise windows-1252.
 // Use FromHTMLWithContentType when the HTTP Content-Type header is known.
 func FromHTML(body []byte, pageURL *url.URL) (Document, error) {
 	return FromHTMLWithContentType(body, "", pageURL)
@@ -54,6 +58,7 @@ func FromHTMLWithContentType(body []byte, contentType string, pageURL *url.URL) 
 		return Document{}, fmt.Errorf("extract: parse html: %w", err)
 	}
 	htmlTitle, lang := docMeta(doc)
+	pruneChrome(doc, pageURL, htmlTitle)
 
 	var d Document
 	article, rerr := readable(doc, pageURL)
@@ -70,6 +75,7 @@ func FromHTMLWithContentType(body []byte, contentType string, pageURL *url.URL) 
 		if err != nil {
 			return Document{}, fmt.Errorf("extract: parse html: %w", err)
 		}
+		pruneChrome(doc2, pageURL, htmlTitle)
 		d.Text = nodeText(contentRoot(doc2), true)
 	}
 	if d.Title == "" {
@@ -241,7 +247,7 @@ var blockElem = map[atom.Atom]bool{
 	atom.Dt: true, atom.Fieldset: true, atom.Figcaption: true, atom.Figure: true,
 	atom.Footer: true, atom.Form: true, atom.H1: true, atom.H2: true, atom.H3: true,
 	atom.H4: true, atom.H5: true, atom.H6: true, atom.Header: true, atom.Hgroup: true,
-	atom.Hr: true, atom.Html: true, atom.Legend: true, atom.Li: true, atom.Main: true,
+	atom.Hr: true, atom.Html: true, atom.Label: true, atom.Legend: true, atom.Li: true, atom.Main: true,
 	atom.Menu: true, atom.Nav: true, atom.Ol: true, atom.P: true, atom.Pre: true,
 	atom.Section: true, atom.Summary: true, atom.Table: true, atom.Tbody: true,
 	atom.Tfoot: true, atom.Thead: true, atom.Tr: true, atom.Ul: true,
@@ -249,25 +255,55 @@ var blockElem = map[atom.Atom]bool{
 
 // skipClass lists classes of elements that are not part of the prose:
 // MediaWiki edit links, reference markers, print-hidden maintenance tags and
-// tables of contents, and screen-reader-only text.
+// tables of contents, screen-reader-only text, and elements hidden when the
+// page is printed (site chrome: menus, share buttons, banners).
 var skipClass = map[string]bool{
 	"mw-editsection": true, "noprint": true, "toc": true, "mw-cite-backlink": true,
 	"sr-only": true, "visually-hidden": true, "screen-reader-text": true,
+	"no-print": true, "hidden-print": true, "d-print-none": true, "print-hidden": true,
+	"skip-link": true, "skiplink": true, "skip-links": true,
+}
+
+// chromeWord lists words that, as a "-" or "_" separated part of a class or
+// id, name a page-chrome widget: dropdown menus and their labels
+// ("vector-dropdown-label"), breadcrumbs, navigation bars and boxes, print
+// footers ("Retrieved from …") and category links.
+var chromeWord = map[string]bool{
+	"dropdown": true, "breadcrumb": true, "breadcrumbs": true, "navbar": true,
+	"navbox": true, "printfooter": true, "catlinks": true,
+}
+
+// chromeName reports a class or id token that names page chrome.
+func chromeName(tok string) bool {
+	tok = strings.ToLower(tok)
+	if skipClass[tok] {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(tok, func(r rune) bool { return r == '-' || r == '_' }) {
+		if chromeWord[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // skipByClass reports elements dropped because of their class or id:
-// skipClass members, <sup class="reference"> citation markers and id="toc".
+// skipClass members, tokens containing a chromeWord, <sup class="reference">
+// citation markers and id="toc".
 func skipByClass(n *html.Node) bool {
 	for _, a := range n.Attr {
+		if a.Namespace != "" {
+			continue
+		}
 		switch a.Key {
 		case "class":
 			for _, c := range strings.Fields(a.Val) {
-				if skipClass[c] || (c == "reference" && n.DataAtom == atom.Sup) {
+				if chromeName(c) || (c == "reference" && n.DataAtom == atom.Sup) {
 					return true
 				}
 			}
 		case "id":
-			if a.Val == "toc" {
+			if id := strings.TrimSpace(a.Val); id == "toc" || chromeName(id) {
 				return true
 			}
 		}
@@ -280,7 +316,10 @@ func hidden(n *html.Node) bool {
 	for _, a := range n.Attr {
 		switch a.Key {
 		case "hidden":
-			return true
+			// hidden="until-found" content is collapsed but findable.
+			if !strings.EqualFold(strings.TrimSpace(a.Val), "until-found") {
+				return true
+			}
 		case "aria-hidden":
 			if a.Val == "" || strings.EqualFold(a.Val, "true") {
 				return true
