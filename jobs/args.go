@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 )
 
@@ -57,9 +58,14 @@ func argsErr(kind, field, format string, a ...any) *ArgsError {
 	return &ArgsError{Kind: kind, Field: field, Msg: fmt.Sprintf(format, a...)}
 }
 
-// decodeStrict decodes one JSON object into v, rejecting unknown fields and
-// trailing data, and turns encoding/json's errors into ArgsErrors naming the field.
+// decodeStrict decodes one JSON object into v, rejecting unknown fields
+// (matched exactly: encoding/json alone would accept "Task_ID" for
+// "task_id"), non-objects and trailing data, and turns encoding/json's errors
+// into ArgsErrors naming the field by its JSON path.
 func decodeStrict(kind string, data []byte, v any) error {
+	if err := checkKeys(kind, "", data, reflect.TypeOf(v).Elem()); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -69,6 +75,73 @@ func decodeStrict(kind string, data []byte, v any) error {
 		return argsErr(kind, "", "trailing data after the JSON object")
 	}
 	return nil
+}
+
+// checkKeys verifies that raw is a JSON object whose keys are exactly the
+// JSON names of t's fields, recursing into struct-typed fields.
+func checkKeys(kind, path string, raw []byte, t reflect.Type) error {
+	var obj map[string]json.RawMessage
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 {
+		return argsErr(kind, path, "empty args")
+	}
+	if trimmed[0] != '{' {
+		what := "a JSON object"
+		if path != "" {
+			return argsErr(kind, path, "expected %s", what)
+		}
+		return argsErr(kind, "", "expected %s, got %s", what, jsonKindOf(trimmed[0]))
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if err := dec.Decode(&obj); err != nil {
+		return jsonArgsError(kind, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return argsErr(kind, path, "trailing data after the JSON object")
+	}
+	fields := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" || name == "" {
+			continue
+		}
+		fields[name] = f.Type
+	}
+	for key, val := range obj {
+		ft, ok := fields[key]
+		if !ok {
+			return argsErr(kind, joinPath(path, key), "unknown field")
+		}
+		if ft.Kind() == reflect.Struct && !bytes.Equal(bytes.TrimSpace(val), []byte("null")) {
+			if err := checkKeys(kind, joinPath(path, key), val, ft); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func jsonKindOf(first byte) string {
+	switch first {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
 }
 
 func jsonArgsError(kind string, err error) error {

@@ -58,6 +58,8 @@ func (a EmbedArgs) Validate() error {
 		return argsErr(KindEmbed, "fragment_ids", "at most %d ids per job, got %d", MaxEmbedFragments, len(a.FragmentIDs))
 	case a.PageVersionID < 0:
 		return argsErr(KindEmbed, "page_version_id", "must be a positive integer")
+	case a.TaskID < 0:
+		return argsErr(KindEmbed, "task_id", "must be a positive integer, got %d", a.TaskID)
 	}
 	for i, id := range a.FragmentIDs {
 		if id <= 0 {

@@ -153,6 +153,10 @@ func ParseArgs(kind string, raw []byte) (Validatable, error) {
 	case KindTargetQueue:
 		var a TargetQueueArgs
 		_ = a.UnmarshalJSON(raw)
+		if a.Validate() == nil {
+			// Insert the normalised target so uniqueness matches `target add`.
+			a.Target, _ = a.Target.Normalized()
+		}
 		v = a
 	case KindEmbed:
 		var a EmbedArgs

@@ -66,15 +66,42 @@ func newRoot() *cobra.Command {
 			a.out, a.errOut = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return nil
 		},
-		PersistentPostRun: func(*cobra.Command, []string) {
-			if a.pool != nil {
-				a.pool.Close()
-			}
-		},
 	}
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.AddCommand(a.taskCmd(), a.claimCmd(), a.targetCmd(), a.jobCmd(), a.statusCmd(), a.graphCmd(), a.reportCmd())
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, msg: err.Error()} })
+	a.wrap(root)
 	return root
+}
+
+// wrap makes every command close the connection it opened, whether it
+// succeeds or fails (cobra skips post-run hooks on errors), and turns
+// argument-count errors into usage errors (exit 2).
+func (a *app) wrap(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			defer a.close()
+			return run(cmd, args)
+		}
+	}
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		a.wrap(sub)
+	}
+}
+
+func (a *app) close() {
+	if a.pool != nil {
+		a.pool.Close()
+		a.pool = nil
+	}
 }
 
 // connect opens the pool and an insert-only River client.
