@@ -86,11 +86,10 @@ func checkKeys(kind, path string, raw []byte, t reflect.Type) error {
 		return argsErr(kind, path, "empty args")
 	}
 	if trimmed[0] != '{' {
-		what := "a JSON object"
 		if path != "" {
-			return argsErr(kind, path, "expected %s", what)
+			return argsErr(kind, path, "expected an object, got %s", jsonKindOf(trimmed[0]))
 		}
-		return argsErr(kind, "", "expected %s, got %s", what, jsonKindOf(trimmed[0]))
+		return argsErr(kind, "", "expected a JSON object, got %s", jsonKindOf(trimmed[0]))
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	if err := dec.Decode(&obj); err != nil {
@@ -132,15 +131,15 @@ func joinPath(path, key string) string {
 func jsonKindOf(first byte) string {
 	switch first {
 	case '[':
-		return "an array"
+		return "array"
 	case '"':
-		return "a string"
+		return "string"
 	case 'n':
 		return "null"
 	case 't', 'f':
-		return "a boolean"
+		return "boolean"
 	default:
-		return "a number"
+		return "number"
 	}
 }
 

@@ -189,7 +189,7 @@ func TestMalformedRawJobsAreCancelledAfterOneAttemptWithTheReason(t *testing.T) 
 		{"target_queue args not an object", jobs.KindTargetQueue, jobs.QueueTarget,
 			`[1,2]`, []string{"expected a JSON object, got array"}},
 		{"target_queue null args", jobs.KindTargetQueue, jobs.QueueTarget,
-			`null`, []string{`field "task_id"`, "required"}},
+			`null`, []string{"expected a JSON object, got null"}},
 		{"embed unknown field", jobs.KindEmbed, jobs.QueueEmbed,
 			`{"bogus":1}`, []string{`field "bogus"`, "unknown field"}},
 		{"embed neither fragments nor version", jobs.KindEmbed, jobs.QueueEmbed,
