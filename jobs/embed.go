@@ -130,6 +130,13 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error
 		if stored, err = q.SetEmbeddings(ctx, fragIDs, vectors, model); err != nil {
 			return err
 		}
+		if stored > 0 && job.Args.TaskID > 0 {
+			// New embeddings are new evidence: a verify_nli that stopped
+			// waiting for them (or is running now) must see them.
+			if err := signalVerify(ctx, tx, q, job.Args.TaskID); err != nil {
+				return err
+			}
+		}
 		if err := river.RecordOutput(ctx, map[string]any{"embedded": stored, "requested": len(ids), "model": model}); err != nil {
 			return fmt.Errorf("record output: %w", err)
 		}
@@ -140,5 +147,24 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error
 		return fmt.Errorf("store embeddings: %w", err)
 	}
 	d.logger().DebugContext(ctx, "fragments embedded", slog.Int64("job_id", job.ID), slog.Int64("embedded", stored))
+	return nil
+}
+
+// signalVerify bumps the task's work_version under its row lock and enqueues
+// a verify_nli for it (deduplicated against one waiting or running).
+func signalVerify(ctx context.Context, tx pgx.Tx, q *store.Queries, taskID int64) error {
+	task, err := q.LockTask(ctx, taskID)
+	if err != nil {
+		if store.IsNotFound(err) {
+			return nil // the task was removed; nothing to verify
+		}
+		return fmt.Errorf("lock task: %w", err)
+	}
+	if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: taskID, NextEvidenceNo: task.NextEvidenceNo}); err != nil {
+		return fmt.Errorf("advance task: %w", err)
+	}
+	if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertTx(ctx, tx, VerifyNLIArgs{TaskID: taskID}, nil); err != nil {
+		return fmt.Errorf("enqueue verify_nli: %w", err)
+	}
 	return nil
 }

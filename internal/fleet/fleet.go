@@ -213,6 +213,7 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	ln, err := net.Listen("tcp", cfg.MetricsAddr)
 	if err != nil {
+		_ = w.Stop(0)
 		return fmt.Errorf("listen %s: %w", cfg.MetricsAddr, err)
 	}
 	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 5 * time.Second}
@@ -221,8 +222,11 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 			log.Error("operations server stopped", slog.Any("error", err))
 		}
 	}()
-	if err := w.Start(ctx); err != nil {
+	// River cancels running jobs when the start context ends: give it one
+	// that does not, so SIGTERM goes through Stop's soft phase first.
+	if err := w.Start(context.WithoutCancel(ctx)); err != nil {
 		_ = srv.Close()
+		_ = w.Stop(0)
 		return err
 	}
 	log.Info("worker started", slog.Any("queues", cfg.Queues), slog.String("ops_addr", ln.Addr().String()),

@@ -1,0 +1,616 @@
+package fleet_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/evidencefleet/evidencefleet/internal/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// climateFeverPath is the Climate-FEVER dev set, relative to this package.
+const climateFeverPath = "../../../shared/data/climate-fever-dev.jsonl"
+
+// workload is the input of a run: a replay archive of rendered Wikipedia
+// articles, the hypothesis claims of one task and the URLs to take in.
+type workload struct {
+	archive    string   // replay archive directory
+	hypothesis string   // the task's hypothesis (E1)
+	claims     []string // further hypothesis claims
+	urls       []string // one target_queue job each
+}
+
+// climateWorkload renders the first n Climate-FEVER records into a replay
+// archive: every article is a target, every record's claim a hypothesis claim.
+func climateWorkload(t *testing.T, n int) workload {
+	t.Helper()
+	records, err := corpus.ReadClimateFever(climateFeverPath)
+	if err != nil {
+		t.Fatalf("read Climate-FEVER: %v", err)
+	}
+	if len(records) < n {
+		t.Fatalf("Climate-FEVER has %d records, want at least %d", len(records), n)
+	}
+	records = records[:n]
+	dir := t.TempDir()
+	pages, err := corpus.BuildClimateFever(records, corpus.Options{OutDir: dir})
+	if err != nil {
+		t.Fatalf("build replay archive: %v", err)
+	}
+	if len(pages) < 3 {
+		t.Fatalf("%d records render only %d pages", n, len(pages))
+	}
+	w := workload{archive: dir, hypothesis: records[0].Claim}
+	for _, r := range records[1:] {
+		w.claims = append(w.claims, r.Claim)
+	}
+	for _, p := range pages {
+		w.urls = append(w.urls, p.URL)
+	}
+	return w
+}
+
+// openPool connects to a test database; the pool is closed when the test ends.
+func openPool(t *testing.T, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatalf("connect %s: %v", url, err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// insertOnlyClient is a River client that only inserts (no queues).
+func insertOnlyClient(t *testing.T, pool *pgxpool.Pool) *river.Client[pgx.Tx] {
+	t.Helper()
+	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	if err != nil {
+		t.Fatalf("river insert-only client: %v", err)
+	}
+	return c
+}
+
+// seedTask creates the workload's task with its hypothesis claims and
+// enqueues one target_queue job per URL, in one transaction. With
+// targets=false only the task and claims are created. It returns the task id.
+func seedTask(t *testing.T, pool *pgxpool.Pool, w workload, claims []string, targets bool) int64 {
+	t.Helper()
+	ctx := context.Background()
+	client := insertOnlyClient(t, pool)
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
+	task, err := jobs.CreateTask(ctx, client, tx, "test-org", w.hypothesis)
+	if err != nil {
+		t.Fatalf("create task: %v", err)
+	}
+	if len(claims) > 0 {
+		if _, err := jobs.AddHypotheses(ctx, client, tx, task.ID, claims); err != nil {
+			t.Fatalf("add hypotheses: %v", err)
+		}
+	}
+	if targets {
+		params := make([]river.InsertManyParams, len(w.urls))
+		for i, u := range w.urls {
+			params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: task.ID,
+				Target: jobs.Target{Kind: jobs.TargetURL, Value: u}}}
+		}
+		if _, err := client.InsertManyTx(ctx, tx, params); err != nil {
+			t.Fatalf("insert targets: %v", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatalf("commit seed: %v", err)
+	}
+	return task.ID
+}
+
+// deterministicEnv is the worker configuration under which the graph does not
+// depend on timing: no cut-off of candidates by arrival order.
+func deterministicEnv() map[string]string {
+	return map[string]string{
+		"EVF_TOP_K":               "100000",
+		"EVF_MAX_PAIRS_PER_CLAIM": "100000",
+		"EVF_RECALL_LIMIT":        "100000",
+		"EVF_MAX_DOMAINS":         "100000",
+	}
+}
+
+// workerEnv is the environment of a worker subprocess: this process's
+// environment without any DATABASE_URL or EVF_* variable, then the database,
+// the replay archive, quiet defaults and extra (which wins).
+func workerEnv(dbURL, archive string, extra map[string]string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "DATABASE_URL" || strings.HasPrefix(k, "EVF_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	vars := map[string]string{
+		workerProcessEnv:       "1",
+		"DATABASE_URL":         dbURL,
+		"EVF_REPLAY_DIR":       archive,
+		"EVF_METRICS_ADDR":     "127.0.0.1:0",
+		"EVF_LOG_FORMAT":       "text",
+		"EVF_LOG_LEVEL":        "info",
+		"EVF_SHUTDOWN_TIMEOUT": "5s",
+	}
+	for k, v := range extra {
+		vars[k] = v
+	}
+	keys := make([]string, 0, len(vars))
+	for k := range vars {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+vars[k])
+	}
+	return env
+}
+
+// workerProc is a worker subprocess: this test binary re-executed with
+// EVF_TEST_WORKER_PROCESS=1. Its output goes to a log file.
+type workerProc struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	exited  chan struct{}
+	waitErr error // set before exited is closed
+}
+
+// startWorker starts a worker subprocess. When the test ends it is killed if
+// still running, and its log is checked for data races.
+func startWorker(t *testing.T, name string, env []string) *workerProc {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatalf("worker %s: log file: %v", name, err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = env
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("worker %s: start: %v", name, err)
+	}
+	p := &workerProc{name: name, cmd: cmd, logPath: logPath, exited: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		if p.running() {
+			_ = p.cmd.Process.Kill()
+		}
+		<-p.exited
+		if log := p.log(); strings.Contains(log, "WARNING: DATA RACE") {
+			t.Errorf("worker %s reported a data race:\n%s", p.name, log)
+		}
+	})
+	return p
+}
+
+func (p *workerProc) running() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// log returns the subprocess's output so far.
+func (p *workerProc) log() string {
+	b, err := os.ReadFile(p.logPath)
+	if err != nil {
+		return fmt.Sprintf("(log of %s unreadable: %v)", p.name, err)
+	}
+	return string(b)
+}
+
+// logTail returns the last n lines of the subprocess's output.
+func (p *workerProc) logTail(n int) string {
+	lines := strings.Split(strings.TrimRight(p.log(), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return fmt.Sprintf("--- last %d log lines of worker %s ---\n%s", len(lines), p.name, strings.Join(lines, "\n"))
+}
+
+// signal sends sig to the subprocess.
+func (p *workerProc) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("worker %s: send %v: %v", p.name, sig, err)
+	}
+}
+
+// wait waits up to timeout for the subprocess to exit and returns its exit
+// code (-1 when a signal ended it) and whether it exited in time.
+func (p *workerProc) wait(timeout time.Duration) (code int, ok bool) {
+	select {
+	case <-p.exited:
+	case <-time.After(timeout):
+		return 0, false
+	}
+	var ee *exec.ExitError
+	switch {
+	case p.waitErr == nil:
+		return 0, true
+	case errors.As(p.waitErr, &ee):
+		return ee.ExitCode(), true
+	default:
+		return -1, true
+	}
+}
+
+// kill sends SIGKILL and waits for the process to be gone.
+func (p *workerProc) kill(t *testing.T) {
+	t.Helper()
+	p.signal(t, syscall.SIGKILL)
+	if _, ok := p.wait(10 * time.Second); !ok {
+		t.Fatalf("worker %s: still running 10s after SIGKILL", p.name)
+	}
+}
+
+// stop sends SIGTERM and requires a clean exit (code 0) within timeout.
+func (p *workerProc) stop(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	p.signal(t, syscall.SIGTERM)
+	code, ok := p.wait(timeout)
+	if !ok {
+		t.Fatalf("worker %s: still running %s after SIGTERM\n%s", p.name, timeout, p.logTail(40))
+	}
+	if code != 0 {
+		t.Fatalf("worker %s: exit code %d after SIGTERM, want 0\n%s", p.name, code, p.logTail(40))
+	}
+}
+
+// freeAddr returns a loopback address with a port that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	return addr
+}
+
+// waitIdle waits for the queue to drain; on timeout it fails with the job
+// dump and the workers' logs.
+func waitIdle(t *testing.T, pool *pgxpool.Pool, timeout time.Duration, procs ...*workerProc) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for _, p := range procs {
+		if !p.running() {
+			t.Fatalf("worker %s exited while work was pending\n%s\n%s", p.name, testfleet.JobDump(t, pool), p.logTail(40))
+		}
+	}
+	quiet := 0
+	for quiet < 3 {
+		n := queryInt(t, pool, `SELECT count(*) FROM river_job
+			WHERE state IN ('available','running','retryable','scheduled','pending')`)
+		if n == 0 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		if time.Now().After(deadline) {
+			var logs []string
+			for _, p := range procs {
+				logs = append(logs, p.logTail(30))
+			}
+			t.Fatalf("%d jobs still unfinished after %s:\n%s\n%s", n, timeout, testfleet.JobDump(t, pool), strings.Join(logs, "\n"))
+		}
+		for _, p := range procs {
+			if !p.running() {
+				t.Fatalf("worker %s exited while waiting for idle\n%s\n%s", p.name, testfleet.JobDump(t, pool), p.logTail(40))
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// queryInt runs a query returning one integer.
+func queryInt(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// queryStrings runs a query returning one text column.
+func queryStrings(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) []string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return out
+}
+
+const nliRelations = `('supports','refutes','neutral')`
+
+// claimKeySQL is a claim's natural key (no id, no E-number): kind, text and,
+// for extracted claims, the origin page URL and quote span. It needs the
+// claim as c and a LEFT JOIN of its origin fragment's page as cp.
+const claimKeySQL = `concat_ws('|', c.kind, c.text, COALESCE(cp.url, '-'), COALESCE(c.quote_start, -1), COALESCE(c.quote_end, -1))`
+
+// graphQueries read the evidence graph by natural keys, one text row per
+// database row; floats are rounded to 1e-9. Rows are compared as multisets,
+// so a duplicate row shows up as a difference too.
+var graphQueries = []struct{ name, sql string }{
+	{"tasks", `SELECT concat_ws('|', hypothesis, status, organization_id, next_evidence_no) FROM tasks`},
+	{"pages", `SELECT concat_ws('|', url, COALESCE(final_url, '-'), domain, COALESCE(title, '-'), COALESCE(http_status, 0),
+		COALESCE(content_type, '-'), COALESCE(error, '-'), COALESCE(doi, '-'), COALESCE(pmid, '-'), COALESCE(arxiv_id, '-'))
+		FROM pages`},
+	{"page_versions", `SELECT concat_ws('|', p.url, pv.sha256, md5(pv.content)) FROM page_versions pv JOIN pages p ON p.id = pv.page_id`},
+	{"fragments", `SELECT concat_ws('|', p.url, pv.sha256, f.start_char, f.end_char, md5(f.text), left(f.text, 40), f.heading_context,
+		COALESCE(f.embed_model, '-'), COALESCE(md5(f.embedding::text), '-'))
+		FROM fragments f JOIN pages p ON p.id = f.page_id JOIN page_versions pv ON pv.id = f.page_version_id`},
+	{"claims", `SELECT concat_ws('|', ` + claimKeySQL + `, c.adoption_status, c.verification_status,
+		round(c.alpha::numeric, 9), round(c.beta::numeric, 9), round(c.confidence::numeric, 9),
+		round(c.uncertainty::numeric, 9), round(c.controversy::numeric, 9), c.verdict,
+		c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources, c.evidence_count,
+		COALESCE(round(c.llm_claim_confidence::numeric, 9), -1))
+		FROM claims c LEFT JOIN fragments cf ON cf.id = c.origin_fragment_id LEFT JOIN pages cp ON cp.id = cf.page_id`},
+	{"edges", `SELECT concat_ws('|', e.relation, e.source_type, COALESCE(fp.url, e.source_id::text), COALESCE(f.start_char, -1),
+		COALESCE(f.end_char, -1), e.target_type, CASE WHEN c.id IS NULL THEN e.target_id::text ELSE ` + claimKeySQL + ` END,
+		COALESCE(e.nli_label, '-'), COALESCE(round(e.nli_edge_confidence::numeric, 9), -1), COALESCE(e.nli_model, '-'),
+		COALESCE(e.source_domain_category, '-'), COALESCE(e.source_trust_level, '-'), COALESCE(e.target_trust_level, '-'))
+		FROM edges e
+		LEFT JOIN fragments f ON e.source_type = 'fragment' AND f.id = e.source_id LEFT JOIN pages fp ON fp.id = f.page_id
+		LEFT JOIN claims c ON e.target_type = 'claim' AND c.id = e.target_id
+		LEFT JOIN fragments cf ON cf.id = c.origin_fragment_id LEFT JOIN pages cp ON cp.id = cf.page_id`},
+	{"targets", `SELECT concat_ws('|', t.kind, t.value, t.status, t.stage, COALESCE(p.url, '-'), COALESCE(t.error, '-'))
+		FROM targets t LEFT JOIN pages p ON p.id = t.page_id`},
+	{"task_pages", `SELECT concat_ws('|', p.url, COALESCE(pv.sha256, '-'), tp.reason, tp.depth)
+		FROM task_pages tp JOIN pages p ON p.id = tp.page_id LEFT JOIN page_versions pv ON pv.id = tp.page_version_id`},
+	{"resource_index", `SELECT concat_ws('|', r.identifier_type, r.identifier, p.url) FROM resource_index r JOIN pages p ON p.id = r.page_id`},
+	{"domains", `SELECT concat_ws('|', domain, trust_level, category, verification_status) FROM domains`},
+	{"events", `SELECT event_type FROM event_log`},
+}
+
+// graph is a snapshot of the evidence graph by natural keys: table → sorted rows.
+type graph map[string][]string
+
+func readGraph(t *testing.T, pool *pgxpool.Pool) graph {
+	t.Helper()
+	g := graph{}
+	for _, q := range graphQueries {
+		rows := queryStrings(t, pool, q.sql)
+		slices.Sort(rows)
+		g[q.name] = rows
+	}
+	return g
+}
+
+// summary counts the rows of each table, with NLI edges apart.
+func (g graph) summary() string {
+	var parts []string
+	for _, q := range graphQueries {
+		parts = append(parts, fmt.Sprintf("%s=%d", q.name, len(g[q.name])))
+	}
+	return strings.Join(parts, " ") + fmt.Sprintf(" (nli edges=%d)", countNLI(g))
+}
+
+// diffGraphs describes how got differs from want, table by table (multiset
+// difference, at most max rows per side); "" when they are equal.
+func diffGraphs(want, got graph, max int) string {
+	var b strings.Builder
+	for _, q := range graphQueries {
+		onlyWant, onlyGot := multisetDiff(want[q.name], got[q.name])
+		if len(onlyWant) == 0 && len(onlyGot) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %d rows in the reference, %d in the run; %d only in the reference, %d only in the run\n",
+			q.name, len(want[q.name]), len(got[q.name]), len(onlyWant), len(onlyGot))
+		for i, r := range onlyWant {
+			if i == max {
+				fmt.Fprintf(&b, "    …\n")
+				break
+			}
+			fmt.Fprintf(&b, "  - %s\n", r)
+		}
+		for i, r := range onlyGot {
+			if i == max {
+				fmt.Fprintf(&b, "    …\n")
+				break
+			}
+			fmt.Fprintf(&b, "  + %s\n", r)
+		}
+	}
+	return b.String()
+}
+
+// multisetDiff returns the rows of sorted a not matched in sorted b, and
+// the other way round.
+func multisetDiff(a, b []string) (onlyA, onlyB []string) {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			i++
+			j++
+		case a[i] < b[j]:
+			onlyA = append(onlyA, a[i])
+			i++
+		default:
+			onlyB = append(onlyB, b[j])
+			j++
+		}
+	}
+	return append(onlyA, a[i:]...), append(onlyB, b[j:]...)
+}
+
+// duplicateChecks count rows against distinct natural keys.
+var duplicateChecks = []struct{ name, sql string }{
+	{"pages", `SELECT count(*) - count(DISTINCT url) FROM pages`},
+	{"page_versions", `SELECT count(*) - count(DISTINCT (p.url, pv.sha256)) FROM page_versions pv JOIN pages p ON p.id = pv.page_id`},
+	{"page_versions per page", `SELECT count(*) - count(DISTINCT page_id) FROM page_versions`},
+	{"fragments", `SELECT count(*) - count(DISTINCT (p.url, f.start_char, f.end_char, f.text)) FROM fragments f JOIN pages p ON p.id = f.page_id`},
+	{"claims", `SELECT count(*) - count(DISTINCT (c.task_id, ` + claimKeySQL + `))
+		FROM claims c LEFT JOIN fragments cf ON cf.id = c.origin_fragment_id LEFT JOIN pages cp ON cp.id = cf.page_id`},
+	{"hypothesis claims by text", `SELECT count(*) - count(DISTINCT (task_id, lower(text))) FROM claims WHERE kind = 'hypothesis'`},
+	{"edges", `SELECT count(*) - count(DISTINCT (source_type, source_id, target_type, target_id, relation)) FROM edges`},
+	{"NLI edges per pair", `SELECT count(*) - count(DISTINCT (source_id, target_id)) FROM edges
+		WHERE source_type = 'fragment' AND target_type = 'claim' AND relation IN ` + nliRelations},
+	{"origin edges per claim", `SELECT count(*) - count(DISTINCT target_id) FROM edges WHERE relation = 'origin'`},
+	{"targets", `SELECT count(*) - count(DISTINCT (task_id, kind, value)) FROM targets`},
+	{"task_pages", `SELECT count(*) - count(DISTINCT (task_id, page_id)) FROM task_pages`},
+}
+
+// checkNoDuplicates fails for every table with more rows than natural keys.
+func checkNoDuplicates(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	for _, c := range duplicateChecks {
+		if n := queryInt(t, pool, c.sql); n != 0 {
+			t.Errorf("%s: %d duplicate rows (count(*) - count(DISTINCT natural key))", c.name, n)
+		}
+	}
+}
+
+// checkEvidenceNumbers requires every task's E-numbers to be exactly
+// 1..n and next_evidence_no to be n+1.
+func checkEvidenceNumbers(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	bad := queryStrings(t, pool, `
+		SELECT format('task %s: %s claims, E-numbers %s..%s, next_evidence_no %s', t.id, count(c.id),
+		              min(c.evidence_no), max(c.evidence_no), t.next_evidence_no)
+		FROM tasks t LEFT JOIN claims c ON c.task_id = t.id
+		GROUP BY t.id
+		HAVING count(c.id) <> count(DISTINCT c.evidence_no) OR COALESCE(min(c.evidence_no), 1) <> 1
+		    OR COALESCE(max(c.evidence_no), 0) <> count(c.id) OR t.next_evidence_no <> count(c.id) + 1`)
+	for _, b := range bad {
+		t.Errorf("E-numbers not gapless: %s", b)
+	}
+}
+
+// checkPosteriorsCached recomputes every claim's posterior from its edges
+// (store ClaimTallies + evidence.Compute) and compares the cached columns.
+func checkPosteriorsCached(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	type cached struct {
+		alpha, beta, conf, unc, contro float64
+		verdict                        string
+		sup, ref, neu, ind, n          int
+	}
+	rows, err := pool.Query(ctx, `SELECT id, alpha, beta, confidence, uncertainty, controversy, verdict,
+		supporting_count, refuting_count, neutral_count, independent_sources, evidence_count FROM claims ORDER BY id`)
+	if err != nil {
+		t.Fatalf("read claims: %v", err)
+	}
+	byID := map[int64]cached{}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var c cached
+		if err := rows.Scan(&id, &c.alpha, &c.beta, &c.conf, &c.unc, &c.contro, &c.verdict, &c.sup, &c.ref, &c.neu, &c.ind, &c.n); err != nil {
+			t.Fatalf("read claims: %v", err)
+		}
+		byID[id] = c
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("read claims: %v", err)
+	}
+	if len(ids) == 0 {
+		t.Fatal("no claims to check posteriors of")
+	}
+	tallies, err := store.New(pool).ClaimTallies(ctx, ids)
+	if err != nil {
+		t.Fatalf("claim tallies: %v", err)
+	}
+	if len(tallies) != len(ids) {
+		t.Fatalf("claim tallies: %d rows for %d claims", len(tallies), len(ids))
+	}
+	const eps = 1e-9
+	near := func(a, b float64) bool { return math.Abs(a-b) <= eps }
+	stale := 0
+	for _, tl := range tallies {
+		want := evidence.Compute(store.TallyFromRow(tl))
+		got := byID[tl.ClaimID]
+		if !near(got.alpha, want.Alpha) || !near(got.beta, want.Beta) || !near(got.conf, want.Confidence) ||
+			!near(got.unc, want.Uncertainty) || !near(got.contro, want.Controversy) || got.verdict != want.Verdict ||
+			got.sup != want.Supporting || got.ref != want.Refuting || got.neu != want.Neutral ||
+			got.ind != want.Independent || got.n != want.EvidenceSize {
+			stale++
+			if stale <= 5 {
+				t.Errorf("claim %d: cached posterior %+v differs from the recomputation from its edges %+v", tl.ClaimID, got, want)
+			}
+		}
+	}
+	if stale > 5 {
+		t.Errorf("… %d claims in all have a stale cached posterior", stale)
+	}
+}
+
+// pollUntil calls cond every interval until it returns true or timeout passes.
+func pollUntil(timeout, interval time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(interval)
+	}
+}
+
+// parallel runs fns concurrently and waits for all.
+func parallel(fns ...func()) {
+	var wg sync.WaitGroup
+	for _, fn := range fns {
+		wg.Go(fn)
+	}
+	wg.Wait()
+}
