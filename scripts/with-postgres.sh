@@ -65,12 +65,20 @@ as_pg() {
 
 if [ "$(id -u)" = 0 ]; then
   if ! id postgres >/dev/null 2>&1; then
-    useradd --system --home-dir "$ROOT/.data" --shell /usr/sbin/nologin postgres
+    useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin postgres
+  fi
+  # The postgres user must be able to reach the data directory. When a parent
+  # of the checkout is closed to other users (a clone under /root, a private
+  # temp dir), keep the server's files in a private temp dir instead.
+  chmod o+x "$ROOT/.data" 2>/dev/null || true
+  if ! runuser -u postgres -- test -x "$DATA"; then
+    rmdir "$DATA"
+    DATA=$(mktemp -d /tmp/evidencefleet-pg-XXXXXX)
+    chmod 711 "$DATA"
   fi
   chown postgres "$DATA"
   chmod 700 "$DATA"
-  # The postgres user must be able to reach the data directory.
-  chmod o+x "$ROOT/.data" "$ROOT" 2>/dev/null || true
+  LOG="$DATA/server.log"
 fi
 
 cleanup() {
@@ -87,7 +95,7 @@ as_pg "$PGBIN/pg_ctl" -D "$DATA/db" -l "$LOG" -w -t 60 \
   start >/dev/null
 
 export DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"
-echo "with-postgres: throwaway Postgres ($("$PGBIN/postgres" --version | awk '{print $3}')) on 127.0.0.1:$PORT, data in ${DATA#$ROOT/}" >&2
+echo "with-postgres: throwaway Postgres ($("$PGBIN/postgres" --version | awk '{print $3}')) on 127.0.0.1:$PORT, data in ${DATA#"$ROOT"/}" >&2
 set +e
 "$@"
 rc=$?

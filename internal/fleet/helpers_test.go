@@ -606,11 +606,3 @@ func pollUntil(timeout, interval time.Duration, cond func() bool) bool {
 	}
 }
 
-// parallel runs fns concurrently and waits for all.
-func parallel(fns ...func()) {
-	var wg sync.WaitGroup
-	for _, fn := range fns {
-		wg.Go(fn)
-	}
-	wg.Wait()
-}
