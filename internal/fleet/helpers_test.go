@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -605,4 +604,3 @@ func pollUntil(timeout, interval time.Duration, cond func() bool) bool {
 		time.Sleep(interval)
 	}
 }
-
