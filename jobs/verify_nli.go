@@ -99,7 +99,7 @@ type VerifyOutput struct {
 }
 
 // maxRounds bounds how often one job goes round when the task keeps changing;
-// after that it snoozes and comes back.
+// after that it completes and enqueues a successor.
 const maxRounds = 5
 
 // Work runs verification rounds until the task did not change during a round.
@@ -154,15 +154,26 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[VerifyNLIArgs
 			if _, err := q.RecomputePosteriors(ctx, plan.claimIDs); err != nil {
 				return err
 			}
-			if task.WorkVersion != version {
+			changed := task.WorkVersion != version
+			if changed && round < maxRounds {
 				return nil // commit this round's edges, then go round again
 			}
 			done = true
 			if err := river.RecordOutput(ctx, out); err != nil {
 				return fmt.Errorf("record output: %w", err)
 			}
-			_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-			return err
+			if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+				return err
+			}
+			if changed {
+				// The task keeps changing: hand the rest to a successor in
+				// this transaction (this job is already completed in it, so
+				// the unique insert is not skipped).
+				if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertTx(ctx, tx, job.Args, nil); err != nil {
+					return fmt.Errorf("enqueue successor verify_nli: %w", err)
+				}
+			}
+			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("store NLI edges: %w", err)
@@ -175,7 +186,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[VerifyNLIArgs
 			return nil
 		}
 	}
-	return river.JobSnooze(0)
+	return nil // unreachable: the last round always completes
 }
 
 // verifyPlan is what one round will judge.
