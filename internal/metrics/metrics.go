@@ -20,6 +20,12 @@ type Metrics struct {
 	fetchBytes   prometheus.Counter
 	claims       *prometheus.CounterVec
 	quoteDropped prometheus.Counter
+
+	modelRequests *prometheus.CounterVec
+	modelErrors   *prometheus.CounterVec
+	modelLatency  *prometheus.HistogramVec
+	modelBatch    *prometheus.HistogramVec
+	modelTokens   *prometheus.CounterVec
 }
 
 // New registers the collectors on a fresh registry, with the Go and process collectors.
@@ -49,6 +55,29 @@ func New() *Metrics {
 		Namespace: namespace, Name: "claim_quotes_rejected_total",
 		Help: "Extracted claims dropped because their quote does not occur verbatim in the page version.",
 	})
+	m.modelRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "model_requests_total",
+		Help: "HTTP requests to model backends (each retry counts), by backend, capability and outcome (ok or error).",
+	}, []string{"backend", "capability", "outcome"})
+	m.modelErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "model_errors_total",
+		Help: "Failed model backend requests by kind: rate_limited, server_error, timeout, connection, bad_response, rejected, circuit_open, canceled.",
+	}, []string{"backend", "capability", "kind"})
+	m.modelLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "model_request_duration_seconds",
+		Help:    "Latency of one HTTP request to a model backend.",
+		Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60},
+	}, []string{"backend", "capability"})
+	m.modelBatch = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "model_batch_size",
+		Help:    "Inputs (texts, pairs, documents) per model backend request.",
+		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
+	}, []string{"backend", "capability"})
+	m.modelTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "model_tokens_total",
+		Help: "Tokens reported by model backends, by type (prompt, completion).",
+	}, []string{"backend", "capability", "type"})
+	m.Registry.MustRegister(m.modelRequests, m.modelErrors, m.modelLatency, m.modelBatch, m.modelTokens)
 	m.Registry.MustRegister(m.nliEdges, m.nliSkipped, m.fetches, m.fetchBytes, m.claims, m.quoteDropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, r := range []string{"supports", "refutes", "neutral"} {
@@ -89,5 +118,36 @@ func (m *Metrics) Fetch(outcome string, bytes int) {
 func (m *Metrics) Claims(result string, n int) {
 	if m != nil && n > 0 {
 		m.claims.WithLabelValues(result).Add(float64(n))
+	}
+}
+
+// ModelRequest records one HTTP request to a model backend: its outcome ("ok"
+// or "error") and latency.
+func (m *Metrics) ModelRequest(backend, capability, outcome string, seconds float64) {
+	if m == nil {
+		return
+	}
+	m.modelRequests.WithLabelValues(backend, capability, outcome).Inc()
+	m.modelLatency.WithLabelValues(backend, capability).Observe(seconds)
+}
+
+// ModelError counts one failed model request by kind.
+func (m *Metrics) ModelError(backend, capability, kind string) {
+	if m != nil {
+		m.modelErrors.WithLabelValues(backend, capability, kind).Inc()
+	}
+}
+
+// ModelBatch records the number of inputs of one model request.
+func (m *Metrics) ModelBatch(backend, capability string, n int) {
+	if m != nil {
+		m.modelBatch.WithLabelValues(backend, capability).Observe(float64(n))
+	}
+}
+
+// ModelTokens counts tokens a backend reported (typ is "prompt" or "completion").
+func (m *Metrics) ModelTokens(backend, capability, typ string, n int) {
+	if m != nil && n > 0 {
+		m.modelTokens.WithLabelValues(backend, capability, typ).Add(float64(n))
 	}
 }

@@ -1,15 +1,33 @@
-// Package ml holds the model interfaces of the fleet (embeddings and natural
-// language inference) together with the built-in, deterministic, offline
-// baselines: a hashed n-gram embedder (HashEmbedder) and a lexical NLI
-// classifier (LexicalNLI). Both are pure Go, need no network and give the
-// same output for the same input in every process.
+// Package ml holds the model interfaces of the fleet — one small interface per
+// capability: Embedder, NLI, Reranker and LLM (claim extraction, relevance) —
+// together with the built-in, deterministic, offline baselines: a hashed
+// n-gram embedder (HashEmbedder), a lexical NLI classifier (LexicalNLI), a
+// BM25-style reranker and a sentence-based claim extractor. They are pure Go,
+// need no network and give the same output for the same input in every
+// process. HTTP backends (OpenAI-compatible, TEI, Jina-style) live in
+// internal/backend and implement the same interfaces.
 package ml
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sort"
 )
+
+// ErrUnavailable marks a backend that could not answer: connection refused,
+// timeout, 429/5xx after retries, or its circuit breaker open. Jobs that meet
+// it wait and retry later; it is never a permanent failure.
+var ErrUnavailable = errors.New("model backend unavailable")
+
+// ErrBadResponse marks an answer that does not have the documented shape:
+// non-JSON, wrong fields, wrong number of results, NaN scores, a vector of the
+// wrong dimension. The error text names what was wrong.
+var ErrBadResponse = errors.New("model backend answered garbage")
+
+// ErrRejected marks a request the backend refused as invalid (4xx other than
+// 408/429): retrying the same request cannot succeed.
+var ErrRejected = errors.New("model backend rejected the request")
 
 // Relation labels of NLI edges.
 const (
@@ -47,6 +65,42 @@ type NLI interface {
 	Model() string
 	// Judge returns one Judgement per pair, in order.
 	Judge(ctx context.Context, pairs []Pair) ([]Judgement, error)
+}
+
+// Reranker scores documents against a query; higher is more relevant. Scores
+// are comparable within one call only.
+type Reranker interface {
+	// Model is the stable model id stored with every ranking.
+	Model() string
+	// Rerank returns one score per document, in order.
+	Rerank(ctx context.Context, query string, docs []string) ([]float64, error)
+}
+
+// ClaimRequest is one page version handed to an LLM for claim extraction.
+type ClaimRequest struct {
+	URL, Title string
+	Text       string // the page version's canonical text
+	MaxClaims  int    // at most this many claims are wanted
+}
+
+// LLMClaim is one extracted claim: an atomic statement, the verbatim quote
+// of the page it rests on, and the model's self-reported confidence in [0,1].
+// The quote is only a proposal: callers validate it against the page text
+// (extract.LocateQuote) and drop claims whose quote does not occur.
+type LLMClaim struct {
+	Claim      string
+	Quote      string
+	Confidence float64
+}
+
+// LLM is a chat model used for claim extraction and relevance scoring.
+type LLM interface {
+	// Model is the stable model id (and prompt version) of the extractor.
+	Model() string
+	// ExtractClaims proposes atomic claims with verbatim quotes from a page.
+	ExtractClaims(ctx context.Context, req ClaimRequest) ([]LLMClaim, error)
+	// Relevance rates how relevant text is to query on a 0–10 scale.
+	Relevance(ctx context.Context, query, text string) (float64, error)
 }
 
 // Cosine returns the cosine similarity of a and b. For L2-normalised vectors
