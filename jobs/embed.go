@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -111,16 +113,11 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error
 			fragIDs = append(fragIDs, f.ID)
 		}
 		vecs, err := d.Embedder.Embed(ctx, texts)
+		if err == nil {
+			err = checkVectors(vecs, len(texts), d.Embedder.Dim())
+		}
 		if err != nil {
-			return fmt.Errorf("embed %d fragments with %s: %w", len(texts), model, err)
-		}
-		if len(vecs) != len(texts) {
-			return fmt.Errorf("embedder %s returned %d vectors for %d texts", model, len(vecs), len(texts))
-		}
-		for i, v := range vecs {
-			if len(v) != d.Embedder.Dim() {
-				return fmt.Errorf("embedder %s returned a vector of dimension %d for fragment %d, want %d", model, len(v), fragIDs[start+i], d.Embedder.Dim())
-			}
+			return modelWait(job.Metadata, err, fmt.Sprintf("embed %d fragments with %s", len(texts), model))
 		}
 		vectors = append(vectors, vecs...)
 	}
@@ -165,6 +162,25 @@ func signalVerify(ctx context.Context, tx pgx.Tx, q *store.Queries, taskID int64
 	}
 	if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertTx(ctx, tx, VerifyNLIArgs{TaskID: taskID}, nil); err != nil {
 		return fmt.Errorf("enqueue verify_nli: %w", err)
+	}
+	return nil
+}
+
+// checkVectors rejects an embedder answer with the wrong number of vectors,
+// a wrong dimension or non-finite values.
+func checkVectors(vecs [][]float32, n, dim int) error {
+	if len(vecs) != n {
+		return fmt.Errorf("%w: %d vectors for %d texts", ml.ErrBadResponse, len(vecs), n)
+	}
+	for i, v := range vecs {
+		if len(v) != dim {
+			return fmt.Errorf("%w: vector %d has dimension %d, want %d", ml.ErrBadResponse, i, len(v), dim)
+		}
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("%w: vector %d holds %v", ml.ErrBadResponse, i, x)
+			}
+		}
 	}
 	return nil
 }

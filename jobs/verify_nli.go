@@ -134,11 +134,11 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[VerifyNLIArgs
 		}
 		plan, err := w.plan(ctx, job.Args, &out)
 		if err != nil {
-			return err
+			return modelWait(job.Metadata, err, "plan verification")
 		}
 		judgements, err := judge(ctx, d.NLI, plan.pairs, d.Verify.NLIBatchSize)
 		if err != nil {
-			return fmt.Errorf("NLI with %s: %w", d.NLI.Model(), err)
+			return modelWait(job.Metadata, err, "NLI with "+d.NLI.Model())
 		}
 		done := false
 		err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
@@ -252,11 +252,11 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args VerifyNLIArgs, out *Ver
 		frags[f.ID] = f
 	}
 	claimVecs, err := d.Embedder.Embed(ctx, texts)
+	if err == nil {
+		err = checkVectors(claimVecs, len(texts), d.Embedder.Dim())
+	}
 	if err != nil {
 		return plan, fmt.Errorf("embed claims with %s: %w", d.Embedder.Model(), err)
-	}
-	if len(claimVecs) != len(texts) {
-		return plan, fmt.Errorf("embedder %s returned %d vectors for %d claims", d.Embedder.Model(), len(claimVecs), len(texts))
 	}
 	judgedRows, err := d.Store.JudgedPairs(ctx, plan.claimIDs)
 	if err != nil {
@@ -305,14 +305,14 @@ func judge(ctx context.Context, nli ml.NLI, pairs []ml.Pair, batch int) ([]ml.Ju
 			return nil, err
 		}
 		if len(js) != end-start {
-			return nil, fmt.Errorf("backend returned %d judgements for %d pairs", len(js), end-start)
+			return nil, fmt.Errorf("%w: %d judgements for %d pairs", ml.ErrBadResponse, len(js), end-start)
 		}
 		for i, j := range js {
 			if j.Label != ml.Supports && j.Label != ml.Refutes && j.Label != ml.Neutral {
-				return nil, fmt.Errorf("judgement %d: unknown label %q", start+i, j.Label)
+				return nil, fmt.Errorf("%w: judgement %d: unknown label %q", ml.ErrBadResponse, start+i, j.Label)
 			}
 			if math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
-				return nil, fmt.Errorf("judgement %d: confidence %v outside [0,1]", start+i, j.Confidence)
+				return nil, fmt.Errorf("%w: judgement %d: confidence %v outside [0,1]", ml.ErrBadResponse, start+i, j.Confidence)
 			}
 		}
 		out = append(out, js...)

@@ -1,0 +1,112 @@
+package jobs
+
+import (
+	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+)
+
+func TestAcceptClaimsValidatesQuotesAgainstThePage(t *testing.T) {
+	text := "Arctic sea ice has declined in recent decades.\n\nPolar bears  hunt seals from the ice. They are “vulnerable” today."
+	frags := extract.Fragments(text, extract.FragmentOptions{MaxRunes: 80})
+	span := func(s string) [2]int {
+		st, en, ok := extract.LocateQuote(text, s)
+		if !ok {
+			t.Fatalf("test setup: %q not in text", s)
+		}
+		return [2]int{st, en}
+	}
+	cases := []struct {
+		name               string
+		proposed           []ml.LLMClaim
+		max                int
+		wantSpans          [][2]int
+		wantRejected       int
+		wantDroppedSpan    int
+		wantFirstConfident float64
+	}{
+		{
+			name:               "verbatim quote kept with exact offsets",
+			proposed:           []ml.LLMClaim{{Claim: "Arctic sea ice is declining.", Quote: "Arctic sea ice has declined in recent decades.", Confidence: 0.8}},
+			max:                5,
+			wantSpans:          [][2]int{span("Arctic sea ice has declined in recent decades.")},
+			wantFirstConfident: 0.8,
+		},
+		{
+			name:         "quote not in the page is rejected",
+			proposed:     []ml.LLMClaim{{Claim: "Sea ice grows.", Quote: "Arctic sea ice has grown in recent decades.", Confidence: 0.9}},
+			max:          5,
+			wantRejected: 1,
+		},
+		{
+			name:      "whitespace runs and typographic quotes are normalised",
+			proposed:  []ml.LLMClaim{{Claim: "Polar bears hunt seals.", Quote: "Polar bears hunt seals from the ice. They are \"vulnerable\" today.", Confidence: 2}},
+			max:       5,
+			wantSpans: [][2]int{span("Polar bears  hunt seals from the ice. They are “vulnerable” today.")},
+			// confidence is clamped to [0,1]
+			wantFirstConfident: 1,
+		},
+		{
+			name:         "case differs: rejected (matching is case-sensitive)",
+			proposed:     []ml.LLMClaim{{Claim: "x", Quote: "arctic sea ice has declined"}},
+			max:          5,
+			wantRejected: 1,
+		},
+		{
+			name: "empty claim, empty quote and duplicate span are rejected",
+			proposed: []ml.LLMClaim{
+				{Claim: "", Quote: "Arctic sea ice"},
+				{Claim: "Ice", Quote: "  "},
+				{Claim: "Ice declined", Quote: "Arctic sea ice has declined"},
+				{Claim: "Ice declined again", Quote: "Arctic sea ice has declined"},
+			},
+			max:          5,
+			wantSpans:    [][2]int{span("Arctic sea ice has declined")},
+			wantRejected: 3,
+		},
+		{
+			name:            "quote across two fragments is dropped as span",
+			proposed:        []ml.LLMClaim{{Claim: "Both.", Quote: "in recent decades.\n\nPolar bears"}},
+			max:             5,
+			wantDroppedSpan: 1,
+		},
+		{
+			name: "at most max claims",
+			proposed: []ml.LLMClaim{
+				{Claim: "a", Quote: "Arctic sea ice"},
+				{Claim: "b", Quote: "Polar bears"},
+			},
+			max:       1,
+			wantSpans: [][2]int{span("Arctic sea ice")},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := processedPage{doc: extract.Document{Text: text}, fragments: frags, maxClaims: tc.max}
+			p.acceptClaims(tc.proposed)
+			if len(p.claims) != len(tc.wantSpans) {
+				t.Fatalf("kept %d claims %+v, want %d", len(p.claims), p.claims, len(tc.wantSpans))
+			}
+			runes := []rune(text)
+			for i, c := range p.claims {
+				if got := [2]int{c.QuoteStart, c.QuoteEnd}; got != tc.wantSpans[i] {
+					t.Errorf("claim %d span %v, want %v", i, got, tc.wantSpans[i])
+				}
+				f := p.fragments[p.claimFragment[i]]
+				if c.QuoteStart < f.Start || c.QuoteEnd > f.End {
+					t.Errorf("claim %d span outside its fragment [%d,%d)", i, f.Start, f.End)
+				}
+				if quoted := string(runes[c.QuoteStart:c.QuoteEnd]); quoted == "" {
+					t.Errorf("claim %d has an empty quote", i)
+				}
+			}
+			if tc.wantFirstConfident != 0 && p.claims[0].Confidence != tc.wantFirstConfident {
+				t.Errorf("confidence %v, want %v", p.claims[0].Confidence, tc.wantFirstConfident)
+			}
+			if p.rejected != tc.wantRejected || p.droppedClaims != tc.wantDroppedSpan {
+				t.Errorf("rejected %d dropped_span %d, want %d %d", p.rejected, p.droppedClaims, tc.wantRejected, tc.wantDroppedSpan)
+			}
+		})
+	}
+}
