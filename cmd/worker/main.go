@@ -75,13 +75,19 @@ func rootCmd() *cobra.Command {
 			return nil
 		},
 	})
-	root.AddCommand(&cobra.Command{
+	var markdown bool
+	configCmd := &cobra.Command{
 		Use:   "config",
 		Short: "List every environment variable with its default and meaning",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if markdown {
+				return config.UsageMarkdown(cmd.OutOrStdout())
+			}
 			return config.Usage(cmd.OutOrStdout())
 		},
-	})
+	}
+	configCmd.Flags().BoolVar(&markdown, "markdown", false, "print the table in Markdown (as in the README)")
+	root.AddCommand(configCmd)
 	return root
 }
 

@@ -175,3 +175,10 @@ func Usage(w io.Writer) error {
 	}
 	return tw.Flush()
 }
+
+// UsageMarkdown writes the same table as Usage in Markdown, as the README
+// shows it (a test keeps the two equal).
+func UsageMarkdown(w io.Writer) error {
+	format := "| variable | default | meaning |\n|---|---|---|\n{{range .}}| `{{usage_key .}}` | {{with usage_default .}}`{{.}}`{{else}}—{{end}} | {{usage_description .}} |\n{{end}}"
+	return envconfig.Usagef(Prefix, &Config{}, w, format)
+}

@@ -1,0 +1,69 @@
+package config
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestREADMEConfigurationTableIsCurrent keeps the README's table equal to
+// `worker config --markdown`.
+func TestREADMEConfigurationTableIsCurrent(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := UsageMarkdown(&want); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), want.String()) {
+		t.Fatalf("README.md's configuration table differs from `go run ./cmd/worker config --markdown`; paste this:\n%s", want.String())
+	}
+}
+
+func TestValidateNamesTheVariable(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		want string // substring of the error; "" = valid
+	}{
+		{"defaults", nil, ""},
+		{"tei embeddings", map[string]string{"EVF_EMBED_BACKEND": "tei", "EVF_EMBED_URL": "http://tei:8080"}, ""},
+		{"unknown backend", map[string]string{"EVF_NLI_BACKEND": "jina"}, `EVF_NLI_BACKEND="jina" is not a nli backend`},
+		{"missing URL", map[string]string{"EVF_RERANK_BACKEND": "tei"}, "needs EVF_RERANK_URL"},
+		{"bad URL", map[string]string{"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": "ftp://x", "EVF_LLM_MODEL": "m"}, `EVF_LLM_URL="ftp://x" is not an http(s) URL`},
+		{"openai without model", map[string]string{"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": "http://x/v1"}, "needs EVF_LLM_MODEL"},
+		{"temperature", map[string]string{"EVF_NLI_TEMPERATURE": "0"}, "EVF_NLI_TEMPERATURE"},
+		{"embed dim", map[string]string{"EVF_EMBED_DIM": "3"}, "EVF_EMBED_DIM=3"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("DATABASE_URL", "postgres://x")
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			_, err := Load()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestModelsFillCapabilityDefaults(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://x")
+	t.Setenv("EVF_NLI_BATCH", "8")
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Models()
+	if m["embed"].Batch != 64 || m["nli"].Batch != 8 || m["llm"].Timeout.Seconds() != 120 {
+		t.Fatalf("defaults not filled: %+v", m)
+	}
+}
