@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 )
@@ -74,47 +72,6 @@ func newTestClient(o Options) (*Client, *fakeClock, *metrics.Metrics) {
 	o.now, o.sleep = clk.now, clk.sleep
 	o.rand = func() float64 { return 0.5 }
 	return New(o), clk, m
-}
-
-// counter returns the value of a counter (or a histogram's sample count) of
-// the registry whose labels include want.
-func counter(t *testing.T, m *metrics.Metrics, name string, want map[string]string) float64 {
-	t.Helper()
-	fams, err := m.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := 0.0
-	for _, f := range fams {
-		if f.GetName() != name {
-			continue
-		}
-		for _, mt := range f.GetMetric() {
-			if !labelsMatch(mt, want) {
-				continue
-			}
-			switch {
-			case mt.GetCounter() != nil:
-				total += mt.GetCounter().GetValue()
-			case mt.GetHistogram() != nil:
-				total += float64(mt.GetHistogram().GetSampleCount())
-			}
-		}
-	}
-	return total
-}
-
-func labelsMatch(mt *dto.Metric, want map[string]string) bool {
-	got := map[string]string{}
-	for _, l := range mt.GetLabel() {
-		got[l.GetName()] = l.GetValue()
-	}
-	for k, v := range want {
-		if got[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func get(t *testing.T, c *Client, ctx context.Context, url string) (*http.Response, error) {
@@ -742,4 +699,14 @@ func TestBaseURL(t *testing.T) {
 			t.Errorf("BaseURL(%q) = %q, %v; want %q, ok=%v", tt.in, got, err, tt.want, tt.ok)
 		}
 	}
+}
+
+// counter returns the metrics.Sum of name over the series whose labels include want.
+func counter(t *testing.T, m *metrics.Metrics, name string, want map[string]string) float64 {
+	t.Helper()
+	v, err := m.Sum(name, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -149,40 +149,6 @@ func testHTTP(m *metrics.Metrics, timeout time.Duration) *httpx.Client {
 	})
 }
 
-// metricValue sums a counter (or a histogram's sample count) over series
-// whose labels include want.
-func metricValue(t *testing.T, m *metrics.Metrics, name string, want map[string]string) float64 {
-	t.Helper()
-	fams, err := m.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := 0.0
-	for _, fam := range fams {
-		if fam.GetName() != name {
-			continue
-		}
-	next:
-		for _, mt := range fam.GetMetric() {
-			got := map[string]string{}
-			for _, l := range mt.GetLabel() {
-				got[l.GetName()] = l.GetValue()
-			}
-			for k, v := range want {
-				if got[k] != v {
-					continue next
-				}
-			}
-			if c := mt.GetCounter(); c != nil {
-				total += c.GetValue()
-			} else if h := mt.GetHistogram(); h != nil {
-				total += float64(h.GetSampleCount())
-			}
-		}
-	}
-	return total
-}
-
 func TestNewValidatesOptions(t *testing.T) {
 	tests := []struct {
 		o       Options
@@ -377,4 +343,14 @@ func TestRerankTransportFailures(t *testing.T) {
 			t.Fatalf("err = %v after %d attempts, want ErrUnavailable after 3 timeouts", err, hits.Load())
 		}
 	})
+}
+
+// metricValue returns the metrics.Sum of name over the series whose labels include want.
+func metricValue(t *testing.T, m *metrics.Metrics, name string, want map[string]string) float64 {
+	t.Helper()
+	v, err := m.Sum(name, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

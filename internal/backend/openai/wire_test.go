@@ -12,8 +12,6 @@ import (
 	"sync"
 	"testing"
 
-	dto "github.com/prometheus/client_model/go"
-
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 )
 
@@ -231,42 +229,12 @@ func between(t *testing.T, s, begin, end string) string {
 	return inner
 }
 
-// metricValue returns the value of the counter (or the sample count of the
-// histogram) name with labels, 0 when absent.
-func metricValue(t *testing.T, m *metrics.Metrics, name string, labels map[string]string) float64 {
+// metricValue returns the metrics.Sum of name over the series whose labels include want.
+func metricValue(t *testing.T, m *metrics.Metrics, name string, want map[string]string) float64 {
 	t.Helper()
-	mfs, err := m.Registry.Gather()
+	v, err := m.Sum(name, want)
 	if err != nil {
-		t.Fatalf("gather: %v", err)
+		t.Fatal(err)
 	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, mt := range mf.GetMetric() {
-			if !labelsMatch(mt, labels) {
-				continue
-			}
-			if c := mt.GetCounter(); c != nil {
-				return c.GetValue()
-			}
-			if h := mt.GetHistogram(); h != nil {
-				return float64(h.GetSampleCount())
-			}
-		}
-	}
-	return 0
-}
-
-// labelsMatch reports whether mt carries exactly want's label values.
-func labelsMatch(mt *dto.Metric, want map[string]string) bool {
-	n := 0
-	for _, lp := range mt.GetLabel() {
-		v, ok := want[lp.GetName()]
-		if !ok || v != lp.GetValue() {
-			return false
-		}
-		n++
-	}
-	return n == len(want)
+	return v
 }

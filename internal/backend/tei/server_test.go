@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-
 	"github.com/evidencefleet/evidencefleet/internal/backend/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 )
@@ -263,48 +261,18 @@ func testHTTP(m *metrics.Metrics, capability string, timeout time.Duration) *htt
 	})
 }
 
-// metricValue sums a counter (or a histogram's sample count) over series
-// whose labels include want.
-func metricValue(t *testing.T, m *metrics.Metrics, name string, want map[string]string) float64 {
-	t.Helper()
-	fams, err := m.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := 0.0
-	for _, fam := range fams {
-		if fam.GetName() != name {
-			continue
-		}
-	next:
-		for _, mt := range fam.GetMetric() {
-			got := map[string]string{}
-			for _, l := range mt.GetLabel() {
-				got[l.GetName()] = l.GetValue()
-			}
-			for k, v := range want {
-				if got[k] != v {
-					continue next
-				}
-			}
-			total += metricOf(mt)
-		}
-	}
-	return total
-}
-
-func metricOf(mt *dto.Metric) float64 {
-	if c := mt.GetCounter(); c != nil {
-		return c.GetValue()
-	}
-	if h := mt.GetHistogram(); h != nil {
-		return float64(h.GetSampleCount())
-	}
-	return 0
-}
-
 // raw writes body as a 200 JSON answer.
 func raw(w http.ResponseWriter, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.Copy(w, bytes.NewBufferString(body))
+}
+
+// metricValue returns the metrics.Sum of name over the series whose labels include want.
+func metricValue(t *testing.T, m *metrics.Metrics, name string, want map[string]string) float64 {
+	t.Helper()
+	v, err := m.Sum(name, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
