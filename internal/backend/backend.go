@@ -10,6 +10,11 @@ package backend
 import (
 	"fmt"
 
+	"github.com/evidencefleet/evidencefleet/internal/backend/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/backend/jina"
+	oai "github.com/evidencefleet/evidencefleet/internal/backend/openai"
+	"github.com/evidencefleet/evidencefleet/internal/backend/tei"
+
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
@@ -68,6 +73,14 @@ func newEmbedder(mc config.Model, dim int, m *metrics.Metrics) (ml.Embedder, flo
 			dim = builtinDim
 		}
 		return ml.NewHashEmbedder(dim), ml.HashEmbedderMinSimilarity, nil
+	case "openai":
+		e, err := oai.NewEmbedder(openAIOptions(mc, "embed", dim, m))
+		return e, NeuralMinSimilarity, err
+	case "tei":
+		o := teiOptions(mc, "embed", m)
+		o.Dim = dim
+		e, err := tei.NewEmbedder(o)
+		return e, NeuralMinSimilarity, err
 	}
 	return nil, 0, fmt.Errorf("backend %q is not available for embeddings", mc.Backend)
 }
@@ -76,6 +89,12 @@ func newNLI(mc config.Model, temperature float64, m *metrics.Metrics) (ml.NLI, e
 	switch mc.Backend {
 	case "builtin":
 		return ml.NewLexicalNLI(), nil
+	case "openai":
+		return oai.NewNLI(openAIOptions(mc, "nli", 0, m))
+	case "tei":
+		o := teiOptions(mc, "nli", m)
+		o.Temperature = temperature
+		return tei.NewNLI(o)
 	}
 	return nil, fmt.Errorf("backend %q is not available for NLI", mc.Backend)
 }
@@ -83,7 +102,12 @@ func newNLI(mc config.Model, temperature float64, m *metrics.Metrics) (ml.NLI, e
 func newReranker(mc config.Model, m *metrics.Metrics) (ml.Reranker, error) {
 	switch mc.Backend {
 	case "builtin":
-		return nil, nil // TODO(bm25)
+		return ml.NewBM25Reranker(), nil
+	case "tei":
+		return tei.NewReranker(teiOptions(mc, "rerank", m))
+	case "jina":
+		return jina.New(jina.Options{BaseURL: mc.URL, Model: mc.ModelName, APIKey: mc.APIKey, BatchSize: mc.Batch,
+			HTTP: httpClient(mc, "rerank", m), Metrics: m})
 	}
 	return nil, fmt.Errorf("backend %q is not available for reranking", mc.Backend)
 }
@@ -92,6 +116,38 @@ func newLLM(mc config.Model, m *metrics.Metrics) (ml.LLM, error) {
 	switch mc.Backend {
 	case "builtin":
 		return ml.NewSentenceLLM(), nil
+	case "openai":
+		return oai.NewLLM(openAIOptions(mc, "llm", 0, m))
 	}
 	return nil, fmt.Errorf("backend %q is not available for the LLM", mc.Backend)
+}
+
+// NeuralMinSimilarity is the cosine floor used with neural embedding models
+// (DESIGN §5.2's 0.55) unless EVF_MIN_SIMILARITY sets one; calibrate it per
+// model.
+const NeuralMinSimilarity = 0.55
+
+// httpClient is the resilient HTTP client of one capability's backend.
+func httpClient(mc config.Model, capability string, m *metrics.Metrics) *httpx.Client {
+	retries := mc.Retries
+	if retries == 0 {
+		retries = -1 // httpx reads 0 as "default"
+	}
+	return httpx.New(httpx.Options{
+		Backend: mc.Backend, Capability: capability, Timeout: mc.Timeout, MaxRetries: retries,
+		MaxConcurrency: mc.Concurrency, BreakerFailures: mc.BreakerFailures, BreakerCooldown: mc.BreakerCooldown,
+		Metrics: m,
+	})
+}
+
+func teiOptions(mc config.Model, capability string, m *metrics.Metrics) tei.Options {
+	return tei.Options{BaseURL: mc.URL, Model: mc.ModelName, APIKey: mc.APIKey, BatchSize: mc.Batch,
+		HTTP: httpClient(mc, capability, m), Metrics: m}
+}
+
+func openAIOptions(mc config.Model, capability string, dim int, m *metrics.Metrics) oai.Options {
+	return oai.Options{
+		BaseURL: mc.URL, Model: mc.ModelName, APIKey: mc.APIKey, BatchSize: mc.Batch, Dim: dim,
+		Concurrency: mc.Concurrency, HTTP: httpClient(mc, capability, m), Metrics: m,
+	}
 }

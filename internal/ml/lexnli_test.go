@@ -3,8 +3,10 @@ package ml_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/ml"
@@ -23,6 +25,16 @@ func TestLexicalNLICases(t *testing.T) {
 		{"same numbers", "The bridge was completed in 1932 after 8 years of work.", "The bridge was completed in 1932.", ml.Supports, 0.6},
 		{"paraphrase with synonyms", "A kid rides a bicycle down the road.", "A child rides a bike on the street.", ml.Supports, 0.6},
 		{"contraction kept consistent", "The committee didn't approve the budget.", "The committee did not approve the budget.", ml.Supports, 0.6},
+		{"place implies outdoors", "A girl is standing on the street in front of a store.", "The girl is outdoors.", ml.Supports, 0.6},
+		{"count from single mentions", "A man and a woman are dancing on a stage.", "Two people are dancing on a stage.", ml.Supports, 0.6},
+		{"agent noun", "A dancer is performing on a stage.", "Someone dances on a stage.", ml.Supports, 0.5},
+		{"negated alternative", "A man is running along the beach.", "The man is not sleeping.", ml.Supports, 0.5},
+		{"negated antonym", "The shop was not open on Sunday.", "The shop was shut on Sunday.", ml.Supports, 0.5},
+		{"number bound entailed", "More than 300 people attended the meeting.", "At least 200 people attended the meeting.", ml.Supports, 0.6},
+		{"negated bound", "No more than 20 people were hurt in the fire.", "At most 30 people were hurt in the fire.", ml.Supports, 0.6},
+		{"not more than", "Not more than 20 people were hurt in the fire.", "Over 40 people were hurt in the fire.", ml.Refutes, 0.6},
+		{"compound number word", "Twenty five students passed the exam.", "25 students passed the exam.", ml.Supports, 0.6},
+		{"spelling slip", "A snowboarder jumps off a ramp.", "A snowbaorder jumps off a ramp.", ml.Supports, 0.6},
 
 		// Refutes: well covered hypothesis plus a contradiction cue.
 		{"negation in hypothesis", "The drug reduced mortality in the trial.", "The drug did not reduce mortality in the trial.", ml.Refutes, 0.6},
@@ -36,6 +48,20 @@ func TestLexicalNLICases(t *testing.T) {
 		{"antonym more/less", "The new engine uses more fuel.", "The new engine uses less fuel.", ml.Refutes, 0.6},
 		{"gender swap", "A man is cooking dinner in the kitchen.", "A woman is cooking dinner in the kitchen.", ml.Refutes, 0.6},
 		{"quantifier", "All of the samples were contaminated.", "None of the samples were contaminated.", ml.Refutes, 0.6},
+		{"without", "A man with a hat is reading a newspaper.", "A man without a hat is reading a newspaper.", ml.Refutes, 0.6},
+		{"nobody", "A man is sleeping on the couch.", "Nobody is sleeping.", ml.Refutes, 0.6},
+		{"always/never", "The senator always votes for the bill.", "The senator never votes for the bill.", ml.Refutes, 0.6},
+		{"disjoint number bounds", "Fewer than 50 people attended the concert.", "More than 100 people attended the concert.", ml.Refutes, 0.6},
+		{"number outside range", "The trial enrolled between 100 and 200 patients.", "The trial enrolled 500 patients.", ml.Refutes, 0.6},
+		{"exclusive postures", "A woman is sitting on a bench.", "A woman is standing.", ml.Refutes, 0.6},
+		{"sleeping vs playing", "A boy is playing soccer in the park.", "A boy is sleeping.", ml.Refutes, 0.6},
+		{"place vs indoors", "Children are playing on the beach.", "Children are playing indoors.", ml.Refutes, 0.6},
+		{"colour of the same thing", "A man in a red shirt is cooking.", "A man in a blue shirt is cooking.", ml.Refutes, 0.6},
+		{"predicative colour", "A black dog runs across the grass.", "The dog is white.", ml.Refutes, 0.5},
+		{"person vs animal subject", "A person is waterskiing on a lake.", "A dog is waterskiing on a lake.", ml.Refutes, 0.5},
+		{"pronoun gender", "A woman is climbing a rock wall.", "He is climbing a rock wall.", ml.Refutes, 0.5},
+		{"shirtless", "A shirtless man is running on the track.", "A man wearing a shirt is running on the track.", ml.Refutes, 0.5},
+		{"day/night", "Two friends walk home at night.", "Two friends walk home during the day.", ml.Refutes, 0.6},
 
 		// Neutral: unrelated or adds new information.
 		{"unrelated", "The orchestra performed Beethoven's ninth symphony.", "Interest rates were raised by the central bank.", ml.Neutral, 0.5},
@@ -44,6 +70,11 @@ func TestLexicalNLICases(t *testing.T) {
 		{"empty hypothesis", "Something happened.", "", ml.Neutral, 0},
 		{"stop words only", "It is what it is.", "It was.", ml.Neutral, 0},
 		{"empty premise", "", "The vaccine is safe.", ml.Neutral, 0},
+		{"added person is no gender conflict", "A man is cooking dinner.", "A man is cooking dinner for his wife.", ml.Neutral, 0},
+		{"colour of another thing", "A woman with a red hat is reading.", "A woman with a black dog is reading.", ml.Neutral, 0},
+		{"negating something unmentioned", "A man is walking in the park.", "The man is not carrying an umbrella.", ml.Neutral, 0},
+		{"not only", "The drug reduced pain.", "The drug not only reduced pain but also cured the disease.", ml.Neutral, 0},
+		{"same count of another thing", "Three dogs play in the snow.", "Three balls lie in the snow.", ml.Neutral, 0},
 	}
 	nli := ml.NewLexicalNLI()
 	pairs := make([]ml.Pair, len(tests))
@@ -88,7 +119,7 @@ func TestLexicalNLIHedgeLowersConfidence(t *testing.T) {
 
 func TestLexicalNLIInvariants(t *testing.T) {
 	nli := ml.NewLexicalNLI()
-	if nli.Model() != "builtin-lexical-nli-v1" {
+	if nli.Model() != "builtin-lexical-nli-v2" {
 		t.Errorf("Model = %q", nli.Model())
 	}
 	long := strings.Repeat("The quick brown fox did not jump over 3 lazy dogs. ", 200)
@@ -112,7 +143,7 @@ func TestLexicalNLIInvariants(t *testing.T) {
 		default:
 			t.Errorf("pair %d: label %q", i, j.Label)
 		}
-		if math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
+		if math.IsNaN(j.Confidence) || j.Confidence < 1.0/3 || j.Confidence > 1 {
 			t.Errorf("pair %d: confidence %v", i, j.Confidence)
 		}
 		if j != b[i] {
@@ -130,5 +161,43 @@ func TestLexicalNLIInvariants(t *testing.T) {
 	cancel()
 	if _, err := nli.Judge(ctx, pairs); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
+	}
+}
+
+// TestLexicalNLIConcurrent judges the same pairs from several goroutines
+// (run with -race) and requires the sequential answers.
+func TestLexicalNLIConcurrent(t *testing.T) {
+	nli := ml.NewLexicalNLI()
+	pairs := []ml.Pair{
+		{Premise: "Two women are walking their dogs in the park.", Hypothesis: "People are walking dogs."},
+		{Premise: "A man is sleeping on the couch.", Hypothesis: "Nobody is sleeping."},
+		{Premise: "More than 300 people attended.", Hypothesis: "Fewer than 100 people attended."},
+	}
+	want, err := nli.Judge(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := nli.Judge(context.Background(), pairs)
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					errs <- fmt.Sprintf("pair %d: %+v, sequential %+v", i, got[i], want[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

@@ -4,6 +4,10 @@ package ml
 // lexical NLI ignores them when measuring coverage. Negation words are kept in
 // the list (they carry little topical signal) but LexicalNLI inspects them
 // separately before filtering.
+//
+// HashEmbedder vectors depend on this list: changing it changes every
+// embedding, which requires a new HashEmbedderModel id. Words only the NLI
+// should ignore go into nliStopWords instead.
 var stopWordList = []string{
 	"a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
 	"are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
@@ -19,4 +23,13 @@ var stopWordList = []string{
 	"your", "yours", "yourself", "yourselves", "s", "t", "d", "ll", "m", "re", "ve", "nt",
 	"may", "might", "been", "via", "per", "yet", "however", "thus", "therefore", "although",
 	"though", "whether", "within", "without", "among", "around", "onto", "toward", "towards",
+}
+
+// nliStopWords are further words LexicalNLI treats as function words: vague
+// pronouns and adverbs that a premise entails whatever it says ("something",
+// "one", "really").
+var nliStopWords = []string{
+	"one", "ones", "another", "other", "others", "something", "anything", "somewhere",
+	"anywhere", "even", "still", "really", "actually", "quite", "rather", "also", "already",
+	"currently", "certainly", "indeed", "else", "ever", "much", "lot", "lots",
 }
