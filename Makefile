@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: run test build lint fmt vet staticcheck generate corpus clean
+.PHONY: run test build lint fmt vet staticcheck generate corpus clean eval
 
 run: build
 	scripts/with-postgres.sh scripts/demo.sh
@@ -36,3 +36,10 @@ corpus:
 
 clean:
 	rm -rf $(BIN) .data
+
+# Measures the configured models (EVF_* as for the worker) and the whole fleet
+# on real labelled data: NLI pairs (NLI_DATA, default ../shared/data/nli) and
+# Climate-FEVER end to end (CLAIMS, default ../shared/data/climate-fever-dev.jsonl)
+# in a scratch database. EVAL_FLAGS passes more flags, e.g. -json or -limit 20.
+eval:
+	scripts/with-postgres.sh $(GO) run ./cmd/eval $(if $(CLAIMS),-claims $(CLAIMS)) $(if $(NLI_DATA),-nli-data $(NLI_DATA)) $(EVAL_FLAGS)

@@ -1,0 +1,122 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes the report as aligned text tables.
+func WriteText(w io.Writer, r *Report) error {
+	ew := &errWriter{w: w}
+	m := r.Models
+	fmt.Fprintf(ew, "models: embed %s (%s), nli %s (%s), llm %s (%s)\n",
+		m.Embed, m.EmbedBackend, m.NLI, m.NLIBackend, m.LLM, m.LLMBackend)
+	if len(r.NLI) > 0 {
+		fmt.Fprintf(ew, "\n== NLI pairs: model %s ==\n", r.NLI[0].Model)
+		tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "file\tN\taccuracy\tmacro-F1\tmajority-class rate\tpairs/s\t\n")
+		for _, f := range r.NLI {
+			s := f.Scores
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t\n", f.File, s.N, s.Accuracy, s.MacroF1, s.MajorityRate, f.PairsPerSecond)
+		}
+		_ = tw.Flush()
+		fmt.Fprintln(ew)
+		tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "file\tclass\tgold\tpredicted\tprecision\trecall\tF1\t\n")
+		for _, f := range r.NLI {
+			for _, c := range f.Scores.Classes {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%.3f\t\n", f.File, c.Label, c.Gold, c.Predicted, c.Precision, c.Recall, c.F1)
+			}
+		}
+		_ = tw.Flush()
+	}
+	if cf := r.ClimateFever; cf != nil {
+		writeFleet(ew, cf)
+	}
+	fmt.Fprintf(ew, "\ntotal time %.1fs\n", r.TotalSeconds)
+	return ew.err
+}
+
+func writeFleet(w io.Writer, cf *FleetResult) {
+	fmt.Fprintf(w, "\n== Climate-FEVER end to end: %s, %d claims, %d replayed articles ==\n", cf.ClaimsFile, cf.Claims, cf.Articles)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "fleet wall time\t%.1fs (start until no %s job of the task is waiting or running)\n", cf.WallSeconds, strings.Join(FleetKinds, "/"))
+	fmt.Fprintf(tw, "jobs completed\t%d, %.1f jobs/s\n", cf.JobsCompleted, cf.JobsPerSecond)
+	for _, kind := range sortedKeys(cf.Jobs) {
+		var parts []string
+		for _, state := range sortedKeys(cf.Jobs[kind]) {
+			parts = append(parts, fmt.Sprintf("%s %d", state, cf.Jobs[kind][state]))
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", kind, strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(tw, "workers\t%s on %d CPUs\n", joinCounts(cf.Workers), cf.CPUs)
+	fmt.Fprintf(tw, "pages\t%d\n", cf.Pages)
+	fmt.Fprintf(tw, "fragments\t%d\n", cf.Fragments)
+	fmt.Fprintf(tw, "NLI edges\t%d (supports %d, refutes %d, neutral %d)\n", cf.Edges,
+		cf.EdgesByRelation["supports"], cf.EdgesByRelation["refutes"], cf.EdgesByRelation["neutral"])
+	fmt.Fprintf(tw, "extracted claims\t%d (verified too, not scored)\n", cf.ExtractedClaims)
+	fmt.Fprintf(tw, "models in the graph\tnli %s; embed %s\n", orNone(cf.NLIModelsSeen), orNone(cf.EmbedModelsSeen))
+	if len(cf.FailedTargets) > 0 {
+		fmt.Fprintf(tw, "failed targets\t%d: %s\n", len(cf.FailedTargets), strings.Join(cf.FailedTargets, "; "))
+	}
+	_ = tw.Flush()
+	if len(cf.Timings) > 0 {
+		fmt.Fprintln(w, "\nWhere the time went (last attempt of each finished job; seconds):")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "kind\tjobs\tlast finished at\tbusy (sum)\tlongest job\t\n")
+		for _, k := range cf.Timings {
+			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.2f\t\n", k.Kind, k.Jobs, k.LastFinishedAt, k.BusySeconds, k.LongestSeconds)
+		}
+		_ = tw.Flush()
+	}
+
+	fmt.Fprintln(w, "\nClaim verdicts vs gold claim labels (supported, well_supported → SUPPORTS; likely_false → REFUTES; unverified → NOT_ENOUGH_INFO; contested → DISPUTED):")
+	_ = cf.ClaimScores.WriteMatrix(w)
+	fmt.Fprintf(w, "verdicts: %s\n", joinCounts(cf.Verdicts))
+
+	fmt.Fprintln(w, "\nGold evidence pairs (claim, evidence sentence): edges.nli_label — the model's raw label, before low-confidence supports/refutes are stored with relation neutral — vs evidence_label (SUPPORTS → supports, REFUTES → refutes, NOT_ENOUGH_INFO → neutral).")
+	fmt.Fprintln(w, "A sentence is located in its page version; the edge compared is that of the judged fragment holding most of it.")
+	fmt.Fprintf(w, "coverage: %d of %d gold pairs judged (%.1f%%); %d located in their page version, %d of them across two or more fragments; %d evidence entries not usable as pairs\n",
+		cf.Judged, cf.GoldPairs, pct(cf.Judged, cf.GoldPairs), cf.Located, cf.Straddling, cf.SkippedEvidence)
+	_ = cf.PairScores.WriteMatrix(w)
+}
+
+// joinCounts renders m as "k1 n1, k2 n2" in key order.
+func joinCounts(m map[string]int) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func pct(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+func orNone(ss []string) string {
+	if len(ss) == 0 {
+		return "none"
+	}
+	return strings.Join(ss, ", ")
+}
+
+// errWriter keeps the first write error and drops later writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
