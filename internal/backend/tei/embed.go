@@ -105,12 +105,16 @@ func (m *Embedder) check(resp [][]strictFloat, n int) ([][]float32, error) {
 	}
 	vecs := make([][]float32, n)
 	for i, v := range resp {
+		// TEI's vectors are float32: round each component to float32 first,
+		// as a client decoding into float32 would, so the result does not
+		// depend on how the JSON numbers were printed.
 		var ss float64
 		for j, x := range v {
 			f := float64(x)
 			if !finite(f) || math.Abs(f) > math.MaxFloat32 {
 				return nil, m.e.bad("vector %d component %d is %v, not a finite float32", i, j, f)
 			}
+			f = float64(float32(f))
 			ss += f * f
 		}
 		norm := math.Sqrt(ss)
@@ -119,7 +123,7 @@ func (m *Embedder) check(resp [][]strictFloat, n int) ([][]float32, error) {
 		}
 		out := make([]float32, len(v))
 		for j, x := range v {
-			out[j] = float32(float64(x) / norm)
+			out[j] = float32(float64(float32(x)) / norm)
 		}
 		vecs[i] = out
 	}
