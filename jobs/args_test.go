@@ -406,8 +406,8 @@ func TestArgsKindsQueuesAndPriorities(t *testing.T) {
 		{jobs.TargetQueueArgs{}, "target_queue", "target", 1, true},
 		{jobs.EmbedArgs{}, "embed", "embed", 1, false},
 		{jobs.VerifyNLIArgs{}, "verify_nli", "nli", 2, true},
-		{jobs.RerankArgs{}, "rerank", "rerank", 2, false},
-		{jobs.CitationGraphArgs{}, "citation_graph", "citation", 4, false},
+		{jobs.RerankArgs{}, "rerank", "rerank", 2, true},
+		{jobs.CitationGraphArgs{}, "citation_graph", "citation", 4, true},
 		{jobs.CleanupArgs{}, "cleanup", "maintenance", 3, false},
 	}
 	queues := map[string]bool{}
@@ -426,8 +426,8 @@ func TestArgsKindsQueuesAndPriorities(t *testing.T) {
 			if opts.MaxAttempts <= 1 {
 				t.Errorf("InsertOpts().MaxAttempts = %d, want retries for transient failures", opts.MaxAttempts)
 			}
-			if tc.unique && !opts.UniqueOpts.ByArgs {
-				t.Errorf("InsertOpts().UniqueOpts.ByArgs = false, want unique by args")
+			if opts.UniqueOpts.ByArgs != tc.unique {
+				t.Errorf("InsertOpts().UniqueOpts.ByArgs = %v, want %v", opts.UniqueOpts.ByArgs, tc.unique)
 			}
 		})
 		queues[tc.queue] = true

@@ -33,12 +33,11 @@ type RerankConfig struct {
 	LexicalWeight float64 // stage 2 score = LexicalWeight·lexical_norm + (1−LexicalWeight)·cosine (0.3)
 	RerankTopN    int     // stage 2 survivors sent to the reranker (50)
 	TopK          int     // ranking length kept when the job gives no top_k (20)
-	BatchSize     int     // documents per reranker call (32)
 }
 
 // DefaultRerankConfig returns DESIGN §5.3's defaults.
 func DefaultRerankConfig() RerankConfig {
-	return RerankConfig{LexicalTopN: 100, LexicalWeight: 0.3, RerankTopN: 50, TopK: 20, BatchSize: 32}
+	return RerankConfig{LexicalTopN: 100, LexicalWeight: 0.3, RerankTopN: 50, TopK: 20}
 }
 
 // ExtractConfig tunes page processing in target_queue.

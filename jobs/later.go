@@ -11,47 +11,6 @@ import (
 // services can already insert them; a worker version that does not run a kind
 // does not serve its queue.
 
-// RerankArgs ranks a task's fragments in three stages (DESIGN §5.3).
-type RerankArgs struct {
-	TaskID int64  `json:"task_id" river:"unique"`
-	Query  string `json:"query,omitempty" river:"unique"`
-	TopK   int    `json:"top_k,omitempty" river:"unique"`
-
-	decodeErr error
-}
-
-// Kind implements river.JobArgs.
-func (RerankArgs) Kind() string { return KindRerank }
-
-// InsertOpts implements river.JobArgsWithInsertOpts.
-func (RerankArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueRerank, Priority: 2, MaxAttempts: 10}
-}
-
-// UnmarshalJSON decodes strictly.
-func (a *RerankArgs) UnmarshalJSON(b []byte) error {
-	type plain RerankArgs
-	var p plain
-	err := decodeStrict(KindRerank, b, &p)
-	*a = RerankArgs(p)
-	a.decodeErr = err
-	return nil
-}
-
-// Validate reports the first problem with the args.
-func (a RerankArgs) Validate() error {
-	if a.decodeErr != nil {
-		return a.decodeErr
-	}
-	if err := requirePositive(KindRerank, "task_id", a.TaskID); err != nil {
-		return err
-	}
-	if a.TopK < 0 || a.TopK > 1000 {
-		return argsErr(KindRerank, "top_k", "must be between 1 and 1000, got %d", a.TopK)
-	}
-	return nil
-}
-
 // CitationGraphArgs follows an academic page's references and citations (DESIGN §5.4).
 type CitationGraphArgs struct {
 	TaskID int64 `json:"task_id"`

@@ -8,7 +8,7 @@ import (
 )
 
 // ImplementedQueues are the queues whose kinds this version works.
-var ImplementedQueues = []string{QueueTarget, QueueEmbed, QueueNLI}
+var ImplementedQueues = []string{QueueTarget, QueueEmbed, QueueNLI, QueueRerank}
 
 // AddWorkers registers the workers of every implemented kind.
 func AddWorkers(workers *river.Workers, d *Deps) error {
@@ -20,6 +20,9 @@ func AddWorkers(workers *river.Workers, d *Deps) error {
 	}
 	if err := river.AddWorkerSafely(workers, &VerifyNLIWorker{Deps: d}); err != nil {
 		return fmt.Errorf("register verify_nli: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &RerankWorker{Deps: d}); err != nil {
+		return fmt.Errorf("register rerank: %w", err)
 	}
 	return nil
 }

@@ -179,3 +179,25 @@ type TaskPage struct {
 	SourcePageID  *int64    `json:"source_page_id"`
 	CreatedAt     time.Time `json:"created_at"`
 }
+
+type TaskRanking struct {
+	TaskID        int64     `json:"task_id"`
+	QueryHash     string    `json:"query_hash"`
+	Query         string    `json:"query"`
+	Rank          int32     `json:"rank"`
+	FragmentID    int64     `json:"fragment_id"`
+	PageID        int64     `json:"page_id"`
+	PageVersionID int64     `json:"page_version_id"`
+	StartChar     int32     `json:"start_char"`
+	EndChar       int32     `json:"end_char"`
+	LexicalScore  float64   `json:"lexical_score"`
+	Cosine        float64   `json:"cosine"`
+	Stage2Score   float64   `json:"stage2_score"`
+	RerankScore   float64   `json:"rerank_score"`
+	TrustLevel    string    `json:"trust_level"`
+	TrustWeight   float64   `json:"trust_weight"`
+	FinalScore    float64   `json:"final_score"`
+	EmbedModel    string    `json:"embed_model"`
+	RerankModel   string    `json:"rerank_model"`
+	RankedAt      time.Time `json:"ranked_at"`
+}

@@ -21,6 +21,7 @@ type graphExport struct {
 	Edges          []graphEdge      `json:"edges"`
 	Pages          []graphPage      `json:"pages"`
 	EvidenceSource []evidenceSource `json:"evidence_source"` // derived claim → page, never stored
+	Ranking        []rankedMaterial `json:"ranking"`         // the current ranking for the hypothesis (see materials.go)
 }
 
 type graphClaim struct {
@@ -157,6 +158,11 @@ func loadGraph(ctx context.Context, st *store.Store, taskID int64) (*graphExport
 		g.Pages = append(g.Pages, graphPage{ID: p.ID, URL: p.Url, FinalURL: p.FinalUrl, Domain: p.Domain, Title: p.Title,
 			DOI: p.Doi, AbstractOnly: p.AbstractOnly, PageVersionID: p.PageVersionID, Reason: p.Reason, Depth: p.Depth})
 	}
+	ranking, err := loadRanking(ctx, st, taskID, "")
+	if err != nil {
+		return nil, err
+	}
+	g.Ranking = ranking.Ranking
 	return g, nil
 }
 

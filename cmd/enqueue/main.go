@@ -68,7 +68,7 @@ func newRoot() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
-	root.AddCommand(a.taskCmd(), a.claimCmd(), a.targetCmd(), a.jobCmd(), a.statusCmd(), a.graphCmd(), a.reportCmd())
+	root.AddCommand(a.taskCmd(), a.claimCmd(), a.targetCmd(), a.jobCmd(), a.statusCmd(), a.graphCmd(), a.reportCmd(), a.materialsCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, msg: err.Error()} })
 	a.wrap(root)
 	return root

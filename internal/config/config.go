@@ -52,7 +52,7 @@ type Config struct {
 	Rerank        Model   `envconfig:"RERANK" desc:"reranker"`
 	LLM           Model   `envconfig:"LLM" desc:"claim extraction and relevance"`
 	ClaimsPerPage int     `envconfig:"CLAIMS_PER_PAGE" default:"20" desc:"claims taken per page version"`
-	FragmentMax   int    `envconfig:"FRAGMENT_MAX_RUNES" default:"600" desc:"longest fragment in characters"`
+	FragmentMax   int     `envconfig:"FRAGMENT_MAX_RUNES" default:"600" desc:"longest fragment in characters"`
 
 	MinSimilarity    float64       `envconfig:"MIN_SIMILARITY" default:"-1" desc:"cosine floor of candidate ranking; -1 takes the embedder's calibrated default"`
 	TopK             int           `envconfig:"TOP_K" default:"30" desc:"candidates kept per claim after cosine ranking"`

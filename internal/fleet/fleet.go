@@ -87,14 +87,8 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 		},
 		Verify: verify,
 		Embed:  jobs.EmbedConfig{BatchSize: mc["embed"].Batch},
-		Rerank: rerankConfig(mc["rerank"]),
+		Rerank: jobs.DefaultRerankConfig(),
 	}, fetcher, nil
-}
-
-func rerankConfig(mc config.Model) jobs.RerankConfig {
-	rc := jobs.DefaultRerankConfig()
-	rc.BatchSize = mc.Batch
-	return rc
 }
 
 // PoolSize is the connection pool size for the configured concurrency: one
