@@ -1,6 +1,7 @@
 package fleet_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +17,13 @@ func runWorkload(t *testing.T, name string, w workload, env map[string]string) g
 	t.Helper()
 	url := pgtest.URL(t)
 	pool := openPool(t, url)
-	seedTask(t, pool, w, w.claims, true)
+	task := seedTask(t, pool, w, w.claims, true)
 	proc := startWorker(t, name, workerEnv(url, w.archive, env))
 	start := time.Now()
 	waitIdle(t, pool, 120*time.Second, proc)
+	// Then a ranking of the task's fragments for its hypothesis.
+	testfleet.InsertRawJob(t, pool, "rerank", "rerank", fmt.Sprintf(`{"task_id": %d, "top_k": 10}`, task))
+	waitIdle(t, pool, 60*time.Second, proc)
 	proc.stop(t, 15*time.Second)
 	if bad := queryStrings(t, pool, `SELECT concat_ws(' ', id, kind, state, errors::text) FROM river_job
 		WHERE state <> 'completed' OR cardinality(errors) > 0 ORDER BY id`); len(bad) > 0 {
@@ -56,7 +60,7 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 	w := climateWorkload(t, 8)
 	servers := testfleet.StartModelServers(t)
 	want := runWorkload(t, "builtin", w, deterministicEnv())
-	if len(want["claims"]) < 2 || countNLI(want) == 0 {
+	if len(want["claims"]) < 2 || countNLI(want) == 0 || len(want["rankings"]) == 0 {
 		t.Fatalf("the reference graph is trivial (%s): the comparison would prove nothing", want.summary())
 	}
 	hashModel := ml.NewHashEmbedder(256).Model()
@@ -73,7 +77,7 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 				"EVF_RERANK_BACKEND": "jina", "EVF_RERANK_URL": servers.Jina.URL, "EVF_RERANK_MODEL": "bm25",
 				"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": servers.OpenAI.URL + "/v1", "EVF_LLM_MODEL": "sentences",
 			},
-			rename: map[string]string{"tei:hash": hashModel, "tei:lexical": ml.LexicalNLIModel},
+			rename: map[string]string{"tei:hash": hashModel, "tei:lexical": ml.LexicalNLIModel, "jina:bm25": ml.BM25RerankerModel},
 		},
 		{
 			name: "openai-tei",
@@ -83,7 +87,7 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 				"EVF_RERANK_BACKEND": "tei", "EVF_RERANK_URL": servers.TEI.URL, "EVF_RERANK_MODEL": "bm25",
 				"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": servers.OpenAI.URL + "/v1", "EVF_LLM_MODEL": "sentences",
 			},
-			rename: map[string]string{"openai:hash": hashModel, "openai-nli:lexical+nli.v1": ml.LexicalNLIModel},
+			rename: map[string]string{"openai:hash": hashModel, "openai-nli:lexical+nli.v1": ml.LexicalNLIModel, "tei:bm25": ml.BM25RerankerModel},
 		},
 	}
 	for _, tc := range cases {
@@ -99,7 +103,8 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ server, path string }{
-		{"tei", "/embed"}, {"tei", "/predict"}, {"openai", "/v1/chat/completions"}, {"openai", "/v1/embeddings"},
+		{"tei", "/embed"}, {"tei", "/predict"}, {"tei", "/rerank"}, {"jina", "/v1/rerank"},
+		{"openai", "/v1/chat/completions"}, {"openai", "/v1/embeddings"},
 	} {
 		if servers.Calls(c.server, c.path) == 0 {
 			t.Errorf("%s %s was never called: the run did not use that backend", c.server, c.path)

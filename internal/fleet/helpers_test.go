@@ -413,6 +413,9 @@ var graphQueries = []struct{ name, sql string }{
 		FROM task_pages tp JOIN pages p ON p.id = tp.page_id LEFT JOIN page_versions pv ON pv.id = tp.page_version_id`},
 	{"resource_index", `SELECT concat_ws('|', r.identifier_type, r.identifier, p.url) FROM resource_index r JOIN pages p ON p.id = r.page_id`},
 	{"domains", `SELECT concat_ws('|', domain, trust_level, category, verification_status) FROM domains`},
+	{"rankings", `SELECT concat_ws('|', r.query, r.rank, p.url, r.start_char, r.end_char, round(r.lexical_score::numeric, 9),
+		round(r.cosine::numeric, 6), round(r.rerank_score::numeric, 9), r.trust_level, round(r.final_score::numeric, 9),
+		r.embed_model, r.rerank_model) FROM task_rankings r JOIN pages p ON p.id = r.page_id`},
 	{"events", `SELECT event_type FROM event_log`},
 }
 
