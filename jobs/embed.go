@@ -117,7 +117,7 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error
 			err = checkVectors(vecs, len(texts), d.Embedder.Dim())
 		}
 		if err != nil {
-			return modelWait(job.Metadata, err, fmt.Sprintf("embed %d fragments with %s", len(texts), model))
+			return modelWait(err, fmt.Sprintf("embed %d fragments with %s", len(texts), model))
 		}
 		vectors = append(vectors, vecs...)
 	}

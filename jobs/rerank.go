@@ -248,7 +248,7 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[RerankArgs], qu
 		err = checkVectors(vecs, 1, d.Embedder.Dim())
 	}
 	if err != nil {
-		return nil, modelWait(job.Metadata, err, fmt.Sprintf("rerank: embed the query with %s", d.Embedder.Model()))
+		return nil, modelWait(err, fmt.Sprintf("rerank: embed the query with %s", d.Embedder.Model()))
 	}
 	short, err := rank.Shortlist(cands, vecs[0], cfg.LexicalWeight, shortN)
 	if err != nil {
@@ -267,7 +267,7 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[RerankArgs], qu
 		err = checkScores(scores, len(docs))
 	}
 	if err != nil {
-		return nil, modelWait(job.Metadata, err, fmt.Sprintf("rerank: rerank %d fragments with %s", len(docs), d.Reranker.Model()))
+		return nil, modelWait(err, fmt.Sprintf("rerank: rerank %d fragments with %s", len(docs), d.Reranker.Model()))
 	}
 	ranked, err := rank.Finish(short, scores, topK)
 	if err != nil {

@@ -180,7 +180,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 		if errors.Is(err, ml.ErrUnavailable) {
 			log.WarnContext(ctx, "claim extraction waits for the LLM", slog.String("error", err.Error()))
 		}
-		return modelWait(job.Metadata, err, "extract claims from "+target.Value)
+		return modelWait(err, "extract claims from "+target.Value)
 	}
 	page.acceptClaims(proposed)
 

@@ -43,27 +43,30 @@ func snoozeCount(metadata []byte) int64 {
 
 func isForeignKeyViolation(err error) bool { return store.IsForeignKeyViolation(err) }
 
-// Waits of a job whose model backend is unavailable: doubling from
-// modelWaitBase up to modelWaitMax.
+// Waits of a job whose model backend is unavailable and gave no hint.
 const (
-	modelWaitBase = 5 * time.Second
-	modelWaitMax  = 5 * time.Minute
+	modelWaitDefault = 10 * time.Second
+	modelWaitMax     = 10 * time.Minute
 )
 
 // modelWait maps a model backend failure to what the job does next. A backend
-// that is unavailable (down, overloaded, circuit open) makes the job snooze
-// with a growing wait: snoozes do not use up attempts, so the job waits for
-// the server as long as it takes and never fails permanently because of it.
+// that is unavailable (down, overloaded, circuit open) makes the job snooze:
+// snoozes do not use up attempts, so the job waits for the server as long as
+// it takes and never fails permanently because of it. The wait is the
+// backend's own hint when it gives one (the open circuit breaker's remaining
+// cooldown, a long Retry-After), else modelWaitDefault; the breaker makes
+// the waiting jobs of a process cost no requests until its cooldown ends.
 // Any other error (a garbage answer, a rejected request) is returned wrapped
 // with what was being done, so River records it and retries with backoff up
 // to the job's max attempts.
-func modelWait(metadata []byte, err error, doing string) error {
+func modelWait(err error, doing string) error {
 	if errors.Is(err, ml.ErrUnavailable) {
-		wait := modelWaitBase
-		for n := snoozeCount(metadata); n > 0 && wait < modelWaitMax; n-- {
-			wait *= 2
+		wait := modelWaitDefault
+		var hint interface{ RetryAfter() time.Duration }
+		if errors.As(err, &hint) && hint.RetryAfter() > 0 {
+			wait = min(hint.RetryAfter(), modelWaitMax)
 		}
-		return river.JobSnooze(min(wait, modelWaitMax))
+		return river.JobSnooze(wait)
 	}
 	return fmt.Errorf("%s: %w", doing, err)
 }

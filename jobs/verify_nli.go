@@ -134,11 +134,11 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[VerifyNLIArgs
 		}
 		plan, err := w.plan(ctx, job.Args, &out)
 		if err != nil {
-			return modelWait(job.Metadata, err, "plan verification")
+			return modelWait(err, "plan verification")
 		}
 		judgements, err := judge(ctx, d.NLI, plan.pairs, d.Verify.NLIBatchSize)
 		if err != nil {
-			return modelWait(job.Metadata, err, "NLI with "+d.NLI.Model())
+			return modelWait(err, "NLI with "+d.NLI.Model())
 		}
 		done := false
 		err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {

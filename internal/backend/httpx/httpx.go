@@ -210,7 +210,15 @@ type Error struct {
 	Reason              string // what went wrong, e.g. "circuit open", "timeout", "status 503"
 	Message             string // ≤200-byte excerpt of the error body or the backend's error message
 	Err                 error  // the sentinel or context error
+	// RetryIn, when positive, is when asking again may succeed: the open
+	// breaker's remaining cooldown, or a Retry-After longer than the client
+	// waits by itself.
+	RetryIn time.Duration
 }
+
+// RetryAfter reports Error.RetryIn, so callers that only see an error (a
+// job deciding how long to wait) can honour it.
+func (e *Error) RetryAfter() time.Duration { return e.RetryIn }
 
 // Error names backend, capability, path, the sentinel, the reason, status,
 // attempts and the body excerpt.
@@ -292,7 +300,9 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		if err != nil { // caller's ctx ended or the body could not be replayed
 			closeBody()
 			if errors.Is(err, errCircuitOpen) {
-				return nil, mkErr(ml.ErrUnavailable, last, sends, "circuit open")
+				e := mkErr(ml.ErrUnavailable, last, sends, "circuit open")
+				e.RetryIn = c.cooldownLeft()
+				return nil, e
 			}
 			if ctx.Err() != nil {
 				return nil, mkErr(ctx.Err(), last, sends, "context ended")
@@ -314,21 +324,27 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 			if hasBody && req.GetBody == nil && c.o.MaxRetries > 0 {
 				reason += " (body not replayable, no retry)"
 			}
-			return nil, mkErr(ml.ErrUnavailable, f, attempts, reason)
+			e := mkErr(ml.ErrUnavailable, f, attempts, reason)
+			e.RetryIn = max(f.retryAfter, c.cooldownLeft())
+			return nil, e
 		}
 		wait := c.backoff(attempts - 1)
 		if f.retryAfter >= 0 {
 			if f.retryAfter > c.o.MaxRetryAfter {
 				closeBody()
-				return nil, mkErr(ml.ErrUnavailable, f, attempts,
+				e := mkErr(ml.ErrUnavailable, f, attempts,
 					fmt.Sprintf("%s, Retry-After %s exceeds the %s cap", f.reason, f.retryAfter, c.o.MaxRetryAfter))
+				e.RetryIn = f.retryAfter
+				return nil, e
 			}
 			wait = f.retryAfter
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			closeBody()
-			return nil, mkErr(ml.ErrUnavailable, f, attempts,
+			e := mkErr(ml.ErrUnavailable, f, attempts,
 				fmt.Sprintf("%s, next retry in %s is past the context deadline", f.reason, wait.Round(time.Millisecond)))
+			e.RetryIn = wait
+			return nil, e
 		}
 		if err := c.o.sleep(ctx, wait); err != nil {
 			c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "canceled")
@@ -593,6 +609,17 @@ const (
 	outcomeSuccess
 	outcomeFailure
 )
+
+// cooldownLeft is how long the open breaker still fails fast (at least 1 ms
+// when open, 0 otherwise).
+func (c *Client) cooldownLeft() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != Open {
+		return 0
+	}
+	return max(c.openedAt.Add(c.o.BreakerCooldown).Sub(c.o.now()), time.Millisecond)
+}
 
 // admit asks the breaker for permission to make an attempt; probe reports
 // that the attempt is the half-open probe.

@@ -403,6 +403,14 @@ func TestBreaker(t *testing.T) {
 	if got := counter(t, m, "evidencefleet_model_errors_total", map[string]string{"kind": "circuit_open"}); got != 1 {
 		t.Fatalf("model_errors{circuit_open} = %v, want 1", got)
 	}
+	// The error tells a waiting job when to ask again: the rest of the cooldown.
+	clk.advance(20 * time.Second)
+	_, err = get(t, c, context.Background(), srv.URL)
+	var he *Error
+	if !errors.As(err, &he) || he.RetryAfter() != 40*time.Second {
+		t.Fatalf("open breaker after 20s of a 1m cooldown: %v, want RetryAfter 40s", err)
+	}
+	clk.advance(-20 * time.Second)
 
 	// half-open: a failed probe opens it again
 	clk.advance(time.Minute)
