@@ -36,6 +36,7 @@ type Worker struct {
 	client  *river.Client[pgx.Tx]
 	metrics *metrics.Metrics
 	fetcher *crawl.Fetcher
+	deps    *jobs.Deps
 	ready   atomic.Bool
 }
 
@@ -121,6 +122,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 		return nil, err
 	}
 	w.fetcher = fetcher
+	w.deps = deps
 	workers := river.NewWorkers()
 	if err := jobs.AddWorkers(workers, deps); err != nil {
 		pool.Close()
@@ -233,7 +235,9 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	log.Info("worker started", slog.Any("queues", cfg.Queues), slog.String("ops_addr", ln.Addr().String()),
-		slog.String("embedder", "builtin"), slog.String("nli", "builtin"), slog.Bool("replay", cfg.ReplayDir != ""))
+		slog.String("embedder", w.deps.Embedder.Model()), slog.String("nli", w.deps.NLI.Model()),
+		slog.String("reranker", w.deps.Reranker.Model()), slog.String("llm", w.deps.LLM.Model()),
+		slog.Bool("replay", cfg.ReplayDir != ""))
 	<-ctx.Done()
 	log.Info("shutting down", slog.Duration("timeout", cfg.ShutdownTimeout))
 	stopErr := w.Stop(cfg.ShutdownTimeout)
