@@ -43,3 +43,10 @@ fi
 bin/enqueue status --task "$TASK"
 echo
 bin/enqueue report --task "$TASK"
+
+# The reading list: the task's fragments ranked for its hypothesis (rerank:
+# full-text → embeddings → built-in BM25 reranker).
+bin/enqueue job --kind rerank --args "{\"task_id\": $TASK, \"top_k\": 5}" >/dev/null
+bin/enqueue status --task "$TASK" --wait --timeout 2m >/dev/null
+echo
+bin/enqueue materials --task "$TASK"
