@@ -15,6 +15,8 @@ import (
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Job kinds (DESIGN §4). These strings are the public contract.
@@ -194,3 +196,9 @@ func requirePositive(kind, field string, v int64) error {
 	}
 	return nil
 }
+
+// unfinishedStates are the job states in which a twin insert is skipped by
+// kinds that are unique only while waiting or running: a completed run must
+// not block the next one.
+var unfinishedStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+	rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled}

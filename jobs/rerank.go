@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/internal/rank"
@@ -46,9 +45,8 @@ func (RerankArgs) InsertOpts() river.InsertOpts {
 		Priority:    2,
 		MaxAttempts: 10,
 		UniqueOpts: river.UniqueOpts{
-			ByArgs: true,
-			ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-				rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled},
+			ByArgs:  true,
+			ByState: unfinishedStates,
 		},
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
@@ -41,10 +40,8 @@ func (VerifyNLIArgs) InsertOpts() river.InsertOpts {
 		Priority:    2,
 		MaxAttempts: 10,
 		UniqueOpts: river.UniqueOpts{
-			ByArgs: true,
-			// Not completed: a finished verification must not block the next one.
-			ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-				rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled},
+			ByArgs:  true,
+			ByState: unfinishedStates,
 		},
 	}
 }

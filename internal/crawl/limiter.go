@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/clock"
 )
 
 // domainLimiter spaces the starts of requests to one domain by at least
@@ -50,7 +52,7 @@ func (l *domainLimiter) wait(ctx context.Context, domain string) error {
 	l.mu.Unlock()
 
 	for {
-		if err := sleepCtx(ctx, time.Until(at)); err != nil {
+		if err := clock.Sleep(ctx, time.Until(at)); err != nil {
 			l.mu.Lock()
 			if s.next.Equal(reservedEnd) { // nobody queued behind: give the slot back
 				s.next = at
@@ -68,20 +70,6 @@ func (l *domainLimiter) wait(ctx context.Context, domain string) error {
 		s.last = now
 		l.mu.Unlock()
 		return nil
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

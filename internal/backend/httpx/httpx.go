@@ -38,6 +38,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/evidencefleet/evidencefleet/internal/clock"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 )
@@ -166,7 +167,7 @@ func New(o Options) *Client {
 		o.now = time.Now
 	}
 	if o.sleep == nil {
-		o.sleep = sleepCtx
+		o.sleep = clock.Sleep
 	}
 	if o.rand == nil {
 		o.rand = rand.Float64
@@ -571,21 +572,6 @@ func (c *Client) backoff(n int) time.Duration {
 		}
 	}
 	return time.Duration(c.o.rand() * float64(d))
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // releasingBody ends the attempt (cancels its context, frees the concurrency
