@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -111,4 +112,28 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 		}
 	}
 	return out, nil
+}
+
+// AddTargets registers normalised targets on a task (the targets table keeps
+// each once per task) and inserts one target_queue job per target with
+// River's batch insert, in the caller's transaction. A result is
+// UniqueSkippedAsDuplicate when the same target's job already exists. The
+// `enqueue task add` command, the evaluation and the benchmark insert
+// through it.
+func AddTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, targets []Target) ([]*rivertype.JobInsertResult, error) {
+	kinds := make([]string, len(targets))
+	vals := make([]string, len(targets))
+	params := make([]river.InsertManyParams, len(targets))
+	for i, t := range targets {
+		kinds[i], vals[i] = t.Kind, t.Value
+		params[i] = river.InsertManyParams{Args: TargetQueueArgs{TaskID: taskID, Target: t}}
+	}
+	if err := store.New(tx).EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals}); err != nil {
+		return nil, fmt.Errorf("register targets: %w", err)
+	}
+	res, err := client.InsertManyTx(ctx, tx, params)
+	if err != nil {
+		return nil, fmt.Errorf("insert target_queue jobs: %w", err)
+	}
+	return res, nil
 }

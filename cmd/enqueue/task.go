@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 	"github.com/spf13/cobra"
 
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -218,19 +217,9 @@ func insertTargets(ctx context.Context, a *app, taskID int64, targets []jobs.Tar
 			}
 			return err
 		}
-		kinds := make([]string, len(targets))
-		vals := make([]string, len(targets))
-		params := make([]river.InsertManyParams, len(targets))
-		for i, t := range targets {
-			kinds[i], vals[i] = t.Kind, t.Value
-			params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: taskID, Target: t}}
-		}
-		if err := q.EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals}); err != nil {
-			return fmt.Errorf("register targets: %w", err)
-		}
-		results, err := a.client.InsertManyTx(ctx, tx, params)
+		results, err := jobs.AddTargets(ctx, a.client, tx, taskID, targets)
 		if err != nil {
-			return fmt.Errorf("insert jobs: %w", err)
+			return err
 		}
 		for _, r := range results {
 			if r.UniqueSkippedAsDuplicate {

@@ -2,19 +2,14 @@ package eval
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,6 +22,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/scratchdb"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/migrations"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -291,7 +287,7 @@ func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
 
 	cfg := opts.Config
 	if opts.FreshDB {
-		u, drop, err := scratchDatabase(ctx, cfg.DatabaseURL)
+		u, drop, err := scratchdb.Create(ctx, cfg.DatabaseURL, "evf_eval_")
 		if err != nil {
 			return nil, err
 		}
@@ -328,11 +324,11 @@ func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
 		}
 	}()
 	st := store.NewStore(pool)
-	claimIDs, err := enqueueTask(ctx, st, w.Client(), records, pages)
+	claimIDs, err := EnqueueTask(ctx, st, w.Client(), records, pages)
 	if err != nil {
 		return nil, err
 	}
-	res.TaskID = claimIDs.task
+	res.TaskID = claimIDs.Task
 
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -368,65 +364,53 @@ func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
 	if res.Timings, err = readTimings(ctx, pool, res.TaskID, dbStart); err != nil {
 		return nil, err
 	}
-	if err := scoreClaims(ctx, pool, records, claimIDs.claims, res); err != nil {
+	if err := scoreClaims(ctx, pool, records, claimIDs.Claims, res); err != nil {
 		return nil, err
 	}
-	if err := scorePairs(ctx, pool, records, claimIDs.claims, res); err != nil {
+	if err := scorePairs(ctx, pool, records, claimIDs.Claims, res); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-type taskClaims struct {
-	task   int64
-	claims []int64 // claim id per record
+// TaskClaims are the evaluation task and its claim per record.
+type TaskClaims struct {
+	Task   int64
+	Claims []int64 // claim id per record
 }
 
-// enqueueTask creates the task, its hypothesis claims (one per record, in
+// EnqueueTask creates the task, its hypothesis claims (one per record, in
 // order) and a target_queue job per page, in one transaction.
-func enqueueTask(ctx context.Context, st *store.Store, client *river.Client[pgx.Tx], records []corpus.Record, pages []corpus.Page) (taskClaims, error) {
-	var out taskClaims
+func EnqueueTask(ctx context.Context, st *store.Store, client *river.Client[pgx.Tx], records []corpus.Record, pages []corpus.Page) (TaskClaims, error) {
+	var out TaskClaims
 	texts := make([]string, len(records))
 	for i, r := range records {
 		texts[i] = r.Claim
 	}
-	kinds := make([]string, 0, len(pages))
-	vals := make([]string, 0, len(pages))
-	params := make([]river.InsertManyParams, 0, len(pages))
+	targets := make([]jobs.Target, 0, len(pages))
 	for _, p := range pages {
 		t, err := jobs.Target{Kind: jobs.TargetURL, Value: p.URL}.Normalized()
 		if err != nil {
 			return out, fmt.Errorf("target %s: %w", p.URL, err)
 		}
-		kinds, vals = append(kinds, t.Kind), append(vals, t.Value)
-		params = append(params, river.InsertManyParams{Args: jobs.TargetQueueArgs{Target: t}})
+		targets = append(targets, t)
 	}
-	err := st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err := st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
 		task, err := jobs.CreateTask(ctx, client, tx, "evaluation", TaskHypothesis)
 		if err != nil {
 			return err
 		}
-		out.task = task.ID
+		out.Task = task.ID
 		added, err := jobs.AddHypotheses(ctx, client, tx, task.ID, texts)
 		if err != nil {
 			return err
 		}
-		out.claims = make([]int64, len(added))
+		out.Claims = make([]int64, len(added))
 		for i, a := range added {
-			out.claims[i] = a.ID
+			out.Claims[i] = a.ID
 		}
-		if err := q.EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: task.ID, Kinds: kinds, Vals: vals}); err != nil {
-			return fmt.Errorf("register targets: %w", err)
-		}
-		for i := range params {
-			a := params[i].Args.(jobs.TargetQueueArgs)
-			a.TaskID = task.ID
-			params[i].Args = a
-		}
-		if _, err := client.InsertManyTx(ctx, tx, params); err != nil {
-			return fmt.Errorf("insert target jobs: %w", err)
-		}
-		return nil
+		_, err = jobs.AddTargets(ctx, client, tx, task.ID, targets)
+		return err
 	})
 	if err != nil {
 		return out, fmt.Errorf("create evaluation task: %w", err)
@@ -741,60 +725,6 @@ func scorePairs(ctx context.Context, pool *pgxpool.Pool, records []corpus.Record
 	}
 	res.PairScores, err = Score(&c, NLILabels)
 	return err
-}
-
-// scratchDatabase creates an empty database on the server of base and
-// returns its URL and a function that drops it.
-func scratchDatabase(ctx context.Context, base string) (string, func() error, error) {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", nil, fmt.Errorf("scratch database name: %w", err)
-	}
-	name := "evf_eval_" + hex.EncodeToString(b[:])
-	u, err := withDatabase(base, name)
-	if err != nil {
-		return "", nil, err
-	}
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return "", nil, fmt.Errorf("scratch database: connect: %w", err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		return "", nil, fmt.Errorf("scratch database: create %s (use a role with CREATEDB, or run without a fresh database): %w", name, err)
-	}
-	drop := func() error {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(dctx, base)
-		if err != nil {
-			return fmt.Errorf("drop scratch database %s: %w", name, err)
-		}
-		defer c.Close(dctx)
-		if _, err := c.Exec(dctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			return fmt.Errorf("drop scratch database %s: %w", name, err)
-		}
-		return nil
-	}
-	return u, drop, nil
-}
-
-// withDatabase returns the connection string base with its database
-// replaced by name (URL or keyword=value form).
-func withDatabase(base, name string) (string, error) {
-	if strings.Contains(base, "://") {
-		u, err := url.Parse(base)
-		if err != nil {
-			return "", fmt.Errorf("DATABASE_URL: %w", err)
-		}
-		u.Path = "/" + name
-		u.RawPath = ""
-		return u.String(), nil
-	}
-	if strings.TrimSpace(base) == "" {
-		return "", errors.New("DATABASE_URL is empty")
-	}
-	return base + " dbname=" + name, nil
 }
 
 // sortedKeys returns the keys of m in order.

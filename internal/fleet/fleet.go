@@ -104,18 +104,43 @@ func PoolSize(cfg config.Config) int32 {
 	return int32(total + 6)
 }
 
-// New connects and builds a worker; Start runs it.
-func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, error) {
+// NewPool connects to cfg.DatabaseURL with a pool sized for the configured
+// queue concurrency (PoolSize) that counts its round trips in m.
+func NewPool(ctx context.Context, cfg config.Config, m *metrics.Metrics) (*pgxpool.Pool, error) {
 	pcfg, err := pgxpool.ParseConfig(cfg.DatabaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
 	pcfg.MaxConns = max(pcfg.MaxConns, PoolSize(cfg))
+	pcfg.ConnConfig.Tracer = roundTripTracer{m}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	w := &Worker{cfg: cfg, log: log, pool: pool, metrics: metrics.New()}
+	return pool, nil
+}
+
+// RiverConfig is the River client configuration of a worker, without its
+// queues and workers. The benchmark's River baseline uses it too, so that
+// both run with the same settings.
+func RiverConfig(cfg config.Config, log *slog.Logger) *river.Config {
+	return &river.Config{
+		Logger:               log,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueStuckAfter,
+		FetchCooldown:        50 * time.Millisecond,
+		FetchPollInterval:    500 * time.Millisecond,
+	}
+}
+
+// New connects and builds a worker; Start runs it.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, error) {
+	m := metrics.New()
+	pool, err := NewPool(ctx, cfg, m)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, log: log, pool: pool, metrics: m}
 	deps, fetcher, err := NewDeps(cfg, pool, log, w.metrics)
 	if err != nil {
 		pool.Close()
@@ -133,15 +158,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 		pool.Close()
 		return nil, err
 	}
-	w.client, err = river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Queues:               queues,
-		Workers:              workers,
-		Logger:               log,
-		JobTimeout:           cfg.JobTimeout,
-		RescueStuckJobsAfter: cfg.RescueStuckAfter,
-		FetchCooldown:        50 * time.Millisecond,
-		FetchPollInterval:    500 * time.Millisecond,
-	})
+	rc := RiverConfig(cfg, log)
+	rc.Queues, rc.Workers = queues, workers
+	w.client, err = river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("river client: %w", err)

@@ -26,6 +26,8 @@ type Metrics struct {
 	modelLatency  *prometheus.HistogramVec
 	modelBatch    *prometheus.HistogramVec
 	modelTokens   *prometheus.CounterVec
+
+	dbQueries *prometheus.CounterVec
 }
 
 // New registers the collectors on a fresh registry, with the Go and process collectors.
@@ -77,11 +79,19 @@ func New() *Metrics {
 		Namespace: namespace, Name: "model_tokens_total",
 		Help: "Tokens reported by model backends, by type (prompt, completion).",
 	}, []string{"backend", "capability", "type"})
+	m.dbQueries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "db_round_trips_total",
+		Help: "Statements, batches and COPYs sent to Postgres by this process (River's own included), by type (query, batch, copy).",
+	}, []string{"type"})
+	m.Registry.MustRegister(m.dbQueries)
 	m.Registry.MustRegister(m.modelRequests, m.modelErrors, m.modelLatency, m.modelBatch, m.modelTokens)
 	m.Registry.MustRegister(m.nliEdges, m.nliSkipped, m.fetches, m.fetchBytes, m.claims, m.quoteDropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, r := range []string{"supports", "refutes", "neutral"} {
 		m.nliEdges.WithLabelValues(r)
+	}
+	for _, t := range []string{"query", "batch", "copy"} {
+		m.dbQueries.WithLabelValues(t)
 	}
 	for _, r := range []string{"already_judged", "conflict"} {
 		m.nliSkipped.WithLabelValues(r)
@@ -150,4 +160,12 @@ func (m *Metrics) ModelTokens(backend, capability, typ string, n int) {
 	if m != nil && n > 0 {
 		m.modelTokens.WithLabelValues(backend, capability, typ).Add(float64(n))
 	}
+}
+
+// DBRoundTrip counts one statement, batch or COPY (typ) sent to Postgres.
+func (m *Metrics) DBRoundTrip(typ string) {
+	if m == nil {
+		return
+	}
+	m.dbQueries.WithLabelValues(typ).Inc()
 }

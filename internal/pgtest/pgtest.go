@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/evidencefleet/evidencefleet/internal/scratchdb"
 	"github.com/evidencefleet/evidencefleet/migrations"
 )
 
@@ -90,12 +91,11 @@ func Pool(t testing.TB) *pgxpool.Pool {
 
 func withDatabase(t testing.TB, base, name string) string {
 	t.Helper()
-	u, err := url.Parse(base)
+	u, err := scratchdb.WithDatabase(base, name)
 	if err != nil {
-		t.Fatalf("pgtest: DATABASE_URL: %v", err)
+		t.Fatalf("pgtest: %v", err)
 	}
-	u.Path = "/" + name
-	return u.String()
+	return u
 }
 
 // ensureTemplate creates evf_tpl_<schema hash> once; later runs reuse it.
