@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/pgtest"
@@ -166,4 +165,3 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Errorf("JSON round trip changed the report:\n%s", b)
 	}
 }
-
