@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: run test build lint fmt vet staticcheck generate corpus clean eval
+.PHONY: run test build lint fmt vet staticcheck generate corpus clean eval bench microbench
 
 run: build
 	scripts/with-postgres.sh scripts/demo.sh
@@ -43,3 +43,15 @@ clean:
 # in a scratch database. EVAL_FLAGS passes more flags, e.g. -json or -limit 20.
 eval:
 	scripts/with-postgres.sh $(GO) run ./cmd/eval $(if $(CLAIMS),-claims $(CLAIMS)) $(if $(NLI_DATA),-nli-data $(NLI_DATA)) $(EVAL_FLAGS)
+
+# Throughput and scaling against River's own no-op baseline, in one run on a
+# throwaway Postgres (see README "Performance"). BENCH_FLAGS=-quick for a run
+# of a few minutes; the default sizes are the README's full run.
+bench:
+	$(GO) build -o $(BIN)/fleetbench ./cmd/fleetbench
+	scripts/with-postgres.sh $(BIN)/fleetbench $(BENCH_FLAGS)
+
+# Go benchmarks of the pure hot code (embedder, NLI, cosine top-k,
+# segmentation and fragmenting, pair selection, posterior, rank scoring).
+microbench:
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/ml/ ./internal/extract/ ./internal/evidence/ ./internal/rank/

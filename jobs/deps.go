@@ -61,7 +61,12 @@ type VerifyConfig struct {
 	MinNLIConfidence float64 // supports/refutes below it are recorded as neutral (0.6)
 	SaveNeutral      bool    // keep neutral judgements as edges (true)
 	RecallLimit      int     // stage 1 full-text candidates per claim (200)
-	NLIBatchSize     int     // pairs per NLI call (32)
+	// RecallMaxTermFreq and RecallMinTerms prune stage 1's OR of the claim's
+	// terms: a term in more than that share of all fragments is left out
+	// while the claim keeps RecallMinTerms rarer ones (store.Recall).
+	RecallMaxTermFreq float64
+	RecallMinTerms    int
+	NLIBatchSize      int // pairs per NLI call (32)
 	// EmbedWait is how long a verify_nli job snoozes while the task still has
 	// fragments without embeddings; after MaxEmbedWaits snoozes it judges what
 	// is embedded and logs the rest.
@@ -73,17 +78,24 @@ type VerifyConfig struct {
 // calibrated similarity floor is minSimilarity.
 func DefaultVerifyConfig(minSimilarity float64) VerifyConfig {
 	return VerifyConfig{
-		MinSimilarity:    minSimilarity,
-		TopK:             30,
-		MaxDomains:       6,
-		MaxPairsPerClaim: 20,
-		MinNLIConfidence: 0.6,
-		SaveNeutral:      true,
-		RecallLimit:      200,
-		NLIBatchSize:     32,
-		EmbedWait:        2 * time.Second,
-		MaxEmbedWaits:    60,
+		MinSimilarity:     minSimilarity,
+		TopK:              30,
+		MaxDomains:        6,
+		MaxPairsPerClaim:  20,
+		MinNLIConfidence:  0.6,
+		SaveNeutral:       true,
+		RecallLimit:       200,
+		RecallMaxTermFreq: 0.05,
+		RecallMinTerms:    3,
+		NLIBatchSize:      32,
+		EmbedWait:         2 * time.Second,
+		MaxEmbedWaits:     60,
 	}
+}
+
+// Recall is stage 1's bounds for store.RecallCandidates.
+func (c VerifyConfig) Recall() store.Recall {
+	return store.Recall{PerClaim: c.RecallLimit, MaxTermFreq: c.RecallMaxTermFreq, MinTerms: c.RecallMinTerms}
 }
 
 func (d *Deps) logger() *slog.Logger {

@@ -223,7 +223,7 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args VerifyNLIArgs, out *Ver
 		texts[i] = c.Text
 		plan.claimIDs = append(plan.claimIDs, c.ID)
 	}
-	recalled, err := d.Store.RecallCandidates(ctx, args.TaskID, queries, d.Verify.RecallLimit, d.Embedder.Model())
+	recalled, err := d.Store.RecallCandidates(ctx, args.TaskID, queries, d.Verify.Recall(), d.Embedder.Model())
 	if err != nil {
 		return plan, err
 	}

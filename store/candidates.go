@@ -10,13 +10,33 @@ import (
 // match any of the claim's terms (GIN index on tsv), excluding the claim's
 // origin domain, ranked by ts_rank, at most $5 per claim. Only fragments with
 // an embedding for the model qualify (stage 2 ranks by cosine).
+//
+// Terms found in more than $7 of all fragments (Postgres's own statistics of
+// fragments.tsv, most_common_elems, kept by ANALYZE/autovacuum) are left out
+// of the OR as long as the claim keeps $8 rarer terms: such a term carries
+// little weight in the ranking but matches a large share of the graph, and
+// every match costs a heap visit and a ts_rank. Without statistics (a fresh
+// database) every term is used.
 // Hand-written: sqlc cannot analyse the LATERAL join over unnest.
 const candidateRecallSQL = `
+WITH common AS MATERIALIZED (
+    SELECT e.lexeme, e.freq
+    FROM pg_stats s,
+         unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
+    WHERE s.schemaname = current_schema() AND s.tablename = 'fragments' AND s.attname = 'tsv'
+      AND e.lexeme IS NOT NULL AND e.freq > $7
+)
 SELECT c.claim_id, r.id
 FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c(claim_id, claim_text, exclude_domain)
 CROSS JOIN LATERAL (
-    SELECT COALESCE(string_agg(quote_literal(l.lexeme), ' | '), '')::tsquery AS q
-    FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, c.claim_text))) AS l(lexeme)
+    SELECT COALESCE(string_agg(quote_literal(t.lexeme), ' | '), '')::tsquery AS q
+    FROM (
+        SELECT l.lexeme, common.freq,
+               row_number() OVER (ORDER BY COALESCE(common.freq, 0), l.lexeme) AS rarity
+        FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, c.claim_text))) AS l(lexeme)
+        LEFT JOIN common ON common.lexeme = l.lexeme
+    ) AS t
+    WHERE t.freq IS NULL OR t.rarity <= $8
 ) AS query
 CROSS JOIN LATERAL (
     SELECT f.id
@@ -31,6 +51,13 @@ CROSS JOIN LATERAL (
     LIMIT $5
 ) AS r`
 
+// Recall bounds stage 1 (see candidateRecallSQL).
+type Recall struct {
+	PerClaim    int     // candidates per claim
+	MaxTermFreq float64 // a term in more than this share of fragments is dropped…
+	MinTerms    int     // …while the claim keeps at least this many terms
+}
+
 // ClaimQuery is one claim to recall candidates for.
 type ClaimQuery struct {
 	ClaimID       int64
@@ -39,14 +66,14 @@ type ClaimQuery struct {
 }
 
 // RecallCandidates returns, per claim id, candidate fragment ids in ts_rank order.
-func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []ClaimQuery, perClaim int, embedModel string) (map[int64][]int64, error) {
+func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []ClaimQuery, lim Recall, embedModel string) (map[int64][]int64, error) {
 	ids := make([]int64, len(claims))
 	texts := make([]string, len(claims))
 	excl := make([]string, len(claims))
 	for i, c := range claims {
 		ids[i], texts[i], excl[i] = c.ClaimID, c.Text, c.ExcludeDomain
 	}
-	rows, err := q.db.Query(ctx, candidateRecallSQL, taskID, ids, texts, excl, perClaim, embedModel)
+	rows, err := q.db.Query(ctx, candidateRecallSQL, taskID, ids, texts, excl, lim.PerClaim, embedModel, lim.MaxTermFreq, lim.MinTerms)
 	if err != nil {
 		return nil, fmt.Errorf("recall candidates: %w", err)
 	}

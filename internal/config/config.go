@@ -54,15 +54,17 @@ type Config struct {
 	ClaimsPerPage int     `envconfig:"CLAIMS_PER_PAGE" default:"20" desc:"claims taken per page version"`
 	FragmentMax   int     `envconfig:"FRAGMENT_MAX_RUNES" default:"600" desc:"longest fragment in characters"`
 
-	MinSimilarity    float64       `envconfig:"MIN_SIMILARITY" default:"-1" desc:"cosine floor of candidate ranking; -1 takes the embedder's calibrated default"`
-	TopK             int           `envconfig:"TOP_K" default:"30" desc:"candidates kept per claim after cosine ranking"`
-	MaxDomains       int           `envconfig:"MAX_DOMAINS" default:"6" desc:"distinct source domains per claim"`
-	MaxPairsPerClaim int           `envconfig:"MAX_PAIRS_PER_CLAIM" default:"20" desc:"NLI pairs per claim per verify_nli run"`
-	MinNLIConfidence float64       `envconfig:"MIN_NLI_CONFIDENCE" default:"0.6" desc:"supports/refutes below it are recorded as neutral"`
-	SaveNeutral      bool          `envconfig:"SAVE_NEUTRAL" default:"true" desc:"store neutral judgements as edges"`
-	RecallLimit      int           `envconfig:"RECALL_LIMIT" default:"200" desc:"full-text candidates per claim before cosine ranking"`
-	EmbedWait        time.Duration `envconfig:"VERIFY_EMBED_WAIT" default:"2s" desc:"verify_nli snooze while the task has fragments without embeddings"`
-	MaxEmbedWaits    int           `envconfig:"VERIFY_MAX_EMBED_WAITS" default:"60" desc:"snoozes before verify_nli judges without the missing embeddings"`
+	MinSimilarity     float64       `envconfig:"MIN_SIMILARITY" default:"-1" desc:"cosine floor of candidate ranking; -1 takes the embedder's calibrated default"`
+	TopK              int           `envconfig:"TOP_K" default:"30" desc:"candidates kept per claim after cosine ranking"`
+	MaxDomains        int           `envconfig:"MAX_DOMAINS" default:"6" desc:"distinct source domains per claim"`
+	MaxPairsPerClaim  int           `envconfig:"MAX_PAIRS_PER_CLAIM" default:"20" desc:"NLI pairs per claim per verify_nli run"`
+	MinNLIConfidence  float64       `envconfig:"MIN_NLI_CONFIDENCE" default:"0.6" desc:"supports/refutes below it are recorded as neutral"`
+	SaveNeutral       bool          `envconfig:"SAVE_NEUTRAL" default:"true" desc:"store neutral judgements as edges"`
+	RecallLimit       int           `envconfig:"RECALL_LIMIT" default:"200" desc:"full-text candidates per claim before cosine ranking"`
+	RecallMaxTermFreq float64       `envconfig:"RECALL_MAX_TERM_FREQ" default:"0.05" desc:"full-text recall leaves out claim terms found in more than this share of fragments (Postgres statistics)..."`
+	RecallMinTerms    int           `envconfig:"RECALL_MIN_TERMS" default:"3" desc:"...as long as the claim keeps this many rarer terms"`
+	EmbedWait         time.Duration `envconfig:"VERIFY_EMBED_WAIT" default:"2s" desc:"verify_nli snooze while the task has fragments without embeddings"`
+	MaxEmbedWaits     int           `envconfig:"VERIFY_MAX_EMBED_WAITS" default:"60" desc:"snoozes before verify_nli judges without the missing embeddings"`
 }
 
 // Model configures one model capability (embed, nli, rerank, llm); its
@@ -147,6 +149,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_NLI_TEMPERATURE=%v must be in (0, 100]", c.NLITemp)
 	case c.MinNLIConfidence < 0 || c.MinNLIConfidence > 1:
 		return fmt.Errorf("config: EVF_MIN_NLI_CONFIDENCE=%v outside [0,1]", c.MinNLIConfidence)
+	case !(c.RecallMaxTermFreq > 0) || c.RecallMaxTermFreq > 1 || c.RecallMinTerms < 1:
+		return fmt.Errorf("config: EVF_RECALL_MAX_TERM_FREQ=%v must be in (0,1] and EVF_RECALL_MIN_TERMS=%d ≥ 1", c.RecallMaxTermFreq, c.RecallMinTerms)
 	case c.RescueStuckAfter <= c.JobTimeout:
 		return fmt.Errorf("config: EVF_RESCUE_STUCK_AFTER (%s) must exceed EVF_JOB_TIMEOUT (%s), or running jobs get rescued", c.RescueStuckAfter, c.JobTimeout)
 	}

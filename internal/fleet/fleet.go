@@ -70,6 +70,8 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	verify.MinNLIConfidence = cfg.MinNLIConfidence
 	verify.SaveNeutral = cfg.SaveNeutral
 	verify.RecallLimit = cfg.RecallLimit
+	verify.RecallMaxTermFreq = cfg.RecallMaxTermFreq
+	verify.RecallMinTerms = cfg.RecallMinTerms
 	verify.NLIBatchSize = mc["nli"].Batch
 	verify.EmbedWait = cfg.EmbedWait
 	verify.MaxEmbedWaits = cfg.MaxEmbedWaits

@@ -1,0 +1,174 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/evidencefleet/evidencefleet/internal/backend"
+	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/jobs"
+)
+
+// verifyRun is one burn-down of the synthetic task's verify_nli jobs.
+type verifyRun struct {
+	jobs, claims, edges int
+	span                time.Duration
+	procs               []procStats
+}
+
+// verify measures verify_nli with the built-in models on a synthetic task
+// of VerifyClaims claims × VerifyFragments fragments, in jobs of
+// ClaimsPerJob claims, then the same load with 1, 2 and 4 processes.
+func (h *harness) verify(ctx context.Context, b baseline) error {
+	pool, dbURL, done, err := h.scratch(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	sp, err := loadPool(h.opts.DataDir)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	models, err := backend.New(cfg, nil)
+	if err != nil {
+		return err
+	}
+	begin := time.Now()
+	task, err := loadTask(ctx, pool, models.Embedder, sp, taskSpec{
+		Claims: h.opts.VerifyClaims, Fragments: h.opts.VerifyFragments,
+		Related: max(1, h.opts.VerifyFragments/max(1, h.opts.VerifyClaims)), Domains: 40, FragsPerPage: 20,
+		DomainPrefix: "v", Seed: 1,
+	})
+	if err != nil {
+		return err
+	}
+	h.logf("verify_nli: loaded %d claims, %d fragments on %d pages in %.1fs", len(task.ClaimIDs), task.Fragments, task.Pages, time.Since(begin).Seconds())
+
+	sec := fmt.Sprintf("verify_nli (built-in NLI; %d claims × %d fragments, %d claims per job, %d workers)",
+		len(task.ClaimIDs), task.Fragments, h.opts.ClaimsPerJob, h.opts.NLIWorkers)
+	var claimRates, edgeRates, jobRates, trips, cpu, rss, pairs []float64
+	for rep := range h.opts.Reps {
+		r, err := h.runVerify(ctx, pool, dbURL, task, 1)
+		if err != nil {
+			return err
+		}
+		claimRates = append(claimRates, rate(r.claims, r.span))
+		edgeRates = append(edgeRates, rate(r.edges, r.span))
+		jobRates = append(jobRates, rate(r.jobs, r.span))
+		trips = append(trips, r.procs[0].RoundTrips/float64(r.jobs))
+		cpu = append(cpu, r.procs[0].CPUSeconds/float64(r.jobs)*1000)
+		rss = append(rss, float64(r.procs[0].MaxRSS)/(1<<20))
+		pairs = append(pairs, float64(r.edges)/float64(r.claims))
+		h.logf("verify_nli rep %d: %.0f claims/s, %.0f edges/s", rep+1, claimRates[rep], edgeRates[rep])
+	}
+	c := h.add(sec, "claims verified", claimRates, "claims/s", "")
+	h.setBaseline(fmt.Sprintf("no-op %.0f jobs/s: %s", b.workRate, ratio(c, b.workRate)))
+	h.add(sec, "NLI edges written", edgeRates, "edges/s", "")
+	h.add(sec, "edges per claim", pairs, "edges", "")
+	j := h.add(sec, "jobs worked", jobRates, "jobs/s", "")
+	h.setBaseline(fmt.Sprintf("no-op %.0f jobs/s: %s", b.workRate, ratio(j, b.workRate)))
+	t := h.add(sec, "database round trips per job (River's included)", trips, "trips", "")
+	h.setBaseline(fmt.Sprintf("no-op %.2f: %s", b.tripsPer, ratio(t, b.tripsPer)))
+	cp := h.add(sec, "worker CPU per 1,000 jobs", cpu, "CPU s", "")
+	h.setBaseline(fmt.Sprintf("no-op %.2f: %s", b.cpuPer1k, ratio(cp, b.cpuPer1k)))
+	m := h.add(sec, "worker peak RSS", rss, "MB", "")
+	h.setBaseline(fmt.Sprintf("no-op %.0f MB: %s", b.rss, ratio(m, b.rss)))
+
+	scale := fmt.Sprintf("verify_nli scaling (same load, %d workers per process)", h.opts.NLIWorkers)
+	for _, n := range h.opts.Procs {
+		var total, per []float64
+		for range h.opts.Reps {
+			r, err := h.runVerify(ctx, pool, dbURL, task, n)
+			if err != nil {
+				return err
+			}
+			total = append(total, rate(r.claims, r.span))
+			per = append(per, rate(r.claims, r.span)/float64(n))
+		}
+		h.add(scale, fmt.Sprintf("%d process(es): total", n), total, "claims/s", "")
+		h.add(scale, fmt.Sprintf("%d process(es): per process", n), per, "claims/s", "")
+		h.logf("verify_nli with %d processes: %.0f claims/s", n, median(total))
+	}
+	return nil
+}
+
+// setBaseline fills the River column of the last row.
+func (h *harness) setBaseline(s string) { h.rep.Rows[len(h.rep.Rows)-1].Baseline = s }
+
+// runVerify clears the task's edges and jobs, enqueues its verify_nli jobs
+// and burns them down with procs worker processes.
+func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, procs int) (verifyRun, error) {
+	var r verifyRun
+	for _, q := range []string{
+		"TRUNCATE river_job",
+		"DELETE FROM edges WHERE target_type = 'claim'",
+		"VACUUM ANALYZE edges",
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			return r, fmt.Errorf("reset: %s: %w", q, err)
+		}
+	}
+	client, err := insertOnlyClient(pool)
+	if err != nil {
+		return r, err
+	}
+	var params []river.InsertManyParams
+	for i := 0; i < len(task.ClaimIDs); i += h.opts.ClaimsPerJob {
+		ids := task.ClaimIDs[i:min(i+h.opts.ClaimsPerJob, len(task.ClaimIDs))]
+		params = append(params, river.InsertManyParams{Args: jobs.VerifyNLIArgs{TaskID: task.ID, ClaimIDs: ids}})
+	}
+	if _, err := client.InsertMany(ctx, params); err != nil {
+		return r, fmt.Errorf("insert verify_nli jobs: %w", err)
+	}
+	r.jobs, r.claims = len(params), len(task.ClaimIDs)
+	env := []string{"DATABASE_URL=" + dbURL, "EVF_QUEUES=nli", fmt.Sprintf("EVF_NLI_WORKERS=%d", h.opts.NLIWorkers)}
+	var ps []*proc
+	stopAll := func() error {
+		var first error
+		for _, p := range ps {
+			st, err := p.stop()
+			if err != nil && first == nil {
+				first = err
+			}
+			r.procs = append(r.procs, st)
+		}
+		return first
+	}
+	for range procs {
+		p, err := startProc(h.opts.Exe, env, "fleet")
+		if err != nil {
+			_ = stopAll()
+			return r, err
+		}
+		ps = append(ps, p)
+	}
+	waitErr := waitDrained(ctx, pool, []string{jobs.KindVerifyNLI}, 30*time.Minute)
+	if err := stopAll(); err != nil {
+		return r, err
+	}
+	if waitErr != nil {
+		return r, waitErr
+	}
+	w, err := jobWindow(ctx, pool, []string{jobs.KindVerifyNLI})
+	if err != nil {
+		return r, err
+	}
+	if w.completed != r.jobs {
+		return r, fmt.Errorf("%d of %d verify_nli jobs completed (%d failed)", w.completed, r.jobs, w.failed)
+	}
+	r.span = w.span
+	if err := pool.QueryRow(ctx, `
+		SELECT count(*) FROM edges e JOIN claims c ON c.id = e.target_id
+		WHERE e.target_type = 'claim' AND e.source_type = 'fragment' AND c.task_id = $1`, task.ID).Scan(&r.edges); err != nil {
+		return r, fmt.Errorf("count edges: %w", err)
+	}
+	return r, nil
+}
