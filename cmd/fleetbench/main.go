@@ -47,6 +47,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	o := bench.Full
 	reps := fs.Int("reps", 0, "repetitions per measurement (0: the preset's)")
 	riverJobs := fs.Int("river-jobs", 0, "no-op jobs burnt down and jobs inserted per measurement")
+	noopWorkers := fs.Int("noop-workers", 0, "River baseline: concurrent no-op jobs (its burn-down is bounded by workers / 50 ms fetch cooldown)")
 	claims := fs.Int("claims", 0, "claims of the synthetic verify_nli task")
 	frags := fs.Int("fragments", 0, "fragments of the synthetic verify_nli task")
 	perJob := fs.Int("claims-per-job", 0, "claims per verify_nli job")
@@ -69,6 +70,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	setInt(&o.Reps, *reps)
 	setInt(&o.RiverJobs, *riverJobs)
+	setInt(&o.NoopWorkers, *noopWorkers)
 	setInt(&o.VerifyClaims, *claims)
 	setInt(&o.VerifyFragments, *frags)
 	setInt(&o.ClaimsPerJob, *perJob)
