@@ -54,7 +54,7 @@ var (
 		ClimateClaims: 60}
 	Full = Options{Reps: 3, RiverJobs: 100000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 2000, VerifyFragments: 50000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4},
-		RetrievalSizes: []int{10000, 100000, 1000000}, RetrievalTaskFragments: 10000, RetrievalQueries: 500,
+		RetrievalSizes: []int{10000, 100000, 1000000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
 		ClimateClaims: -1}
 )
 
