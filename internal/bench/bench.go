@@ -15,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/evidencefleet/evidencefleet/internal/backend"
+	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/scratchdb"
 	"github.com/evidencefleet/evidencefleet/migrations"
 )
@@ -160,6 +162,36 @@ func (h *harness) scratch(ctx context.Context) (*pgxpool.Pool, string, func(), e
 			_ = drop()
 		}
 	}, nil
+}
+
+// synthEnv is a scratch database with what the synthetic sections load
+// into it: the sentence pool and the configured models.
+type synthEnv struct {
+	pool      *pgxpool.Pool
+	url       string
+	done      func()
+	sentences *sentencePool
+	models    backend.Models
+}
+
+func (h *harness) synthEnv(ctx context.Context) (*synthEnv, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, err
+	}
+	models, err := backend.New(cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := loadPool(h.opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	pool, u, done, err := h.scratch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &synthEnv{pool: pool, url: u, done: done, sentences: sp, models: models}, nil
 }
 
 // ratio formats a/b as "×0.42".

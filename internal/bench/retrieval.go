@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/backend"
-	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -23,23 +21,12 @@ func (h *harness) retrieval(ctx context.Context) error {
 	if len(h.opts.RetrievalSizes) == 0 {
 		return nil
 	}
-	pool, _, done, err := h.scratch(ctx)
+	env, err := h.synthEnv(ctx)
 	if err != nil {
 		return err
 	}
-	defer done()
-	sp, err := loadPool(h.opts.DataDir)
-	if err != nil {
-		return err
-	}
-	cfg, err := config.Load()
-	if err != nil {
-		return err
-	}
-	models, err := backend.New(cfg, nil)
-	if err != nil {
-		return err
-	}
+	defer env.done()
+	pool, sp, models := env.pool, env.sentences, env.models
 	taskFrags := min(h.opts.RetrievalTaskFragments, h.opts.RetrievalSizes[0])
 	claims := max(1, taskFrags/25)
 	task, err := loadTask(ctx, pool, models.Embedder, sp, taskSpec{

@@ -8,8 +8,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
-	"github.com/evidencefleet/evidencefleet/internal/backend"
-	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
@@ -24,23 +22,12 @@ type verifyRun struct {
 // of VerifyClaims claims × VerifyFragments fragments, in jobs of
 // ClaimsPerJob claims, then the same load with 1, 2 and 4 processes.
 func (h *harness) verify(ctx context.Context, b baseline) error {
-	pool, dbURL, done, err := h.scratch(ctx)
+	env, err := h.synthEnv(ctx)
 	if err != nil {
 		return err
 	}
-	defer done()
-	sp, err := loadPool(h.opts.DataDir)
-	if err != nil {
-		return err
-	}
-	cfg, err := config.Load()
-	if err != nil {
-		return err
-	}
-	models, err := backend.New(cfg, nil)
-	if err != nil {
-		return err
-	}
+	defer env.done()
+	pool, dbURL, sp, models := env.pool, env.url, env.sentences, env.models
 	begin := time.Now()
 	task, err := loadTask(ctx, pool, models.Embedder, sp, taskSpec{
 		Claims: h.opts.VerifyClaims, Fragments: h.opts.VerifyFragments,
