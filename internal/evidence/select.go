@@ -1,6 +1,6 @@
 package evidence
 
-import "sort"
+import "slices"
 
 // Candidate is one evidence fragment considered for a claim.
 type Candidate struct {
@@ -25,25 +25,42 @@ type SelectLimits struct {
 // and how many ranked candidates were skipped as already judged.
 // cands is reordered in place.
 func SelectPairs(cands []Candidate, judged func(fragmentID int64) bool, lim SelectLimits) (selected []Candidate, skippedJudged int) {
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].Similarity != cands[j].Similarity {
-			return cands[i].Similarity > cands[j].Similarity
+	// slices.SortStableFunc runs the same algorithm as sort.SliceStable (both
+	// are generated from one template) without reflection, and only asks
+	// whether cmp < 0, so even NaN similarities land where they always did.
+	slices.SortStableFunc(cands, func(a, b Candidate) int {
+		if a.Similarity != b.Similarity {
+			if a.Similarity > b.Similarity {
+				return -1
+			}
+			return 1
 		}
-		return cands[i].FragmentID < cands[j].FragmentID
+		if a.FragmentID < b.FragmentID {
+			return -1
+		}
+		return 1
 	})
-	ranked := cands[:0:0]
-	domains := make(map[string]bool, lim.MaxDomains)
+	n := len(cands)
+	if lim.TopK > 0 {
+		n = min(n, lim.TopK)
+	}
+	ranked := make([]Candidate, 0, n)
+	domains := newDomainSet(lim.MaxDomains)
 	for _, c := range cands {
 		if c.Similarity < lim.MinSimilarity || len(ranked) >= lim.TopK && lim.TopK > 0 {
 			break
 		}
-		if lim.MaxDomains > 0 && !domains[c.Domain] {
-			if len(domains) >= lim.MaxDomains {
+		if lim.MaxDomains > 0 && !domains.has(c.Domain) {
+			if domains.len() >= lim.MaxDomains {
 				continue
 			}
-			domains[c.Domain] = true
+			domains.add(c.Domain)
 		}
 		ranked = append(ranked, c)
+	}
+	n = len(ranked)
+	if lim.MaxPairs > 0 {
+		n = min(n, lim.MaxPairs)
 	}
 	for _, c := range ranked {
 		if judged != nil && judged(c.FragmentID) {
@@ -53,7 +70,47 @@ func SelectPairs(cands []Candidate, judged func(fragmentID int64) bool, lim Sele
 		if lim.MaxPairs > 0 && len(selected) >= lim.MaxPairs {
 			break
 		}
+		if selected == nil { // nil while nothing is selected
+			selected = make([]Candidate, 0, n)
+		}
 		selected = append(selected, c)
 	}
 	return selected, skippedJudged
+}
+
+// domainSet is a set of domains: a short list for the usual handful, a map
+// beyond.
+type domainSet struct {
+	list []string
+	m    map[string]bool
+}
+
+// newDomainSet returns an empty set for about n domains.
+func newDomainSet(n int) domainSet {
+	if n > 16 {
+		return domainSet{m: make(map[string]bool, n)}
+	}
+	return domainSet{list: make([]string, 0, n)}
+}
+
+func (s *domainSet) has(d string) bool {
+	if s.m != nil {
+		return s.m[d]
+	}
+	return slices.Contains(s.list, d)
+}
+
+func (s *domainSet) add(d string) {
+	if s.m != nil {
+		s.m[d] = true
+		return
+	}
+	s.list = append(s.list, d)
+}
+
+func (s *domainSet) len() int {
+	if s.m != nil {
+		return len(s.m)
+	}
+	return len(s.list)
 }

@@ -58,10 +58,7 @@ func (r *BM25Reranker) Rerank(ctx context.Context, query string, docs []string) 
 	if len(qTerms) == 0 {
 		return scores, nil
 	}
-	qIndex := make(map[string]int, len(qTerms))
-	for i, t := range qTerms {
-		qIndex[t] = i
-	}
+	qIndex := newTermIndex(qTerms)
 
 	// Per document: its length and the frequencies of the query terms.
 	tf := make([]int32, len(docs)*len(qTerms))
@@ -79,7 +76,7 @@ func (r *BM25Reranker) Rerank(ctx context.Context, query string, docs []string) 
 		total += lengths[d]
 		row := tf[d*len(qTerms) : (d+1)*len(qTerms)]
 		for _, t := range terms {
-			if i, ok := qIndex[t]; ok {
+			if i := qIndex.find(t); i >= 0 {
 				if row[i] == 0 {
 					df[i]++
 				}
@@ -120,7 +117,10 @@ func bm25Terms(text string) []string {
 	words := nliWords(text)
 	out := words[:0]
 	for _, w := range words {
-		e := wordTable[w]
+		var e wordEntry
+		if v := vocab.find(w); v != nil && v.isWord {
+			e = v.word
+		}
 		switch {
 		case e.flags&wStop != 0:
 			continue
@@ -129,10 +129,44 @@ func bm25Terms(text string) []string {
 		case e.stem != "":
 			out = append(out, e.stem)
 		default:
-			out = append(out, stem(w))
+			out = append(out, stemRegular(w)) // not in wordTable, which holds every irregular form
 		}
 	}
 	return out
+}
+
+// termIndex finds the index of a term among distinct query terms: by
+// linear search for the usual few terms, else by a map.
+type termIndex struct {
+	terms []string
+	m     map[string]int
+}
+
+func newTermIndex(terms []string) termIndex {
+	x := termIndex{terms: terms}
+	if len(terms) > 16 {
+		x.m = make(map[string]int, len(terms))
+		for i, t := range terms {
+			x.m[t] = i
+		}
+	}
+	return x
+}
+
+// find returns the index of t, or -1.
+func (x termIndex) find(t string) int {
+	if x.m != nil {
+		if i, ok := x.m[t]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, q := range x.terms {
+		if q == t {
+			return i
+		}
+	}
+	return -1
 }
 
 // distinctTerms returns terms without repeats, in order of first use.

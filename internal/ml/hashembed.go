@@ -123,13 +123,19 @@ func (e *HashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	return out, nil
 }
 
-// embedState holds the per-call scratch buffers of Embed.
+// embedState holds the per-call scratch buffers of Embed and the state of
+// the text being embedded.
 type embedState struct {
 	acc   []float64
 	runes [heMaxWordRunes + 2]rune
 	dim   uint64
 	mask  uint64
 	pow2  bool
+
+	prevHash  uint64 // the previous word's hash, when havePrev
+	prevStop  bool   // the previous word is a stop word
+	havePrev  bool
+	nFeatures int // words seen
 }
 
 // mix64 is the splitmix64 finaliser; it spreads FNV hashes over all bits.
@@ -163,56 +169,11 @@ func (s *embedState) embed(text string, out []float32) {
 		acc[i] = 0
 	}
 	var (
-		prevHash  uint64
-		prevStop  bool
-		havePrev  bool
-		wordHash  uint64 = fnvOffset64
-		nr        int    // runes of the current word (capped)
-		inWord    bool
-		nFeatures int
+		wordHash uint64 = fnvOffset64
+		nr       int    // runes of the current word (capped)
+		inWord   bool
 	)
-	flush := func() {
-		if !inWord {
-			return
-		}
-		inWord = false
-		stop := false
-		if nr <= maxStopRunes {
-			_, stop = stopHashes[wordHash]
-		}
-		w := heWordWeight
-		if stop {
-			w = heStopWeight
-		}
-		s.add(wordHash^heSeedWord, w)
-		nFeatures++
-		if havePrev {
-			bw := heBigramWeight
-			if stop {
-				bw *= heBigramStopDamp
-			}
-			if prevStop {
-				bw *= heBigramStopDamp
-			}
-			s.add((prevHash*fnvPrime64)^(wordHash+heSeedBigram), bw)
-		}
-		if !stop {
-			// Character trigrams over ^word$ (boundary markers 0x02/0x03).
-			r := s.runes[:nr+2]
-			r[0] = 0x02
-			r[nr+1] = 0x03
-			n := len(r) - 2
-			tw := heTrigramWeight / math.Sqrt(float64(n))
-			for j := 0; j < n; j++ {
-				h := uint64(fnvOffset64)
-				h = (h ^ uint64(r[j])) * fnvPrime64
-				h = (h ^ uint64(r[j+1])) * fnvPrime64
-				h = (h ^ uint64(r[j+2])) * fnvPrime64
-				s.add(h^heSeedTrigram, tw)
-			}
-		}
-		prevHash, prevStop, havePrev = wordHash, stop, true
-	}
+	s.havePrev, s.nFeatures = false, 0
 	for i := 0; i < len(text); {
 		c := text[i]
 		var r rune
@@ -224,7 +185,10 @@ func (s *embedState) embed(text string, out []float32) {
 			case 'A' <= c && c <= 'Z':
 				r = rune(c + 'a' - 'A')
 			default:
-				flush()
+				if inWord {
+					s.flush(wordHash, nr)
+					inWord = false
+				}
 				continue
 			}
 			if !inWord {
@@ -236,7 +200,10 @@ func (s *embedState) embed(text string, out []float32) {
 			r, size = utf8.DecodeRuneInString(text[i:])
 			i += size
 			if !(unicode.IsLetter(r) || unicode.IsDigit(r) || (inWord && unicode.IsMark(r))) {
-				flush()
+				if inWord {
+					s.flush(wordHash, nr)
+					inWord = false
+				}
 				continue
 			}
 			r = unicode.ToLower(r)
@@ -254,7 +221,10 @@ func (s *embedState) embed(text string, out []float32) {
 			nr++
 		}
 	}
-	flush()
+	if inWord {
+		s.flush(wordHash, nr)
+	}
+	nFeatures := s.nFeatures
 	if nFeatures == 0 {
 		for i := range out {
 			out[i] = 0
@@ -288,6 +258,48 @@ func (s *embedState) embed(text string, out []float32) {
 	}
 }
 
+// flush adds the features of the word that just ended: its FNV-1a hash
+// and its first nr runes (in s.runes[1:]), and the bigram with the word
+// before it.
+func (s *embedState) flush(wordHash uint64, nr int) {
+	stop := false
+	if nr <= maxStopRunes {
+		stop = stopHashes.has(wordHash)
+	}
+	w := heWordWeight
+	if stop {
+		w = heStopWeight
+	}
+	s.add(wordHash^heSeedWord, w)
+	s.nFeatures++
+	if s.havePrev {
+		bw := heBigramWeight
+		if stop {
+			bw *= heBigramStopDamp
+		}
+		if s.prevStop {
+			bw *= heBigramStopDamp
+		}
+		s.add((s.prevHash*fnvPrime64)^(wordHash+heSeedBigram), bw)
+	}
+	if !stop {
+		// Character trigrams over ^word$ (boundary markers 0x02/0x03).
+		r := s.runes[:nr+2]
+		r[0] = 0x02
+		r[nr+1] = 0x03
+		n := len(r) - 2
+		tw := heTrigramWeight / math.Sqrt(float64(n))
+		for j := 0; j < n; j++ {
+			h := uint64(fnvOffset64)
+			h = (h ^ uint64(r[j])) * fnvPrime64
+			h = (h ^ uint64(r[j+1])) * fnvPrime64
+			h = (h ^ uint64(r[j+2])) * fnvPrime64
+			s.add(h^heSeedTrigram, tw)
+		}
+	}
+	s.prevHash, s.prevStop, s.havePrev = wordHash, stop, true
+}
+
 // fnvString is the 64-bit FNV-1a hash of s, as computed inline by embed for
 // an already lowercased word.
 func fnvString(s string) uint64 {
@@ -300,12 +312,61 @@ func fnvString(s string) uint64 {
 
 // stopHashes holds the FNV-1a hashes of stopWordList; maxStopRunes is the
 // length of its longest word (longer words skip the lookup).
-var stopHashes, maxStopRunes = func() (map[uint64]struct{}, int) {
-	m := make(map[uint64]struct{}, len(stopWordList))
+var stopHashes, maxStopRunes = func() (hashSet, int) {
+	hs := make([]uint64, len(stopWordList))
 	n := 0
-	for _, w := range stopWordList {
-		m[fnvString(w)] = struct{}{}
+	for i, w := range stopWordList {
+		hs[i] = fnvString(w)
 		n = max(n, utf8.RuneCountInString(w))
 	}
-	return m, n
+	return newHashSet(hs), n
 }()
+
+// hashSet is a set of 64-bit hashes: an open-addressing table with linear
+// probing, a faster membership test than a map for a small fixed set.
+type hashSet struct {
+	slots   []uint64 // a power of two long; 0 marks a free slot
+	hasZero bool     // 0 is in the set
+	shift   uint8    // 64 − log2(len(slots))
+}
+
+// newHashSet returns the set of hs.
+func newHashSet(hs []uint64) hashSet {
+	size, bits := 8, uint8(3)
+	for size < 2*len(hs) {
+		size <<= 1
+		bits++
+	}
+	s := hashSet{slots: make([]uint64, size), shift: 64 - bits}
+	mask := uint64(size - 1)
+	for _, h := range hs {
+		if h == 0 {
+			s.hasZero = true
+			continue
+		}
+		i := s.slot(h)
+		for s.slots[i] != 0 && s.slots[i] != h {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = h
+	}
+	return s
+}
+
+func (s *hashSet) slot(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> s.shift }
+
+// has reports whether h is in the set.
+func (s *hashSet) has(h uint64) bool {
+	if h == 0 {
+		return s.hasZero
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := s.slot(h); ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case h:
+			return true
+		case 0:
+			return false
+		}
+	}
+}

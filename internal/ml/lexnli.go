@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // LexicalNLIModel is the model id of LexicalNLI.
@@ -93,8 +96,15 @@ const (
 // samples it reaches 0.64 accuracy on SNLI and 0.56–0.57 on MNLI (majority
 // class 0.35–0.37; trained cross-encoders reach about 0.9), with Refutes
 // recall of only 0.36–0.47 (see TestLexicalNLIAccuracy).
+//
+// The analyses of recently judged premises are kept across calls (about
+// premiseCacheBytes of them): verify_nli judges each fragment against many
+// claims, in batches that rarely hold more than one of its pairs. They only
+// save work; a judgement is the same with or without them.
 // A LexicalNLI is safe for concurrent use.
-type LexicalNLI struct{}
+type LexicalNLI struct {
+	cache premiseCache
+}
 
 var _ NLI = (*LexicalNLI)(nil)
 
@@ -105,20 +115,153 @@ func NewLexicalNLI() *LexicalNLI { return &LexicalNLI{} }
 func (*LexicalNLI) Model() string { return LexicalNLIModel }
 
 // Judge returns one Judgement per pair. It fails only when ctx is done.
+//
+// Each distinct premise and hypothesis text of the call is analysed once:
+// in a verify_nli batch the same claim is the hypothesis of many pairs and
+// the same fragment the premise of pairs of several claims.
 func (n *LexicalNLI) Judge(ctx context.Context, pairs []Pair) ([]Judgement, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("lexical nli: %w", err)
 	}
 	out := make([]Judgement, len(pairs))
+	memo := judgeMemo{cache: &n.cache}
 	for i, p := range pairs {
 		if i&31 == 31 {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("lexical nli: pair %d: %w", i, err)
 			}
 		}
-		out[i] = judgeLexical(p.Premise, p.Hypothesis).judgement()
+		out[i] = compareTexts(memo.premise(p.Premise), memo.hypothesis(p.Hypothesis)).judgement()
 	}
 	return out, nil
+}
+
+// judgeMemo holds the analyses of the texts of one Judge call. The last
+// text of each role is checked first (pairs usually come grouped by
+// claim). Other premises come from the cache across calls, or from a map of
+// the call for those too large for it; other hypotheses come from a map of
+// the call. The maps are made on first use.
+type judgeMemo struct {
+	cache             *premiseCache
+	lastPrem, lastHyp string
+	prem              *premiseIndex
+	hyp               *hypothesisAnalysis
+	prems             map[string]*premiseIndex // premises the cache does not keep
+	hyps              map[string]*hypothesisAnalysis
+}
+
+// premise returns the index of premise text s.
+func (m *judgeMemo) premise(s string) *premiseIndex {
+	if m.prem != nil && s == m.lastPrem {
+		return m.prem
+	}
+	p, ok := m.prems[s]
+	if !ok {
+		var kept bool
+		if p, kept = m.cache.premise(s); !kept {
+			if m.prems == nil {
+				m.prems = make(map[string]*premiseIndex)
+			}
+			m.prems[s] = p
+		}
+	}
+	m.lastPrem, m.prem = s, p
+	return p
+}
+
+// premiseCacheBytes bounds the estimated memory of a LexicalNLI's premise
+// cache: about 2,000 premises of 300 bytes.
+const premiseCacheBytes = 16 << 20
+
+// premiseCache keeps premise indexes across Judge calls in two generations
+// of at most premiseCacheBytes/2 estimated bytes each, keyed by a copy of
+// the premise text (premiseIndex.text). A hit in the older generation moves
+// the entry to the newer one; when the newer one is full, the older is
+// dropped and the newer takes its place. So premises still in use stay
+// while memory stays bounded. The zero value is an empty cache.
+type premiseCache struct {
+	mu        sync.Mutex
+	cur, old  map[string]*premiseIndex
+	curBytes  int
+	indexings int // premises indexed (cache misses)
+}
+
+// premise returns the index of premise text s, from the cache or made, and
+// whether the cache keeps it.
+func (c *premiseCache) premise(s string) (*premiseIndex, bool) {
+	c.mu.Lock()
+	p, ok := c.cur[s]
+	if !ok {
+		if p, ok = c.old[s]; ok {
+			c.addLocked(p)
+		}
+	}
+	c.mu.Unlock()
+	if ok {
+		return p, true
+	}
+	p = indexPremise(analyse(s))
+	c.mu.Lock()
+	c.indexings++
+	kept := true
+	if _, dup := c.cur[s]; !dup { // another call may have indexed it meanwhile
+		// A copy, so that the cache never holds on to a larger string s
+		// may be part of.
+		p.text = strings.Clone(s)
+		kept = c.addLocked(p)
+	}
+	c.mu.Unlock()
+	return p, kept
+}
+
+// addLocked adds p to the newer generation, first turning that into the
+// older one when it is full, and reports whether it did: indexes larger
+// than a generation are not kept.
+func (c *premiseCache) addLocked(p *premiseIndex) bool {
+	size := p.size()
+	if size > premiseCacheBytes/2 {
+		return false
+	}
+	if c.cur == nil || c.curBytes+size > premiseCacheBytes/2 {
+		c.old, c.cur, c.curBytes = c.cur, make(map[string]*premiseIndex), 0
+	}
+	c.cur[p.text] = p
+	c.curBytes += size
+	return true
+}
+
+// size estimates the bytes a premise index holds.
+func (p *premiseIndex) size() int {
+	n := int(unsafe.Sizeof(*p)) + len(p.text) +
+		cap(p.toks)*int(unsafe.Sizeof(lexToken{})) +
+		cap(p.cover.slots)*4 + (cap(p.famFirst)+cap(p.famSecond))*int(unsafe.Sizeof(stemPol{})) +
+		cap(p.cover.ents)*int(unsafe.Sizeof(stemEntry{})) +
+		cap(p.grp)*int(unsafe.Sizeof(groupPol{})) +
+		cap(p.mods)*int(unsafe.Sizeof(modifierOccurs{})) +
+		cap(p.nums)*int(unsafe.Sizeof(numMention{}))
+	for i := range p.toks {
+		n += len(p.toks[i].word) // an upper bound of the shared word buffer
+	}
+	return n
+}
+
+// hypothesis returns the analysis of hypothesis text s.
+func (m *judgeMemo) hypothesis(s string) *hypothesisAnalysis {
+	if m.hyp != nil && s == m.lastHyp {
+		return m.hyp
+	}
+	h, ok := m.hyps[s]
+	if !ok {
+		h = analyseHypothesis(s)
+		if m.hyp != nil {
+			if m.hyps == nil {
+				m.hyps = map[string]*hypothesisAnalysis{m.lastHyp: m.hyp}
+			}
+			m.hyps[s] = h
+		}
+	}
+	m.lastHyp, m.hyp = s, h
+	return h
 }
 
 // lexEvidence is the evidence LexicalNLI extracts from one pair.
@@ -200,17 +343,25 @@ const (
 	polNeg                   // occurs inside a negation's scope
 )
 
-// premiseIndex is what the hypothesis is checked against.
+// premiseIndex is what the hypothesis is checked against. It is read-only
+// once built, so one index serves every pair of its premise.
 type premiseIndex struct {
-	cover  map[string]uint8 // stems and everything they imply → polarity bits
-	stems  []stemPol        // the premise's own content stems, for prefix matching
-	grp    []uint64         // per group: 2g sides present outside negation, 2g+1 inside
+	text   string           // the premise, when a premiseCache keeps the index
+	cover  stemSet          // stems and everything they imply → polarity bits
+	grp    []groupPol       // the groups with a side present
 	mods   []modifierOccurs // modifier-group words with their head nouns
 	nums   []numMention     // numbers
 	toks   []lexToken       // the analysed premise
-	gender [2]bool          // male / female pronouns present
+	gender [2]bool          // a male / female person is mentioned outside negation, by noun or pronoun
 	univ   [2]bool          // universal / negative-universal quantifier present
 	flags  premiseFlags
+
+	// famFirst holds the distinct content stems of at least prefixMinLen
+	// bytes with the polarity bits of their occurrences, for sameFamily,
+	// ordered by the famKey of their first byte; famSecond those of at
+	// least slipMinLen bytes, ordered by the famKey of their second byte.
+	famFirst, famSecond       []stemPol
+	famFirstEnd, famSecondEnd [famKeys]int32 // end offsets of their famKey buckets
 }
 
 // premiseFlags are yes/no facts about a premise.
@@ -224,6 +375,13 @@ type stemPol struct {
 	pol  uint8
 }
 
+// groupPol is the sides of one group present in a premise outside (pos)
+// and inside (neg) negation.
+type groupPol struct {
+	g        int32
+	pos, neg uint64
+}
+
 // modifierOccurs is a word of a modifier group (a colour, a size) in the
 // premise, with the head nouns it describes.
 type modifierOccurs struct {
@@ -233,45 +391,72 @@ type modifierOccurs struct {
 	neg   bool
 }
 
-// judgeLexical extracts the evidence of one premise/hypothesis pair.
-func judgeLexical(premise, hypothesis string) lexEvidence {
-	p := indexPremise(analyse(premise))
-	h := analyse(hypothesis)
+// hashedStr is a string with its fnvString hash.
+type hashedStr struct {
+	s string
+	h uint64
+}
 
-	var ev lexEvidence
-	var covered, coveredNeg, conflicting float64
-	var cueMaxWord float64 // strongest conflicting-word cue
-	conflicts := 0
-	negMismatch, hypNegated, hypNegAnchored := false, false, false
-	negExplained := false // a negation is accounted for by an opposite
-	var hUniv, hNegUniv, hMale, hFemale bool
-	seen := make([]string, 0, len(h.toks))
-	subject := subjectIndex(h.toks)
-	addConflict := func(s float64) {
-		conflicts++
-		cueMaxWord = math.Max(cueMaxWord, s)
-	}
-	for i, t := range h.toks {
-		hUniv = hUniv || t.flags&wUniversal != 0
-		hNegUniv = hNegUniv || t.flags&wNegUniversal != 0
-		if clauseStart(h.toks, i) {
-			hMale = hMale || t.word == "he"
-			hFemale = hFemale || t.word == "she"
+func newHashedStr(s string) hashedStr { return hashedStr{s, fnvString(s)} }
+
+// hypothesisAnalysis is an analysed hypothesis with everything about it
+// that does not depend on the premise. It is read-only once built.
+type hypothesisAnalysis struct {
+	toks    []lexToken
+	nums    []numMention
+	items   []hypItem // the tokens checked against the premise, in order
+	subject int       // subjectIndex of toks
+	weight  float64   // summed weight of the distinct content stems and numbers
+
+	hedged, negated bool    // a hedge, a negation is present
+	univ            [2]bool // a universal, a negative-universal quantifier is present
+	male, female    bool    // "he", "she" starts a clause
+}
+
+// hypItem is a hypothesis token checked against the premise: the first
+// occurrence of each content stem, and the function words with an opposite
+// (before/after) outside negation.
+type hypItem struct {
+	i       int       // index in toks
+	content bool      // a content word (else a function word, which only conflicts)
+	neg     bool      // toks[i].neg
+	w       float64   // weight of a content word
+	stem    hashedStr // toks[i].stem
+	base    hashedStr // agentBase of the stem; s is "" when it is none
+	morph   []hashedStr
+}
+
+// analyseHypothesis analyses a hypothesis text and derives what judging it
+// needs whatever the premise.
+func analyseHypothesis(text string) *hypothesisAnalysis {
+	a := analyse(text)
+	h := &hypothesisAnalysis{toks: a.toks, nums: a.nums, subject: subjectIndex(a.toks)}
+	seen := make([]string, 0, len(a.toks))
+	h.items = make([]hypItem, 0, len(a.toks))
+	// The items' variants share one slice, large enough never to move.
+	morphs := make([]hashedStr, 0, maxMorphVariants*len(a.toks))
+	for i := range a.toks {
+		t := &a.toks[i]
+		h.univ[0] = h.univ[0] || t.flags&wUniversal != 0
+		h.univ[1] = h.univ[1] || t.flags&wNegUniversal != 0
+		if clauseStart(a.toks, i) {
+			h.male = h.male || t.word == "he"
+			h.female = h.female || t.word == "she"
 		}
 		switch t.kind {
 		case kHedge:
-			ev.hedged = true
+			h.hedged = true
 			continue
 		case kNegation:
-			hypNegated = true
+			h.negated = true
 			continue
 		case kBoundary, kNumber:
 			continue
 		case kStop:
 			// Function words with an opposite (before/after, above/below) carry
 			// no coverage weight but can still conflict.
-			if s, _ := p.conflict(h.toks, i, false); s > 0 && !t.neg {
-				addConflict(s)
+			if t.info != nil && !t.neg {
+				h.items = append(h.items, hypItem{i: i, neg: t.neg})
 			}
 			continue
 		}
@@ -283,12 +468,44 @@ func judgeLexical(premise, hypothesis string) lexEvidence {
 		if t.info != nil && t.info.light {
 			w = lightWeight
 		}
-		ev.weight += w
-		if bits := p.coverBits(t.stem); bits != 0 {
-			if t.neg {
+		h.weight += w
+		start := len(morphs)
+		morphs = appendMorphVariants(morphs, t.stem)
+		it := hypItem{i: i, content: true, neg: t.neg, w: w, stem: newHashedStr(t.stem), morph: morphs[start:len(morphs):len(morphs)]}
+		if b := agentBase(t.stem); b != "" {
+			it.base = newHashedStr(b)
+		}
+		h.items = append(h.items, it)
+	}
+	for range h.nums {
+		h.weight++
+	}
+	return h
+}
+
+// compareTexts extracts the evidence of a premise/hypothesis pair.
+func compareTexts(p *premiseIndex, h *hypothesisAnalysis) lexEvidence {
+	ev := lexEvidence{weight: h.weight}
+	var covered, coveredNeg, conflicting float64
+	var cueMaxWord float64 // strongest conflicting-word cue
+	conflicts := 0
+	negMismatch, hypNegAnchored := false, false
+	negExplained := false // a negation is accounted for by an opposite
+	for k := range h.items {
+		it := &h.items[k]
+		if !it.content {
+			if s, _ := p.conflict(h.toks, it.i, false, nil); s > 0 {
+				conflicts++
+				cueMaxWord = math.Max(cueMaxWord, s)
+			}
+			continue
+		}
+		w := it.w
+		if bits := p.coverBits(it); bits != 0 {
+			if it.neg {
 				hypNegAnchored = true
 			}
-			if (t.neg && bits&polNeg == 0) || (!t.neg && bits&polPos == 0) {
+			if (it.neg && bits&polNeg == 0) || (!it.neg && bits&polPos == 0) {
 				coveredNeg += w
 				negMismatch = true
 			} else {
@@ -296,22 +513,22 @@ func judgeLexical(premise, hypothesis string) lexEvidence {
 			}
 			continue
 		}
-		s, support := p.conflict(h.toks, i, i == subject)
+		s, support := p.conflict(h.toks, it.i, it.i == h.subject, it.morph)
 		switch {
-		case s > 0 && t.neg: // "not sleeping" against a premise that says running
+		case s > 0 && it.neg: // "not sleeping" against a premise that says running
 			covered += w
 			hypNegAnchored, negExplained = true, true
 		case s > 0:
 			conflicting += w
-			addConflict(s)
-		case support && !t.neg: // "closed" against "not open"
+			conflicts++
+			cueMaxWord = math.Max(cueMaxWord, s)
+		case support && !it.neg: // "closed" against "not open"
 			covered += w
 			negExplained = true
 		}
 	}
 	numConflict := false
 	for _, m := range h.nums {
-		ev.weight++
 		switch p.compareNumber(m) {
 		case numEntailed:
 			covered++
@@ -324,7 +541,7 @@ func judgeLexical(premise, hypothesis string) lexEvidence {
 		ev.coverage = (covered + coveredNeg) / ev.weight
 		ev.explained = (covered + coveredNeg + conflicting) / ev.weight
 	}
-	ev.hedged = ev.hedged || p.flags.hedged
+	ev.hedged = h.hedged || p.flags.hedged
 
 	var cue float64
 	switch {
@@ -333,7 +550,7 @@ func judgeLexical(premise, hypothesis string) lexEvidence {
 		// Sunday" / "shut on Sunday") are no polarity conflict.
 	case negMismatch:
 		cue += cueNegation
-	case hypNegated && !hypNegAnchored && !p.flags.negated:
+	case h.negated && !hypNegAnchored && !p.flags.negated:
 		cue += cueNegLoose
 	}
 	if conflicts > 0 {
@@ -342,15 +559,15 @@ func judgeLexical(premise, hypothesis string) lexEvidence {
 	if numConflict {
 		cue += cueNumber
 	}
-	if (p.univ[0] && hNegUniv) || (p.univ[1] && hUniv) {
+	if (p.univ[0] && h.univ[1]) || (p.univ[1] && h.univ[0]) {
 		cue += cueQuantifier
 	}
-	if hMale != hFemale {
+	if h.male != h.female {
 		g := 0 // index of the hypothesis's gender
-		if hFemale {
+		if h.female {
 			g = 1
 		}
-		if !p.hasGender(g) && p.hasGender(1-g) {
+		if !p.gender[g] && p.gender[1-g] {
 			cue += cueExclusive
 		}
 	}
@@ -358,29 +575,54 @@ func judgeLexical(premise, hypothesis string) lexEvidence {
 	return ev
 }
 
-// indexPremise builds the premise index of an analysed text.
+// indexPremise builds the premise index of an analysed text. A first pass
+// counts what the index will hold, so that each of its slices is allocated
+// once.
 func indexPremise(a analysedText) *premiseIndex {
-	entries := 0 // stems the cover map will hold, at most
-	for _, t := range a.toks {
-		if t.kind == kContent {
-			entries += 2
-			if t.info != nil {
+	toks := a.toks
+	entries := 0 // stems the cover set will hold, at most
+	fams, groups, mods := 0, 0, 0
+	var flags wordFlag // the flags of all tokens
+	for i := range toks {
+		t := &toks[i]
+		flags |= t.flags
+		switch t.kind {
+		case kHedge, kNegation, kBoundary, kNumber:
+			continue
+		case kContent:
+			entries++
+			if len(t.stem) >= prefixMinLen {
+				fams++
+			}
+			if agentBase(t.stem) != "" {
+				entries++
+			}
+		}
+		if t.info != nil {
+			if t.kind == kContent {
 				entries += len(t.info.implies)
+			}
+			for _, gs := range t.info.sides {
+				if lexGroups[gs.g].modifier {
+					mods++
+				} else {
+					groups++
+				}
 			}
 		}
 	}
-	p := &premiseIndex{
-		cover: make(map[string]uint8, entries),
-		stems: make([]stemPol, 0, len(a.toks)),
-		grp:   make([]uint64, 2*len(lexGroups)),
-		nums:  a.nums,
-		toks:  a.toks,
+	p := &premiseIndex{nums: a.nums, toks: toks}
+	fam := p.cover.init(entries, fams) // cover entries of the famFirst stems
+	if groups > 0 {
+		p.grp = make([]groupPol, 0, groups)
 	}
-	for i, t := range a.toks {
-		p.univ[0] = p.univ[0] || t.flags&wUniversal != 0
-		p.univ[1] = p.univ[1] || t.flags&wNegUniversal != 0
-		p.gender[0] = p.gender[0] || t.flags&wMale != 0
-		p.gender[1] = p.gender[1] || t.flags&wFemale != 0
+	if mods > 0 {
+		p.mods = make([]modifierOccurs, 0, mods)
+	}
+	p.univ = [2]bool{flags&wUniversal != 0, flags&wNegUniversal != 0}
+	p.gender = [2]bool{flags&wMale != 0, flags&wFemale != 0}
+	for i := range toks {
+		t := &toks[i]
 		switch t.kind {
 		case kHedge:
 			p.flags.hedged = true
@@ -397,14 +639,21 @@ func indexPremise(a analysedText) *premiseIndex {
 		}
 		info := t.info
 		if t.kind == kContent {
-			p.cover[t.stem] |= pol
-			p.stems = append(p.stems, stemPol{t.stem, pol})
+			e := p.cover.add(t.stem, fnvString(t.stem), pol)
+			if len(t.stem) >= prefixMinLen {
+				x := &p.cover.ents[e]
+				if !x.fam {
+					x.fam = true
+					fam = append(fam, uint32(e))
+				}
+				x.famPol |= pol
+			}
 			if b := agentBase(t.stem); b != "" {
-				p.cover[b] |= pol
+				p.cover.add(b, fnvString(b), pol)
 			}
 			if info != nil {
-				for _, s := range info.implies {
-					p.cover[s] |= pol
+				for k, s := range info.implies {
+					p.cover.add(s, info.impliesHash[k], pol)
 				}
 			}
 		}
@@ -414,52 +663,246 @@ func indexPremise(a analysedText) *premiseIndex {
 		for _, gs := range info.sides {
 			switch {
 			case lexGroups[gs.g].modifier:
-				p.mods = append(p.mods, modifierOccurs{g: gs.g, mask: gs.mask, heads: headNouns(a.toks, i), neg: t.neg})
+				p.mods = append(p.mods, modifierOccurs{g: gs.g, mask: gs.mask, heads: headNouns(toks, i), neg: t.neg})
 			case t.neg:
-				p.grp[2*gs.g+1] |= gs.mask
+				p.group(gs.g).neg |= gs.mask
 			default:
-				p.grp[2*gs.g] |= gs.mask
+				p.group(gs.g).pos |= gs.mask
 			}
 		}
 	}
+	for g, f := range genderKey {
+		p.gender[g] = p.gender[g] || p.cover.get(f)&polPos != 0
+	}
+	p.indexFamilies(fam)
 	return p
 }
 
-// hasGender reports whether the premise mentions a male (g=0) or female
-// (g=1) person, by noun or pronoun, outside negation.
-func (p *premiseIndex) hasGender(g int) bool {
-	feature := genderFeature[g]
-	return p.gender[g] || p.cover[feature]&polPos != 0
+// indexFamilies fills famFirst and famSecond from the cover entries fam.
+func (p *premiseIndex) indexFamilies(fam []uint32) {
+	if len(fam) == 0 {
+		return
+	}
+	slips := 0
+	for _, e := range fam {
+		if len(p.cover.ents[e].key) >= slipMinLen {
+			slips++
+		}
+	}
+	refs := make([]stemPol, len(fam)+slips)
+	p.famFirst, p.famSecond = refs[:len(fam):len(fam)], refs[len(fam):]
+	// Counting sorts by the famKey of the first and of the second byte.
+	var first, second [famKeys]int32
+	for _, e := range fam {
+		k := p.cover.ents[e].key
+		first[famKey(k[0])]++
+		if len(k) >= slipMinLen {
+			second[famKey(k[1])]++
+		}
+	}
+	for c, sum1, sum2 := 0, int32(0), int32(0); c < len(first); c++ {
+		first[c], sum1 = sum1, sum1+first[c]
+		second[c], sum2 = sum2, sum2+second[c]
+		p.famFirstEnd[c], p.famSecondEnd[c] = sum1, sum2
+	}
+	for _, e := range fam {
+		x := &p.cover.ents[e]
+		k := &first[famKey(x.key[0])]
+		p.famFirst[*k] = stemPol{x.key, x.famPol}
+		*k++
+		if len(x.key) >= slipMinLen {
+			k = &second[famKey(x.key[1])]
+			p.famSecond[*k] = stemPol{x.key, x.famPol}
+			*k++
+		}
+	}
+}
+
+// famKey orders famFirst and famSecond: the letters a to z as 1 to 26,
+// other bytes as 0.
+const famKeys = 27
+
+func famKey(c byte) int {
+	if c >= 'a' && c <= 'z' {
+		return int(c-'a') + 1
+	}
+	return 0
+}
+
+// famBucket returns the stems of fs (famFirst or famSecond, with end
+// offsets ends per famKey) whose byte there has the famKey of c.
+func famBucket(fs []stemPol, ends *[famKeys]int32, c byte) []stemPol {
+	k := famKey(c)
+	start := int32(0)
+	if k > 0 {
+		start = ends[k-1]
+	}
+	return fs[start:ends[k]]
+}
+
+// group returns the entry of group g, adding it when missing.
+func (p *premiseIndex) group(g int32) *groupPol {
+	for k := range p.grp {
+		if p.grp[k].g == g {
+			return &p.grp[k]
+		}
+	}
+	p.grp = append(p.grp, groupPol{g: g})
+	return &p.grp[len(p.grp)-1]
+}
+
+// groupSides returns the sides of group g present in the premise outside
+// and inside negation.
+func (p *premiseIndex) groupSides(g int32) (pos, neg uint64) {
+	for _, x := range p.grp {
+		if x.g == g {
+			return x.pos, x.neg
+		}
+	}
+	return 0, 0
 }
 
 // coverBits returns the polarity bits with which the premise covers
-// hypothesis stem h (0 when it does not): the stem itself, a word implying
-// it, an agent noun and its verb ("dancer"/"dance"), or a stem of the same
-// family (sameFamily).
-func (p *premiseIndex) coverBits(h string) uint8 {
-	if b := p.cover[h]; b != 0 {
+// hypothesis content word it (0 when it does not): the stem itself, a word
+// implying it, an agent noun and its verb ("dancer"/"dance"), or a stem of
+// the same family (sameFamily).
+func (p *premiseIndex) coverBits(it *hypItem) uint8 {
+	if b := p.cover.get(it.stem); b != 0 {
 		return b
 	}
-	if base := agentBase(h); base != "" {
-		if b := p.cover[base]; b != 0 {
+	if it.base.s != "" {
+		if b := p.cover.get(it.base); b != 0 {
 			return b
 		}
 	}
+	h := it.stem.s
+	if len(h) < prefixMinLen {
+		return 0
+	}
+	// sameFamily holds only for stems that start alike, at most
+	// maxFamilyExtra bytes longer or shorter, or that differ by a spelling
+	// slip, at most one byte longer or shorter.
 	var b uint8
-	if len(h) >= prefixMinLen {
-		for _, s := range p.stems {
-			if len(s.stem) >= prefixMinLen && sameFamily(h, s.stem) {
-				b |= s.pol
-			}
+	for _, x := range famBucket(p.famFirst, &p.famFirstEnd, h[0]) {
+		if s := x.stem; s[0] == h[0] && lenDiff(s, h) <= maxFamilyExtra && sameFamily(h, s) {
+			b |= x.pol
+		}
+	}
+	if len(h) < slipMinLen {
+		return b
+	}
+	// A spelling slip in the first byte swaps or inserts it, so that the
+	// first byte of one stem is the second of the other.
+	for _, x := range famBucket(p.famFirst, &p.famFirstEnd, h[1]) {
+		if s := x.stem; s[0] == h[1] && s[0] != h[0] && len(s) >= slipMinLen && lenDiff(s, h) <= 1 && sameFamily(h, s) {
+			b |= x.pol
+		}
+	}
+	for _, x := range famBucket(p.famSecond, &p.famSecondEnd, h[0]) {
+		if s := x.stem; s[1] == h[0] && s[0] != h[0] && lenDiff(s, h) <= 1 && sameFamily(h, s) {
+			b |= x.pol
 		}
 	}
 	return b
+}
+
+// lenDiff returns the difference of the lengths of a and b.
+func lenDiff(a, b string) int {
+	if len(a) > len(b) {
+		return len(a) - len(b)
+	}
+	return len(b) - len(a)
+}
+
+// maxFamilyExtra bounds the length difference of two stems with the same
+// first byte that sameFamily can accept: prefixMaxExtra or the length of
+// the longest derivational suffix.
+var maxFamilyExtra = func() int {
+	n := prefixMaxExtra
+	for suf := range derivationalSet {
+		n = max(n, len(suf))
+	}
+	return n
+}()
+
+// stemSet maps strings to polarity bits (0 when absent). It is an
+// open-addressing hash table over fnvString hashes, which callers mostly
+// have at hand, and is cheaper to build than a map for the few dozen stems
+// of a premise.
+type stemSet struct {
+	slots []uint32 // entry index + 1 per slot, 0 when free; a power of two long
+	ents  []stemEntry
+	shift uint8 // 64 − log2(len(slots))
+}
+
+// stemEntry is one string of a stemSet.
+type stemEntry struct {
+	key    string
+	h      uint64
+	pol    uint8
+	fam    bool  // a premise content stem of at least prefixMinLen bytes
+	famPol uint8 // the polarity bits of those occurrences
+}
+
+// init prepares s for at most n strings. It returns an empty slice with
+// room for extra entry indexes, allocated with the slots.
+func (s *stemSet) init(n, extra int) []uint32 {
+	size, bits := 8, uint8(3)
+	for size < 2*n {
+		size <<= 1
+		bits++
+	}
+	buf := make([]uint32, size+extra)
+	s.slots = buf[:size:size]
+	s.ents = make([]stemEntry, 0, n)
+	s.shift = 64 - bits
+	return buf[size:size]
+}
+
+// slot is the first slot to probe for hash h.
+func (s *stemSet) slot(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> s.shift }
+
+// add ORs pol into the bits of key (hash h) and returns its entry index.
+func (s *stemSet) add(key string, h uint64, pol uint8) int {
+	mask := uint64(len(s.slots) - 1)
+	for i := s.slot(h); ; i = (i + 1) & mask {
+		e := s.slots[i]
+		if e == 0 {
+			s.ents = append(s.ents, stemEntry{key: key, h: h, pol: pol})
+			s.slots[i] = uint32(len(s.ents))
+			return len(s.ents) - 1
+		}
+		if x := &s.ents[e-1]; x.h == h && x.key == key {
+			x.pol |= pol
+			return int(e - 1)
+		}
+	}
+}
+
+// get returns the bits of k.
+func (s *stemSet) get(k hashedStr) uint8 {
+	if len(s.slots) == 0 {
+		return 0
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := s.slot(k.h); ; i = (i + 1) & mask {
+		e := s.slots[i]
+		if e == 0 {
+			return 0
+		}
+		if x := &s.ents[e-1]; x.h == k.h && x.key == k.s {
+			return x.pol
+		}
+	}
 }
 
 // sameFamily reports whether two stems of at least prefixMinLen bytes are
 // forms of one word: one extends the other by at most prefixMaxExtra bytes
 // or by a derivational suffix ("govern"/"government", "econom(y)"/"economic"),
 // but not by "less" ("shirt"/"shirtless"); or they differ by a spelling slip.
+// Either way they start with the same byte, unless they are of at least
+// slipMinLen bytes and differ in length by at most one (coverBits relies
+// on this).
 func sameFamily(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
@@ -511,9 +954,10 @@ func spellingSlip(a, b string) bool {
 // uncovered hypothesis token toks[i] and the premise (0 when none), and
 // whether the premise supports it by negating its binary opposite ("not
 // open" supports "closed"). Kinds of person conflict only when the token is
-// the hypothesis's subject.
-func (p *premiseIndex) conflict(toks []lexToken, i int, isSubject bool) (strength float64, support bool) {
-	t := toks[i]
+// the hypothesis's subject. morph holds the appendMorphVariants of a
+// content token's stem.
+func (p *premiseIndex) conflict(toks []lexToken, i int, isSubject bool, morph []hashedStr) (strength float64, support bool) {
+	t := &toks[i]
 	if info := t.info; info != nil {
 		var hHeads [2]string
 		headsDone := false
@@ -529,7 +973,7 @@ func (p *premiseIndex) conflict(toks []lexToken, i int, isSubject bool) (strengt
 				strength = math.Max(strength, p.modifierConflict(gs, hHeads))
 				continue
 			}
-			pos := p.grp[2*gs.g]
+			pos, neg := p.groupSides(gs.g)
 			if pos&gs.mask != 0 {
 				continue
 			}
@@ -537,12 +981,12 @@ func (p *premiseIndex) conflict(toks []lexToken, i int, isSubject bool) (strengt
 				strength = math.Max(strength, g.strength)
 				continue
 			}
-			if g.binary && p.grp[2*gs.g+1]&^gs.mask != 0 {
+			if g.binary && neg&^gs.mask != 0 {
 				support = true
 			}
 		}
 	}
-	if strength == 0 && t.kind == kContent && p.morphOpposite(t.stem) {
+	if strength == 0 && t.kind == kContent && p.morphOpposite(morph) {
 		strength = cueAntonym
 	}
 	return strength, support
@@ -551,9 +995,9 @@ func (p *premiseIndex) conflict(toks []lexToken, i int, isSubject bool) (strengt
 // subjectIndex returns the index of the hypothesis's subject — its first
 // content word naming a person or an animal — or -1.
 func subjectIndex(toks []lexToken) int {
-	for i, t := range toks {
-		if t.kind == kContent && (t.stem == personStem || t.stem == animalStem ||
-			implies(t.stem, personStem) || implies(t.stem, animalStem)) {
+	for i := range toks {
+		if t := &toks[i]; t.kind == kContent && (t.stem == personStem || t.stem == animalStem ||
+			t.implies(personStem) || t.implies(animalStem)) {
 			return i
 		}
 	}
@@ -593,23 +1037,46 @@ func (p *premiseIndex) modifierConflict(gs groupSide, hh [2]string) float64 {
 	return s
 }
 
-// morphOpposite reports whether hypothesis stem h and a premise word are
-// opposites by form: "shirtless"/"shirt", "unlocked"/"locked", "nonprofit"/"profit".
-func (p *premiseIndex) morphOpposite(h string) bool {
-	has := func(s string) bool { return len(s) >= 3 && p.cover[s]&polPos != 0 }
-	if base, ok := strings.CutSuffix(h, "less"); ok && has(base) {
-		return true
+// morphOpposite reports whether a premise word outside negation is an
+// opposite by form of the hypothesis stem whose appendMorphVariants are given:
+// "shirtless"/"shirt", "unlocked"/"locked", "nonprofit"/"profit".
+func (p *premiseIndex) morphOpposite(variants []hashedStr) bool {
+	for _, v := range variants {
+		if p.cover.get(v)&polPos != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendMorphVariants appends to out the words that are opposites by form
+// of stem h (morphOpposite): h without "less", without "un"/"non" (leaving
+// at least four bytes), with "un"/"non" (when h has at least four bytes)
+// and with "less", each only when it has at least three bytes. It appends
+// at most maxMorphVariants words.
+func appendMorphVariants(out []hashedStr, h string) []hashedStr {
+	if base, ok := strings.CutSuffix(h, "less"); ok && len(base) >= 3 {
+		out = append(out, newHashedStr(base))
 	}
 	for _, pre := range [...]string{"un", "non"} {
-		if base, ok := strings.CutPrefix(h, pre); ok && len(base) >= 4 && has(base) {
-			return true
-		}
-		if len(h) >= 4 && has(pre+h) {
-			return true
+		if base, ok := strings.CutPrefix(h, pre); ok && len(base) >= 4 {
+			out = append(out, newHashedStr(base))
 		}
 	}
-	return has(h + "less")
+	if len(h) < 4 {
+		return append(out, newHashedStr(h+"less"))
+	}
+	// "un"+h, "non"+h and h+"less", cut from one string.
+	all := "un" + h + "non" + h + h + "less"
+	n := len(h)
+	return append(out,
+		newHashedStr(all[:2+n]),
+		newHashedStr(all[2+n:5+2*n]),
+		newHashedStr(all[5+2*n:]))
 }
+
+// maxMorphVariants is the most words appendMorphVariants appends.
+const maxMorphVariants = 6
 
 // Outcomes of comparing a hypothesis number with the premise's.
 const (
@@ -662,15 +1129,16 @@ func (p *premiseIndex) compareNumber(m numMention) int {
 func (p *premiseIndex) compareCount(n string, k float64) int {
 	count, other := 0, false
 	article := -1 // index of the last unused indefinite article in the clause
-	for i, t := range p.toks {
+	for i := range p.toks {
+		t := &p.toks[i]
 		switch {
 		case t.kind == kBoundary:
 			article = -1
 		case t.flags&wIndefinite != 0 && t.kind != kContent:
 			article = i
-		case t.kind == kContent && (t.stem == n || implies(t.stem, n)):
+		case t.kind == kContent && (t.stem == n || t.implies(n)):
 			switch {
-			case t.stem == groupStem || implies(t.stem, groupStem) || isPluralWord(t):
+			case t.stem == groupStem || t.implies(groupStem) || isPluralWord(*t):
 				other = true
 			case article >= 0 && i-article <= countReach:
 				count++
@@ -784,11 +1252,21 @@ func headsMatch(a, b [2]string) bool {
 }
 
 // implies reports whether stem a implies stem b in the built-in taxonomy.
+//
+// For a content token this is lexToken.implies.
 func implies(a, b string) bool {
-	if info := lexInfo[a]; info != nil {
-		return containsString(info.implies, b)
+	if v := vocab.find(a); v != nil && v.info != nil {
+		return containsString(v.info.implies, b)
 	}
 	return false
+}
+
+// implies is implies(t.stem, b) for a content token t: its info is the
+// lexicon entry of its stem (classify looks it up; for a word starting
+// with a digit, which is no number, neither wordTable nor the lexicon has
+// an entry, see TestLexiconDigitFree).
+func (t *lexToken) implies(b string) bool {
+	return t.info != nil && containsString(t.info.implies, b)
 }
 
 // agentBase returns the verb stem of an agent noun stem ("dancer" → "danc",
@@ -816,14 +1294,22 @@ func containsString(xs []string, x string) bool {
 // analyse tokenises text, classifies each token, parses its numbers and
 // marks negation scope.
 func analyse(text string) analysedText {
-	words := scanWords(text, true)
+	var space [128]string
+	words := scanWordsTo(space[:0], text, true)
 	toks := make([]lexToken, len(words))
+	var vocabSpace [128]*vocabEntry
+	entries := vocabSpace[:0]
 	for i, w := range words {
-		e := wordTable[w]
-		toks[i] = lexToken{word: w, stem: e.stem, flags: e.flags, info: e.info, val: e.num}
+		t := &toks[i]
+		t.word = w
+		v := vocab.find(w)
+		if v != nil && v.isWord {
+			t.stem, t.flags, t.info, t.val = v.word.stem, v.word.flags, v.word.info, v.word.num
+		}
+		entries = append(entries, v)
 	}
 	for i := range toks {
-		classify(toks, i)
+		classify(toks, i, entries[i])
 	}
 	nums := parseNumbers(toks)
 	markNegation(toks)
@@ -831,15 +1317,20 @@ func analyse(text string) analysedText {
 }
 
 // classify sets the kind (and the stem, value and lexicon entry where
-// needed) of toks[i], whose word, flags and precomputed stem are set.
-func classify(toks []lexToken, i int) {
+// needed) of toks[i], whose word, flags and precomputed stem are set; self
+// is the vocab entry of its word (nil when none).
+func classify(toks []lexToken, i int, self *vocabEntry) {
 	t := &toks[i]
-	var next, prev lexToken
+	var next, prev *lexToken
 	if i+1 < len(toks) {
-		next = toks[i+1]
+		next = &toks[i+1]
+	} else {
+		next = &noToken
 	}
 	if i > 0 {
-		prev = toks[i-1]
+		prev = &toks[i-1]
+	} else {
+		prev = &noToken
 	}
 	w, f := t.word, t.flags
 	switch {
@@ -884,10 +1375,18 @@ func classify(toks []lexToken, i int) {
 		t.kind = kContent
 	}
 	if t.stem == "" {
-		t.stem = stem(w)
+		// Not in wordTable, which holds every irregular form.
+		t.stem = stemRegular(w)
 	}
 	if t.kind == kContent && t.info == nil {
-		t.info = lexInfo[t.stem]
+		switch {
+		case t.stem != w:
+			if v := vocab.find(t.stem); v != nil {
+				t.info = v.info
+			}
+		case self != nil:
+			t.info = self.info
+		}
 	}
 }
 
@@ -921,6 +1420,78 @@ type wordEntry struct {
 	num   float64
 	stem  string
 	info  *lexWord // lexicon entry of a function word's stem
+}
+
+// vocabEntry is what the lexicon knows about one string: as a surface word
+// (wordTable) and as a stem (lexInfo).
+type vocabEntry struct {
+	key    string
+	h      uint64
+	word   wordEntry
+	isWord bool     // key is in wordTable, word is its entry
+	info   *lexWord // lexInfo[key]
+}
+
+// vocabTable indexes wordTable and lexInfo together by fnvString hash, an
+// open-addressing table that answers the several lookups per token of
+// analyse faster than the maps. It is read-only after initialisation.
+type vocabTable struct {
+	slots []uint32 // entry index + 1 per slot, 0 when free; a power of two long
+	ents  []vocabEntry
+	shift uint8 // 64 − log2(len(slots))
+}
+
+// vocab is the vocabTable of wordTable and lexInfo.
+var vocab = buildVocab()
+
+func buildVocab() *vocabTable {
+	keys := make([]string, 0, len(wordTable)+len(lexInfo))
+	for w := range wordTable {
+		keys = append(keys, w)
+	}
+	for st := range lexInfo {
+		if _, ok := wordTable[st]; !ok {
+			keys = append(keys, st)
+		}
+	}
+	slices.Sort(keys) // a fixed layout in every process
+	t := &vocabTable{ents: make([]vocabEntry, 0, len(keys))}
+	size, bits := 8, uint8(3)
+	for size < 2*len(keys) {
+		size <<= 1
+		bits++
+	}
+	t.slots = make([]uint32, size)
+	t.shift = 64 - bits
+	mask := uint64(size - 1)
+	for _, k := range keys {
+		e := vocabEntry{key: k, h: fnvString(k), info: lexInfo[k]}
+		e.word, e.isWord = wordTable[k]
+		i := t.slot(e.h)
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.ents = append(t.ents, e)
+		t.slots[i] = uint32(len(t.ents))
+	}
+	return t
+}
+
+func (t *vocabTable) slot(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> t.shift }
+
+// find returns the entry of key, or nil.
+func (t *vocabTable) find(key string) *vocabEntry {
+	h := fnvString(key)
+	mask := uint64(len(t.slots) - 1)
+	for i := t.slot(h); ; i = (i + 1) & mask {
+		e := t.slots[i]
+		if e == 0 {
+			return nil
+		}
+		if x := &t.ents[e-1]; x.h == h && x.key == key {
+			return x
+		}
+	}
 }
 
 // buildWordTable merges the word lists into one table, so that classifying
@@ -1128,16 +1699,16 @@ func applyBounds(toks []lexToken, start, end int, m *numMention, v float64) bool
 // negScopeAfter of them (withoutScope for "without"). Overlapping scopes
 // cancel ("never fails to win").
 func markNegation(toks []lexToken) {
-	for i, t := range toks {
-		if t.kind != kNegation {
+	for i := range toks {
+		if toks[i].kind != kNegation {
 			continue
 		}
 		reach := negScopeAfter
-		if t.word == "without" {
+		if toks[i].word == "without" {
 			reach = withoutScope
 		}
 		for j := i + 1; j < len(toks) && j <= i+reach; j++ {
-			u := toks[j]
+			u := &toks[j]
 			if u.kind == kBoundary || u.flags&wClause != 0 {
 				break
 			}
@@ -1152,6 +1723,9 @@ func markNegation(toks []lexToken) {
 // boundaryMark is the token scanWords emits for clause punctuation.
 const boundaryMark = ","
 
+// noToken stands for the missing neighbour of the first and last token.
+var noToken lexToken
+
 // nliWords splits text into lowercase words of letters, digits and marks.
 // An apostrophe inside a word is kept long enough to expand "n't" into "not"
 // and is then dropped with what follows it ("dog's" → "dog"). Digits joined
@@ -1160,81 +1734,178 @@ func nliWords(text string) []string { return scanWords(text, false) }
 
 // scanWords is nliWords that, with boundaries, also emits boundaryMark for
 // clause punctuation (, ; : . ! ? and brackets).
-func scanWords(text string, boundaries bool) []string {
-	out := make([]string, 0, len(text)/5+1)
-	b := make([]byte, 0, 32)
-	start := 0 // byte offset in text of the word being built
-	emit := func() {
-		if len(b) == 0 {
-			return
-		}
-		var w string
-		if end := start + len(b); end <= len(text) && string(b) == text[start:end] {
-			w = text[start:end] // already lowercase: share the input's bytes
-		} else {
-			w = string(b)
-		}
-		b = b[:0]
-		if strings.HasSuffix(w, "n't") {
-			if base := w[:len(w)-3]; base != "" {
-				if full, ok := contractedBase[base]; ok {
-					base = full
-				}
-				out = append(out, base)
-			} else if n := len(out); n > 0 {
-				if full, ok := contractedBase[out[n-1]]; ok {
-					out[n-1] = full // pre-tokenised "ca n't"
-				}
-			}
-			out = append(out, "not")
-			return
-		}
-		if k := strings.IndexByte(w, '\''); k >= 0 {
-			w = w[:k]
-		}
-		out = append(out, w)
-	}
-	boundary := func() {
-		emit()
-		if boundaries && len(out) > 0 && out[len(out)-1] != boundaryMark {
-			out = append(out, boundaryMark)
-		}
-	}
+//
+// A first pass writes the lowercase bytes of the words one after another
+// into one buffer and notes where each word ends (and, as −1, where clause
+// punctuation stands); the words are then cut out of one string made of
+// that buffer, so a text costs two allocations whatever its length. Word
+// marks hold the end offset and an apostrophe bit (wordMark).
+func scanWords(text string, boundaries bool) []string { return scanWordsTo(nil, text, boundaries) }
+
+// scanWordsTo is scanWords appending to out.
+func scanWordsTo(out []string, text string, boundaries bool) []string {
+	var bufSpace [512]byte
+	var endSpace [128]int
+	buf, ends := bufSpace[:0], endSpace[:0]
+	start := 0    // offset in buf of the word being built; it is empty while len(buf) == start
+	apos := false // that word holds an apostrophe
 	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if len(b) == 0 {
-			start = i
+		if lc := asciiWordByte[text[i]]; lc != 0 {
+			// A run of ASCII letters and digits, the bulk of most texts.
+			buf = append(buf, lc)
+			for i++; i < len(text); i++ {
+				if lc = asciiWordByte[text[i]]; lc == 0 {
+					break
+				}
+				buf = append(buf, lc)
+			}
+			continue
 		}
-		i += size
-		switch {
-		case r < utf8.RuneSelf && ('a' <= r && r <= 'z' || '0' <= r && r <= '9'):
-			b = append(b, byte(r))
-		case r < utf8.RuneSelf && 'A' <= r && r <= 'Z':
-			b = append(b, byte(r+'a'-'A'))
-		case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || (len(b) > 0 && unicode.IsMark(r))):
-			b = utf8.AppendRune(b, unicode.ToLower(r))
-		case (r == '\'' || r == '\u2019') && len(b) > 0:
-			// keep inside a word if a letter follows ("n't", "dog's").
-			if next, _ := utf8.DecodeRuneInString(text[i:]); unicode.IsLetter(next) {
-				b = append(b, '\'')
-				continue
+		wordEnd, boundary := false, false
+		if c := text[i]; c < utf8.RuneSelf {
+			i++
+			switch asciiClass[c] {
+			case acOther:
+				wordEnd = true
+			case acApostrophe:
+				// keep inside a word if a letter follows ("n't", "dog's").
+				if len(buf) > start && unicode.IsLetter(nextRune(text, i)) {
+					buf = append(buf, '\'')
+					apos = true
+				} else {
+					wordEnd = true
+				}
+			case acDecimal:
+				// "1,000", "3.5"
+				if len(buf) > start && buf[len(buf)-1] >= '0' && buf[len(buf)-1] <= '9' && unicode.IsDigit(nextRune(text, i)) {
+					buf = append(buf, c)
+				} else {
+					boundary = true
+				}
+			case acClause:
+				boundary = true
 			}
-			emit()
-		case (r == ',' || r == '.') && len(b) > 0:
-			next, _ := utf8.DecodeRuneInString(text[i:])
-			if last := b[len(b)-1]; unicode.IsDigit(next) && last >= '0' && last <= '9' {
-				b = append(b, byte(r))
-				continue
+		} else {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			i += size
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r) || (len(buf) > start && unicode.IsMark(r)):
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			case r == '\u2019' && len(buf) > start:
+				if unicode.IsLetter(nextRune(text, i)) {
+					buf = append(buf, '\'')
+					apos = true
+				} else {
+					wordEnd = true
+				}
+			default:
+				wordEnd = true
 			}
-			boundary()
-		case r == ',' || r == '.' || r == ';' || r == ':' || r == '!' || r == '?' || r == '(' || r == ')' || r == '[' || r == ']':
-			boundary()
-		default:
-			emit()
+		}
+		if (wordEnd || boundary) && len(buf) > start {
+			ends = append(ends, wordMark(len(buf), apos))
+			start, apos = len(buf), false
+		}
+		if boundary && boundaries {
+			ends = append(ends, -1)
 		}
 	}
-	emit()
+	if len(buf) > start {
+		ends = append(ends, wordMark(len(buf), apos))
+	}
+	all := string(buf)
+	if out == nil {
+		out = make([]string, 0, len(ends)+1)
+	}
+	from := 0
+	for _, end := range ends {
+		if end < 0 {
+			if len(out) > 0 && out[len(out)-1] != boundaryMark {
+				out = append(out, boundaryMark)
+			}
+			continue
+		}
+		w := all[from : end>>1]
+		from = end >> 1
+		if end&1 == 0 {
+			out = append(out, w) // no apostrophe, so nothing to expand or cut
+		} else {
+			out = appendWord(out, w)
+		}
+	}
 	return out
+}
+
+// wordMark notes the end of a scanned word for the second pass of
+// scanWordsTo: its end offset, shifted left, and whether it holds an
+// apostrophe in the low bit.
+func wordMark(end int, apos bool) int {
+	if apos {
+		return end<<1 | 1
+	}
+	return end << 1
+}
+
+// ASCII classes of scanWordsTo for bytes that are no letter or digit.
+const (
+	acOther      = iota // ends a word
+	acApostrophe        // ' may stay inside a word
+	acDecimal           // , and . may join digits; else as acClause
+	acClause            // ; : ! ? ( ) [ ] end a clause
+)
+
+// asciiClass holds the class of each ASCII byte.
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	t['\''] = acApostrophe
+	t[','], t['.'] = acDecimal, acDecimal
+	for _, c := range ";:!?()[]" {
+		t[c] = acClause
+	}
+	return t
+}()
+
+// asciiWordByte maps the ASCII letters and digits to their lowercase form
+// and every other byte to 0.
+var asciiWordByte = func() (t [256]byte) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = byte(c)
+		t[c-'a'+'A'] = byte(c)
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c)
+	}
+	return t
+}()
+
+// nextRune returns the rune starting at text[i] (utf8.RuneError at the end).
+func nextRune(text string, i int) rune {
+	if i < len(text) && text[i] < utf8.RuneSelf {
+		return rune(text[i])
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return r
+}
+
+// appendWord appends scanned word w to out, expanding a contracted negation
+// ("didn't" → "did", "not") and cutting w at an apostrophe ("dog's" → "dog").
+func appendWord(out []string, w string) []string {
+	if strings.HasSuffix(w, "n't") {
+		if base := w[:len(w)-3]; base != "" {
+			if full, ok := contractedBase[base]; ok {
+				base = full
+			}
+			out = append(out, base)
+		} else if n := len(out); n > 0 {
+			if full, ok := contractedBase[out[n-1]]; ok {
+				out[n-1] = full // pre-tokenised "ca n't"
+			}
+		}
+		return append(out, "not")
+	}
+	if k := strings.IndexByte(w, '\''); k >= 0 {
+		w = w[:k]
+	}
+	return append(out, w)
 }
 
 // contractedBase restores the verb of a contracted negation ("won't").
@@ -1267,6 +1938,11 @@ func stem(w string) string {
 			return w
 		}
 	}
+	return stemRegular(w)
+}
+
+// stemRegular is stem for a word that is not an irregular form.
+func stemRegular(w string) string {
 	if len(w) <= 3 || !isASCIILetters(w) {
 		return w
 	}
@@ -1329,6 +2005,7 @@ var (
 	numApproxSet       = wordSet(numApprox)
 	multiplierSet      = wordSet(numMultipliers)
 	genderFeature      = [2]string{stem("male"), stem("female")}
+	genderKey          = [2]hashedStr{newHashedStr(genderFeature[0]), newHashedStr(genderFeature[1])}
 	lexGroups, lexInfo = buildLexicon()
 )
 
@@ -1370,9 +2047,11 @@ type groupSide struct {
 
 // lexWord is what the lexicon knows about a stem.
 type lexWord struct {
-	implies []string    // stems it implies, transitively, without itself
-	sides   []groupSide // its groups (with those of what it implies, except modifier groups)
-	light   bool        // a frequent, general word
+	implies []string // stems it implies, transitively, without itself
+	// impliesHash holds the fnvString hashes of implies.
+	impliesHash []uint64
+	sides       []groupSide // its groups (with those of what it implies, except modifier groups)
+	light       bool        // a frequent, general word
 }
 
 // buildLexicon stems the lexicon and derives the group and word tables.
@@ -1481,6 +2160,7 @@ func buildLexicon() ([]lexGroupInfo, map[string]*lexWord) {
 			}
 			seen[x] = true
 			w.implies = append(w.implies, x)
+			w.impliesHash = append(w.impliesHash, fnvString(x))
 			queue = append(queue, direct[x]...)
 		}
 		byGroup := make(map[int32]int)

@@ -12,7 +12,7 @@ import (
 	"context"
 	"errors"
 	"math"
-	"sort"
+	"slices"
 )
 
 // ErrUnavailable marks a backend that could not answer: connection refused,
@@ -172,30 +172,42 @@ func TopK(scores []float64, k int, min float64) []int {
 			i = w
 		}
 	}
-	for i, s := range scores {
-		if !(s >= min) { // also rejects NaN
+	i := 0
+	for ; i < len(scores) && len(h) < k; i++ {
+		if !(scores[i] >= min) { // also rejects NaN
 			continue
 		}
-		if len(h) < k {
-			h = append(h, i)
-			for j := len(h) - 1; j > 0; {
-				p := (j - 1) / 2
-				if !better(h[p], h[j]) {
-					break
-				}
-				h[p], h[j] = h[j], h[p]
-				j = p
+		h = append(h, i)
+		for j := len(h) - 1; j > 0; {
+			p := (j - 1) / 2
+			if !better(h[p], h[j]) {
+				break
 			}
-			continue
-		}
-		if s < scores[h[0]] {
-			continue // fast path: worse than the worst kept score
-		}
-		if better(i, h[0]) {
-			h[0] = i
-			down(0)
+			h[p], h[j] = h[j], h[p]
+			j = p
 		}
 	}
-	sort.Slice(h, func(a, b int) bool { return better(h[a], h[b]) })
+	if len(h) == k {
+		// Only a higher score than the root's beats it: on a tie the root's
+		// lower index wins, as every kept index is lower than i. Such a
+		// score is also >= min and no NaN.
+		worst := scores[h[0]]
+		for ; i < len(scores); i++ {
+			if scores[i] > worst {
+				h[0] = i
+				down(0)
+				worst = scores[h[0]]
+			}
+		}
+	}
+	slices.SortFunc(h, func(a, b int) int {
+		switch {
+		case a == b:
+			return 0
+		case better(a, b):
+			return -1
+		}
+		return 1
+	})
 	return h
 }
