@@ -8,6 +8,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -25,6 +26,9 @@ type Deps struct {
 	Verify   VerifyConfig
 	Embed    EmbedConfig
 	Rerank   RerankConfig
+	// TaskIndex keeps in-memory search indexes of tasks for verify_nli
+	// (Candidates); nil recalls through Postgres full-text search only.
+	TaskIndex *taskindex.Cache
 }
 
 // RerankConfig holds the defaults of DESIGN §5.3.

@@ -108,19 +108,15 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[VerifyNLIArgs
 	var out VerifyOutput
 	for round := 1; round <= maxRounds; round++ {
 		out.Rounds = round
-		version, err := d.Store.TaskWorkVersion(ctx, job.Args.TaskID)
+		state, err := d.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: job.Args.TaskID, EmbedModel: d.Embedder.Model()})
 		if err != nil {
 			if store.IsNotFound(err) {
 				return river.JobCancel(fmt.Errorf("task %d does not exist", job.Args.TaskID))
 			}
 			return fmt.Errorf("read task: %w", err)
 		}
-		pending, err := d.Store.CountTaskFragmentsNotEmbedded(ctx, store.CountTaskFragmentsNotEmbeddedParams{
-			TaskID: job.Args.TaskID, EmbedModel: d.Embedder.Model()})
-		if err != nil {
-			return fmt.Errorf("count fragments without embeddings: %w", err)
-		}
-		if pending > 0 {
+		version := state.WorkVersion
+		if pending := state.NotEmbedded; pending > 0 {
 			if snoozeCount(job.Metadata) < int64(d.Verify.MaxEmbedWaits) {
 				// Judging now would rank without those fragments: wait for the embed jobs.
 				return river.JobSnooze(d.Verify.EmbedWait)
@@ -129,7 +125,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[VerifyNLIArgs
 			d.logger().WarnContext(ctx, "verifying without fragments that are still not embedded",
 				slog.Int64("job_id", job.ID), slog.Int64("fragments", pending))
 		}
-		plan, err := w.plan(ctx, job.Args, &out)
+		plan, err := w.plan(ctx, job.Args, state, &out)
 		if err != nil {
 			return modelWait(err, "plan verification")
 		}
@@ -201,7 +197,7 @@ type pairMeta struct {
 }
 
 // plan reads the claims and candidates and selects the pairs (DESIGN §5.2).
-func (w *VerifyNLIWorker) plan(ctx context.Context, args VerifyNLIArgs, out *VerifyOutput) (verifyPlan, error) {
+func (w *VerifyNLIWorker) plan(ctx context.Context, args VerifyNLIArgs, state store.TaskVerifyStateRow, out *VerifyOutput) (verifyPlan, error) {
 	d := w.Deps
 	var plan verifyPlan
 	claimIDs := args.ClaimIDs
@@ -213,40 +209,13 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args VerifyNLIArgs, out *Ver
 		return plan, fmt.Errorf("read claims: %w", err)
 	}
 	out.Claims = len(claims)
-	if len(claims) == 0 {
+	if len(claims) == 0 || state.Fragments == 0 {
 		return plan, nil
 	}
-	queries := make([]store.ClaimQuery, len(claims))
 	texts := make([]string, len(claims))
 	for i, c := range claims {
-		queries[i] = store.ClaimQuery{ClaimID: c.ID, Text: c.Text, ExcludeDomain: c.OriginDomain}
 		texts[i] = c.Text
 		plan.claimIDs = append(plan.claimIDs, c.ID)
-	}
-	recalled, err := d.Store.RecallCandidates(ctx, args.TaskID, queries, d.Verify.Recall(), d.Embedder.Model())
-	if err != nil {
-		return plan, err
-	}
-	var fragIDs []int64
-	seen := map[int64]bool{}
-	for _, ids := range recalled {
-		for _, id := range ids {
-			if !seen[id] {
-				seen[id] = true
-				fragIDs = append(fragIDs, id)
-			}
-		}
-	}
-	if len(fragIDs) == 0 {
-		return plan, nil
-	}
-	details, err := d.Store.CandidateFragmentDetails(ctx, fragIDs)
-	if err != nil {
-		return plan, fmt.Errorf("read candidate fragments: %w", err)
-	}
-	frags := make(map[int64]store.CandidateFragmentDetailsRow, len(details))
-	for _, f := range details {
-		frags[f.ID] = f
 	}
 	claimVecs, err := d.Embedder.Embed(ctx, texts)
 	if err == nil {
@@ -254,6 +223,14 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args VerifyNLIArgs, out *Ver
 	}
 	if err != nil {
 		return plan, fmt.Errorf("embed claims with %s: %w", d.Embedder.Model(), err)
+	}
+	recall := make([]RecallClaim, len(claims))
+	for i, c := range claims {
+		recall[i] = RecallClaim{ID: c.ID, Text: c.Text, Lexemes: c.Lexemes, Vec: claimVecs[i], ExcludeDomain: c.OriginDomain}
+	}
+	candidates, err := d.Candidates(ctx, args.TaskID, state, recall)
+	if err != nil {
+		return plan, err
 	}
 	judgedRows, err := d.Store.JudgedPairs(ctx, plan.claimIDs)
 	if err != nil {
@@ -265,27 +242,44 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args VerifyNLIArgs, out *Ver
 	}
 	lim := evidence.SelectLimits{MinSimilarity: d.Verify.MinSimilarity, TopK: d.Verify.TopK,
 		MaxDomains: d.Verify.MaxDomains, MaxPairs: d.Verify.MaxPairsPerClaim}
+	type selection struct {
+		claim    int
+		fragment int64
+	}
+	var selected []selection
+	var fragIDs []int64
 	for i, c := range claims {
-		ids := recalled[c.ID]
-		out.Candidates += len(ids)
-		cands := make([]evidence.Candidate, 0, len(ids))
-		for _, id := range ids {
-			f, ok := frags[id]
-			if !ok {
-				continue
-			}
-			cands = append(cands, evidence.Candidate{FragmentID: id, Domain: f.Domain, Similarity: ml.Cosine(claimVecs[i], f.Embedding)})
-		}
-		selected, skipped := evidence.SelectPairs(cands, func(fid int64) bool { return judged[[2]int64{c.ID, fid}] }, lim)
+		cands := candidates[c.ID]
+		out.Candidates += len(cands)
+		sel, skipped := evidence.SelectPairs(cands, func(fid int64) bool { return judged[[2]int64{c.ID, fid}] }, lim)
 		out.SkippedJudged += skipped
-		for _, s := range selected {
-			f := frags[s.FragmentID]
-			plan.pairs = append(plan.pairs, ml.Pair{Premise: f.Text, Hypothesis: c.Text})
-			plan.meta = append(plan.meta, pairMeta{claimID: c.ID, fragmentID: s.FragmentID,
-				sourceTrust: f.TrustLevel, sourceCategory: f.Category, targetTrust: c.OriginTrustLevel})
+		for _, s := range sel {
+			selected = append(selected, selection{claim: i, fragment: s.FragmentID})
+			fragIDs = append(fragIDs, s.FragmentID)
 		}
 	}
 	d.Metrics.NLISkipped("already_judged", out.SkippedJudged)
+	if len(selected) == 0 {
+		return plan, nil
+	}
+	rows, err := d.Store.PairFragments(ctx, fragIDs)
+	if err != nil {
+		return plan, fmt.Errorf("read selected fragments: %w", err)
+	}
+	frags := make(map[int64]store.PairFragmentsRow, len(rows))
+	for _, f := range rows {
+		frags[f.ID] = f
+	}
+	for _, s := range selected {
+		f, ok := frags[s.fragment]
+		if !ok {
+			continue // deleted since it was recalled
+		}
+		c := claims[s.claim]
+		plan.pairs = append(plan.pairs, ml.Pair{Premise: f.Text, Hypothesis: c.Text})
+		plan.meta = append(plan.meta, pairMeta{claimID: c.ID, fragmentID: s.fragment,
+			sourceTrust: f.TrustLevel, sourceCategory: f.Category, targetTrust: c.OriginTrustLevel})
+	}
 	return plan, nil
 }
 

@@ -249,7 +249,8 @@ func (q *Queries) InsertHypotheses(ctx context.Context, arg InsertHypothesesPara
 
 const taskClaimsForVerification = `-- name: TaskClaimsForVerification :many
 SELECT c.id, c.text, c.kind, COALESCE(p.domain, '')::text AS origin_domain,
-       COALESCE(d.trust_level, '')::text AS origin_trust_level
+       COALESCE(d.trust_level, '')::text AS origin_trust_level,
+       tsvector_to_array(to_tsvector('english'::regconfig, c.text))::text[] AS lexemes
 FROM claims c
 LEFT JOIN fragments f ON f.id = c.origin_fragment_id
 LEFT JOIN pages p ON p.id = f.page_id
@@ -265,15 +266,16 @@ type TaskClaimsForVerificationParams struct {
 }
 
 type TaskClaimsForVerificationRow struct {
-	ID               int64  `json:"id"`
-	Text             string `json:"text"`
-	Kind             string `json:"kind"`
-	OriginDomain     string `json:"origin_domain"`
-	OriginTrustLevel string `json:"origin_trust_level"`
+	ID               int64    `json:"id"`
+	Text             string   `json:"text"`
+	Kind             string   `json:"kind"`
+	OriginDomain     string   `json:"origin_domain"`
+	OriginTrustLevel string   `json:"origin_trust_level"`
+	Lexemes          []string `json:"lexemes"`
 }
 
-// The claims of a task with their origin domain (” for hypotheses) and the
-// trust level of that domain.
+// The claims of a task with their origin domain (” for hypotheses), the
+// trust level of that domain, and the claim's lexemes (as fragments.tsv has them).
 func (q *Queries) TaskClaimsForVerification(ctx context.Context, arg TaskClaimsForVerificationParams) ([]TaskClaimsForVerificationRow, error) {
 	rows, err := q.db.Query(ctx, taskClaimsForVerification, arg.TaskID, arg.ClaimIds)
 	if err != nil {
@@ -289,6 +291,7 @@ func (q *Queries) TaskClaimsForVerification(ctx context.Context, arg TaskClaimsF
 			&i.Kind,
 			&i.OriginDomain,
 			&i.OriginTrustLevel,
+			&i.Lexemes,
 		); err != nil {
 			return nil, err
 		}

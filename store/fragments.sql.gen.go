@@ -10,24 +10,19 @@ import (
 )
 
 const candidateFragmentDetails = `-- name: CandidateFragmentDetails :many
-SELECT f.id, f.page_id, p.domain, f.text, f.embedding,
-       COALESCE(d.trust_level, '')::text AS trust_level, COALESCE(d.category, '')::text AS category
+SELECT f.id, p.domain, f.embedding
 FROM fragments f
 JOIN pages p ON p.id = f.page_id
-LEFT JOIN domains d ON d.domain = p.domain
 WHERE f.id = ANY($1::bigint[])
 `
 
 type CandidateFragmentDetailsRow struct {
-	ID         int64     `json:"id"`
-	PageID     int64     `json:"page_id"`
-	Domain     string    `json:"domain"`
-	Text       string    `json:"text"`
-	Embedding  []float32 `json:"embedding"`
-	TrustLevel string    `json:"trust_level"`
-	Category   string    `json:"category"`
+	ID        int64     `json:"id"`
+	Domain    string    `json:"domain"`
+	Embedding []float32 `json:"embedding"`
 }
 
+// What stage 2 ranks a recalled fragment by (SQL recall path).
 func (q *Queries) CandidateFragmentDetails(ctx context.Context, ids []int64) ([]CandidateFragmentDetailsRow, error) {
 	rows, err := q.db.Query(ctx, candidateFragmentDetails, ids)
 	if err != nil {
@@ -37,15 +32,7 @@ func (q *Queries) CandidateFragmentDetails(ctx context.Context, ids []int64) ([]
 	items := []CandidateFragmentDetailsRow{}
 	for rows.Next() {
 		var i CandidateFragmentDetailsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.PageID,
-			&i.Domain,
-			&i.Text,
-			&i.Embedding,
-			&i.TrustLevel,
-			&i.Category,
-		); err != nil {
+		if err := rows.Scan(&i.ID, &i.Domain, &i.Embedding); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -54,24 +41,6 @@ func (q *Queries) CandidateFragmentDetails(ctx context.Context, ids []int64) ([]
 		return nil, err
 	}
 	return items, nil
-}
-
-const countTaskFragmentsNotEmbedded = `-- name: CountTaskFragmentsNotEmbedded :one
-SELECT count(*) FROM task_pages tp
-JOIN fragments f ON f.page_version_id = tp.page_version_id
-WHERE tp.task_id = $1 AND (f.embedding IS NULL OR f.embed_model <> $2::text)
-`
-
-type CountTaskFragmentsNotEmbeddedParams struct {
-	TaskID     int64  `json:"task_id"`
-	EmbedModel string `json:"embed_model"`
-}
-
-func (q *Queries) CountTaskFragmentsNotEmbedded(ctx context.Context, arg CountTaskFragmentsNotEmbeddedParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countTaskFragmentsNotEmbedded, arg.TaskID, arg.EmbedModel)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
 }
 
 const fragmentsToEmbed = `-- name: FragmentsToEmbed :many
@@ -137,6 +106,80 @@ func (q *Queries) InsertFragments(ctx context.Context, arg InsertFragmentsParams
 		arg.Headings,
 	)
 	return err
+}
+
+const pairFragments = `-- name: PairFragments :many
+SELECT f.id, f.text,
+       COALESCE(d.trust_level, '')::text AS trust_level, COALESCE(d.category, '')::text AS category
+FROM fragments f
+JOIN pages p ON p.id = f.page_id
+LEFT JOIN domains d ON d.domain = p.domain
+WHERE f.id = ANY($1::bigint[])
+`
+
+type PairFragmentsRow struct {
+	ID         int64  `json:"id"`
+	Text       string `json:"text"`
+	TrustLevel string `json:"trust_level"`
+	Category   string `json:"category"`
+}
+
+// What a selected pair needs: the premise text and the source domain's trust.
+func (q *Queries) PairFragments(ctx context.Context, ids []int64) ([]PairFragmentsRow, error) {
+	rows, err := q.db.Query(ctx, pairFragments, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PairFragmentsRow{}
+	for rows.Next() {
+		var i PairFragmentsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Text,
+			&i.TrustLevel,
+			&i.Category,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const taskVerifyState = `-- name: TaskVerifyState :one
+SELECT t.work_version,
+       count(f.id)::bigint AS fragments,
+       count(f.id) FILTER (WHERE f.embedding IS NULL OR f.embed_model <> $1::text)::bigint AS not_embedded
+FROM tasks t
+LEFT JOIN task_pages tp ON tp.task_id = t.id
+LEFT JOIN fragments f ON f.page_version_id = tp.page_version_id
+WHERE t.id = $2
+GROUP BY t.id
+`
+
+type TaskVerifyStateParams struct {
+	EmbedModel string `json:"embed_model"`
+	TaskID     int64  `json:"task_id"`
+}
+
+type TaskVerifyStateRow struct {
+	WorkVersion int64 `json:"work_version"`
+	Fragments   int64 `json:"fragments"`
+	NotEmbedded int64 `json:"not_embedded"`
+}
+
+// What verify_nli reads first: the task's work_version and how many of its
+// fragments there are and still lack an embedding for the model. The three
+// together key the in-memory task index (internal/taskindex).
+func (q *Queries) TaskVerifyState(ctx context.Context, arg TaskVerifyStateParams) (TaskVerifyStateRow, error) {
+	row := q.db.QueryRow(ctx, taskVerifyState, arg.EmbedModel, arg.TaskID)
+	var i TaskVerifyStateRow
+	err := row.Scan(&i.WorkVersion, &i.Fragments, &i.NotEmbedded)
+	return i, err
 }
 
 const versionFragments = `-- name: VersionFragments :many

@@ -119,14 +119,3 @@ func (q *Queries) LockTask(ctx context.Context, id int64) (LockTaskRow, error) {
 	)
 	return i, err
 }
-
-const taskWorkVersion = `-- name: TaskWorkVersion :one
-SELECT work_version FROM tasks WHERE id = $1
-`
-
-func (q *Queries) TaskWorkVersion(ctx context.Context, id int64) (int64, error) {
-	row := q.db.QueryRow(ctx, taskWorkVersion, id)
-	var work_version int64
-	err := row.Scan(&work_version)
-	return work_version, err
-}

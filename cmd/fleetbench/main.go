@@ -57,6 +57,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	climate := fs.Int("climate-claims", 0, "Climate-FEVER claims for the pipeline (-1: all 386; 0: the preset's)")
 	keep := fs.Bool("keep", false, "keep the scratch databases (their URLs are printed) for inspection")
 	skipClimate := fs.Bool("no-climate", false, "skip the Climate-FEVER pipeline")
+	only := fs.String("only", "", "run only these sections (comma-separated: "+strings.Join(bench.Sections, ",")+")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -89,6 +90,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if o.RetrievalSizes, err = ints(*sizes); err != nil {
 			return fmt.Errorf("-retrieval-sizes: %w", err)
 		}
+	}
+	if *only != "" {
+		o.Only = strings.Split(*only, ",")
 	}
 	o.DatabaseURL = os.Getenv("DATABASE_URL")
 	if o.DatabaseURL == "" {

@@ -11,6 +11,8 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -43,6 +45,11 @@ type Options struct {
 	RetrievalQueries       int   // claims timed per size
 
 	ClimateClaims int // Climate-FEVER claims for the pipeline (0: skip, < 0: all)
+
+	// Only names the sections to run (river, enqueue, verify, retrieval,
+	// pipeline); empty runs all. The River baseline runs whenever a section
+	// compared with it does.
+	Only []string
 
 	Keep     bool      // keep the scratch databases for inspection
 	Progress io.Writer // progress lines (nil: none)
@@ -87,20 +94,34 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		opts.Reps = 1
 	}
 	h := &harness{opts: opts, rep: rep}
-	base, err := h.river(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("river baseline: %w", err)
+	for _, name := range opts.Only {
+		if !slices.Contains(Sections, name) {
+			return nil, fmt.Errorf("unknown section %q (want one of %s)", name, strings.Join(Sections, ", "))
+		}
 	}
-	if err := h.enqueue(ctx, base); err != nil {
-		return nil, fmt.Errorf("enqueue: %w", err)
+	var base baseline
+	if h.want("river") || h.want("enqueue") || h.want("verify") || h.want("pipeline") {
+		var err error
+		if base, err = h.river(ctx); err != nil {
+			return nil, fmt.Errorf("river baseline: %w", err)
+		}
 	}
-	if err := h.verify(ctx, base); err != nil {
-		return nil, fmt.Errorf("verify_nli: %w", err)
+	if h.want("enqueue") {
+		if err := h.enqueue(ctx, base); err != nil {
+			return nil, fmt.Errorf("enqueue: %w", err)
+		}
 	}
-	if err := h.retrieval(ctx); err != nil {
-		return nil, fmt.Errorf("candidate retrieval: %w", err)
+	if h.want("verify") {
+		if err := h.verify(ctx, base); err != nil {
+			return nil, fmt.Errorf("verify_nli: %w", err)
+		}
 	}
-	if opts.ClimateClaims != 0 {
+	if h.want("retrieval") {
+		if err := h.retrieval(ctx); err != nil {
+			return nil, fmt.Errorf("candidate retrieval: %w", err)
+		}
+	}
+	if opts.ClimateClaims != 0 && h.want("pipeline") {
 		if err := h.pipeline(ctx, base); err != nil {
 			return nil, fmt.Errorf("climate-fever pipeline: %w", err)
 		}
@@ -109,9 +130,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
+// Sections are the names Options.Only accepts, in the order they run.
+var Sections = []string{"river", "enqueue", "verify", "retrieval", "pipeline"}
+
 type harness struct {
 	opts Options
 	rep  *Report
+}
+
+func (h *harness) want(section string) bool {
+	return len(h.opts.Only) == 0 || slices.Contains(h.opts.Only, section)
 }
 
 // baseline holds the River figures everything is compared with.

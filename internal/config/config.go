@@ -61,7 +61,8 @@ type Config struct {
 	MinNLIConfidence  float64       `envconfig:"MIN_NLI_CONFIDENCE" default:"0.6" desc:"supports/refutes below it are recorded as neutral"`
 	SaveNeutral       bool          `envconfig:"SAVE_NEUTRAL" default:"true" desc:"store neutral judgements as edges"`
 	RecallLimit       int           `envconfig:"RECALL_LIMIT" default:"200" desc:"full-text candidates per claim before cosine ranking"`
-	RecallMaxTermFreq float64       `envconfig:"RECALL_MAX_TERM_FREQ" default:"0.05" desc:"full-text recall leaves out claim terms found in more than this share of fragments (Postgres statistics)..."`
+	TaskIndexMB       int           `envconfig:"VERIFY_INDEX_MB" default:"64" desc:"memory per process for verify_nli's in-memory task indexes (recall in memory, cost bounded by the task); a task whose index would not fit recalls through Postgres full-text search; 0 = always Postgres"`
+	RecallMaxTermFreq float64       `envconfig:"RECALL_MAX_TERM_FREQ" default:"0.05" desc:"Postgres recall (tasks too large for EVF_VERIFY_INDEX_MB) leaves out claim terms found in more than this share of fragments (Postgres statistics)..."`
 	RecallMinTerms    int           `envconfig:"RECALL_MIN_TERMS" default:"3" desc:"...as long as the claim keeps this many rarer terms"`
 	EmbedWait         time.Duration `envconfig:"VERIFY_EMBED_WAIT" default:"2s" desc:"verify_nli snooze while the task has fragments without embeddings"`
 	MaxEmbedWaits     int           `envconfig:"VERIFY_MAX_EMBED_WAITS" default:"60" desc:"snoozes before verify_nli judges without the missing embeddings"`
@@ -149,6 +150,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_NLI_TEMPERATURE=%v must be in (0, 100]", c.NLITemp)
 	case c.MinNLIConfidence < 0 || c.MinNLIConfidence > 1:
 		return fmt.Errorf("config: EVF_MIN_NLI_CONFIDENCE=%v outside [0,1]", c.MinNLIConfidence)
+	case c.TaskIndexMB < 0 || c.TaskIndexMB > 1<<20:
+		return fmt.Errorf("config: EVF_VERIFY_INDEX_MB=%d outside 0..1048576", c.TaskIndexMB)
 	case !(c.RecallMaxTermFreq > 0) || c.RecallMaxTermFreq > 1 || c.RecallMinTerms < 1:
 		return fmt.Errorf("config: EVF_RECALL_MAX_TERM_FREQ=%v must be in (0,1] and EVF_RECALL_MIN_TERMS=%d ≥ 1", c.RecallMaxTermFreq, c.RecallMinTerms)
 	case c.RescueStuckAfter <= c.JobTimeout:

@@ -24,6 +24,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -88,9 +89,10 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 			Fragments:        extract.FragmentOptions{MaxRunes: cfg.FragmentMax},
 			MaxClaimsPerPage: cfg.ClaimsPerPage,
 		},
-		Verify: verify,
-		Embed:  jobs.EmbedConfig{BatchSize: mc["embed"].Batch},
-		Rerank: jobs.DefaultRerankConfig(),
+		Verify:    verify,
+		Embed:     jobs.EmbedConfig{BatchSize: mc["embed"].Batch},
+		Rerank:    jobs.DefaultRerankConfig(),
+		TaskIndex: taskindex.NewCache(int64(cfg.TaskIndexMB) << 20),
 	}, fetcher, nil
 }
 

@@ -28,6 +28,8 @@ type Metrics struct {
 	modelTokens   *prometheus.CounterVec
 
 	dbQueries *prometheus.CounterVec
+
+	recalls *prometheus.CounterVec
 }
 
 // New registers the collectors on a fresh registry, with the Go and process collectors.
@@ -83,7 +85,11 @@ func New() *Metrics {
 		Namespace: namespace, Name: "db_round_trips_total",
 		Help: "Statements, batches and COPYs sent to Postgres by this process (River's own included), by type (query, batch, copy).",
 	}, []string{"type"})
-	m.Registry.MustRegister(m.dbQueries)
+	m.recalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "verify_recalls_total",
+		Help: "Candidate recalls of verify_nli rounds, by path: index_hit (task index cached in memory), index_load (built for this round), sql (task too large for the index budget; Postgres full-text search).",
+	}, []string{"path"})
+	m.Registry.MustRegister(m.dbQueries, m.recalls)
 	m.Registry.MustRegister(m.modelRequests, m.modelErrors, m.modelLatency, m.modelBatch, m.modelTokens)
 	m.Registry.MustRegister(m.nliEdges, m.nliSkipped, m.fetches, m.fetchBytes, m.claims, m.quoteDropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -92,6 +98,9 @@ func New() *Metrics {
 	}
 	for _, t := range []string{"query", "batch", "copy"} {
 		m.dbQueries.WithLabelValues(t)
+	}
+	for _, p := range []string{"index_hit", "index_load", "sql"} {
+		m.recalls.WithLabelValues(p)
 	}
 	for _, r := range []string{"already_judged", "conflict"} {
 		m.nliSkipped.WithLabelValues(r)
@@ -168,4 +177,11 @@ func (m *Metrics) DBRoundTrip(typ string) {
 		return
 	}
 	m.dbQueries.WithLabelValues(typ).Inc()
+}
+
+// Recall counts one verify_nli candidate recall by path (index_hit, index_load, sql).
+func (m *Metrics) Recall(path string) {
+	if m != nil {
+		m.recalls.WithLabelValues(path).Inc()
+	}
 }

@@ -23,10 +23,11 @@ ON CONFLICT DO NOTHING
 RETURNING id, evidence_no;
 
 -- name: TaskClaimsForVerification :many
--- The claims of a task with their origin domain ('' for hypotheses) and the
--- trust level of that domain.
+-- The claims of a task with their origin domain ('' for hypotheses), the
+-- trust level of that domain, and the claim's lexemes (as fragments.tsv has them).
 SELECT c.id, c.text, c.kind, COALESCE(p.domain, '')::text AS origin_domain,
-       COALESCE(d.trust_level, '')::text AS origin_trust_level
+       COALESCE(d.trust_level, '')::text AS origin_trust_level,
+       tsvector_to_array(to_tsvector('english'::regconfig, c.text))::text[] AS lexemes
 FROM claims c
 LEFT JOIN fragments f ON f.id = c.origin_fragment_id
 LEFT JOIN pages p ON p.id = f.page_id

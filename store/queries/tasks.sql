@@ -21,8 +21,5 @@ SET next_evidence_no = @next_evidence_no,
     updated_at       = now()
 WHERE id = @id;
 
--- name: TaskWorkVersion :one
-SELECT work_version FROM tasks WHERE id = @id;
-
 -- name: InsertEvent :exec
 INSERT INTO event_log (task_id, event_type, payload) VALUES (@task_id, @event_type, @payload);

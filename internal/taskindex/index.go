@@ -1,0 +1,259 @@
+// Package taskindex is stage 1 and 2 of cross-source verification (DESIGN
+// §5.2) in memory: an inverted index of one task's embedded fragments,
+// searched with BM25 over Postgres's own lexemes (the OR of a claim's
+// terms), and the recalled fragments ranked by cosine similarity.
+//
+// Its cost depends on the task only, not on the size of the whole graph: a
+// graph-wide GIN index has to visit every task's matches before it can keep
+// the ones of the task. A Cache keeps indexes per process, bounded in bytes
+// and keyed by what changes a task's fragment set.
+package taskindex
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+)
+
+// BM25 parameters (the usual defaults).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// Doc is one embedded fragment of the task.
+type Doc struct {
+	ID     int64
+	Domain string
+	// Lexemes and Counts are the fragment's tsvector: each lexeme once, with
+	// its number of positions (1 when the tsvector keeps none).
+	Lexemes []string
+	Counts  []int32
+	Vec     []float32
+}
+
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// Index is an immutable search structure over a task's fragments. It is safe
+// for concurrent use.
+type Index struct {
+	ids      []int64
+	domains  []int32 // index into domainNames
+	norm     []float32
+	vecs     []float32 // dim floats per doc, concatenated
+	dim      int
+	terms    map[string]int32
+	postings [][]posting
+	idf      []float64
+
+	domainNames []string
+	domainIDs   map[string]int32
+	bytes       int64
+	scratch     sync.Pool
+}
+
+// Build indexes docs. Every vector must have the same length.
+func Build(docs []Doc) (*Index, error) {
+	ix := &Index{
+		ids:       make([]int64, len(docs)),
+		domains:   make([]int32, len(docs)),
+		norm:      make([]float32, len(docs)),
+		terms:     map[string]int32{},
+		domainIDs: map[string]int32{},
+	}
+	if len(docs) > 0 {
+		ix.dim = len(docs[0].Vec)
+		ix.vecs = make([]float32, 0, ix.dim*len(docs))
+	}
+	lengths := make([]float64, len(docs))
+	var total float64
+	for i, d := range docs {
+		if len(d.Vec) != ix.dim {
+			return nil, fmt.Errorf("taskindex: fragment %d has an embedding of dimension %d, want %d", d.ID, len(d.Vec), ix.dim)
+		}
+		if len(d.Counts) != len(d.Lexemes) {
+			return nil, fmt.Errorf("taskindex: fragment %d has %d lexemes but %d counts", d.ID, len(d.Lexemes), len(d.Counts))
+		}
+		ix.ids[i] = d.ID
+		ix.vecs = append(ix.vecs, d.Vec...)
+		dom, ok := ix.domainIDs[d.Domain]
+		if !ok {
+			dom = int32(len(ix.domainNames))
+			ix.domainIDs[d.Domain] = dom
+			ix.domainNames = append(ix.domainNames, d.Domain)
+		}
+		ix.domains[i] = dom
+		for j, lex := range d.Lexemes {
+			t, ok := ix.terms[lex]
+			if !ok {
+				t = int32(len(ix.postings))
+				ix.terms[lex] = t
+				ix.postings = append(ix.postings, nil)
+			}
+			tf := max(d.Counts[j], 1)
+			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), tf: float32(tf)})
+			lengths[i] += float64(tf)
+		}
+		total += lengths[i]
+	}
+	avg := 1.0
+	if len(docs) > 0 && total > 0 {
+		avg = total / float64(len(docs))
+	}
+	for i, l := range lengths {
+		ix.norm[i] = float32(bm25K1 * (1 - bm25B + bm25B*l/avg))
+	}
+	n := float64(len(docs))
+	ix.idf = make([]float64, len(ix.postings))
+	var postingBytes int64
+	for t, p := range ix.postings {
+		df := float64(len(p))
+		ix.idf[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
+		postingBytes += int64(cap(p)) * 8
+	}
+	var termBytes int64
+	for lex := range ix.terms {
+		termBytes += int64(len(lex)) + 48 // string header, map slot, postings header
+	}
+	ix.bytes = int64(len(docs))*(8+4+4+4) + int64(cap(ix.vecs))*4 + postingBytes + termBytes
+	return ix, nil
+}
+
+// Len returns the number of fragments indexed.
+func (ix *Index) Len() int { return len(ix.ids) }
+
+// Bytes estimates the index's memory.
+func (ix *Index) Bytes() int64 { return ix.bytes }
+
+// Query is one claim to find candidates for.
+type Query struct {
+	Lexemes       []string  // the claim's lexemes (to_tsvector of its text)
+	Vec           []float32 // the claim's embedding, same model as the index
+	ExcludeDomain string    // the claim's origin domain; "" for none
+}
+
+// Candidates recalls at most limit fragments matching any of the query's
+// lexemes, best BM25 score first (ties by fragment id), leaving out the
+// excluded domain, and returns them with their cosine similarity to the
+// query vector, in recall order.
+func (ix *Index) Candidates(q Query, limit int) []evidence.Candidate {
+	if limit <= 0 || len(ix.ids) == 0 {
+		return nil
+	}
+	s := ix.getScratch()
+	defer ix.scratch.Put(s)
+	excluded := int32(-1)
+	if id, ok := ix.domainIDs[q.ExcludeDomain]; ok && q.ExcludeDomain != "" {
+		excluded = id
+	}
+	seenTerm := s.seenTerms[:0]
+	for _, lex := range q.Lexemes {
+		t, ok := ix.terms[lex]
+		if !ok || containsInt32(seenTerm, t) {
+			continue
+		}
+		seenTerm = append(seenTerm, t)
+		idf := ix.idf[t]
+		for _, p := range ix.postings[t] {
+			if ix.domains[p.doc] == excluded {
+				continue
+			}
+			if s.scores[p.doc] == 0 {
+				s.touched = append(s.touched, p.doc)
+			}
+			s.scores[p.doc] += idf * float64(p.tf) * (bm25K1 + 1) / float64(p.tf+ix.norm[p.doc])
+		}
+	}
+	s.seenTerms = seenTerm
+	top := s.top[:0]
+	for _, d := range s.touched {
+		sc := s.scores[d]
+		s.scores[d] = 0
+		if sc <= 0 {
+			continue
+		}
+		h := scored{doc: d, score: sc, id: ix.ids[d]}
+		if len(top) < limit {
+			top = append(top, h)
+			if len(top) == limit {
+				heap.Init((*minHeap)(&top))
+			}
+			continue
+		}
+		if better(h, top[0]) {
+			top[0] = h
+			heap.Fix((*minHeap)(&top), 0)
+		}
+	}
+	s.touched = s.touched[:0]
+	// Best first.
+	if len(top) < limit {
+		heap.Init((*minHeap)(&top))
+	}
+	out := make([]evidence.Candidate, len(top))
+	for i := len(top) - 1; i >= 0; i-- {
+		h := heap.Pop((*minHeap)(&top)).(scored)
+		out[i] = evidence.Candidate{FragmentID: h.id, Domain: ix.domainNames[ix.domains[h.doc]],
+			Similarity: ml.Cosine(q.Vec, ix.vecs[int(h.doc)*ix.dim:(int(h.doc)+1)*ix.dim])}
+	}
+	s.top = top[:0]
+	return out
+}
+
+func containsInt32(s []int32, v int32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+type scratch struct {
+	scores    []float64
+	touched   []int32
+	top       []scored
+	seenTerms []int32
+}
+
+func (ix *Index) getScratch() *scratch {
+	if s, ok := ix.scratch.Get().(*scratch); ok {
+		return s
+	}
+	return &scratch{scores: make([]float64, len(ix.ids))}
+}
+
+type scored struct {
+	doc   int32
+	score float64
+	id    int64
+}
+
+// better orders by score, then by the lower fragment id.
+func better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.id < b.id
+}
+
+// minHeap keeps the worst of the kept candidates on top.
+type minHeap []scored
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

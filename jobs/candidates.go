@@ -1,0 +1,117 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/taskindex"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// RecallClaim is one claim to find candidate evidence for.
+type RecallClaim struct {
+	ID            int64
+	Text          string
+	Lexemes       []string  // to_tsvector of Text, as Postgres has it
+	Vec           []float32 // embedding of Text
+	ExcludeDomain string    // the claim's origin domain; "" for none
+}
+
+// indexBytesPerFragment estimates a task index's memory per fragment beside
+// its embedding (ids, postings, lexemes); taskindex.Index.Bytes is exact.
+const indexBytesPerFragment = 256
+
+// Candidates is stages 1 and 2 of DESIGN §5.2 for claims of one task: the
+// task's embedded fragments matching any of a claim's terms (at most
+// Verify.RecallLimit, best lexical match first, none from the claim's origin
+// domain), each with its cosine similarity to the claim.
+//
+// When the task fits the process's index budget (Deps.TaskIndex), recall runs
+// in memory over an index of the task (BM25 on Postgres's lexemes), built once
+// per task state; its cost depends on the task only. Otherwise Postgres's
+// full-text search ranks by ts_rank through the graph-wide GIN index.
+func (d *Deps) Candidates(ctx context.Context, taskID int64, state store.TaskVerifyStateRow, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
+	model := d.Embedder.Model()
+	est := state.Fragments * int64(indexBytesPerFragment+4*d.Embedder.Dim())
+	if d.TaskIndex.Fits(est) {
+		key := taskindex.Key{TaskID: taskID, WorkVersion: state.WorkVersion, Fragments: state.Fragments,
+			NotEmbedded: state.NotEmbedded, Model: model}
+		ix, loaded, err := d.TaskIndex.Get(ctx, key, func(ctx context.Context) ([]taskindex.Doc, error) {
+			rows, err := d.Store.TaskSearchDocs(ctx, taskID, model)
+			if err != nil {
+				return nil, err
+			}
+			docs := make([]taskindex.Doc, len(rows))
+			for i, r := range rows {
+				lexemes, counts, err := taskindex.ParseTSVector(r.TSVector)
+				if err != nil {
+					return nil, fmt.Errorf("fragment %d: %w", r.ID, err)
+				}
+				docs[i] = taskindex.Doc{ID: r.ID, Domain: r.Domain, Lexemes: lexemes, Counts: counts, Vec: r.Embedding}
+			}
+			return docs, nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("task index: %w", err)
+		}
+		if loaded {
+			d.Metrics.Recall("index_load")
+		} else {
+			d.Metrics.Recall("index_hit")
+		}
+		out := make(map[int64][]evidence.Candidate, len(claims))
+		for _, c := range claims {
+			out[c.ID] = ix.Candidates(taskindex.Query{Lexemes: c.Lexemes, Vec: c.Vec, ExcludeDomain: c.ExcludeDomain}, d.Verify.RecallLimit)
+		}
+		return out, nil
+	}
+	d.Metrics.Recall("sql")
+	return d.candidatesSQL(ctx, taskID, claims)
+}
+
+// candidatesSQL recalls through Postgres full-text search (store.RecallCandidates).
+func (d *Deps) candidatesSQL(ctx context.Context, taskID int64, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
+	queries := make([]store.ClaimQuery, len(claims))
+	for i, c := range claims {
+		queries[i] = store.ClaimQuery{ClaimID: c.ID, Text: c.Text, ExcludeDomain: c.ExcludeDomain}
+	}
+	recalled, err := d.Store.RecallCandidates(ctx, taskID, queries, d.Verify.Recall(), d.Embedder.Model())
+	if err != nil {
+		return nil, err
+	}
+	var fragIDs []int64
+	seen := map[int64]bool{}
+	for _, ids := range recalled {
+		for _, id := range ids {
+			if !seen[id] {
+				seen[id] = true
+				fragIDs = append(fragIDs, id)
+			}
+		}
+	}
+	out := make(map[int64][]evidence.Candidate, len(claims))
+	if len(fragIDs) == 0 {
+		return out, nil
+	}
+	details, err := d.Store.CandidateFragmentDetails(ctx, fragIDs)
+	if err != nil {
+		return nil, fmt.Errorf("read candidate fragments: %w", err)
+	}
+	frags := make(map[int64]store.CandidateFragmentDetailsRow, len(details))
+	for _, f := range details {
+		frags[f.ID] = f
+	}
+	for _, c := range claims {
+		ids := recalled[c.ID]
+		cands := make([]evidence.Candidate, 0, len(ids))
+		for _, id := range ids {
+			if f, ok := frags[id]; ok {
+				cands = append(cands, evidence.Candidate{FragmentID: id, Domain: f.Domain, Similarity: ml.Cosine(c.Vec, f.Embedding)})
+			}
+		}
+		out[c.ID] = cands
+	}
+	return out, nil
+}

@@ -1,0 +1,86 @@
+package jobs_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/fleet"
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/taskindex"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// TestCandidatesInMemoryMatchPostgres checks the in-memory task index against
+// Postgres's full-text search on a real task: with a limit above every match
+// and no term pruning, both recall exactly the same fragments, with the same
+// cosine similarities, for every claim; only the order differs (BM25 in
+// memory, ts_rank in Postgres).
+func TestCandidatesInMemoryMatchPostgres(t *testing.T) {
+	b := setupVerify(t)
+	ctx := context.Background()
+	m := metrics.New()
+	deps, _, err := fleet.NewDeps(b.pages.Config, b.pages.Pool, nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps.Verify.RecallLimit = 1 << 20
+	deps.Verify.RecallMaxTermFreq = 1 // no pruning: the OR of every term
+	claims, err := deps.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: b.task, ClaimIds: []int64{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(claims) < 5 {
+		t.Fatalf("only %d claims", len(claims))
+	}
+	var recall []jobs.RecallClaim
+	for _, c := range claims {
+		vecs, err := deps.Embedder.Embed(ctx, []string{c.Text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recall = append(recall, jobs.RecallClaim{ID: c.ID, Text: c.Text, Lexemes: c.Lexemes, Vec: vecs[0], ExcludeDomain: c.OriginDomain})
+	}
+	state, err := deps.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: b.task, EmbedModel: deps.Embedder.Model()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.Fragments == 0 || state.NotEmbedded != 0 {
+		t.Fatalf("task state %+v: want embedded fragments", state)
+	}
+
+	deps.TaskIndex = taskindex.NewCache(64 << 20)
+	inMemory, err := deps.Candidates(ctx, b.task, state, recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps.TaskIndex = nil
+	viaSQL, err := deps.Candidates(ctx, b.task, state, recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, c := range recall {
+		mem, sql := sorted(inMemory[c.ID]), sorted(viaSQL[c.ID])
+		total += len(mem)
+		if !slices.Equal(mem, sql) {
+			t.Errorf("claim %d %q:\n in memory %v\n postgres  %v", c.ID, c.Text, mem, sql)
+		}
+	}
+	if total == 0 {
+		t.Fatal("no candidates at all: the comparison proves nothing")
+	}
+	for path, want := range map[string]float64{"index_load": 1, "sql": 1, "index_hit": 0} {
+		if got, _ := m.Sum("evidencefleet_verify_recalls_total", map[string]string{"path": path}); got != want {
+			t.Errorf("recalls by path %s = %v, want %v", path, got, want)
+		}
+	}
+}
+
+func sorted(cs []evidence.Candidate) []evidence.Candidate {
+	out := slices.Clone(cs)
+	slices.SortFunc(out, func(a, b evidence.Candidate) int { return int(a.FragmentID - b.FragmentID) })
+	return out
+}
