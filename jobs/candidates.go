@@ -99,16 +99,24 @@ func (d *Deps) candidatesSQL(ctx context.Context, taskID int64, claims []RecallC
 	if err != nil {
 		return nil, fmt.Errorf("read candidate fragments: %w", err)
 	}
-	frags := make(map[int64]store.CandidateFragmentDetailsRow, len(details))
+	type fragment struct {
+		domain string
+		vec    []float32
+	}
+	frags := make(map[int64]fragment, len(details))
 	for _, f := range details {
-		frags[f.ID] = f
+		vec, err := store.DecodeVector(f.Embedding, nil)
+		if err != nil {
+			return nil, fmt.Errorf("fragment %d: %w", f.ID, err)
+		}
+		frags[f.ID] = fragment{domain: f.Domain, vec: vec}
 	}
 	for _, c := range claims {
 		ids := recalled[c.ID]
 		cands := make([]evidence.Candidate, 0, len(ids))
 		for _, id := range ids {
 			if f, ok := frags[id]; ok {
-				cands = append(cands, evidence.Candidate{FragmentID: id, Domain: f.Domain, Similarity: ml.Cosine(c.Vec, f.Embedding)})
+				cands = append(cands, evidence.Candidate{FragmentID: id, Domain: f.domain, Similarity: ml.Cosine(c.Vec, f.vec)})
 			}
 		}
 		out[c.ID] = cands

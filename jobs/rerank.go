@@ -235,9 +235,13 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[RerankArgs], qu
 	cands := make([]rank.Candidate, len(rows))
 	texts := make(map[int64]string, len(rows))
 	for i, r := range rows {
-		cands[i] = rank.Candidate{FragmentID: r.ID, Lexical: r.LexicalScore, Embedding: r.Embedding, TrustLevel: r.TrustLevel}
+		vec, err := store.DecodeVector(r.Embedding, nil)
+		if err != nil {
+			return nil, fmt.Errorf("fragment %d: %w", r.ID, err)
+		}
+		cands[i] = rank.Candidate{FragmentID: r.ID, Lexical: r.LexicalScore, Embedding: vec, TrustLevel: r.TrustLevel}
 		texts[r.ID] = r.Text
-		if r.Embedding == nil {
+		if vec == nil {
 			out.NotEmbedded++
 		}
 	}

@@ -34,7 +34,7 @@ func TestRecallLeavesOutCommonTermsOnlyWithStatistics(t *testing.T) {
 		}
 		if _, err := pool.Exec(ctx, `
 			INSERT INTO fragments (page_id, page_version_id, start_char, end_char, text, embedding, embed_model)
-			VALUES ($1, $2, $3, $3 + 50, $4, '{1}', 'm')`, page, version, i*100, text); err != nil {
+			VALUES ($1, $2, $3, $3 + 50, $4, '\x3f800000', 'm')`, page, version, i*100, text); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,13 +6,11 @@ import (
 )
 
 // setEmbeddingsSQL is hand-written because sqlc cannot resolve the derived
-// table's alias in UPDATE … FROM. vectors holds one vector of dim floats per
-// id, concatenated in the order of ids.
+// table's alias in UPDATE … FROM. One stored vector (EncodeVector) per id.
 const setEmbeddingsSQL = `
 UPDATE fragments f
-SET embedding = u.vec, embed_model = $4::text
-FROM (SELECT ids.id, ($2::real[])[(ids.ord - 1) * $3::int + 1 : ids.ord * $3::int] AS vec
-      FROM unnest($1::bigint[]) WITH ORDINALITY AS ids(id, ord)) AS u
+SET embedding = u.vec, embed_model = $3::text
+FROM unnest($1::bigint[], $2::bytea[]) AS u(id, vec)
 WHERE f.id = u.id`
 
 // SetEmbeddings stores one embedding per fragment for model.
@@ -24,14 +22,14 @@ func (q *Queries) SetEmbeddings(ctx context.Context, ids []int64, vectors [][]fl
 		return 0, nil
 	}
 	dim := len(vectors[0])
-	flat := make([]float32, 0, dim*len(vectors))
+	encoded := make([][]byte, len(vectors))
 	for i, v := range vectors {
-		if len(v) != dim {
-			return 0, fmt.Errorf("set embeddings: vector %d has dimension %d, want %d", i, len(v), dim)
+		if len(v) != dim || dim == 0 {
+			return 0, fmt.Errorf("set embeddings: vector %d has dimension %d, want %d (> 0)", i, len(v), dim)
 		}
-		flat = append(flat, v...)
+		encoded[i] = EncodeVector(v)
 	}
-	tag, err := q.db.Exec(ctx, setEmbeddingsSQL, ids, flat, dim, model)
+	tag, err := q.db.Exec(ctx, setEmbeddingsSQL, ids, encoded, model)
 	if err != nil {
 		return 0, fmt.Errorf("set embeddings: %w", err)
 	}

@@ -17,9 +17,9 @@ WHERE f.id = ANY($1::bigint[])
 `
 
 type CandidateFragmentDetailsRow struct {
-	ID        int64     `json:"id"`
-	Domain    string    `json:"domain"`
-	Embedding []float32 `json:"embedding"`
+	ID        int64  `json:"id"`
+	Domain    string `json:"domain"`
+	Embedding []byte `json:"embedding"`
 }
 
 // What stage 2 ranks a recalled fragment by (SQL recall path).

@@ -87,7 +87,7 @@ type Fragment struct {
 	Text           string      `json:"text"`
 	HeadingContext string      `json:"heading_context"`
 	Tsv            interface{} `json:"tsv"`
-	Embedding      []float32   `json:"embedding"`
+	Embedding      []byte      `json:"embedding"`
 	EmbedModel     *string     `json:"embed_model"`
 	CreatedAt      time.Time   `json:"created_at"`
 }

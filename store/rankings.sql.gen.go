@@ -91,7 +91,7 @@ WITH query AS (
 )
 SELECT f.id, f.page_id, f.page_version_id, f.start_char, f.end_char, f.text,
        ts_rank(f.tsv, query.q)::float8 AS lexical_score,
-       (CASE WHEN f.embed_model = $1::text THEN f.embedding END)::real[] AS embedding,
+       (CASE WHEN f.embed_model = $1::text THEN f.embedding END)::bytea AS embedding,
        COALESCE(d.trust_level, 'UNVERIFIED')::text AS trust_level
 FROM query
 CROSS JOIN task_pages tp
@@ -114,15 +114,15 @@ type RankingCandidatesParams struct {
 }
 
 type RankingCandidatesRow struct {
-	ID            int64     `json:"id"`
-	PageID        int64     `json:"page_id"`
-	PageVersionID int64     `json:"page_version_id"`
-	StartChar     int32     `json:"start_char"`
-	EndChar       int32     `json:"end_char"`
-	Text          string    `json:"text"`
-	LexicalScore  float64   `json:"lexical_score"`
-	Embedding     []float32 `json:"embedding"`
-	TrustLevel    string    `json:"trust_level"`
+	ID            int64   `json:"id"`
+	PageID        int64   `json:"page_id"`
+	PageVersionID int64   `json:"page_version_id"`
+	StartChar     int32   `json:"start_char"`
+	EndChar       int32   `json:"end_char"`
+	Text          string  `json:"text"`
+	LexicalScore  float64 `json:"lexical_score"`
+	Embedding     []byte  `json:"embedding"`
+	TrustLevel    string  `json:"trust_level"`
 }
 
 // Stage 1 of ranking (DESIGN §5.3): the task's fragments (of the page

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // taskSearchDocsSQL reads what the in-memory task index (internal/taskindex)
@@ -12,7 +10,7 @@ import (
 // page's domain, its tsvector (as text, parsed by the caller: 8× cheaper for
 // the server than unnesting it) and its embedding. It follows task_pages, so
 // its cost grows with the task, not with the graph. Hand-written: the
-// embedding is scanned undecoded (decodeFloat4Array).
+// embeddings are decoded into one backing array.
 const taskSearchDocsSQL = `
 SELECT f.id, p.domain, f.tsv::text, f.embedding
 FROM task_pages tp
@@ -37,17 +35,17 @@ func (q *Queries) TaskSearchDocs(ctx context.Context, taskID int64, embedModel s
 	}
 	defer rows.Close()
 	var out []TaskSearchDoc
-	var raw pgtype.UndecodedBytes
+	var raw []byte
 	var vecs []float32 // one backing array for many embeddings
 	for rows.Next() {
 		var d TaskSearchDoc
 		if err := rows.Scan(&d.ID, &d.Domain, &d.TSVector, &raw); err != nil {
 			return nil, fmt.Errorf("read task search docs: %w", err)
 		}
-		if cap(vecs)-len(vecs) < len(raw)/8 {
-			vecs = make([]float32, 0, max(len(raw)/8*256, 1))
+		if n := len(raw) / 4; cap(vecs)-len(vecs) < n {
+			vecs = make([]float32, 0, max(n*256, 1))
 		}
-		v, err := decodeFloat4Array(raw, vecs[len(vecs):len(vecs)])
+		v, err := DecodeVector(raw, vecs[len(vecs):])
 		if err != nil {
 			return nil, fmt.Errorf("read task search docs: fragment %d: %w", d.ID, err)
 		}

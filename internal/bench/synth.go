@@ -17,6 +17,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/eval"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // sentencePool is real English text to build synthetic graphs from, so that
@@ -237,7 +238,7 @@ func loadPage(ctx context.Context, tx pgx.Tx, emb ml.Embedder, taskID int64, dom
 	offset := 0
 	for i, text := range texts {
 		n := utf8.RuneCountInString(text)
-		rows[i] = []any{pageID, versionID, int32(offset), int32(offset + n), text, vecs[i], emb.Model()}
+		rows[i] = []any{pageID, versionID, int32(offset), int32(offset + n), text, store.EncodeVector(vecs[i]), emb.Model()}
 		offset += n + 2 // the blank line
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"fragments"},

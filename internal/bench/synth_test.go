@@ -29,7 +29,7 @@ func TestLoadTaskKeepsExactSpans(t *testing.T) {
 	var bad, total, embedded int
 	err = pool.QueryRow(ctx, `
 		SELECT count(*) FILTER (WHERE substring(v.content FROM f.start_char + 1 FOR f.end_char - f.start_char) <> f.text),
-		       count(*), count(*) FILTER (WHERE array_length(f.embedding, 1) = 64)
+		       count(*), count(*) FILTER (WHERE length(f.embedding) = 4 * 64)
 		FROM fragments f JOIN page_versions v ON v.id = f.page_version_id
 		JOIN task_pages tp ON tp.page_version_id = v.id WHERE tp.task_id = $1`, task.ID).Scan(&bad, &total, &embedded)
 	if err != nil {

@@ -12,7 +12,7 @@ WITH query AS (
 )
 SELECT f.id, f.page_id, f.page_version_id, f.start_char, f.end_char, f.text,
        ts_rank(f.tsv, query.q)::float8 AS lexical_score,
-       (CASE WHEN f.embed_model = @embed_model::text THEN f.embedding END)::real[] AS embedding,
+       (CASE WHEN f.embed_model = @embed_model::text THEN f.embedding END)::bytea AS embedding,
        COALESCE(d.trust_level, 'UNVERIFIED')::text AS trust_level
 FROM query
 CROSS JOIN task_pages tp
