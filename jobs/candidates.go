@@ -38,20 +38,12 @@ func (d *Deps) Candidates(ctx context.Context, taskID int64, state store.TaskVer
 	if d.TaskIndex.Fits(est) {
 		key := taskindex.Key{TaskID: taskID, WorkVersion: state.WorkVersion, Fragments: state.Fragments,
 			NotEmbedded: state.NotEmbedded, Model: model}
-		ix, loaded, err := d.TaskIndex.Get(ctx, key, func(ctx context.Context) ([]taskindex.Doc, error) {
-			rows, err := d.Store.TaskSearchDocs(ctx, taskID, model)
-			if err != nil {
+		ix, loaded, err := d.TaskIndex.Get(ctx, key, func(ctx context.Context) (*taskindex.Index, error) {
+			b := taskindex.NewBuilder(int(state.Fragments))
+			if err := d.Store.TaskSearchDocs(ctx, taskID, model, b.Add); err != nil {
 				return nil, err
 			}
-			docs := make([]taskindex.Doc, len(rows))
-			for i, r := range rows {
-				lexemes, counts, err := taskindex.ParseTSVector(r.TSVector)
-				if err != nil {
-					return nil, fmt.Errorf("fragment %d: %w", r.ID, err)
-				}
-				docs[i] = taskindex.Doc{ID: r.ID, Domain: r.Domain, Lexemes: lexemes, Counts: counts, Vec: r.Embedding}
-			}
-			return docs, nil
+			return b.Finish(), nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("task index: %w", err)

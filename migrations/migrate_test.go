@@ -95,7 +95,7 @@ func TestConcurrentMigrateFromSeveralPodsAppliesOnce(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT indexdef FROM pg_indexes WHERE indexname = 'idx_edges_nli_unique'`).Scan(&indexDef); err != nil {
 		t.Fatalf("idx_edges_nli_unique missing: %v", err)
 	}
-	want := "CREATE UNIQUE INDEX idx_edges_nli_unique ON public.edges USING btree (source_type, source_id, target_type, target_id) WHERE ((source_type = 'fragment'::text) AND (target_type = 'claim'::text) AND (relation = ANY (ARRAY['supports'::text, 'refutes'::text, 'neutral'::text])))"
+	want := "CREATE UNIQUE INDEX idx_edges_nli_unique ON public.edges USING btree (target_id, source_id, target_type, source_type) WHERE ((source_type = 'fragment'::text) AND (target_type = 'claim'::text) AND (relation = ANY (ARRAY['supports'::text, 'refutes'::text, 'neutral'::text])))"
 	if indexDef != want {
 		t.Errorf("idx_edges_nli_unique:\n got %s\nwant %s", indexDef, want)
 	}

@@ -9,6 +9,9 @@
 # Where no Postgres server binaries are installed: as root they are installed
 # with apt-get (Debian/Ubuntu); otherwise the script stops and says what to
 # install.
+#
+# WITH_POSTGRES_OPTS adds server options, e.g.
+# "-c shared_preload_libraries=pg_stat_statements" to profile statements.
 set -euo pipefail
 
 if [ -n "${DATABASE_URL:-}" ]; then
@@ -91,7 +94,7 @@ trap 'exit 130' INT TERM
 as_pg "$PGBIN/initdb" -D "$DATA/db" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >/dev/null 2>&1 \
   || as_pg "$PGBIN/initdb" -D "$DATA/db" -A trust -U postgres -E UTF8 >/dev/null
 as_pg "$PGBIN/pg_ctl" -D "$DATA/db" -l "$LOG" -w -t 60 \
-  -o "-p $PORT -k $DATA -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=256MB" \
+  -o "-p $PORT -k $DATA -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=256MB ${WITH_POSTGRES_OPTS:-}" \
   start >/dev/null
 
 export DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"

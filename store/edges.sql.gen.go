@@ -78,10 +78,14 @@ func (q *Queries) InsertOriginEdges(ctx context.Context, arg InsertOriginEdgesPa
 }
 
 const judgedPairs = `-- name: JudgedPairs :many
-SELECT target_id AS claim_id, source_id AS fragment_id FROM edges
-WHERE source_type = 'fragment' AND target_type = 'claim'
-  AND relation IN ('supports', 'refutes', 'neutral')
-  AND target_id = ANY($1::bigint[])
+SELECT u.id::bigint AS claim_id, e.source_id AS fragment_id
+FROM unnest($1::bigint[]) AS u(id)
+JOIN LATERAL (
+    SELECT source_id FROM edges
+    WHERE target_id = u.id AND source_type = 'fragment' AND target_type = 'claim'
+      AND relation IN ('supports', 'refutes', 'neutral')
+    OFFSET 0
+) AS e ON true
 `
 
 type JudgedPairsRow struct {
@@ -89,6 +93,10 @@ type JudgedPairsRow struct {
 	FragmentID int64 `json:"fragment_id"`
 }
 
+// The pairs of the claims that were judged already. One index probe per claim
+// (idx_edges_nli_unique leads with target_id): OFFSET 0 keeps the subquery
+// on the inner side of the join, so a young edges table whose statistics
+// still say "empty" is not scanned whole once per claim.
 func (q *Queries) JudgedPairs(ctx context.Context, claimIds []int64) ([]JudgedPairsRow, error) {
 	rows, err := q.db.Query(ctx, judgedPairs, claimIds)
 	if err != nil {

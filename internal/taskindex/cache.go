@@ -58,10 +58,9 @@ func (c *Cache) Fits(bytes int64) bool { return c != nil && bytes <= c.budget }
 // Budget returns the byte budget.
 func (c *Cache) Budget() int64 { return c.budget }
 
-// Get returns the index for key, building it from fetch's documents when it
-// is not cached (loaded true). An index for another state of the same task is
-// replaced.
-func (c *Cache) Get(ctx context.Context, key Key, fetch func(context.Context) ([]Doc, error)) (ix *Index, loaded bool, err error) {
+// Get returns the index for key, made by build when it is not cached (loaded
+// true). An index for another state of the same task is replaced.
+func (c *Cache) Get(ctx context.Context, key Key, build func(context.Context) (*Index, error)) (ix *Index, loaded bool, err error) {
 	c.mu.Lock()
 	if el, ok := c.byTask[key.TaskID]; ok && el.Value.(*entry).key == key {
 		c.lru.MoveToFront(el)
@@ -83,10 +82,7 @@ func (c *Cache) Get(ctx context.Context, key Key, fetch func(context.Context) ([
 	c.stats.Loads++
 	c.mu.Unlock()
 
-	docs, err := fetch(ctx)
-	if err == nil {
-		l.ix, err = Build(docs)
-	}
+	l.ix, err = build(ctx)
 	l.err = err
 
 	c.mu.Lock()

@@ -61,69 +61,126 @@ type Index struct {
 
 // Build indexes docs. Every vector must have the same length.
 func Build(docs []Doc) (*Index, error) {
-	ix := &Index{
-		ids:       make([]int64, len(docs)),
-		domains:   make([]int32, len(docs)),
-		norm:      make([]float32, len(docs)),
-		terms:     map[string]int32{},
-		domainIDs: map[string]int32{},
-	}
-	if len(docs) > 0 {
-		ix.dim = len(docs[0].Vec)
-		ix.vecs = make([]float32, 0, ix.dim*len(docs))
-	}
-	lengths := make([]float64, len(docs))
-	var total float64
-	for i, d := range docs {
-		if len(d.Vec) != ix.dim {
-			return nil, fmt.Errorf("taskindex: fragment %d has an embedding of dimension %d, want %d", d.ID, len(d.Vec), ix.dim)
-		}
+	b := NewBuilder(len(docs))
+	for _, d := range docs {
 		if len(d.Counts) != len(d.Lexemes) {
 			return nil, fmt.Errorf("taskindex: fragment %d has %d lexemes but %d counts", d.ID, len(d.Lexemes), len(d.Counts))
 		}
-		ix.ids[i] = d.ID
-		ix.vecs = append(ix.vecs, d.Vec...)
-		dom, ok := ix.domainIDs[d.Domain]
-		if !ok {
-			dom = int32(len(ix.domainNames))
-			ix.domainIDs[d.Domain] = dom
-			ix.domainNames = append(ix.domainNames, d.Domain)
-		}
-		ix.domains[i] = dom
-		for j, lex := range d.Lexemes {
-			t, ok := ix.terms[lex]
-			if !ok {
-				t = int32(len(ix.postings))
-				ix.terms[lex] = t
-				ix.postings = append(ix.postings, nil)
+		if err := b.add(d.ID, []byte(d.Domain), d.Vec, func(fn func([]byte, int32)) error {
+			for j, lex := range d.Lexemes {
+				fn([]byte(lex), d.Counts[j])
 			}
-			tf := max(d.Counts[j], 1)
-			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), tf: float32(tf)})
-			lengths[i] += float64(tf)
+			return nil
+		}); err != nil {
+			return nil, err
 		}
-		total += lengths[i]
 	}
+	return b.Finish(), nil
+}
+
+// Builder indexes fragments one at a time, straight from the rows Postgres
+// sends: no lexeme string is allocated twice and no input is kept.
+type Builder struct {
+	ix      *Index
+	lengths []float64
+	total   float64
+	scratch []byte
+}
+
+// NewBuilder returns a builder for about n fragments.
+func NewBuilder(n int) *Builder {
+	return &Builder{
+		ix: &Index{
+			ids:       make([]int64, 0, n),
+			domains:   make([]int32, 0, n),
+			terms:     map[string]int32{},
+			domainIDs: map[string]int32{},
+		},
+		lengths: make([]float64, 0, n),
+	}
+}
+
+// Add indexes one fragment: its domain, its tsvector in Postgres's text
+// output (ParseTSVector) and its embedding. The arguments are not retained,
+// so they may point into a driver's buffer.
+func (b *Builder) Add(id int64, domain, tsvector []byte, vec []float32) error {
+	return b.add(id, domain, vec, func(fn func([]byte, int32)) error {
+		var err error
+		b.scratch, err = scanTSVector(tsvector, b.scratch, fn)
+		if err != nil {
+			return fmt.Errorf("taskindex: fragment %d: %w", id, err)
+		}
+		return nil
+	})
+}
+
+func (b *Builder) add(id int64, domain []byte, vec []float32, lexemes func(func([]byte, int32)) error) error {
+	ix := b.ix
+	if len(ix.ids) == 0 {
+		ix.dim = len(vec)
+		ix.vecs = make([]float32, 0, ix.dim*cap(ix.ids))
+	}
+	if len(vec) != ix.dim {
+		return fmt.Errorf("taskindex: fragment %d has an embedding of dimension %d, want %d", id, len(vec), ix.dim)
+	}
+	doc := int32(len(ix.ids))
+	var length float64
+	err := lexemes(func(lex []byte, count int32) {
+		t, ok := ix.terms[string(lex)]
+		if !ok {
+			t = int32(len(ix.postings))
+			ix.terms[string(lex)] = t
+			ix.postings = append(ix.postings, nil)
+		}
+		tf := max(count, 1)
+		ix.postings[t] = append(ix.postings[t], posting{doc: doc, tf: float32(tf)})
+		length += float64(tf)
+	})
+	if err != nil {
+		return err
+	}
+	dom, ok := ix.domainIDs[string(domain)]
+	if !ok {
+		dom = int32(len(ix.domainNames))
+		name := string(domain)
+		ix.domainIDs[name] = dom
+		ix.domainNames = append(ix.domainNames, name)
+	}
+	ix.ids = append(ix.ids, id)
+	ix.domains = append(ix.domains, dom)
+	ix.vecs = append(ix.vecs, vec...)
+	b.lengths = append(b.lengths, length)
+	b.total += length
+	return nil
+}
+
+// Finish computes the BM25 statistics and returns the index; the builder must
+// not be used afterwards.
+func (b *Builder) Finish() *Index {
+	ix := b.ix
+	n := len(ix.ids)
 	avg := 1.0
-	if len(docs) > 0 && total > 0 {
-		avg = total / float64(len(docs))
+	if n > 0 && b.total > 0 {
+		avg = b.total / float64(n)
 	}
-	for i, l := range lengths {
+	ix.norm = make([]float32, n)
+	for i, l := range b.lengths {
 		ix.norm[i] = float32(bm25K1 * (1 - bm25B + bm25B*l/avg))
 	}
-	n := float64(len(docs))
 	ix.idf = make([]float64, len(ix.postings))
 	var postingBytes int64
 	for t, p := range ix.postings {
 		df := float64(len(p))
-		ix.idf[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
+		ix.idf[t] = math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
 		postingBytes += int64(cap(p)) * 8
 	}
 	var termBytes int64
 	for lex := range ix.terms {
 		termBytes += int64(len(lex)) + 48 // string header, map slot, postings header
 	}
-	ix.bytes = int64(len(docs))*(8+4+4+4) + int64(cap(ix.vecs))*4 + postingBytes + termBytes
-	return ix, nil
+	ix.bytes = int64(cap(ix.ids))*(8+4+4+4) + int64(cap(ix.vecs))*4 + postingBytes + termBytes
+	b.ix = nil
+	return ix
 }
 
 // Len returns the number of fragments indexed.

@@ -136,7 +136,7 @@ func TestCache(t *testing.T) {
 	}
 	size := one.Bytes()
 	var fetches atomic.Int64
-	fetch := func(context.Context) ([]Doc, error) { fetches.Add(1); return docs(), nil }
+	fetch := func(context.Context) (*Index, error) { fetches.Add(1); return Build(docs()) }
 	key := func(task, version int64) Key {
 		return Key{TaskID: task, WorkVersion: version, Fragments: 5, Model: "m"}
 	}
@@ -183,10 +183,10 @@ func TestCacheSharesOneLoadAndKeepsErrorsOut(t *testing.T) {
 	c := NewCache(1 << 20)
 	release := make(chan struct{})
 	var fetches atomic.Int64
-	fetch := func(context.Context) ([]Doc, error) {
+	fetch := func(context.Context) (*Index, error) {
 		fetches.Add(1)
 		<-release
-		return docs(), nil
+		return Build(docs())
 	}
 	var wg sync.WaitGroup
 	for range 4 {
@@ -205,10 +205,10 @@ func TestCacheSharesOneLoadAndKeepsErrorsOut(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	if _, _, err := c.Get(ctx, Key{TaskID: 2}, func(context.Context) ([]Doc, error) { return nil, boom }); !errors.Is(err, boom) {
+	if _, _, err := c.Get(ctx, Key{TaskID: 2}, func(context.Context) (*Index, error) { return nil, boom }); !errors.Is(err, boom) {
 		t.Fatalf("fetch error: got %v", err)
 	}
-	if _, loaded, err := c.Get(ctx, Key{TaskID: 2}, func(context.Context) ([]Doc, error) { return docs(), nil }); err != nil || !loaded {
+	if _, loaded, err := c.Get(ctx, Key{TaskID: 2}, func(context.Context) (*Index, error) { return Build(docs()) }); err != nil || !loaded {
 		t.Errorf("after a failed load: loaded %v, err %v", loaded, err)
 	}
 }

@@ -48,8 +48,13 @@ SELECT u.id::bigint AS claim_id,
        count(e.id) FILTER (WHERE e.relation = 'neutral')::int AS neutral,
        count(DISTINCT f.page_id) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources
 FROM unnest(@claim_ids::bigint[]) AS u(id)
-LEFT JOIN edges e ON e.target_type = 'claim' AND e.target_id = u.id AND e.source_type = 'fragment'
-                 AND e.relation IN ('supports', 'refutes', 'neutral')
+LEFT JOIN LATERAL (
+    -- one index probe per claim (see JudgedPairs)
+    SELECT e.id, e.relation, e.nli_edge_confidence, e.source_id FROM edges e
+    WHERE e.target_id = u.id AND e.target_type = 'claim' AND e.source_type = 'fragment'
+      AND e.relation IN ('supports', 'refutes', 'neutral')
+    OFFSET 0
+) AS e ON true
 LEFT JOIN fragments f ON f.id = e.source_id
 GROUP BY u.id
 ORDER BY u.id;

@@ -18,7 +18,15 @@ ON CONFLICT (source_type, source_id, target_type, target_id)
     DO NOTHING;
 
 -- name: JudgedPairs :many
-SELECT target_id AS claim_id, source_id AS fragment_id FROM edges
-WHERE source_type = 'fragment' AND target_type = 'claim'
-  AND relation IN ('supports', 'refutes', 'neutral')
-  AND target_id = ANY(@claim_ids::bigint[]);
+-- The pairs of the claims that were judged already. One index probe per claim
+-- (idx_edges_nli_unique leads with target_id): OFFSET 0 keeps the subquery
+-- on the inner side of the join, so a young edges table whose statistics
+-- still say "empty" is not scanned whole once per claim.
+SELECT u.id::bigint AS claim_id, e.source_id AS fragment_id
+FROM unnest(@claim_ids::bigint[]) AS u(id)
+JOIN LATERAL (
+    SELECT source_id FROM edges
+    WHERE target_id = u.id AND source_type = 'fragment' AND target_type = 'claim'
+      AND relation IN ('supports', 'refutes', 'neutral')
+    OFFSET 0
+) AS e ON true;
