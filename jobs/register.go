@@ -51,3 +51,11 @@ func Queues(serve []string, concurrency map[string]int) (map[string]river.QueueC
 	}
 	return out, nil
 }
+
+// KindQueues maps every kind this version works to the queue its jobs go to.
+var KindQueues = map[string]string{
+	KindTargetQueue: QueueTarget,
+	KindEmbed:       QueueEmbed,
+	KindVerifyNLI:   QueueNLI,
+	KindRerank:      QueueRerank,
+}

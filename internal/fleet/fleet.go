@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/internal/backend"
 	"github.com/evidencefleet/evidencefleet/internal/config"
@@ -164,6 +165,19 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 	}
 	rc := RiverConfig(cfg, log)
 	rc.Queues, rc.Workers = queues, workers
+	rc.Middleware = []rivertype.Middleware{&jobMetrics{m: m}}
+	served := map[string]string{}
+	for kind, queue := range jobs.KindQueues {
+		if _, ok := queues[queue]; ok {
+			served[kind] = queue
+		}
+	}
+	m.PrepareJobs(served)
+	statsLog := log
+	if statsLog == nil {
+		statsLog = slog.New(slog.DiscardHandler)
+	}
+	m.Registry.MustRegister(newQueueStats(store.New(pool), jobs.AllQueues, cfg.QueueStatsTTL, statsLog))
 	w.client, err = river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {
 		pool.Close()

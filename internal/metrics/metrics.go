@@ -30,7 +30,27 @@ type Metrics struct {
 	dbQueries *prometheus.CounterVec
 
 	recalls *prometheus.CounterVec
+
+	jobs    *prometheus.CounterVec
+	jobRun  *prometheus.HistogramVec
+	jobWait *prometheus.HistogramVec
 }
+
+// Job outcomes, the values of the outcome label of jobs_total.
+const (
+	OutcomeCompleted = "completed"
+	OutcomeRetried   = "retried"
+	OutcomeSnoozed   = "snoozed"
+	OutcomeCancelled = "cancelled"
+	OutcomeDiscarded = "discarded"
+	OutcomePanicked  = "panicked"
+)
+
+// Outcomes lists every job outcome.
+var Outcomes = []string{OutcomeCompleted, OutcomeRetried, OutcomeSnoozed, OutcomeCancelled, OutcomeDiscarded, OutcomePanicked}
+
+// jobBuckets span a no-op job (1 ms) to a long fetch or model call (10 min).
+var jobBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
 
 // New registers the collectors on a fresh registry, with the Go and process collectors.
 func New() *Metrics {
@@ -89,7 +109,21 @@ func New() *Metrics {
 		Namespace: namespace, Name: "verify_recalls_total",
 		Help: "Candidate recalls of verify_nli rounds, by path: index_hit (task index cached in memory), index_load (built for this round), sql (task too large for the index budget; Postgres full-text search).",
 	}, []string{"path"})
-	m.Registry.MustRegister(m.dbQueries, m.recalls)
+	m.jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "jobs_total",
+		Help: "Jobs worked by this process, by kind, queue and outcome (completed, retried, snoozed, cancelled, discarded, panicked).",
+	}, []string{"kind", "queue", "outcome"})
+	m.jobRun = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "job_run_seconds",
+		Help:    "How long a job's work took, by kind and queue.",
+		Buckets: jobBuckets,
+	}, []string{"kind", "queue"})
+	m.jobWait = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "job_queue_wait_seconds",
+		Help:    "How long a job waited to be worked (attempted_at − scheduled_at), by kind and queue.",
+		Buckets: jobBuckets,
+	}, []string{"kind", "queue"})
+	m.Registry.MustRegister(m.dbQueries, m.recalls, m.jobs, m.jobRun, m.jobWait)
 	m.Registry.MustRegister(m.modelRequests, m.modelErrors, m.modelLatency, m.modelBatch, m.modelTokens)
 	m.Registry.MustRegister(m.nliEdges, m.nliSkipped, m.fetches, m.fetchBytes, m.claims, m.quoteDropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -183,5 +217,34 @@ func (m *Metrics) DBRoundTrip(typ string) {
 func (m *Metrics) Recall(path string) {
 	if m != nil {
 		m.recalls.WithLabelValues(path).Inc()
+	}
+}
+
+// JobDone counts one worked job by kind, queue and outcome, with its run time.
+func (m *Metrics) JobDone(kind, queue, outcome string, seconds float64) {
+	if m == nil {
+		return
+	}
+	m.jobs.WithLabelValues(kind, queue, outcome).Inc()
+	m.jobRun.WithLabelValues(kind, queue).Observe(seconds)
+}
+
+// JobWait records how long a job waited in its queue before this attempt.
+func (m *Metrics) JobWait(kind, queue string, seconds float64) {
+	if m != nil {
+		m.jobWait.WithLabelValues(kind, queue).Observe(max(seconds, 0))
+	}
+}
+
+// PrepareJobs creates the series of the kinds and queues this process works
+// (at zero), so dashboards see every outcome before it first happens.
+func (m *Metrics) PrepareJobs(kindQueues map[string]string) {
+	if m == nil {
+		return
+	}
+	for kind, queue := range kindQueues {
+		for _, o := range Outcomes {
+			m.jobs.WithLabelValues(kind, queue, o)
+		}
 	}
 }
