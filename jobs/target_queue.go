@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -146,18 +147,20 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("target kind %q is not supported by this version (url only)", target.Kind))
 	}
 
+	fetchStart := time.Now()
 	res, err := d.Fetcher.Fetch(ctx, target.Value)
+	fetchSeconds := time.Since(fetchStart).Seconds()
 	if err != nil {
 		var pe *crawl.PermanentError
 		var te *crawl.TransientError
 		switch {
 		case errors.As(err, &pe):
-			d.Metrics.Fetch(pe.Reason, 0)
+			d.Metrics.Fetch(pe.Reason, 0, fetchSeconds)
 			return w.failTarget(ctx, job, tgt.ID, nil, err)
 		case errors.As(err, &te):
-			d.Metrics.Fetch(te.Reason, 0)
+			d.Metrics.Fetch(te.Reason, 0, fetchSeconds)
 		default:
-			d.Metrics.Fetch("error", 0)
+			d.Metrics.Fetch("error", 0, fetchSeconds)
 		}
 		if job.Attempt >= job.MaxAttempts {
 			return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("giving up after %d attempts: %w", job.Attempt, err))
@@ -168,7 +171,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 		}
 		return fmt.Errorf("fetch %s: %w", target.Value, err)
 	}
-	d.Metrics.Fetch("ok", len(res.Body))
+	d.Metrics.Fetch("ok", len(res.Body), fetchSeconds)
 
 	page, err := processPage(res, d.Extract)
 	if err != nil {

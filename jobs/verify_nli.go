@@ -134,6 +134,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[VerifyNLIArgs
 			return modelWait(err, "NLI with "+d.NLI.Model())
 		}
 		done := false
+		var verdicts []evidence.Posterior
 		err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 			// The task lock first: writers of a task serialise here, and a
 			// target_queue that adds pages while we judged is seen below.
@@ -144,9 +145,11 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[VerifyNLIArgs
 			if err := w.writeEdges(ctx, q, plan, judgements, &out); err != nil {
 				return err
 			}
-			if _, err := q.RecomputePosteriors(ctx, plan.claimIDs); err != nil {
+			posteriors, err := q.RecomputePosteriors(ctx, plan.claimIDs)
+			if err != nil {
 				return err
 			}
+			verdicts = posteriors
 			changed := task.WorkVersion != version
 			if changed && round < maxRounds {
 				return nil // commit this round's edges, then go round again
@@ -170,6 +173,13 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[VerifyNLIArgs
 		})
 		if err != nil {
 			return fmt.Errorf("store NLI edges: %w", err)
+		}
+		byVerdict := map[string]int{}
+		for _, p := range verdicts {
+			byVerdict[p.Verdict]++
+		}
+		for v, n := range byVerdict {
+			d.Metrics.Verdict(v, n)
 		}
 		if done {
 			d.logger().InfoContext(ctx, "claims verified", slog.Int64("job_id", job.ID),

@@ -173,6 +173,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 		}
 	}
 	m.PrepareJobs(served)
+	slots := map[string]int{}
+	for _, q := range jobs.AllQueues {
+		slots[q] = queues[q].MaxWorkers
+	}
+	m.Worker(version(), slots)
 	statsLog := log
 	if statsLog == nil {
 		statsLog = slog.New(slog.DiscardHandler)

@@ -18,6 +18,10 @@ type Metrics struct {
 	nliSkipped   *prometheus.CounterVec
 	fetches      *prometheus.CounterVec
 	fetchBytes   prometheus.Counter
+	fetchSeconds *prometheus.HistogramVec
+	verdicts     *prometheus.CounterVec
+	workerInfo   *prometheus.GaugeVec
+	queueSlots   *prometheus.GaugeVec
 	claims       *prometheus.CounterVec
 	quoteDropped prometheus.Counter
 
@@ -67,6 +71,23 @@ func New() *Metrics {
 		Namespace: namespace, Name: "fetches_total",
 		Help: "Page fetches by outcome (ok or the failure reason).",
 	}, []string{"outcome"})
+	m.fetchSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "fetch_duration_seconds",
+		Help:    "How long a page fetch took (robots.txt and redirects included), by outcome.",
+		Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 60},
+	}, []string{"outcome"})
+	m.verdicts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "claim_verdicts_total",
+		Help: "Verdicts given by posterior recomputes, one per claim per verify_nli round, by verdict.",
+	}, []string{"verdict"})
+	m.workerInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: namespace, Name: "worker_info",
+		Help: "1 per running worker process, labelled with its version.",
+	}, []string{"version"})
+	m.queueSlots = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: namespace, Name: "queue_workers",
+		Help: "Concurrent jobs this process works per queue (0 for queues it does not serve).",
+	}, []string{"queue"})
 	m.fetchBytes = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: namespace, Name: "fetch_bytes_total",
 		Help: "Bytes of fetched page bodies.",
@@ -123,7 +144,10 @@ func New() *Metrics {
 		Help:    "How long a job waited to be worked (attempted_at − scheduled_at), by kind and queue.",
 		Buckets: jobBuckets,
 	}, []string{"kind", "queue"})
-	m.Registry.MustRegister(m.dbQueries, m.recalls, m.jobs, m.jobRun, m.jobWait)
+	m.Registry.MustRegister(m.dbQueries, m.recalls, m.jobs, m.jobRun, m.jobWait, m.fetchSeconds, m.verdicts, m.workerInfo, m.queueSlots)
+	for _, v := range []string{"well_supported", "supported", "unverified", "likely_false", "contested"} {
+		m.verdicts.WithLabelValues(v)
+	}
 	m.Registry.MustRegister(m.modelRequests, m.modelErrors, m.modelLatency, m.modelBatch, m.modelTokens)
 	m.Registry.MustRegister(m.nliEdges, m.nliSkipped, m.fetches, m.fetchBytes, m.claims, m.quoteDropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -156,12 +180,13 @@ func (m *Metrics) NLISkipped(reason string, n int) {
 	}
 }
 
-// Fetch counts one fetch outcome and its body size.
-func (m *Metrics) Fetch(outcome string, bytes int) {
+// Fetch counts one fetch outcome, its body size and how long it took.
+func (m *Metrics) Fetch(outcome string, bytes int, seconds float64) {
 	if m == nil {
 		return
 	}
 	m.fetches.WithLabelValues(outcome).Inc()
+	m.fetchSeconds.WithLabelValues(outcome).Observe(seconds)
 	if bytes > 0 {
 		m.fetchBytes.Add(float64(bytes))
 	}
@@ -246,5 +271,40 @@ func (m *Metrics) PrepareJobs(kindQueues map[string]string) {
 		for _, o := range Outcomes {
 			m.jobs.WithLabelValues(kind, queue, o)
 		}
+	}
+}
+
+// Verdict counts n claims given a verdict by a posterior recompute.
+func (m *Metrics) Verdict(verdict string, n int) {
+	if m != nil && n > 0 {
+		m.verdicts.WithLabelValues(verdict).Add(float64(n))
+	}
+}
+
+// Worker records this process's version and its concurrency per queue.
+func (m *Metrics) Worker(version string, slots map[string]int) {
+	if m == nil {
+		return
+	}
+	m.workerInfo.WithLabelValues(version).Set(1)
+	for q, n := range slots {
+		m.queueSlots.WithLabelValues(q).Set(float64(n))
+	}
+}
+
+// ModelErrorKinds are the kind label values of model_errors_total.
+var ModelErrorKinds = []string{"connection", "timeout", "rate_limited", "server_error", "rejected", "bad_response", "canceled", "circuit_open"}
+
+// PrepareModel creates the request and error series of one backend and
+// capability at zero, so dashboards see them before the first call or error.
+func (m *Metrics) PrepareModel(backend, capability string) {
+	if m == nil {
+		return
+	}
+	for _, o := range []string{"ok", "error"} {
+		m.modelRequests.WithLabelValues(backend, capability, o)
+	}
+	for _, k := range ModelErrorKinds {
+		m.modelErrors.WithLabelValues(backend, capability, k)
 	}
 }

@@ -126,6 +126,7 @@ type Client struct {
 
 // New returns a Client with o's zero fields set to their defaults.
 func New(o Options) *Client {
+	o.Metrics.PrepareModel(o.Backend, o.Capability)
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
