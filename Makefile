@@ -4,13 +4,19 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: run test build lint fmt vet staticcheck generate corpus clean eval bench microbench
+.PHONY: run test build lint fmt vet staticcheck generate corpus clean eval bench microbench dashcheck
 
 run: build
 	scripts/with-postgres.sh scripts/demo.sh
 
+# The suite includes the dashboard check against a real Prometheus
+# (internal/dashboard) when prometheus and promtool are on PATH; it is
+# skipped otherwise. `make dashcheck` runs it alone and fails without them.
 test:
 	scripts/with-postgres.sh $(GO) test -race -count=1 $(PKGS)
+
+dashcheck:
+	EVF_REQUIRE_PROMETHEUS=1 scripts/with-postgres.sh $(GO) test -count=1 -run TestDashboard -v ./internal/dashboard/
 
 build:
 	$(GO) build -o $(BIN)/worker ./cmd/worker
