@@ -55,6 +55,7 @@ func TestParseArgsAcceptsValidArgs(t *testing.T) {
 		{name: "citation graph", kind: jobs.KindCitationGraph, raw: `{"task_id":2,"page_id":8}`},
 		{name: "cleanup soft", kind: jobs.KindCleanup, raw: `{"task_id":2,"mode":"soft"}`},
 		{name: "cleanup hard", kind: jobs.KindCleanup, raw: `{"task_id":2,"mode":"hard"}`},
+		{name: "cleanup orphans sweep", kind: jobs.KindCleanup, raw: `{"mode":"orphans"}`},
 	}
 	runParseCases(t, cases)
 }
@@ -176,6 +177,7 @@ func TestParseArgsRejectsBadArgsNamingTheField(t *testing.T) {
 		{name: "cleanup mode missing", kind: jobs.KindCleanup, raw: `{"task_id":1}`, want: []string{`field "mode"`, "required"}, field: "mode"},
 		{name: "cleanup mode empty", kind: jobs.KindCleanup, raw: `{"task_id":1,"mode":""}`, want: []string{`field "mode"`, "required"}, field: "mode"},
 		{name: "cleanup mode unknown", kind: jobs.KindCleanup, raw: `{"task_id":1,"mode":"nuke"}`, want: []string{`field "mode"`, `"nuke"`}, field: "mode"},
+		{name: "cleanup orphans with a task", kind: jobs.KindCleanup, raw: `{"task_id":1,"mode":"orphans"}`, want: []string{`field "task_id"`, "absent"}, field: "task_id"},
 		{name: "cleanup mode wrong case", kind: jobs.KindCleanup, raw: `{"task_id":1,"mode":"Soft"}`, want: []string{`field "mode"`}, field: "mode"},
 
 		// Embed: exactly one of fragment_ids and page_version_id.
@@ -408,7 +410,7 @@ func TestArgsKindsQueuesAndPriorities(t *testing.T) {
 		{jobs.VerifyNLIArgs{}, "verify_nli", "nli", 2, true},
 		{jobs.RerankArgs{}, "rerank", "rerank", 2, true},
 		{jobs.CitationGraphArgs{}, "citation_graph", "citation", 4, true},
-		{jobs.CleanupArgs{}, "cleanup", "maintenance", 3, false},
+		{jobs.CleanupArgs{}, "cleanup", "maintenance", 3, true},
 	}
 	queues := map[string]bool{}
 	for _, tc := range cases {

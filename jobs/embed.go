@@ -157,6 +157,9 @@ func signalVerify(ctx context.Context, tx pgx.Tx, q *store.Queries, taskID int64
 		}
 		return fmt.Errorf("lock task: %w", err)
 	}
+	if task.Status == "stopped" {
+		return nil // cleaned up; nothing to verify
+	}
 	if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: taskID, NextEvidenceNo: task.NextEvidenceNo}); err != nil {
 		return fmt.Errorf("advance task: %w", err)
 	}

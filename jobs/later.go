@@ -48,15 +48,19 @@ func (a CitationGraphArgs) Validate() error {
 	return requirePositive(KindCitationGraph, "page_id", a.PageID)
 }
 
-// Cleanup modes (DESIGN §5.6).
+// Cleanup modes (DESIGN §5.6). Orphans is the periodic sweep: hard without
+// a task (task_id absent).
 const (
-	CleanupSoft = "soft"
-	CleanupHard = "hard"
+	CleanupSoft    = "soft"
+	CleanupHard    = "hard"
+	CleanupOrphans = "orphans"
 )
 
-// CleanupArgs removes a task's data (DESIGN §5.6).
+// CleanupArgs removes a task's data (DESIGN §5.6): soft deletes the task's
+// task-scoped rows, hard then the orphans of the whole graph; orphans (no
+// task_id) only the latter. Unique while waiting or running.
 type CleanupArgs struct {
-	TaskID int64  `json:"task_id" river:"unique"`
+	TaskID int64  `json:"task_id,omitempty" river:"unique"`
 	Mode   string `json:"mode" river:"unique"`
 
 	decodeErr error
@@ -67,7 +71,8 @@ func (CleanupArgs) Kind() string { return KindCleanup }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (CleanupArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueMaintenance, Priority: 3, MaxAttempts: 5}
+	return river.InsertOpts{Queue: QueueMaintenance, Priority: 3, MaxAttempts: 5,
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinishedStates}}
 }
 
 // UnmarshalJSON decodes strictly.
@@ -85,16 +90,18 @@ func (a CleanupArgs) Validate() error {
 	if a.decodeErr != nil {
 		return a.decodeErr
 	}
-	if err := requirePositive(KindCleanup, "task_id", a.TaskID); err != nil {
-		return err
-	}
 	switch a.Mode {
 	case CleanupSoft, CleanupHard:
+		return requirePositive(KindCleanup, "task_id", a.TaskID)
+	case CleanupOrphans:
+		if a.TaskID != 0 {
+			return argsErr(KindCleanup, "task_id", "must be absent with mode orphans (the sweep is not about one task), got %d", a.TaskID)
+		}
 		return nil
 	case "":
-		return argsErr(KindCleanup, "mode", "required (soft or hard)")
+		return argsErr(KindCleanup, "mode", "required (soft, hard or orphans)")
 	default:
-		return argsErr(KindCleanup, "mode", "unknown mode %q (want soft or hard)", a.Mode)
+		return argsErr(KindCleanup, "mode", "unknown mode %q (want soft, hard or orphans)", a.Mode)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // ImplementedQueues are the queues whose kinds this version works.
-var ImplementedQueues = []string{QueueTarget, QueueEmbed, QueueNLI, QueueRerank}
+var ImplementedQueues = []string{QueueTarget, QueueEmbed, QueueNLI, QueueRerank, QueueMaintenance}
 
 // AddWorkers registers the workers of every implemented kind.
 func AddWorkers(workers *river.Workers, d *Deps) error {
@@ -23,6 +23,9 @@ func AddWorkers(workers *river.Workers, d *Deps) error {
 	}
 	if err := river.AddWorkerSafely(workers, &RerankWorker{Deps: d}); err != nil {
 		return fmt.Errorf("register rerank: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &CleanupWorker{Deps: d}); err != nil {
+		return fmt.Errorf("register cleanup: %w", err)
 	}
 	return nil
 }
@@ -58,4 +61,5 @@ var KindQueues = map[string]string{
 	KindEmbed:       QueueEmbed,
 	KindVerifyNLI:   QueueNLI,
 	KindRerank:      QueueRerank,
+	KindCleanup:     QueueMaintenance,
 }

@@ -172,12 +172,9 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[RerankArgs]) err
 		// The task lock serialises writers of one task's rankings (so two
 		// runs for one query cannot interleave their DELETE and INSERT) and
 		// tells whether the task changed since it was read.
-		locked, err := q.LockTask(ctx, job.Args.TaskID)
+		locked, err := lockActiveTask(ctx, q, job.Args.TaskID)
 		if err != nil {
-			if store.IsNotFound(err) {
-				return river.JobCancel(fmt.Errorf("task %d does not exist", job.Args.TaskID))
-			}
-			return fmt.Errorf("lock task: %w", err)
+			return err
 		}
 		replaced, err := q.DeleteTaskRanking(ctx, store.DeleteTaskRankingParams{TaskID: job.Args.TaskID, QueryHash: out.QueryHash})
 		if err != nil {

@@ -417,12 +417,9 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 
 	// Claims: numbered under the task's row lock, so E-numbers are gapless
 	// and a retry finds the claims it already stored.
-	task, err := q.LockTask(ctx, args.TaskID)
+	task, err := lockActiveTask(ctx, q, args.TaskID)
 	if err != nil {
-		if store.IsNotFound(err) {
-			return out, river.JobCancel(fmt.Errorf("task %d does not exist", args.TaskID))
-		}
-		return out, fmt.Errorf("lock task: %w", err)
+		return out, err
 	}
 	existing, err := q.ExistingExtractedClaims(ctx, store.ExistingExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &ver.ID})
 	if err != nil {

@@ -53,6 +53,9 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 		}
 		return nil, fmt.Errorf("lock task: %w", err)
 	}
+	if task.Status == "stopped" {
+		return nil, fmt.Errorf("task %d is stopped: it takes no new claims", taskID)
+	}
 	out := make([]AddedClaim, 0, len(texts))
 	hashes := make([]string, 0, len(texts))
 	for i, t := range texts {

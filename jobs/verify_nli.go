@@ -138,9 +138,9 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[VerifyNLIArgs
 		err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 			// The task lock first: writers of a task serialise here, and a
 			// target_queue that adds pages while we judged is seen below.
-			task, err := q.LockTask(ctx, job.Args.TaskID)
+			task, err := lockActiveTask(ctx, q, job.Args.TaskID)
 			if err != nil {
-				return fmt.Errorf("lock task: %w", err)
+				return err
 			}
 			if err := w.writeEdges(ctx, q, plan, judgements, &out); err != nil {
 				return err

@@ -1125,3 +1125,51 @@ func TestCommandsCloseTheirConnections(t *testing.T) {
 		}
 	})
 }
+
+func TestTaskStop(t *testing.T) {
+	b := setup(t)
+	task, _ := b.runTask(t)
+	if n := b.count(t, `SELECT count(*) FROM claims WHERE task_id = $1`, task); n == 0 {
+		t.Fatal("the task has no claims to clean")
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"no task", []string{"task", "stop"}, 2, "--task"},
+		{"unknown mode", []string{"task", "stop", "--task", fmt.Sprint(task), "--cleanup", "all"}, 2, `"all"`},
+		{"missing task", []string{"task", "stop", "--task", "999999"}, 1, "does not exist"},
+	}
+	for _, tt := range tests {
+		r := b.run(t, tt.args...)
+		if r.code() != tt.code || r.err == nil || !strings.Contains(r.err.Error(), tt.err) {
+			t.Errorf("%s: exit %d, %v; want exit %d naming %s", tt.name, r.code(), r.err, tt.code, tt.err)
+		}
+	}
+	if status := b.count(t, `SELECT count(*) FROM tasks WHERE id = $1 AND status = 'active'`, task); status != 1 {
+		t.Fatal("a refused stop changed the task")
+	}
+
+	var out struct {
+		TaskID  int64  `json:"task_id"`
+		Status  string `json:"status"`
+		Cleanup string `json:"cleanup"`
+		JobID   int64  `json:"cleanup_job_id"`
+	}
+	b.mustRunJSON(t, &out, "task", "stop", "--task", fmt.Sprint(task), "--cleanup", "soft")
+	if out.TaskID != task || out.Status != "stopped" || out.Cleanup != "soft" || out.JobID <= 0 {
+		t.Fatalf("stop output %+v", out)
+	}
+	testfleet.WaitIdle(t, b.f.Pool, 60*time.Second)
+	if n := b.count(t, `SELECT count(*) FROM claims WHERE task_id = $1`, task); n != 0 {
+		t.Errorf("%d claims left after the soft cleanup", n)
+	}
+	if n := b.count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'completed'`, out.JobID); n != 1 {
+		t.Errorf("cleanup job %d did not complete:\n%s", out.JobID, testfleet.JobDump(t, b.f.Pool))
+	}
+	if n := b.count(t, `SELECT count(*) FROM pages`); n == 0 {
+		t.Error("a soft cleanup deleted pages")
+	}
+}

@@ -46,8 +46,72 @@ func (a *app) taskCmd() *cobra.Command {
 	}
 	create.Flags().StringVar(&hypothesis, "hypothesis", "", "the hypothesis to check (required)")
 	create.Flags().StringVar(&org, "org", "default", "organization (tenant) id")
-	cmd.AddCommand(create)
+	cmd.AddCommand(create, a.taskStopCmd())
 	return cmd
+}
+
+// taskStopCmd stops a task (its jobs cancel themselves and nothing more is
+// added to it) and optionally enqueues its cleanup.
+func (a *app) taskStopCmd() *cobra.Command {
+	var taskID int64
+	var cleanup string
+	stop := &cobra.Command{
+		Use:   "stop",
+		Short: "Stop a task: its waiting jobs cancel themselves; --cleanup soft|hard also deletes its data (DESIGN §5.6)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if taskID <= 0 {
+				return usageErr("--task is required")
+			}
+			switch cleanup {
+			case "", jobs.CleanupSoft, jobs.CleanupHard:
+			default:
+				return usageErr("--cleanup %q: want soft or hard", cleanup)
+			}
+			ctx := cmd.Context()
+			if err := a.connect(ctx); err != nil {
+				return err
+			}
+			var jobID int64
+			var skipped bool
+			err := a.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+				if _, err := q.LockTask(ctx, taskID); err != nil {
+					if store.IsNotFound(err) {
+						return fmt.Errorf("task %d does not exist", taskID)
+					}
+					return fmt.Errorf("lock task: %w", err)
+				}
+				if _, err := q.StopTask(ctx, taskID); err != nil {
+					return fmt.Errorf("stop task: %w", err)
+				}
+				if cleanup == "" {
+					return nil
+				}
+				res, err := a.client.InsertTx(ctx, tx, jobs.CleanupArgs{TaskID: taskID, Mode: cleanup}, nil)
+				if err != nil {
+					return fmt.Errorf("enqueue cleanup: %w", err)
+				}
+				jobID, skipped = res.Job.ID, res.UniqueSkippedAsDuplicate
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			out := map[string]any{"task_id": taskID, "status": "stopped"}
+			if cleanup != "" {
+				out["cleanup"], out["cleanup_job_id"], out["cleanup_already_queued"] = cleanup, jobID, skipped
+			}
+			return a.emit(out, func(w io.Writer) {
+				fmt.Fprintf(w, "task %d stopped\n", taskID)
+				if cleanup != "" {
+					fmt.Fprintf(w, "%s cleanup queued as job %d (watch it with `enqueue status --task %d`)\n", cleanup, jobID, taskID)
+				}
+			})
+		},
+	}
+	stop.Flags().Int64Var(&taskID, "task", 0, "task id (required)")
+	stop.Flags().StringVar(&cleanup, "cleanup", "", "also delete the task's data: soft (its claims, edges, targets; shared pages stay) or hard (then every orphan)")
+	return stop
 }
 
 func (a *app) claimCmd() *cobra.Command {

@@ -33,6 +33,7 @@ type Config struct {
 	ShutdownTimeout  time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"on SIGTERM, how long running jobs may finish before they are cancelled"`
 	JobTimeout       time.Duration `envconfig:"JOB_TIMEOUT" default:"10m" desc:"upper bound of one job's run"`
 	RescueStuckAfter time.Duration `envconfig:"RESCUE_STUCK_AFTER" default:"15m" desc:"a running job not finished after this is rescued (its worker died) and retried; keep above JOB_TIMEOUT"`
+	OrphanSweep      time.Duration `envconfig:"ORPHAN_SWEEP_INTERVAL" default:"1h" desc:"how often a process serving the maintenance queue enqueues a cleanup of orphans (pages, versions, fragments and edges no task reaches); 0 = never"`
 	QueueStatsTTL    time.Duration `envconfig:"QUEUE_STATS_TTL" default:"15s" desc:"how long /metrics serves River queue depth and oldest-job age before reading them again (two index-only queries)"`
 	LogLevel         string        `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat        string        `envconfig:"LOG_FORMAT" default:"json" desc:"json or text"`
@@ -151,6 +152,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_NLI_TEMPERATURE=%v must be in (0, 100]", c.NLITemp)
 	case c.MinNLIConfidence < 0 || c.MinNLIConfidence > 1:
 		return fmt.Errorf("config: EVF_MIN_NLI_CONFIDENCE=%v outside [0,1]", c.MinNLIConfidence)
+	case c.OrphanSweep != 0 && c.OrphanSweep < time.Minute:
+		return fmt.Errorf("config: EVF_ORPHAN_SWEEP_INTERVAL=%s must be 0 (off) or at least 1m", c.OrphanSweep)
 	case c.QueueStatsTTL < time.Second:
 		return fmt.Errorf("config: EVF_QUEUE_STATS_TTL=%s must be at least 1s", c.QueueStatsTTL)
 	case c.TaskIndexMB < 0 || c.TaskIndexMB > 1<<20:

@@ -166,6 +166,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 	rc := RiverConfig(cfg, log)
 	rc.Queues, rc.Workers = queues, workers
 	rc.Middleware = []rivertype.Middleware{&jobMetrics{m: m}}
+	if _, ok := queues[jobs.QueueMaintenance]; ok && cfg.OrphanSweep > 0 {
+		rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(cfg.OrphanSweep),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.CleanupArgs{Mode: jobs.CleanupOrphans}, nil }, nil))
+	}
 	served := map[string]string{}
 	for kind, queue := range jobs.KindQueues {
 		if _, ok := queues[queue]; ok {
