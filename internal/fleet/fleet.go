@@ -166,10 +166,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 	rc := RiverConfig(cfg, log)
 	rc.Queues, rc.Workers = queues, workers
 	rc.Middleware = []rivertype.Middleware{&jobMetrics{m: m}}
-	if _, ok := queues[jobs.QueueMaintenance]; ok && cfg.OrphanSweep > 0 {
-		rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(cfg.OrphanSweep),
-			func() (river.JobArgs, *river.InsertOpts) { return jobs.CleanupArgs{Mode: jobs.CleanupOrphans}, nil }, nil))
-	}
+	rc.PeriodicJobs = periodicJobs(cfg, queues)
 	served := map[string]string{}
 	for kind, queue := range jobs.KindQueues {
 		if _, ok := queues[queue]; ok {
@@ -295,4 +292,15 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	log.Info("worker stopped")
 	return nil
+}
+
+// periodicJobs are the jobs the elected leader enqueues on a schedule: the
+// orphan sweep (cleanup mode orphans) every EVF_ORPHAN_SWEEP_INTERVAL, when
+// this process serves the maintenance queue.
+func periodicJobs(cfg config.Config, queues map[string]river.QueueConfig) []*river.PeriodicJob {
+	if _, ok := queues[jobs.QueueMaintenance]; !ok || cfg.OrphanSweep <= 0 {
+		return nil
+	}
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.OrphanSweep),
+		func() (river.JobArgs, *river.InsertOpts) { return jobs.CleanupArgs{Mode: jobs.CleanupOrphans}, nil }, nil)}
 }
