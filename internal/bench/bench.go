@@ -46,6 +46,9 @@ type Options struct {
 
 	ClimateClaims int // Climate-FEVER claims for the pipeline (0: skip, < 0: all)
 
+	QueueStatsHistory  int   // finished jobs in river_job for the queue-statistics queries (0: skip)
+	QueueStatsBacklogs []int // available jobs they are timed at
+
 	// Only names the sections to run (river, enqueue, verify, retrieval,
 	// pipeline); empty runs all. The River baseline runs whenever a section
 	// compared with it does.
@@ -60,11 +63,11 @@ var (
 	Quick = Options{Reps: 3, RiverJobs: 20000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 1000, VerifyFragments: 25000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4},
 		RetrievalSizes: []int{10000, 100000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
-		ClimateClaims: 60}
+		ClimateClaims: 60, QueueStatsHistory: 100000, QueueStatsBacklogs: []int{0, 10000}}
 	Full = Options{Reps: 3, RiverJobs: 100000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 2000, VerifyFragments: 50000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4},
 		RetrievalSizes: []int{10000, 100000, 1000000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
-		ClimateClaims: -1}
+		ClimateClaims: -1, QueueStatsHistory: 1000000, QueueStatsBacklogs: []int{0, 10000, 100000}}
 )
 
 // Row is one line of the result table.
@@ -121,6 +124,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("candidate retrieval: %w", err)
 		}
 	}
+	if h.want("queuestats") {
+		if err := h.queueStats(ctx); err != nil {
+			return nil, fmt.Errorf("queue statistics: %w", err)
+		}
+	}
 	if opts.ClimateClaims != 0 && h.want("pipeline") {
 		if err := h.pipeline(ctx, base); err != nil {
 			return nil, fmt.Errorf("climate-fever pipeline: %w", err)
@@ -131,7 +139,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // Sections are the names Options.Only accepts, in the order they run.
-var Sections = []string{"river", "enqueue", "verify", "retrieval", "pipeline"}
+var Sections = []string{"river", "enqueue", "verify", "retrieval", "pipeline", "queuestats"}
 
 type harness struct {
 	opts Options
