@@ -8,6 +8,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -26,6 +27,11 @@ type Deps struct {
 	Verify   VerifyConfig
 	Embed    EmbedConfig
 	Rerank   RerankConfig
+	// Search answers query targets; nil means no search backend is
+	// configured (query targets fail with a clear error).
+	Search search.Searcher
+	// SearchResults is how many result URLs a query target registers (10).
+	SearchResults int
 	// TaskIndex keeps in-memory search indexes of tasks for verify_nli
 	// (Candidates); nil recalls through Postgres full-text search only.
 	TaskIndex *taskindex.Cache

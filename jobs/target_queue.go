@@ -19,6 +19,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -143,8 +144,12 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 		// Extracted once per task, never again.
 		return completeAlone(ctx, d.Store, job)
 	}
-	if target.Kind != TargetURL {
-		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("target kind %q is not supported by this version (url only)", target.Kind))
+	switch target.Kind {
+	case TargetQuery:
+		return w.workQuery(ctx, job, tgt.ID, target)
+	case TargetURL:
+	default:
+		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("target kind %q is not supported by this version (url and query only)", target.Kind))
 	}
 
 	fetchStart := time.Now()
@@ -553,3 +558,93 @@ func nonEmpty(s string) *string {
 }
 
 func int32Ptr(v int) *int32 { x := int32(v); return &x }
+
+// queryOutput is recorded as a query target's job output.
+type queryOutput struct {
+	Results    int `json:"results"`     // result URLs the search returned
+	Registered int `json:"registered"`  // url targets registered with a new job
+	Known      int `json:"known"`       // result URLs the task had already (their job exists)
+	Invalid    int `json:"invalid_url"` // result URLs refused by URL normalisation
+}
+
+// workQuery asks the search backend and registers its result URLs as url
+// targets of the task, one level deeper, each with its target_queue job.
+// Targets are unique per task and their jobs unique per task and target, so
+// a URL two queries return is fetched once.
+func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[TargetQueueArgs], targetID int64, target Target) error {
+	d := w.Deps
+	if d.Search == nil {
+		d.Metrics.Search("not_configured")
+		return w.failTarget(ctx, job, targetID, nil, search.ErrNotConfigured)
+	}
+	limit := d.SearchResults
+	if limit <= 0 {
+		limit = 10
+	}
+	results, err := d.Search.Search(ctx, target.Value, limit)
+	if err != nil {
+		d.Metrics.Search("error")
+		var se *search.StatusError
+		if errors.As(err, &se) && se.Temporary() {
+			if wait, err2 := time.ParseDuration(se.RetryAfter + "s"); err2 == nil && wait > 0 && snoozeCount(job.Metadata) < 5 {
+				return river.JobSnooze(wait)
+			}
+			return fmt.Errorf("search %q: %w", target.Value, err)
+		}
+		if ctx.Err() == nil && job.Attempt < job.MaxAttempts && !errors.As(err, &se) {
+			return fmt.Errorf("search %q: %w", target.Value, err) // network: retry
+		}
+		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("search %q: %w", target.Value, err))
+	}
+	d.Metrics.Search("ok")
+	out := queryOutput{Results: len(results)}
+	var targets []Target
+	seen := map[string]bool{}
+	for _, r := range results {
+		t, err := Target{Kind: TargetURL, Value: r.URL}.Normalized()
+		if err != nil {
+			out.Invalid++
+			continue
+		}
+		if !seen[t.Value] {
+			seen[t.Value] = true
+			targets = append(targets, t)
+		}
+	}
+	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		if _, err := lockActiveTask(ctx, q, job.Args.TaskID); err != nil {
+			return err
+		}
+		if len(targets) > 0 {
+			res, err := addTargets(ctx, river.ClientFromContext[pgx.Tx](ctx), tx, job.Args.TaskID, job.Args.Depth+1, targets)
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				if r.UniqueSkippedAsDuplicate {
+					out.Known++
+				} else {
+					out.Registered++
+				}
+			}
+		}
+		if err := q.FinishTarget(ctx, store.FinishTargetParams{ID: targetID, Status: "extracted", Stage: "searched"}); err != nil {
+			return fmt.Errorf("mark query target searched: %w", err)
+		}
+		if err := q.InsertEvent(ctx, store.InsertEventParams{TaskID: &job.Args.TaskID, EventType: "query_searched",
+			Payload: mustJSON(map[string]any{"query": target.Value, "results": out.Results, "registered": out.Registered, "known": out.Known})}); err != nil {
+			return fmt.Errorf("record search event: %w", err)
+		}
+		if err := river.RecordOutput(ctx, out); err != nil {
+			return fmt.Errorf("record output: %w", err)
+		}
+		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("register results of %q: %w", target.Value, err)
+	}
+	d.logger().InfoContext(ctx, "query searched", slog.Int64("job_id", job.ID), slog.String("query", target.Value),
+		slog.Int("results", out.Results), slog.Int("registered", out.Registered), slog.Int("known", out.Known))
+	return nil
+}

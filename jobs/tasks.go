@@ -124,12 +124,18 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 // `enqueue task add` command, the evaluation and the benchmark insert
 // through it.
 func AddTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, targets []Target) ([]*rivertype.JobInsertResult, error) {
+	return addTargets(ctx, client, tx, taskID, 0, targets)
+}
+
+// addTargets is AddTargets for targets found at depth (a query's results are
+// one deeper than the query).
+func addTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, targets []Target) ([]*rivertype.JobInsertResult, error) {
 	kinds := make([]string, len(targets))
 	vals := make([]string, len(targets))
 	params := make([]river.InsertManyParams, len(targets))
 	for i, t := range targets {
 		kinds[i], vals[i] = t.Kind, t.Value
-		params[i] = river.InsertManyParams{Args: TargetQueueArgs{TaskID: taskID, Target: t}}
+		params[i] = river.InsertManyParams{Args: TargetQueueArgs{TaskID: taskID, Target: t, Depth: depth}}
 	}
 	if err := store.New(tx).EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals}); err != nil {
 		return nil, fmt.Errorf("register targets: %w", err)

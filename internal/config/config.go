@@ -47,6 +47,9 @@ type Config struct {
 	ReplayDir       string        `envconfig:"REPLAY_DIR" desc:"serve fetches only from this replay archive (manifest.jsonl + files); no network"`
 	AllowPrivateIPs bool          `envconfig:"ALLOW_PRIVATE_IPS" default:"false" desc:"allow fetching loopback/private addresses (SSRF guard off; tests only)"`
 
+	SearchURL     string `envconfig:"SEARCH_URL" desc:"base URL of a SearxNG-compatible JSON search API for query targets (GET /search?q=…&format=json); unset: query targets fail with a clear error"`
+	SearchResults int    `envconfig:"SEARCH_RESULTS" default:"10" desc:"result URLs a query target registers as url targets"`
+
 	Embed         Model   `envconfig:"EMBED" desc:"embeddings"`
 	EmbedDim      int     `envconfig:"EMBED_DIM" default:"0" desc:"embedding dimension: builtin uses it (0 = 256); HTTP backends enforce it (0 = learn from the first answer)"`
 	NLI           Model   `envconfig:"NLI" desc:"natural language inference"`
@@ -154,6 +157,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_MIN_NLI_CONFIDENCE=%v outside [0,1]", c.MinNLIConfidence)
 	case c.OrphanSweep != 0 && c.OrphanSweep < time.Minute:
 		return fmt.Errorf("config: EVF_ORPHAN_SWEEP_INTERVAL=%s must be 0 (off) or at least 1m", c.OrphanSweep)
+	case c.SearchResults < 1 || c.SearchResults > 100:
+		return fmt.Errorf("config: EVF_SEARCH_RESULTS=%d outside 1..100", c.SearchResults)
 	case c.QueueStatsTTL < time.Second:
 		return fmt.Errorf("config: EVF_QUEUE_STATS_TTL=%s must be at least 1s", c.QueueStatsTTL)
 	case c.TaskIndexMB < 0 || c.TaskIndexMB > 1<<20:

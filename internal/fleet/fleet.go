@@ -25,6 +25,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -77,15 +78,27 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	verify.NLIBatchSize = mc["nli"].Batch
 	verify.EmbedWait = cfg.EmbedWait
 	verify.MaxEmbedWaits = cfg.MaxEmbedWaits
+	var searcher search.Searcher
+	if cfg.SearchURL != "" {
+		s, err := search.NewSearXNG(cfg.SearchURL, cfg.FetchTimeout)
+		if err != nil {
+			return nil, nil, fmt.Errorf("EVF_SEARCH_URL: %w", err)
+		}
+		searcher = s
+	} else if log != nil {
+		log.Info("no search backend (EVF_SEARCH_URL): query targets will fail with a clear error")
+	}
 	return &jobs.Deps{
-		Store:    store.NewStore(pool),
-		Fetcher:  fetcher,
-		Embedder: models.Embedder,
-		NLI:      models.NLI,
-		Reranker: models.Reranker,
-		LLM:      models.LLM,
-		Logger:   log,
-		Metrics:  m,
+		Search:        searcher,
+		SearchResults: cfg.SearchResults,
+		Store:         store.NewStore(pool),
+		Fetcher:       fetcher,
+		Embedder:      models.Embedder,
+		NLI:           models.NLI,
+		Reranker:      models.Reranker,
+		LLM:           models.LLM,
+		Logger:        log,
+		Metrics:       m,
 		Extract: jobs.ExtractConfig{
 			Fragments:        extract.FragmentOptions{MaxRunes: cfg.FragmentMax},
 			MaxClaimsPerPage: cfg.ClaimsPerPage,

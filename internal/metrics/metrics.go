@@ -22,6 +22,7 @@ type Metrics struct {
 	verdicts     *prometheus.CounterVec
 	workerInfo   *prometheus.GaugeVec
 	queueSlots   *prometheus.GaugeVec
+	searches     *prometheus.CounterVec
 	claims       *prometheus.CounterVec
 	quoteDropped prometheus.Counter
 
@@ -88,6 +89,10 @@ func New() *Metrics {
 		Namespace: namespace, Name: "queue_workers",
 		Help: "Concurrent jobs this process works per queue (0 for queues it does not serve).",
 	}, []string{"queue"})
+	m.searches = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "search_requests_total",
+		Help: "Search backend requests of query targets, by outcome (ok, error, not_configured).",
+	}, []string{"outcome"})
 	m.fetchBytes = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: namespace, Name: "fetch_bytes_total",
 		Help: "Bytes of fetched page bodies.",
@@ -144,7 +149,10 @@ func New() *Metrics {
 		Help:    "How long a job waited to be worked (attempted_at − scheduled_at), by kind and queue.",
 		Buckets: jobBuckets,
 	}, []string{"kind", "queue"})
-	m.Registry.MustRegister(m.dbQueries, m.recalls, m.jobs, m.jobRun, m.jobWait, m.fetchSeconds, m.verdicts, m.workerInfo, m.queueSlots)
+	m.Registry.MustRegister(m.dbQueries, m.recalls, m.jobs, m.jobRun, m.jobWait, m.fetchSeconds, m.verdicts, m.workerInfo, m.queueSlots, m.searches)
+	for _, o := range []string{"ok", "error", "not_configured"} {
+		m.searches.WithLabelValues(o)
+	}
 	for _, v := range []string{"well_supported", "supported", "unverified", "likely_false", "contested"} {
 		m.verdicts.WithLabelValues(v)
 	}
@@ -306,5 +314,12 @@ func (m *Metrics) PrepareModel(backend, capability string) {
 	}
 	for _, k := range ModelErrorKinds {
 		m.modelErrors.WithLabelValues(backend, capability, k)
+	}
+}
+
+// Search counts one search request of a query target by outcome.
+func (m *Metrics) Search(outcome string) {
+	if m != nil {
+		m.searches.WithLabelValues(outcome).Inc()
 	}
 }

@@ -156,6 +156,28 @@ func (f *Fleet) AddTargets(t testing.TB, taskID int64, urls ...string) {
 	}
 }
 
+// AddTargetsOf normalises targets of any kind and adds them as the CLI does
+// (jobs.AddTargets: registered once per task, one unique job each).
+func (f *Fleet) AddTargetsOf(t testing.TB, taskID int64, targets ...jobs.Target) {
+	t.Helper()
+	norm := make([]jobs.Target, len(targets))
+	for i, tg := range targets {
+		n, err := tg.Normalized()
+		if err != nil {
+			t.Fatalf("target %+v: %v", tg, err)
+		}
+		norm[i] = n
+	}
+	ctx := context.Background()
+	err := f.Store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		_, err := jobs.AddTargets(ctx, f.Client, tx, taskID, norm)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("add targets: %v", err)
+	}
+}
+
 // WaitIdle waits until no job is available, running, retryable, scheduled
 // or pending, twice in a row.
 func WaitIdle(t testing.TB, pool *pgxpool.Pool, timeout time.Duration) {
