@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -144,16 +145,50 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 		// Extracted once per task, never again.
 		return completeAlone(ctx, d.Store, job)
 	}
+	var res *crawl.Result
+	fromStore := false
 	switch target.Kind {
 	case TargetQuery:
 		return w.workQuery(ctx, job, tgt.ID, target)
+	case TargetDOI:
+		known, ok, err := knownDOI(ctx, d.Store.Queries, target.Value)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			d.Metrics.Academic("doi", "not_resolved")
+			log.WarnContext(ctx, "DOI target skipped: not a known page, and resolving DOIs through academic APIs is not configured", slog.String("doi", target.Value))
+			return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("DOI %s is not a known page and no academic source is configured to resolve it", target.Value))
+		}
+		res, fromStore = known, true
 	case TargetURL:
+		var done bool
+		res, done, err = w.fetch(ctx, job, tgt.ID, target)
+		if done {
+			return err
+		}
 	default:
-		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("target kind %q is not supported by this version (url and query only)", target.Kind))
+		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("unknown target kind %q", target.Kind))
 	}
 
+	page, err := processPage(res, d.Extract)
+	if err != nil {
+		return w.failTarget(ctx, job, tgt.ID, res, err)
+	}
+	if fromStore {
+		page.fromStore = true
+		page.identifiers = append(page.identifiers, extract.Identifier{Type: extract.IDDOI, Value: target.Value})
+	}
+	return w.extractAndStore(ctx, job, tgt.ID, target, res, page)
+}
+
+// fetch fetches a url target. done means the job is finished with err (a
+// failed target, a snooze or a retry); otherwise res is the page.
+func (w *TargetQueueWorker) fetch(ctx context.Context, job *river.Job[TargetQueueArgs], targetID int64, target Target) (res *crawl.Result, done bool, err error) {
+	d := w.Deps
+	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID))
 	fetchStart := time.Now()
-	res, err := d.Fetcher.Fetch(ctx, target.Value)
+	res, err = d.Fetcher.Fetch(ctx, target.Value)
 	fetchSeconds := time.Since(fetchStart).Seconds()
 	if err != nil {
 		var pe *crawl.PermanentError
@@ -161,27 +196,31 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 		switch {
 		case errors.As(err, &pe):
 			d.Metrics.Fetch(pe.Reason, 0, fetchSeconds)
-			return w.failTarget(ctx, job, tgt.ID, nil, err)
+			return nil, true, w.failTarget(ctx, job, targetID, nil, err)
 		case errors.As(err, &te):
 			d.Metrics.Fetch(te.Reason, 0, fetchSeconds)
 		default:
 			d.Metrics.Fetch("error", 0, fetchSeconds)
 		}
 		if job.Attempt >= job.MaxAttempts {
-			return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("giving up after %d attempts: %w", job.Attempt, err))
+			return nil, true, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("giving up after %d attempts: %w", job.Attempt, err))
 		}
 		if wait, ok := crawl.RetryAfter(err); ok && snoozeCount(job.Metadata) < 5 {
 			log.InfoContext(ctx, "fetch asked to retry later", slog.Duration("retry_after", wait))
-			return river.JobSnooze(wait)
+			return nil, true, river.JobSnooze(wait)
 		}
-		return fmt.Errorf("fetch %s: %w", target.Value, err)
+		return nil, true, fmt.Errorf("fetch %s: %w", target.Value, err)
 	}
 	d.Metrics.Fetch("ok", len(res.Body), fetchSeconds)
+	return res, false, nil
+}
 
-	page, err := processPage(res, d.Extract)
-	if err != nil {
-		return w.failTarget(ctx, job, tgt.ID, res, err)
-	}
+// extractAndStore extracts the claims of a processed page and stores
+// everything, with the job's completion, in one transaction.
+func (w *TargetQueueWorker) extractAndStore(ctx context.Context, job *river.Job[TargetQueueArgs], targetID int64, target Target, res *crawl.Result, page processedPage) error {
+	d := w.Deps
+	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
+		slog.String("target_kind", target.Kind))
 	proposed, err := d.llm().ExtractClaims(ctx, ml.ClaimRequest{
 		URL: res.FinalURL, Title: page.doc.Title, Text: page.doc.Text, MaxClaims: page.maxClaims})
 	if err != nil {
@@ -195,7 +234,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 	var out targetOutput
 	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		var err error
-		out, err = writePage(ctx, q, job.Args, tgt.ID, res, page, d.Embedder.Model())
+		out, err = writePage(ctx, q, job.Args, targetID, res, page, d.Embedder.Model())
 		if err != nil {
 			return err
 		}
@@ -231,6 +270,7 @@ type processedPage struct {
 	maxClaims     int   // claims taken at most
 	droppedClaims int   // claims whose quote is not inside one fragment
 	rejected      int   // claims whose quote does not occur in the text
+	fromStore     bool  // the text is a stored version (a known DOI), not a fetch
 }
 
 // processPage extracts text, fragments, identifiers and claims. No I/O.
@@ -341,19 +381,19 @@ type targetOutput struct {
 func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targetID int64, res *crawl.Result, p processedPage, embedModel string) (targetOutput, error) {
 	var out targetOutput
 	domain := crawl.Domain(res.URL)
-	pageID, err := store.RetryOnRace(ctx, func() (int64, error) {
-		return q.UpsertPage(ctx, store.UpsertPageParams{Url: res.URL, Domain: domain})
-	})
+	pageID, err := resolvePage(ctx, q, res.URL, domain, p.identifiers)
 	if err != nil {
-		return out, fmt.Errorf("upsert page: %w", err)
+		return out, err
 	}
 	out.PageID = pageID
 	title := strings.TrimSpace(p.doc.Title)
-	if err := q.RecordPageFetch(ctx, store.RecordPageFetchParams{
-		ID: pageID, FinalUrl: &res.FinalURL, Title: nonEmpty(title), FetchedAt: &res.FetchedAt,
-		HttpStatus: int32Ptr(res.Status), ContentType: &res.ContentType,
-	}); err != nil {
-		return out, fmt.Errorf("record fetch: %w", err)
+	if !p.fromStore {
+		if err := q.RecordPageFetch(ctx, store.RecordPageFetchParams{
+			ID: pageID, FinalUrl: &res.FinalURL, Title: nonEmpty(title), FetchedAt: &res.FetchedAt,
+			HttpStatus: int32Ptr(res.Status), ContentType: &res.ContentType,
+		}); err != nil {
+			return out, fmt.Errorf("record fetch: %w", err)
+		}
 	}
 	if err := q.EnsureDomain(ctx, domain); err != nil {
 		return out, fmt.Errorf("ensure domain: %w", err)
@@ -389,6 +429,11 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 	}
 	out.Fragments = len(rows)
 
+	// The URL and the page's own identifiers point at this page from now on.
+	if err := q.IndexResources(ctx, store.IndexResourcesParams{PageID: pageID,
+		Types: []string{"url"}, Identifiers: []string{res.URL}}); err != nil {
+		return out, fmt.Errorf("index url: %w", err)
+	}
 	if len(p.identifiers) > 0 {
 		ip := store.IndexResourcesParams{PageID: pageID}
 		var doi, pmid, arxiv *string
@@ -647,4 +692,69 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[Target
 	d.logger().InfoContext(ctx, "query searched", slog.Int64("job_id", job.ID), slog.String("query", target.Value),
 		slog.Int("results", out.Results), slog.Int("registered", out.Registered), slog.Int("known", out.Known))
 	return nil
+}
+
+// resolvePage returns the page a fetched URL belongs to: the page its URL or
+// one of its own identifiers (DOI, PMID, arXiv id, in that order) already
+// points at in resource_index, or else the page of that URL, created on
+// first sight. One paper is one page whatever URL or id found it. Advisory
+// locks on the URL and the identifiers, held to the end of the transaction,
+// keep two workers resolving the same paper at once from making two pages.
+func resolvePage(ctx context.Context, q *store.Queries, pageURL, domain string, ids []extract.Identifier) (int64, error) {
+	keys := []store.PageByResourceParams{{IdentifierType: "url", Identifier: pageURL}}
+	for _, typ := range []string{extract.IDDOI, extract.IDPMID, extract.IDArXiv} {
+		for _, id := range ids {
+			if id.Type == typ {
+				keys = append(keys, store.PageByResourceParams{IdentifierType: id.Type, Identifier: id.Value})
+			}
+		}
+	}
+	lockKeys := make([]string, len(keys))
+	for i, k := range keys {
+		lockKeys[i] = k.IdentifierType + ":" + k.Identifier
+	}
+	slices.Sort(lockKeys) // one order for every worker: no deadlock
+	for _, k := range lockKeys {
+		if err := q.LockResourceKey(ctx, k); err != nil {
+			return 0, fmt.Errorf("lock %s: %w", k, err)
+		}
+	}
+	for _, k := range keys {
+		id, err := q.PageByResource(ctx, k)
+		if err == nil {
+			return id, nil
+		}
+		if !store.IsNotFound(err) {
+			return 0, fmt.Errorf("look up %s %s: %w", k.IdentifierType, k.Identifier, err)
+		}
+	}
+	id, err := store.RetryOnRace(ctx, func() (int64, error) {
+		return q.UpsertPage(ctx, store.UpsertPageParams{Url: pageURL, Domain: domain})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("upsert page: %w", err)
+	}
+	return id, nil
+}
+
+// knownDOI is the starting point of a doi target whose paper is already a
+// page: its latest version, as a fetch of its own URL would give it, so the
+// rest of the target goes the url path (claims for this task, task_pages).
+func knownDOI(ctx context.Context, q *store.Queries, doi string) (*crawl.Result, bool, error) {
+	pageID, err := q.PageByResource(ctx, store.PageByResourceParams{IdentifierType: extract.IDDOI, Identifier: doi})
+	if store.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("look up DOI %s: %w", doi, err)
+	}
+	v, err := q.PageLatestVersion(ctx, pageID)
+	if store.IsNotFound(err) {
+		return nil, false, nil // known id, never fetched: resolve it
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read page %d: %w", pageID, err)
+	}
+	return &crawl.Result{URL: v.Url, FinalURL: v.Url, Status: 200, ContentType: "text/plain",
+		Body: []byte(v.Content), FetchedAt: v.FetchedAt}, true, nil
 }

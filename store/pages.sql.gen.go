@@ -101,6 +101,18 @@ func (q *Queries) IndexResources(ctx context.Context, arg IndexResourcesParams) 
 	return err
 }
 
+const lockResourceKey = `-- name: LockResourceKey :exec
+SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))
+`
+
+// Serialises, until the transaction ends, writers resolving the same URL or
+// identifier to a page, so one paper found through two URLs at once still
+// becomes one page.
+func (q *Queries) LockResourceKey(ctx context.Context, resourceKey string) error {
+	_, err := q.db.Exec(ctx, lockResourceKey, resourceKey)
+	return err
+}
+
 const pageByResource = `-- name: PageByResource :one
 SELECT page_id FROM resource_index WHERE identifier_type = $1 AND identifier = $2
 `
@@ -115,6 +127,37 @@ func (q *Queries) PageByResource(ctx context.Context, arg PageByResourceParams) 
 	var page_id int64
 	err := row.Scan(&page_id)
 	return page_id, err
+}
+
+const pageLatestVersion = `-- name: PageLatestVersion :one
+SELECT p.id, p.url, pv.id AS version_id, pv.content, pv.fetched_at
+FROM pages p
+JOIN page_versions pv ON pv.page_id = p.id
+WHERE p.id = $1
+ORDER BY pv.fetched_at DESC, pv.id DESC
+LIMIT 1
+`
+
+type PageLatestVersionRow struct {
+	ID        int64     `json:"id"`
+	Url       string    `json:"url"`
+	VersionID int64     `json:"version_id"`
+	Content   string    `json:"content"`
+	FetchedAt time.Time `json:"fetched_at"`
+}
+
+// A page's URL and the content of its latest version.
+func (q *Queries) PageLatestVersion(ctx context.Context, pageID int64) (PageLatestVersionRow, error) {
+	row := q.db.QueryRow(ctx, pageLatestVersion, pageID)
+	var i PageLatestVersionRow
+	err := row.Scan(
+		&i.ID,
+		&i.Url,
+		&i.VersionID,
+		&i.Content,
+		&i.FetchedAt,
+	)
+	return i, err
 }
 
 const recordPageFetch = `-- name: RecordPageFetch :exec

@@ -23,6 +23,7 @@ type Metrics struct {
 	workerInfo   *prometheus.GaugeVec
 	queueSlots   *prometheus.GaugeVec
 	searches     *prometheus.CounterVec
+	academic     *prometheus.CounterVec
 	claims       *prometheus.CounterVec
 	quoteDropped prometheus.Counter
 
@@ -93,6 +94,10 @@ func New() *Metrics {
 		Namespace: namespace, Name: "search_requests_total",
 		Help: "Search backend requests of query targets, by outcome (ok, error, not_configured).",
 	}, []string{"outcome"})
+	m.academic = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "academic_steps_total",
+		Help: "Academic steps (doi resolution, citation graph) by step and outcome (ok, not_resolved, skipped: no API reachable or configured).",
+	}, []string{"step", "outcome"})
 	m.fetchBytes = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: namespace, Name: "fetch_bytes_total",
 		Help: "Bytes of fetched page bodies.",
@@ -149,7 +154,7 @@ func New() *Metrics {
 		Help:    "How long a job waited to be worked (attempted_at − scheduled_at), by kind and queue.",
 		Buckets: jobBuckets,
 	}, []string{"kind", "queue"})
-	m.Registry.MustRegister(m.dbQueries, m.recalls, m.jobs, m.jobRun, m.jobWait, m.fetchSeconds, m.verdicts, m.workerInfo, m.queueSlots, m.searches)
+	m.Registry.MustRegister(m.dbQueries, m.recalls, m.jobs, m.jobRun, m.jobWait, m.fetchSeconds, m.verdicts, m.workerInfo, m.queueSlots, m.searches, m.academic)
 	for _, o := range []string{"ok", "error", "not_configured"} {
 		m.searches.WithLabelValues(o)
 	}
@@ -321,5 +326,12 @@ func (m *Metrics) PrepareModel(backend, capability string) {
 func (m *Metrics) Search(outcome string) {
 	if m != nil {
 		m.searches.WithLabelValues(outcome).Inc()
+	}
+}
+
+// Academic counts one academic step (doi, citation_graph) by outcome.
+func (m *Metrics) Academic(step, outcome string) {
+	if m != nil {
+		m.academic.WithLabelValues(step, outcome).Inc()
 	}
 }

@@ -65,3 +65,18 @@ WITH ins AS (
     RETURNING true AS added
 )
 SELECT COALESCE((SELECT added FROM ins), false)::boolean AS added;
+
+-- name: LockResourceKey :exec
+-- Serialises, until the transaction ends, writers resolving the same URL or
+-- identifier to a page, so one paper found through two URLs at once still
+-- becomes one page.
+SELECT pg_advisory_xact_lock(hashtextextended(@resource_key::text, 0));
+
+-- name: PageLatestVersion :one
+-- A page's URL and the content of its latest version.
+SELECT p.id, p.url, pv.id AS version_id, pv.content, pv.fetched_at
+FROM pages p
+JOIN page_versions pv ON pv.page_id = p.id
+WHERE p.id = @page_id
+ORDER BY pv.fetched_at DESC, pv.id DESC
+LIMIT 1;
