@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"html"
 	"os"
-	"sort"
 	"strings"
+
+	"github.com/evidencefleet/evidencefleet/internal/academic/openalex"
 )
 
 // OpenAlexWork is the part of an OpenAlex work record the corpus uses.
@@ -50,33 +51,6 @@ type SemanticScholarPaper struct {
 	Authors []struct {
 		Name string `json:"name"`
 	} `json:"authors"`
-}
-
-// RebuildAbstract turns an OpenAlex abstract_inverted_index (word → the
-// positions where it occurs) back into text: words in position order,
-// separated by single spaces. Positions missing from the index are skipped.
-func RebuildAbstract(inv map[string][]int) string {
-	type wp struct {
-		pos  int
-		word string
-	}
-	var all []wp
-	for w, ps := range inv {
-		for _, p := range ps {
-			all = append(all, wp{p, w})
-		}
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].pos != all[j].pos {
-			return all[i].pos < all[j].pos
-		}
-		return all[i].word < all[j].word
-	})
-	words := make([]string, len(all))
-	for i, x := range all {
-		words[i] = x.word
-	}
-	return strings.Join(words, " ")
 }
 
 // bareDOI strips a resolver prefix: "https://doi.org/10.1/x" → "10.1/x".
@@ -137,7 +111,7 @@ func OpenAlexPage(w *OpenAlexWork) Page {
 		Year:      w.PublicationYear,
 		Date:      w.PublicationDate,
 		DOI:       bareDOI(w.DOI),
-		Abstract:  RebuildAbstract(w.AbstractInvertedIndex),
+		Abstract:  openalex.RebuildAbstract(w.AbstractInvertedIndex),
 		Note:      "Metadata: OpenAlex (CC0). Abstract rebuilt from OpenAlex abstract_inverted_index; article licence: " + orNone(license) + ".",
 		IDLabel:   "OpenAlex ID",
 		IDValue:   strings.TrimPrefix(w.ID, "https://openalex.org/"),

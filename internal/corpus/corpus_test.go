@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evidencefleet/evidencefleet/internal/academic/openalex"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 )
 
@@ -102,23 +103,13 @@ func TestRenderArticlesGroupsAndOrders(t *testing.T) {
 	}
 }
 
-func TestRebuildAbstract(t *testing.T) {
-	inv := map[string][]int{"the": {0, 4}, "cat": {1}, "sat": {2}, "on": {3}, "mat.": {5}}
-	if got, want := RebuildAbstract(inv), "the cat sat on the mat."; got != want {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-	if got := RebuildAbstract(nil); got != "" {
-		t.Fatalf("empty index gave %q", got)
-	}
-}
-
 func TestOpenAlexAbstractWordForWord(t *testing.T) {
 	need(t, openAlexPath)
 	w, err := ReadOpenAlexWork(openAlexPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := RebuildAbstract(w.AbstractInvertedIndex)
+	text := openalex.RebuildAbstract(w.AbstractInvertedIndex)
 	words := strings.Split(text, " ")
 	total := 0
 	for word, positions := range w.AbstractInvertedIndex {

@@ -210,8 +210,11 @@ func NormalizeDOI(s string) string {
 		}
 	}
 	s = strings.ToLower(s)
-	for _, p := range []string{"https://", "http://", "dx.doi.org/", "doi.org/", "info:doi/", "doi:"} {
-		s = strings.TrimPrefix(s, p)
+	for prev := ""; prev != s; { // "doi:https://doi.org/10.…" too
+		prev = s
+		for _, p := range []string{"https://", "http://", "dx.doi.org/", "doi.org/", "info:doi/", "doi:"} {
+			s = strings.TrimPrefix(s, p)
+		}
 	}
 	s = strings.TrimSpace(s)
 	s = trimIDTail(s)
