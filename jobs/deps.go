@@ -1,9 +1,11 @@
 package jobs
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
@@ -27,6 +29,9 @@ type Deps struct {
 	Verify   VerifyConfig
 	Embed    EmbedConfig
 	Rerank   RerankConfig
+	// Papers resolves DOIs through the academic APIs; nil when none is
+	// configured (unknown DOIs then fail with a clear error).
+	Papers PaperResolver
 	// Search answers query targets; nil means no search backend is
 	// configured (query targets fail with a clear error).
 	Search search.Searcher
@@ -121,4 +126,9 @@ func (d *Deps) llm() ml.LLM {
 		return ml.NewSentenceLLM()
 	}
 	return d.LLM
+}
+
+// PaperResolver resolves a DOI to its paper (papers.Resolver).
+type PaperResolver interface {
+	ResolveDOI(ctx context.Context, doi string) (*academic.Paper, error)
 }

@@ -1,9 +1,14 @@
 package jobs_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/config"
 
 	"github.com/evidencefleet/evidencefleet/internal/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/testfleet"
@@ -87,7 +92,102 @@ func TestUnknownDOIWithoutAcademicSourceFailsClearly(t *testing.T) {
 	if status != "failed" || !strings.Contains(errText, "10.5555/never.seen") || !strings.Contains(errText, "academic") {
 		t.Errorf("target %s (%q), want failed naming the DOI and the missing academic source", status, errText)
 	}
-	if got, _ := f.Worker.Metrics().Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "not_resolved"}); got != 1 {
-		t.Errorf("not_resolved counted %v times, want 1", got)
+	if got, _ := f.Worker.Metrics().Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "skipped"}); got != 1 {
+		t.Errorf("skipped counted %v times, want 1", got)
+	}
+}
+
+// s2Server answers GET /paper/DOI:<doi> with the recorded Semantic Scholar
+// paper (../shared/data/api-fixtures/semantic-scholar/Paper.json, Turing
+// 1950) and 404 for everything else, as the Graph API does.
+func s2Server(t *testing.T) *httptest.Server {
+	t.Helper()
+	body, err := os.ReadFile("../../shared/data/api-fixtures/semantic-scholar/Paper.json")
+	if err != nil {
+		t.Skipf("recorded Semantic Scholar paper not available: %v", err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.EqualFold(r.URL.Path, "/paper/DOI:"+turingDOI) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(body)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"error":"Paper not found"}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+const turingDOI = "10.1093/mind/lix.236.433"
+
+func TestDOIResolvedToAnAbstractOnlyPage(t *testing.T) {
+	srv := s2Server(t)
+	mirror := "https://philosophy.example.org/turing-1950"
+	pages := []corpus.Page{{URL: mirror, ContentType: "text/html; charset=utf-8", Body: []byte(`<!doctype html><html><head>
+<title>Computing machinery and intelligence</title><meta name="citation_doi" content="10.1093/MIND/LIX.236.433"></head>
+<body><article><h1>Computing machinery and intelligence</h1><p>I propose to consider the question, "Can machines think?" This should begin with definitions of the meaning of the terms "machine" and "think".</p></article></body></html>`)}}
+	f := testfleet.Start(t, testfleet.Options{Pages: pages, Adjust: func(c *config.Config) {
+		c.S2URL, c.OpenAlexURL = srv.URL, ""
+	}})
+	task := f.CreateTask(t, "Machines can think.")
+	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetDOI, Value: "doi:10.1093/MIND/LIX.236.433"})
+	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+
+	pool := f.Pool
+	var url, title string
+	var year int
+	var abstractOnly bool
+	var s2id *string
+	if err := pool.QueryRow(t.Context(), `SELECT url, COALESCE(title, ''), COALESCE(year, 0), abstract_only, s2_paper_id FROM pages WHERE doi = $1`, turingDOI).
+		Scan(&url, &title, &year, &abstractOnly, &s2id); err != nil {
+		t.Fatalf("no page for the DOI: %v\n%s", err, testfleet.JobDump(t, pool))
+	}
+	if url != "https://doi.org/"+turingDOI || title != "Computing Machinery and Intelligence" || year != 1950 || !abstractOnly || s2id == nil || *s2id == "" {
+		t.Errorf("page %s %q %d abstract_only=%v s2=%v", url, title, year, abstractOnly, s2id)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM fragments f JOIN pages p ON p.id = f.page_id WHERE p.doi = $1 AND f.embedding IS NOT NULL`, turingDOI); n == 0 {
+		t.Error("the abstract-only page has no embedded fragments")
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM fragments WHERE text LIKE '%Can machines think?%'`); n == 0 {
+		t.Error("the recorded abstract is not in the page's fragments")
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM resource_index WHERE identifier_type IN ('doi', 's2') AND page_id = (SELECT id FROM pages WHERE doi = $1)`, turingDOI); n != 2 {
+		t.Errorf("%d of the paper's DOI and S2 id indexed, want 2", n)
+	}
+	// The same paper found later through a URL is the same page.
+	f.AddTargets(t, task, mirror)
+	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	if n := queryInt(t, pool, `SELECT count(*) FROM pages`); n != 1 {
+		t.Errorf("%d pages after the paper's mirror was fetched, want 1", n)
+	}
+	if got, _ := f.Worker.Metrics().Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "ok"}); got != 1 {
+		t.Errorf("DOI resolutions counted %v, want 1", got)
+	}
+}
+
+// TestNoAcademicNetworkTheFleetGoesOn: with the academic API unreachable, a
+// DOI target fails with a clear error and a metric; the task's other
+// targets are extracted as usual.
+func TestNoAcademicNetworkTheFleetGoesOn(t *testing.T) {
+	f := testfleet.Start(t, testfleet.Options{Pages: polarPages(), Adjust: func(c *config.Config) {
+		c.S2URL, c.OpenAlexURL = "http://127.0.0.1:1", ""
+	}})
+	task := f.CreateTask(t, polarHypothesis)
+	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetDOI, Value: "10.5555/unreachable.1"})
+	f.AddTargets(t, task, polarURLs...)
+	testfleet.WaitIdle(t, f.Pool, 90*time.Second)
+	var status, errText string
+	if err := f.Pool.QueryRow(t.Context(), `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1 AND kind = 'doi'`, task).Scan(&status, &errText); err != nil {
+		t.Fatal(err)
+	}
+	if status != "failed" || !strings.Contains(errText, "unreachable") {
+		t.Errorf("DOI target %s (%q), want failed: unreachable", status, errText)
+	}
+	if n := queryInt(t, f.Pool, `SELECT count(*) FROM targets WHERE task_id = $1 AND kind = 'url' AND status = 'extracted'`, task); n != len(polarURLs) {
+		t.Errorf("%d url targets extracted, want %d", n, len(polarURLs))
+	}
+	if got, _ := f.Worker.Metrics().Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "unavailable"}); got != 1 {
+		t.Errorf("unavailable counted %v times, want 1", got)
 	}
 }

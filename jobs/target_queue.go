@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
@@ -131,9 +132,6 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 	}
 	d := w.Deps
 	target, _ := job.Args.Target.Normalized()
-	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
-		slog.String("target_kind", target.Kind))
-
 	tgt, err := d.Store.EnsureTarget(ctx, store.EnsureTargetParams{TaskID: job.Args.TaskID, Kind: target.Kind, Value: target.Value})
 	if err != nil {
 		if isForeignKeyViolation(err) {
@@ -146,6 +144,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 		return completeAlone(ctx, d.Store, job)
 	}
 	var res *crawl.Result
+	var resolved *academic.Paper
 	fromStore := false
 	switch target.Kind {
 	case TargetQuery:
@@ -155,12 +154,15 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 		if err != nil {
 			return err
 		}
-		if !ok {
-			d.Metrics.Academic("doi", "not_resolved")
-			log.WarnContext(ctx, "DOI target skipped: not a known page, and resolving DOIs through academic APIs is not configured", slog.String("doi", target.Value))
-			return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("DOI %s is not a known page and no academic source is configured to resolve it", target.Value))
+		if ok {
+			res, fromStore = known, true
+			break
 		}
-		res, fromStore = known, true
+		paper, failed := w.resolveDOI(ctx, job, tgt.ID, target.Value)
+		if paper == nil {
+			return failed
+		}
+		res, resolved = paperResult(paper), paper
 	case TargetURL:
 		var done bool
 		res, done, err = w.fetch(ctx, job, tgt.ID, target)
@@ -178,6 +180,10 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[TargetQueue
 	if fromStore {
 		page.fromStore = true
 		page.identifiers = append(page.identifiers, extract.Identifier{Type: extract.IDDOI, Value: target.Value})
+	}
+	if resolved != nil {
+		page.paper = resolved
+		page.identifiers = append(page.identifiers, paperIdentifiers(resolved)...)
 	}
 	return w.extractAndStore(ctx, job, tgt.ID, target, res, page)
 }
@@ -266,11 +272,12 @@ type processedPage struct {
 	fragments     []extract.Fragment
 	identifiers   []extract.Identifier
 	claims        []extract.ExtractedClaim
-	claimFragment []int // index into fragments of each claim's origin fragment
-	maxClaims     int   // claims taken at most
-	droppedClaims int   // claims whose quote is not inside one fragment
-	rejected      int   // claims whose quote does not occur in the text
-	fromStore     bool  // the text is a stored version (a known DOI), not a fetch
+	claimFragment []int           // index into fragments of each claim's origin fragment
+	maxClaims     int             // claims taken at most
+	droppedClaims int             // claims whose quote is not inside one fragment
+	rejected      int             // claims whose quote does not occur in the text
+	fromStore     bool            // the text is a stored version (a known DOI), not a fetch
+	paper         *academic.Paper // academic metadata of a resolved DOI
 }
 
 // processPage extracts text, fragments, identifiers and claims. No I/O.
@@ -429,6 +436,17 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 	}
 	out.Fragments = len(rows)
 
+	if a := p.paper; a != nil {
+		var year *int32
+		if a.Year > 0 {
+			y := int32(a.Year)
+			year = &y
+		}
+		if err := q.SetPageAcademic(ctx, store.SetPageAcademicParams{ID: pageID, Title: nonEmpty(a.Title), Year: year,
+			Venue: nonEmpty(a.Venue), S2PaperID: nonEmpty(a.S2ID), OpenalexID: nonEmpty(a.OpenAlexID), AbstractOnly: true}); err != nil {
+			return out, fmt.Errorf("set academic metadata: %w", err)
+		}
+	}
 	// The URL and the page's own identifiers point at this page from now on.
 	if err := q.IndexResources(ctx, store.IndexResourcesParams{PageID: pageID,
 		Types: []string{"url"}, Identifiers: []string{res.URL}}); err != nil {
@@ -757,4 +775,56 @@ func knownDOI(ctx context.Context, q *store.Queries, doi string) (*crawl.Result,
 	}
 	return &crawl.Result{URL: v.Url, FinalURL: v.Url, Status: 200, ContentType: "text/plain",
 		Body: []byte(v.Content), FetchedAt: v.FetchedAt}, true, nil
+}
+
+// resolveDOI asks the academic APIs for a DOI unknown to the graph. When it
+// returns no paper, the job is finished with the returned error: the target
+// failed (not found, no API configured or reachable — the fleet goes on) or
+// the job was cancelled.
+func (w *TargetQueueWorker) resolveDOI(ctx context.Context, job *river.Job[TargetQueueArgs], targetID int64, doi string) (*academic.Paper, error) {
+	d := w.Deps
+	log := d.logger().With(slog.Int64("job_id", job.ID), slog.String("doi", doi))
+	if d.Papers == nil {
+		d.Metrics.Academic("doi", "skipped")
+		log.WarnContext(ctx, "DOI target skipped: not a known page and no academic API is configured")
+		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s is not a known page and no academic API is configured to resolve it (EVF_S2_URL, EVF_OPENALEX_URL)", doi))
+	}
+	paper, err := d.Papers.ResolveDOI(ctx, doi)
+	switch {
+	case err == nil:
+		d.Metrics.Academic("doi", "ok")
+		return paper, nil
+	case errors.Is(err, academic.ErrNotFound):
+		d.Metrics.Academic("doi", "not_found")
+		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s: not found in the academic APIs", doi))
+	default:
+		d.Metrics.Academic("doi", "unavailable")
+		log.WarnContext(ctx, "DOI target skipped: academic APIs unreachable", slog.String("error", err.Error()))
+		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s: academic APIs unreachable after retries: %w", doi, err))
+	}
+}
+
+// paperResult is the starting point of a resolved DOI: an abstract-only page
+// at https://doi.org/<doi>, its text the title and the abstract (the title
+// alone for a paper without an abstract — a placeholder the citation graph
+// and verification can still point at). Everything after is the url path.
+func paperResult(p *academic.Paper) *crawl.Result {
+	text := strings.TrimSpace(p.Title)
+	if a := strings.TrimSpace(p.Abstract); a != "" {
+		text += "\n\n" + a
+	}
+	u := "https://doi.org/" + p.DOI
+	return &crawl.Result{URL: u, FinalURL: u, Status: 200, ContentType: "text/plain", Body: []byte(text), FetchedAt: time.Now().UTC()}
+}
+
+// paperIdentifiers are the ids a resolved paper is indexed under.
+func paperIdentifiers(p *academic.Paper) []extract.Identifier {
+	var out []extract.Identifier
+	for _, id := range []extract.Identifier{{Type: extract.IDDOI, Value: p.DOI}, {Type: extract.IDPMID, Value: p.PMID},
+		{Type: extract.IDArXiv, Value: p.ArXiv}, {Type: "s2", Value: p.S2ID}, {Type: "openalex", Value: p.OpenAlexID}} {
+		if id.Value != "" {
+			out = append(out, id)
+		}
+	}
+	return out
 }

@@ -194,6 +194,41 @@ func (q *Queries) RecordPageFetch(ctx context.Context, arg RecordPageFetchParams
 	return err
 }
 
+const setPageAcademic = `-- name: SetPageAcademic :exec
+UPDATE pages
+SET title         = COALESCE($1, title),
+    year          = COALESCE($2, year),
+    venue         = COALESCE($3, venue),
+    s2_paper_id   = COALESCE($4, s2_paper_id),
+    openalex_id   = COALESCE($5, openalex_id),
+    abstract_only = $6
+WHERE id = $7
+`
+
+type SetPageAcademicParams struct {
+	Title        *string `json:"title"`
+	Year         *int32  `json:"year"`
+	Venue        *string `json:"venue"`
+	S2PaperID    *string `json:"s2_paper_id"`
+	OpenalexID   *string `json:"openalex_id"`
+	AbstractOnly bool    `json:"abstract_only"`
+	ID           int64   `json:"id"`
+}
+
+// Academic metadata of a paper page (from Semantic Scholar / OpenAlex).
+func (q *Queries) SetPageAcademic(ctx context.Context, arg SetPageAcademicParams) error {
+	_, err := q.db.Exec(ctx, setPageAcademic,
+		arg.Title,
+		arg.Year,
+		arg.Venue,
+		arg.S2PaperID,
+		arg.OpenalexID,
+		arg.AbstractOnly,
+		arg.ID,
+	)
+	return err
+}
+
 const setPageIdentifiers = `-- name: SetPageIdentifiers :exec
 UPDATE pages
 SET doi      = COALESCE($1, doi),

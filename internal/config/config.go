@@ -47,6 +47,12 @@ type Config struct {
 	ReplayDir       string        `envconfig:"REPLAY_DIR" desc:"serve fetches only from this replay archive (manifest.jsonl + files); no network"`
 	AllowPrivateIPs bool          `envconfig:"ALLOW_PRIVATE_IPS" default:"false" desc:"allow fetching loopback/private addresses (SSRF guard off; tests only)"`
 
+	S2URL          string `envconfig:"S2_URL" default:"https://api.semanticscholar.org/graph/v1" desc:"Semantic Scholar Graph API base URL; empty: not used (with EVF_REPLAY_DIR the public default is not used either)"`
+	S2APIKey       string `envconfig:"S2_API_KEY" desc:"Semantic Scholar API key (x-api-key); without it requests are spaced 1 s apart"`
+	OpenAlexURL    string `envconfig:"OPENALEX_URL" default:"https://api.openalex.org" desc:"OpenAlex API base URL; empty: not used (with EVF_REPLAY_DIR the public default is not used either)"`
+	OpenAlexAPIKey string `envconfig:"OPENALEX_API_KEY" desc:"OpenAlex API key (api_key parameter)"`
+	OpenAlexMailto string `envconfig:"OPENALEX_MAILTO" desc:"contact address sent to OpenAlex (mailto parameter, the polite pool)"`
+
 	SearchURL     string `envconfig:"SEARCH_URL" desc:"base URL of a SearxNG-compatible JSON search API for query targets (GET /search?q=…&format=json); unset: query targets fail with a clear error"`
 	SearchResults int    `envconfig:"SEARCH_RESULTS" default:"10" desc:"result URLs a query target registers as url targets"`
 

@@ -20,7 +20,11 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/evidencefleet/evidencefleet/internal/academic/openalex"
+	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
+	"github.com/evidencefleet/evidencefleet/internal/academic/s2"
 	"github.com/evidencefleet/evidencefleet/internal/backend"
+	"github.com/evidencefleet/evidencefleet/internal/backend/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
@@ -88,7 +92,14 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	} else if log != nil {
 		log.Info("no search backend (EVF_SEARCH_URL): query targets will fail with a clear error")
 	}
+	var resolver jobs.PaperResolver // stays a nil interface without APIs
+	if r, err := newPaperResolver(cfg, m, log); err != nil {
+		return nil, nil, err
+	} else if r != nil {
+		resolver = r
+	}
 	return &jobs.Deps{
+		Papers:        resolver,
 		Search:        searcher,
 		SearchResults: cfg.SearchResults,
 		Store:         store.NewStore(pool),
@@ -316,4 +327,41 @@ func periodicJobs(cfg config.Config, queues map[string]river.QueueConfig) []*riv
 	}
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.OrphanSweep),
 		func() (river.JobArgs, *river.InsertOpts) { return jobs.CleanupArgs{Mode: jobs.CleanupOrphans}, nil }, nil)}
+}
+
+// newPaperResolver builds the academic clients the configuration names. In
+// replay mode (no network) the public default URLs are not used; an
+// explicitly configured URL is. nil when none is configured: academic steps
+// are then skipped with a log line and a metric.
+func newPaperResolver(cfg config.Config, m *metrics.Metrics, log *slog.Logger) (*papers.Resolver, error) {
+	var err error
+	r := &papers.Resolver{}
+	s2URL, oaURL := cfg.S2URL, cfg.OpenAlexURL
+	if cfg.ReplayDir != "" {
+		if s2URL == s2.DefaultBaseURL {
+			s2URL = ""
+		}
+		if oaURL == openalex.DefaultBaseURL {
+			oaURL = ""
+		}
+	}
+	httpOpts := httpx.Options{Timeout: cfg.FetchTimeout, MaxRetries: 3, Metrics: m}
+	if s2URL != "" {
+		if r.S2, err = s2.New(s2.Options{BaseURL: s2URL, APIKey: cfg.S2APIKey, UserAgent: cfg.UserAgent, HTTP: httpOpts}); err != nil {
+			return nil, fmt.Errorf("EVF_S2_URL: %w", err)
+		}
+	}
+	if oaURL != "" {
+		if r.OpenAlex, err = openalex.New(openalex.Options{BaseURL: oaURL, APIKey: cfg.OpenAlexAPIKey, Mailto: cfg.OpenAlexMailto,
+			UserAgent: cfg.UserAgent, HTTP: httpOpts}); err != nil {
+			return nil, fmt.Errorf("EVF_OPENALEX_URL: %w", err)
+		}
+	}
+	if r.S2 == nil && r.OpenAlex == nil {
+		if log != nil {
+			log.Info("no academic API configured (EVF_S2_URL, EVF_OPENALEX_URL, or replay mode): DOI resolution and citation graphs are skipped")
+		}
+		return nil, nil
+	}
+	return r, nil
 }

@@ -80,3 +80,14 @@ JOIN page_versions pv ON pv.page_id = p.id
 WHERE p.id = @page_id
 ORDER BY pv.fetched_at DESC, pv.id DESC
 LIMIT 1;
+
+-- name: SetPageAcademic :exec
+-- Academic metadata of a paper page (from Semantic Scholar / OpenAlex).
+UPDATE pages
+SET title         = COALESCE(sqlc.narg(title), title),
+    year          = COALESCE(sqlc.narg(year), year),
+    venue         = COALESCE(sqlc.narg(venue), venue),
+    s2_paper_id   = COALESCE(sqlc.narg(s2_paper_id), s2_paper_id),
+    openalex_id   = COALESCE(sqlc.narg(openalex_id), openalex_id),
+    abstract_only = @abstract_only
+WHERE id = @id;
