@@ -382,17 +382,27 @@ type targetOutput struct {
 	EmbedJobsQueued int     `json:"embed_jobs"`
 }
 
-// writePage stores the page, its version, fragments, identifiers, claims and
-// origin edges, links the page to the task and marks the target extracted.
-// Every write is idempotent on its natural key.
-func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targetID int64, res *crawl.Result, p processedPage, embedModel string) (targetOutput, error) {
-	var out targetOutput
+// storedPage is what storePage wrote.
+type storedPage struct {
+	pageID, versionID int64
+	newVersion        bool
+	fragID            map[[2]int32]int64 // (start, end) → fragment id
+	toEmbed           []int64            // fragments without an embedding for the model
+	fragments         int
+	identifiers       int
+}
+
+// storePage stores a processed page's shared part — page (one per paper:
+// resolvePage), fetch record, version, fragments, academic metadata and
+// identifiers — idempotently, without touching any task.
+func storePage(ctx context.Context, q *store.Queries, res *crawl.Result, p processedPage, embedModel string) (storedPage, error) {
+	var out storedPage
 	domain := crawl.Domain(res.URL)
 	pageID, err := resolvePage(ctx, q, res.URL, domain, p.identifiers)
 	if err != nil {
 		return out, err
 	}
-	out.PageID = pageID
+	out.pageID = pageID
 	title := strings.TrimSpace(p.doc.Title)
 	if !p.fromStore {
 		if err := q.RecordPageFetch(ctx, store.RecordPageFetchParams{
@@ -412,7 +422,7 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 	if err != nil {
 		return out, fmt.Errorf("upsert page version: %w", err)
 	}
-	out.PageVersionID, out.NewVersion = ver.ID, ver.Created
+	out.versionID, out.newVersion = ver.ID, ver.Created
 
 	n := len(p.fragments)
 	fp := store.InsertFragmentsParams{PageID: pageID, PageVersionID: ver.ID,
@@ -427,14 +437,14 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 	if err != nil {
 		return out, fmt.Errorf("read fragments: %w", err)
 	}
-	fragID := make(map[[2]int32]int64, len(rows))
+	out.fragID = make(map[[2]int32]int64, len(rows))
 	for _, r := range rows {
-		fragID[[2]int32{r.StartChar, r.EndChar}] = r.ID
+		out.fragID[[2]int32{r.StartChar, r.EndChar}] = r.ID
 		if r.NeedsEmbedding {
-			out.ToEmbed = append(out.ToEmbed, r.ID)
+			out.toEmbed = append(out.toEmbed, r.ID)
 		}
 	}
-	out.Fragments = len(rows)
+	out.fragments = len(rows)
 
 	if a := p.paper; a != nil {
 		var year *int32
@@ -480,8 +490,24 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 		if err := q.SetPageIdentifiers(ctx, store.SetPageIdentifiersParams{ID: pageID, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
 			return out, fmt.Errorf("set page identifiers: %w", err)
 		}
-		out.Identifiers = len(p.identifiers)
+		out.identifiers = len(p.identifiers)
 	}
+
+	return out, nil
+}
+
+// writePage stores the page, its version, fragments, identifiers, claims and
+// origin edges, links the page to the task and marks the target extracted.
+// Every write is idempotent on its natural key.
+func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targetID int64, res *crawl.Result, p processedPage, embedModel string) (targetOutput, error) {
+	var out targetOutput
+	st, err := storePage(ctx, q, res, p, embedModel)
+	if err != nil {
+		return out, err
+	}
+	pageID, fragID := st.pageID, st.fragID
+	out.PageID, out.PageVersionID, out.NewVersion = st.pageID, st.versionID, st.newVersion
+	out.ToEmbed, out.Fragments, out.Identifiers = st.toEmbed, st.fragments, st.identifiers
 
 	// Claims: numbered under the task's row lock, so E-numbers are gapless
 	// and a retry finds the claims it already stored.
@@ -489,7 +515,7 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 	if err != nil {
 		return out, err
 	}
-	existing, err := q.ExistingExtractedClaims(ctx, store.ExistingExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &ver.ID})
+	existing, err := q.ExistingExtractedClaims(ctx, store.ExistingExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &st.versionID})
 	if err != nil {
 		return out, fmt.Errorf("read existing claims: %w", err)
 	}
@@ -498,7 +524,7 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 		have[[2]int32{*c.QuoteStart, *c.QuoteEnd}] = true
 	}
 	next := task.NextEvidenceNo
-	cp := store.InsertExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &ver.ID}
+	cp := store.InsertExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &st.versionID}
 	for i, c := range p.claims {
 		span := [2]int32{int32(c.QuoteStart), int32(c.QuoteEnd)}
 		if have[span] {
@@ -538,7 +564,7 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 		}
 	}
 	added, err := q.AddTaskPage(ctx, store.AddTaskPageParams{TaskID: args.TaskID, PageID: pageID,
-		PageVersionID: &ver.ID, Reason: "target", Depth: int32(args.Depth)})
+		PageVersionID: &st.versionID, Reason: "target", Depth: int32(args.Depth)})
 	if err != nil {
 		return out, fmt.Errorf("add task page: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/academic/openalex"
@@ -97,4 +98,137 @@ func Merge(ps ...*academic.Paper) *academic.Paper {
 		}
 	}
 	return out
+}
+
+// Neighbor is a paper next to a source paper in the citation graph.
+type Neighbor struct {
+	Paper       academic.Paper
+	Reference   bool     // the source cites it (else it cites the source)
+	Influential bool     // Semantic Scholar's isInfluential, from either direction
+	Sources     []string // the APIs that reported the link, sorted
+}
+
+// Ref names a source paper by whatever ids are known.
+type Ref struct {
+	DOI, S2ID, OpenAlexID string
+}
+
+// Neighbors returns the references and citations of a paper from every
+// configured API, at most max of each per API, merged by DOI (then by the
+// API's own id) so one paper reported by both is one neighbor. An API that
+// fails is left out when another answered; when none answered the error is
+// returned.
+func (r *Resolver) Neighbors(ctx context.Context, ref Ref, max int) ([]Neighbor, error) {
+	if r == nil || (r.S2 == nil && r.OpenAlex == nil) {
+		return nil, ErrNoSource
+	}
+	lim := academic.Limit{MaxItems: max}
+	type batch struct {
+		links     []academic.Link
+		reference bool
+	}
+	var batches []batch
+	var errs []error
+	answered := 0
+	if r.S2 != nil {
+		id := ref.S2ID
+		if id == "" && ref.DOI != "" {
+			id = s2.ByDOI(ref.DOI)
+		}
+		if id != "" {
+			refs, _, err1 := r.S2.References(ctx, id, lim)
+			cits, _, err2 := r.S2.Citations(ctx, id, lim)
+			if err1 == nil || err2 == nil {
+				answered++
+			}
+			errs = append(errs, err1, err2)
+			batches = append(batches, batch{refs, true}, batch{cits, false})
+		}
+	}
+	if r.OpenAlex != nil {
+		id := ref.OpenAlexID
+		if id == "" && ref.DOI != "" {
+			if w, err := r.OpenAlex.WorkByDOI(ctx, ref.DOI); err == nil {
+				id = w.OpenAlexID
+			} else {
+				errs = append(errs, err)
+			}
+		}
+		if id != "" {
+			refs, _, err1 := r.OpenAlex.References(ctx, lim, id)
+			cits, _, err2 := r.OpenAlex.Citations(ctx, lim, id)
+			if err1 == nil || err2 == nil {
+				answered++
+			}
+			errs = append(errs, err1, err2)
+			batches = append(batches, batch{refs, true}, batch{cits, false})
+		}
+	}
+	if answered == 0 {
+		if err := errors.Join(errs...); err != nil {
+			return nil, fmt.Errorf("neighbors of %+v: %w", ref, err)
+		}
+		return nil, nil // no id any API knows the paper by
+	}
+	var out []Neighbor
+	for _, b := range batches {
+		out = MergeLinks(out, b.links, b.reference)
+	}
+	return out, nil
+}
+
+// MergeLinks adds links (all references or all citations of one source) to
+// neighbors: a paper already there (same DOI, or same S2 or OpenAlex id) is
+// merged into it — ids and abstract completed, influential if either says
+// so, the API added to its sources. Links without any id are dropped.
+func MergeLinks(neighbors []Neighbor, links []academic.Link, reference bool) []Neighbor {
+	key := func(p academic.Paper) []string {
+		var k []string
+		if p.DOI != "" {
+			k = append(k, "doi:"+p.DOI)
+		}
+		if p.S2ID != "" {
+			k = append(k, "s2:"+p.S2ID)
+		}
+		if p.OpenAlexID != "" {
+			k = append(k, "oa:"+p.OpenAlexID)
+		}
+		return k
+	}
+	index := map[string]int{}
+	for i, n := range neighbors {
+		for _, k := range key(n.Paper) {
+			index[k] = i
+		}
+	}
+	for _, l := range links {
+		ks := key(l.Paper)
+		if len(ks) == 0 {
+			continue
+		}
+		at := -1
+		for _, k := range ks {
+			if i, ok := index[k]; ok && neighbors[i].Reference == reference {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			neighbors = append(neighbors, Neighbor{Paper: l.Paper, Reference: reference})
+			at = len(neighbors) - 1
+		} else {
+			merged := Merge(&neighbors[at].Paper, &l.Paper)
+			neighbors[at].Paper = *merged
+		}
+		n := &neighbors[at]
+		n.Influential = n.Influential || l.Influential
+		if !slices.Contains(n.Sources, l.Source) {
+			n.Sources = append(n.Sources, l.Source)
+			slices.Sort(n.Sources)
+		}
+		for _, k := range key(n.Paper) {
+			index[k] = at
+		}
+	}
+	return neighbors
 }
