@@ -32,6 +32,9 @@ type Deps struct {
 	// Papers resolves DOIs through the academic APIs; nil when none is
 	// configured (unknown DOIs then fail with a clear error).
 	Papers PaperResolver
+	// Citations gives papers' references and citations for citation_graph;
+	// nil when no academic API is configured (the job is then skipped).
+	Citations CitationSource
 	// Search answers query targets; nil means no search backend is
 	// configured (query targets fail with a clear error).
 	Search search.Searcher

@@ -8,7 +8,7 @@ import (
 )
 
 // ImplementedQueues are the queues whose kinds this version works.
-var ImplementedQueues = []string{QueueTarget, QueueEmbed, QueueNLI, QueueRerank, QueueMaintenance}
+var ImplementedQueues = []string{QueueTarget, QueueEmbed, QueueNLI, QueueRerank, QueueCitation, QueueMaintenance}
 
 // AddWorkers registers the workers of every implemented kind.
 func AddWorkers(workers *river.Workers, d *Deps) error {
@@ -23,6 +23,9 @@ func AddWorkers(workers *river.Workers, d *Deps) error {
 	}
 	if err := river.AddWorkerSafely(workers, &RerankWorker{Deps: d}); err != nil {
 		return fmt.Errorf("register rerank: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &CitationGraphWorker{Deps: d}); err != nil {
+		return fmt.Errorf("register citation_graph: %w", err)
 	}
 	if err := river.AddWorkerSafely(workers, &CleanupWorker{Deps: d}); err != nil {
 		return fmt.Errorf("register cleanup: %w", err)
@@ -57,9 +60,10 @@ func Queues(serve []string, concurrency map[string]int) (map[string]river.QueueC
 
 // KindQueues maps every kind this version works to the queue its jobs go to.
 var KindQueues = map[string]string{
-	KindTargetQueue: QueueTarget,
-	KindEmbed:       QueueEmbed,
-	KindVerifyNLI:   QueueNLI,
-	KindRerank:      QueueRerank,
-	KindCleanup:     QueueMaintenance,
+	KindTargetQueue:   QueueTarget,
+	KindEmbed:         QueueEmbed,
+	KindVerifyNLI:     QueueNLI,
+	KindRerank:        QueueRerank,
+	KindCleanup:       QueueMaintenance,
+	KindCitationGraph: QueueCitation,
 }

@@ -10,12 +10,12 @@ func TestKindQueuesMatchInsertOpts(t *testing.T) {
 	for _, args := range []interface {
 		river.JobArgs
 		river.JobArgsWithInsertOpts
-	}{TargetQueueArgs{}, EmbedArgs{}, VerifyNLIArgs{}, RerankArgs{}, CleanupArgs{}} {
+	}{TargetQueueArgs{}, EmbedArgs{}, VerifyNLIArgs{}, RerankArgs{}, CleanupArgs{}, CitationGraphArgs{}} {
 		if got, want := KindQueues[args.Kind()], args.InsertOpts().Queue; got != want {
 			t.Errorf("KindQueues[%s] = %q, its InsertOpts say %q", args.Kind(), got, want)
 		}
 	}
-	if len(KindQueues) != 5 {
-		t.Errorf("KindQueues has %d kinds, this test checks 5", len(KindQueues))
+	if len(KindQueues) != 6 {
+		t.Errorf("KindQueues has %d kinds, this test checks 6", len(KindQueues))
 	}
 }

@@ -380,6 +380,7 @@ type targetOutput struct {
 	ToEmbed         []int64 `json:"-"`
 	NewToTask       bool    `json:"new_to_task"`
 	EmbedJobsQueued int     `json:"embed_jobs"`
+	Academic        bool    `json:"academic,omitempty"` // a paper (DOI): its citation graph is queued
 }
 
 // storedPage is what storePage wrote.
@@ -508,6 +509,7 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 	pageID, fragID := st.pageID, st.fragID
 	out.PageID, out.PageVersionID, out.NewVersion = st.pageID, st.versionID, st.newVersion
 	out.ToEmbed, out.Fragments, out.Identifiers = st.toEmbed, st.fragments, st.identifiers
+	out.Academic = p.paper != nil || slices.ContainsFunc(p.identifiers, func(id extract.Identifier) bool { return id.Type == extract.IDDOI })
 
 	// Claims: numbered under the task's row lock, so E-numbers are gapless
 	// and a retry finds the claims it already stored.
@@ -593,6 +595,10 @@ func insertFollowUps(ctx context.Context, tx pgx.Tx, taskID int64, out targetOut
 	}
 	pageID := out.PageID
 	params = append(params, river.InsertManyParams{Args: VerifyNLIArgs{TaskID: taskID, PageID: &pageID}})
+	if out.Academic {
+		// Every academic page's citation graph, whatever found the page (unique per page).
+		params = append(params, river.InsertManyParams{Args: CitationGraphArgs{TaskID: taskID, PageID: pageID}})
+	}
 	if _, err := client.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("enqueue follow-ups: %w", err)
 	}

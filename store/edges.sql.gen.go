@@ -9,6 +9,27 @@ import (
 	"context"
 )
 
+const insertCitesEdge = `-- name: InsertCitesEdge :execrows
+INSERT INTO edges (source_type, source_id, target_type, target_id, relation, citation_source)
+VALUES ('page', $1, 'page', $2, 'cites', $3)
+ON CONFLICT (source_id, target_id) WHERE relation = 'cites' DO NOTHING
+`
+
+type InsertCitesEdgeParams struct {
+	CitingPageID   int64   `json:"citing_page_id"`
+	CitedPageID    int64   `json:"cited_page_id"`
+	CitationSource *string `json:"citation_source"`
+}
+
+// citing cites cited; one edge per pair (idx_edges_cites_unique).
+func (q *Queries) InsertCitesEdge(ctx context.Context, arg InsertCitesEdgeParams) (int64, error) {
+	result, err := q.db.Exec(ctx, insertCitesEdge, arg.CitingPageID, arg.CitedPageID, arg.CitationSource)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const insertNLIEdges = `-- name: InsertNLIEdges :execrows
 INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_label,
                    nli_edge_confidence, nli_model, source_domain_category, source_trust_level, target_trust_level)

@@ -44,6 +44,42 @@ func (q *Queries) AddTaskPage(ctx context.Context, arg AddTaskPageParams) (bool,
 	return added, err
 }
 
+const citationSourcePage = `-- name: CitationSourcePage :one
+SELECT p.id, COALESCE(p.doi, '')::text AS doi, COALESCE(p.s2_paper_id, '')::text AS s2_paper_id,
+       COALESCE(p.openalex_id, '')::text AS openalex_id, COALESCE(p.title, '')::text AS title,
+       COALESCE(v.content, '')::text AS content
+FROM pages p
+LEFT JOIN LATERAL (
+    SELECT pv.content FROM page_versions pv WHERE pv.page_id = p.id
+    ORDER BY pv.fetched_at DESC, pv.id DESC LIMIT 1
+) AS v ON true
+WHERE p.id = $1
+`
+
+type CitationSourcePageRow struct {
+	ID         int64  `json:"id"`
+	Doi        string `json:"doi"`
+	S2PaperID  string `json:"s2_paper_id"`
+	OpenalexID string `json:"openalex_id"`
+	Title      string `json:"title"`
+	Content    string `json:"content"`
+}
+
+// A page's academic ids, title and latest text, for its citation graph.
+func (q *Queries) CitationSourcePage(ctx context.Context, id int64) (CitationSourcePageRow, error) {
+	row := q.db.QueryRow(ctx, citationSourcePage, id)
+	var i CitationSourcePageRow
+	err := row.Scan(
+		&i.ID,
+		&i.Doi,
+		&i.S2PaperID,
+		&i.OpenalexID,
+		&i.Title,
+		&i.Content,
+	)
+	return i, err
+}
+
 const domainTrust = `-- name: DomainTrust :many
 SELECT domain, trust_level, category FROM domains WHERE domain = ANY($1::text[])
 `

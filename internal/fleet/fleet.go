@@ -92,14 +92,16 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	} else if log != nil {
 		log.Info("no search backend (EVF_SEARCH_URL): query targets will fail with a clear error")
 	}
-	var resolver jobs.PaperResolver // stays a nil interface without APIs
+	var resolver jobs.PaperResolver // stay nil interfaces without APIs
+	var citations jobs.CitationSource
 	if r, err := newPaperResolver(cfg, m, log); err != nil {
 		return nil, nil, err
 	} else if r != nil {
-		resolver = r
+		resolver, citations = r, r
 	}
 	return &jobs.Deps{
 		Papers:        resolver,
+		Citations:     citations,
 		Search:        searcher,
 		SearchResults: cfg.SearchResults,
 		Store:         store.NewStore(pool),

@@ -30,3 +30,9 @@ JOIN LATERAL (
       AND relation IN ('supports', 'refutes', 'neutral')
     OFFSET 0
 ) AS e ON true;
+
+-- name: InsertCitesEdge :execrows
+-- citing cites cited; one edge per pair (idx_edges_cites_unique).
+INSERT INTO edges (source_type, source_id, target_type, target_id, relation, citation_source)
+VALUES ('page', @citing_page_id, 'page', @cited_page_id, 'cites', @citation_source)
+ON CONFLICT (source_id, target_id) WHERE relation = 'cites' DO NOTHING;

@@ -1,0 +1,261 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// CitationSource gives a paper's neighbors in the citation graph
+// (papers.Resolver).
+type CitationSource interface {
+	Neighbors(ctx context.Context, ref papers.Ref, max int) ([]papers.Neighbor, error)
+}
+
+// The two-stage relevance filter of DESIGN §5.4.
+const (
+	citationFetch  = 500 // references and citations read at most per API and direction
+	citationStage1 = 30  // kept by 0.5·influential + 0.5·similarity
+	citationFinal  = 10  // kept by 0.5·LLM + 0.3·stage 1 + 0.2·influential
+	llmFallback    = 0.5 // relevance when the LLM's answer is unusable
+)
+
+// CitationGraphWorker works citation_graph jobs.
+type CitationGraphWorker struct {
+	river.WorkerDefaults[CitationGraphArgs]
+	Deps *Deps
+}
+
+// CitationOutput is recorded as the job's output.
+type CitationOutput struct {
+	Skipped   string `json:"skipped,omitempty"` // why nothing was done
+	Neighbors int    `json:"neighbors"`         // references and citations, merged by DOI
+	Stage1    int    `json:"stage1"`
+	// LLMFallbacks counts relevance calls that failed, 0.5 used instead. (An
+	// LLM backend that cannot parse an answer already returns the neutral
+	// 5/10 itself and counts a bad_response model error.)
+	LLMFallbacks int `json:"llm_fallbacks"`
+	Selected     int `json:"selected"`
+	PagesNew     int `json:"pages_new"` // pages added to the task
+	EdgesNew     int `json:"cites_edges_new"`
+	Placeholders int `json:"placeholders"` // selected papers without an abstract (title-only pages)
+}
+
+// Work follows the page's references and citations, keeps the ten most
+// relevant, stores them as abstract-only pages of the task with cites edges,
+// and completes, all in one transaction.
+func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[CitationGraphArgs]) error {
+	if err := job.Args.Validate(); err != nil {
+		return river.JobCancel(err)
+	}
+	d := w.Deps
+	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("page_id", job.Args.PageID))
+	src, err := d.Store.CitationSourcePage(ctx, job.Args.PageID)
+	if store.IsNotFound(err) {
+		return river.JobCancel(fmt.Errorf("page %d does not exist", job.Args.PageID))
+	}
+	if err != nil {
+		return fmt.Errorf("read page: %w", err)
+	}
+	var out CitationOutput
+	skip := func(reason, metric string) error {
+		out.Skipped = reason
+		d.Metrics.Academic("citation_graph", metric)
+		log.WarnContext(ctx, "citation graph skipped: "+reason)
+		return river.RecordOutput(ctx, out)
+	}
+	if d.Citations == nil {
+		return skip("no academic API configured (EVF_S2_URL, EVF_OPENALEX_URL)", "skipped")
+	}
+	ref := papers.Ref{DOI: src.Doi, S2ID: src.S2PaperID, OpenAlexID: src.OpenalexID}
+	if ref == (papers.Ref{}) {
+		return skip("not an academic page (no DOI, S2 or OpenAlex id)", "skipped")
+	}
+	neighbors, err := d.Citations.Neighbors(ctx, ref, citationFetch)
+	if err != nil {
+		if job.Attempt < 3 && ctx.Err() == nil {
+			return fmt.Errorf("citation graph of page %d: %w", job.Args.PageID, err)
+		}
+		return skip("academic APIs unreachable: "+err.Error(), "unavailable")
+	}
+	out.Neighbors = len(neighbors)
+	sourceText := strings.TrimSpace(src.Title + "\n\n" + src.Content)
+	selected, err := w.rank(ctx, sourceText, neighbors, &out)
+	if err != nil {
+		return err
+	}
+	out.Selected = len(selected)
+	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		task, err := lockActiveTask(ctx, q, job.Args.TaskID)
+		if err != nil {
+			return err
+		}
+		var toEmbed []int64
+		for _, n := range selected {
+			paper := n.Paper
+			res := paperResult(&paper)
+			p, err := processPage(res, d.Extract)
+			if err != nil {
+				continue // neither title nor abstract: nothing to keep
+			}
+			p.paper, p.identifiers = &paper, paperIdentifiers(&paper)
+			if strings.TrimSpace(paper.Abstract) == "" {
+				out.Placeholders++
+			}
+			st, err := storePage(ctx, q, res, p, d.Embedder.Model())
+			if err != nil {
+				return err
+			}
+			toEmbed = append(toEmbed, st.toEmbed...)
+			citing, cited := src.ID, st.pageID
+			if !n.Reference {
+				citing, cited = st.pageID, src.ID
+			}
+			source := strings.Join(n.Sources, "+")
+			added, err := q.InsertCitesEdge(ctx, store.InsertCitesEdgeParams{CitingPageID: citing, CitedPageID: cited, CitationSource: &source})
+			if err != nil {
+				return fmt.Errorf("insert cites edge: %w", err)
+			}
+			out.EdgesNew += int(added)
+			sourcePage := src.ID
+			isNew, err := q.AddTaskPage(ctx, store.AddTaskPageParams{TaskID: job.Args.TaskID, PageID: st.pageID,
+				PageVersionID: &st.versionID, Reason: "citation", Depth: 1, SourcePageID: &sourcePage})
+			if err != nil {
+				return fmt.Errorf("add task page: %w", err)
+			}
+			if isNew {
+				out.PagesNew++
+			}
+		}
+		if out.PagesNew > 0 {
+			if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: job.Args.TaskID, NextEvidenceNo: task.NextEvidenceNo}); err != nil {
+				return fmt.Errorf("advance task: %w", err)
+			}
+			if err := insertFollowUps(ctx, tx, job.Args.TaskID, targetOutput{PageID: src.ID, ToEmbed: toEmbed}, d.Embed); err != nil {
+				return err
+			}
+		}
+		if err := river.RecordOutput(ctx, out); err != nil {
+			return fmt.Errorf("record output: %w", err)
+		}
+		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store citation graph of page %d: %w", job.Args.PageID, err)
+	}
+	d.Metrics.Academic("citation_graph", "ok")
+	log.InfoContext(ctx, "citation graph", slog.Int("neighbors", out.Neighbors), slog.Int("selected", out.Selected),
+		slog.Int("pages_new", out.PagesNew), slog.Int("edges_new", out.EdgesNew), slog.Int("llm_fallbacks", out.LLMFallbacks))
+	return nil
+}
+
+// rank is the two-stage relevance filter of DESIGN §5.4. Stage 1: 0.5 ·
+// influential + 0.5 · cosine(source text, candidate title and abstract),
+// top 30. Stage 2: the LLM's 0–10 relevance (0.5 when its answer is unusable),
+// final = 0.5 · llm/10 + 0.3 · stage 1 + 0.2 · influential, top 10. NLI is
+// never used for relevance.
+func (w *CitationGraphWorker) rank(ctx context.Context, sourceText string, neighbors []papers.Neighbor, out *CitationOutput) ([]papers.Neighbor, error) {
+	d := w.Deps
+	if len(neighbors) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, 0, len(neighbors)+1)
+	texts = append(texts, sourceText)
+	for _, n := range neighbors {
+		texts = append(texts, candidateText(n))
+	}
+	vecs, err := d.Embedder.Embed(ctx, texts)
+	if err == nil {
+		err = checkVectors(vecs, len(texts), d.Embedder.Dim())
+	}
+	if err != nil {
+		return nil, modelWait(err, "embed citation candidates with "+d.Embedder.Model())
+	}
+	cands := make([]CitationCandidate, len(neighbors))
+	for i, n := range neighbors {
+		cands[i] = CitationCandidate{Index: i, Influential: n.Influential, Similarity: ml.Cosine(vecs[0], vecs[i+1])}
+	}
+	stage1 := TopByStage1(cands, citationStage1)
+	out.Stage1 = len(stage1)
+	for i := range stage1 {
+		r, err := d.llm().Relevance(ctx, sourceText, candidateText(neighbors[stage1[i].Index]))
+		if err != nil || math.IsNaN(r) || r < 0 || r > 10 {
+			out.LLMFallbacks++
+			stage1[i].LLM = llmFallback
+			continue
+		}
+		stage1[i].LLM = r / 10
+	}
+	final := TopByFinal(stage1, citationFinal)
+	selected := make([]papers.Neighbor, len(final))
+	for i, c := range final {
+		selected[i] = neighbors[c.Index]
+	}
+	return selected, nil
+}
+
+func candidateText(n papers.Neighbor) string {
+	return strings.TrimSpace(n.Paper.Title + "\n\n" + n.Paper.Abstract)
+}
+
+// CitationCandidate is one neighbor being ranked.
+type CitationCandidate struct {
+	Index       int
+	Influential bool
+	Similarity  float64 // cosine of source and candidate texts
+	LLM         float64 // stage 2 relevance in [0,1]
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Stage1 is 0.5 · influential + 0.5 · similarity (negative similarity counts 0).
+func (c CitationCandidate) Stage1() float64 {
+	return 0.5*b2f(c.Influential) + 0.5*max(0, c.Similarity)
+}
+
+// Final is 0.5 · LLM + 0.3 · stage 1 + 0.2 · influential.
+func (c CitationCandidate) Final() float64 {
+	return 0.5*c.LLM + 0.3*c.Stage1() + 0.2*b2f(c.Influential)
+}
+
+// TopByStage1 returns the n best candidates by Stage1 (ties: input order).
+func TopByStage1(cands []CitationCandidate, n int) []CitationCandidate {
+	return topBy(cands, n, CitationCandidate.Stage1)
+}
+
+// TopByFinal returns the n best candidates by Final (ties: input order).
+func TopByFinal(cands []CitationCandidate, n int) []CitationCandidate {
+	return topBy(cands, n, CitationCandidate.Final)
+}
+
+func topBy(cands []CitationCandidate, n int, score func(CitationCandidate) float64) []CitationCandidate {
+	out := slices.Clone(cands)
+	slices.SortStableFunc(out, func(a, b CitationCandidate) int {
+		sa, sb := score(a), score(b)
+		switch {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		}
+		return 0
+	})
+	return out[:min(n, len(out))]
+}
