@@ -86,6 +86,9 @@ func TestCitationGraphOnARecordedPaper(t *testing.T) {
 	if pages == 0 || pages > 10 || edges != pages || out.PagesNew != pages || out.EdgesNew != edges {
 		t.Errorf("%d cited pages and %d cites edges (output %+v); want 1–10 of each, equal", pages, edges, out)
 	}
+	if cites, err := b.f.Store.TaskCitations(context.Background(), b.task); err != nil || len(cites) != edges {
+		t.Errorf("the graph export sees %d citations (%v), want the %d cites edges", len(cites), err, edges)
+	}
 	if n := queryInt(t, pool, `SELECT count(*) FROM pages WHERE id <> $1 AND NOT abstract_only`, b.page); n != 0 {
 		t.Errorf("%d cited pages are not abstract-only", n)
 	}

@@ -454,7 +454,7 @@ func storePage(ctx context.Context, q *store.Queries, res *crawl.Result, p proce
 			year = &y
 		}
 		if err := q.SetPageAcademic(ctx, store.SetPageAcademicParams{ID: pageID, Title: nonEmpty(a.Title), Year: year,
-			Venue: nonEmpty(a.Venue), S2PaperID: nonEmpty(a.S2ID), OpenalexID: nonEmpty(a.OpenAlexID), AbstractOnly: true}); err != nil {
+			Venue: nonEmpty(a.Venue), S2PaperID: nonEmpty(a.S2ID), OpenalexID: nonEmpty(a.OpenAlexID), Authors: nonNil(a.Authors), AbstractOnly: true}); err != nil {
 			return out, fmt.Errorf("set academic metadata: %w", err)
 		}
 	}
@@ -859,4 +859,11 @@ func paperIdentifiers(p *academic.Paper) []extract.Identifier {
 		}
 	}
 	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

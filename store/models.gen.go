@@ -111,6 +111,7 @@ type Page struct {
 	ContentType  *string    `json:"content_type"`
 	Error        *string    `json:"error"`
 	CreatedAt    time.Time  `json:"created_at"`
+	Authors      []string   `json:"authors"`
 }
 
 type PageVersion struct {

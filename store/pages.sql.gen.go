@@ -237,18 +237,20 @@ SET title         = COALESCE($1, title),
     venue         = COALESCE($3, venue),
     s2_paper_id   = COALESCE($4, s2_paper_id),
     openalex_id   = COALESCE($5, openalex_id),
-    abstract_only = $6
-WHERE id = $7
+    authors       = CASE WHEN cardinality($6::text[]) > 0 THEN $6::text[] ELSE authors END,
+    abstract_only = $7
+WHERE id = $8
 `
 
 type SetPageAcademicParams struct {
-	Title        *string `json:"title"`
-	Year         *int32  `json:"year"`
-	Venue        *string `json:"venue"`
-	S2PaperID    *string `json:"s2_paper_id"`
-	OpenalexID   *string `json:"openalex_id"`
-	AbstractOnly bool    `json:"abstract_only"`
-	ID           int64   `json:"id"`
+	Title        *string  `json:"title"`
+	Year         *int32   `json:"year"`
+	Venue        *string  `json:"venue"`
+	S2PaperID    *string  `json:"s2_paper_id"`
+	OpenalexID   *string  `json:"openalex_id"`
+	Authors      []string `json:"authors"`
+	AbstractOnly bool     `json:"abstract_only"`
+	ID           int64    `json:"id"`
 }
 
 // Academic metadata of a paper page (from Semantic Scholar / OpenAlex).
@@ -259,6 +261,7 @@ func (q *Queries) SetPageAcademic(ctx context.Context, arg SetPageAcademicParams
 		arg.Venue,
 		arg.S2PaperID,
 		arg.OpenalexID,
+		arg.Authors,
 		arg.AbstractOnly,
 		arg.ID,
 	)

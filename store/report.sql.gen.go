@@ -9,6 +9,58 @@ import (
 	"context"
 )
 
+const taskCitations = `-- name: TaskCitations :many
+SELECT e.source_id AS citing_page_id, e.target_id AS cited_page_id, COALESCE(e.citation_source, '')::text AS citation_source,
+       ps.domain AS citing_domain, ps.authors AS citing_authors, pt.domain AS cited_domain, pt.authors AS cited_authors
+FROM edges e
+JOIN pages ps ON ps.id = e.source_id
+JOIN pages pt ON pt.id = e.target_id
+WHERE e.relation = 'cites' AND e.source_type = 'page' AND e.target_type = 'page'
+  AND EXISTS (SELECT 1 FROM task_pages tp WHERE tp.task_id = $1 AND tp.page_id = e.source_id)
+  AND EXISTS (SELECT 1 FROM task_pages tp WHERE tp.task_id = $1 AND tp.page_id = e.target_id)
+ORDER BY e.source_id, e.target_id
+`
+
+type TaskCitationsRow struct {
+	CitingPageID   int64    `json:"citing_page_id"`
+	CitedPageID    int64    `json:"cited_page_id"`
+	CitationSource string   `json:"citation_source"`
+	CitingDomain   string   `json:"citing_domain"`
+	CitingAuthors  []string `json:"citing_authors"`
+	CitedDomain    string   `json:"cited_domain"`
+	CitedAuthors   []string `json:"cited_authors"`
+}
+
+// The cites edges between pages of the task, with what the citation checks
+// read of both pages.
+func (q *Queries) TaskCitations(ctx context.Context, taskID int64) ([]TaskCitationsRow, error) {
+	rows, err := q.db.Query(ctx, taskCitations, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TaskCitationsRow{}
+	for rows.Next() {
+		var i TaskCitationsRow
+		if err := rows.Scan(
+			&i.CitingPageID,
+			&i.CitedPageID,
+			&i.CitationSource,
+			&i.CitingDomain,
+			&i.CitingAuthors,
+			&i.CitedDomain,
+			&i.CitedAuthors,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const taskClaims = `-- name: TaskClaims :many
 SELECT c.id, c.evidence_no, c.text, c.kind, c.alpha, c.beta, c.confidence, c.uncertainty, c.controversy,
        c.verdict, c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evidencefleet/evidencefleet/internal/citecheck"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -22,6 +23,8 @@ type graphExport struct {
 	Pages          []graphPage      `json:"pages"`
 	EvidenceSource []evidenceSource `json:"evidence_source"` // derived claim → page, never stored
 	Ranking        []rankedMaterial `json:"ranking"`         // the current ranking for the hypothesis (see materials.go)
+	Citations      []graphCitation  `json:"citations"`       // cites edges between the task's pages
+	CitationChecks citecheck.Report `json:"citation_checks"` // cycles, round trips, self- and same-domain citations
 }
 
 type graphClaim struct {
@@ -83,6 +86,12 @@ type graphPage struct {
 	PageVersionID *int64  `json:"page_version_id,omitempty"`
 	Reason        string  `json:"reason"`
 	Depth         int32   `json:"depth"`
+}
+
+type graphCitation struct {
+	Citing int64  `json:"citing_page_id"`
+	Cited  int64  `json:"cited_page_id"`
+	Source string `json:"citation_source"` // the APIs that reported it
 }
 
 type evidenceSource struct {
@@ -163,6 +172,20 @@ func loadGraph(ctx context.Context, st *store.Store, taskID int64) (*graphExport
 		return nil, err
 	}
 	g.Ranking = ranking.Ranking
+	cites, err := st.TaskCitations(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("citations: %w", err)
+	}
+	g.Citations = []graphCitation{}
+	var citeEdges []citecheck.Edge
+	citePages := map[int64]citecheck.Page{}
+	for _, c := range cites {
+		g.Citations = append(g.Citations, graphCitation{Citing: c.CitingPageID, Cited: c.CitedPageID, Source: c.CitationSource})
+		citeEdges = append(citeEdges, citecheck.Edge{Citing: c.CitingPageID, Cited: c.CitedPageID})
+		citePages[c.CitingPageID] = citecheck.Page{Domain: c.CitingDomain, Authors: c.CitingAuthors}
+		citePages[c.CitedPageID] = citecheck.Page{Domain: c.CitedDomain, Authors: c.CitedAuthors}
+	}
+	g.CitationChecks = citecheck.Check(citeEdges, citePages)
 	return g, nil
 }
 

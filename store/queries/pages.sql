@@ -89,6 +89,7 @@ SET title         = COALESCE(sqlc.narg(title), title),
     venue         = COALESCE(sqlc.narg(venue), venue),
     s2_paper_id   = COALESCE(sqlc.narg(s2_paper_id), s2_paper_id),
     openalex_id   = COALESCE(sqlc.narg(openalex_id), openalex_id),
+    authors       = CASE WHEN cardinality(@authors::text[]) > 0 THEN @authors::text[] ELSE authors END,
     abstract_only = @abstract_only
 WHERE id = @id;
 

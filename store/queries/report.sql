@@ -59,3 +59,16 @@ FROM task_pages tp
 JOIN pages p ON p.id = tp.page_id
 WHERE tp.task_id = @task_id
 ORDER BY p.id;
+
+-- name: TaskCitations :many
+-- The cites edges between pages of the task, with what the citation checks
+-- read of both pages.
+SELECT e.source_id AS citing_page_id, e.target_id AS cited_page_id, COALESCE(e.citation_source, '')::text AS citation_source,
+       ps.domain AS citing_domain, ps.authors AS citing_authors, pt.domain AS cited_domain, pt.authors AS cited_authors
+FROM edges e
+JOIN pages ps ON ps.id = e.source_id
+JOIN pages pt ON pt.id = e.target_id
+WHERE e.relation = 'cites' AND e.source_type = 'page' AND e.target_type = 'page'
+  AND EXISTS (SELECT 1 FROM task_pages tp WHERE tp.task_id = @task_id AND tp.page_id = e.source_id)
+  AND EXISTS (SELECT 1 FROM task_pages tp WHERE tp.task_id = @task_id AND tp.page_id = e.target_id)
+ORDER BY e.source_id, e.target_id;
