@@ -35,6 +35,9 @@ type Deps struct {
 	// Citations gives papers' references and citations for citation_graph;
 	// nil when no academic API is configured (the job is then skipped).
 	Citations CitationSource
+	// Scholar searches the academic APIs for queries that look academic
+	// (papers.LooksAcademic); nil when none is configured.
+	Scholar ScholarSearch
 	// Search answers query targets; nil means no search backend is
 	// configured (query targets fail with a clear error).
 	Search search.Searcher
@@ -134,4 +137,9 @@ func (d *Deps) llm() ml.LLM {
 // PaperResolver resolves a DOI to its paper (papers.Resolver).
 type PaperResolver interface {
 	ResolveDOI(ctx context.Context, doi string) (*academic.Paper, error)
+}
+
+// ScholarSearch finds papers' DOIs for a free-text query (papers.Resolver).
+type ScholarSearch interface {
+	SearchDOIs(ctx context.Context, query string, limit int) ([]string, error)
 }

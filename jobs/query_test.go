@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,54 @@ func TestQueryTargetWithoutSearchBackendFailsClearly(t *testing.T) {
 	}
 	if got, _ := f.Worker.Metrics().Sum("evidencefleet_search_requests_total", map[string]string{"outcome": "not_configured"}); got != 1 {
 		t.Errorf("not_configured counted %v times, want 1", got)
+	}
+}
+
+// TestAcademicQueryFansOutToDOITargets: a query that looks academic goes to
+// the academic search too (here the only backend); its papers become doi
+// targets, resolved like any doi target.
+func TestAcademicQueryFansOutToDOITargets(t *testing.T) {
+	paper, err := os.ReadFile("../../shared/data/api-fixtures/semantic-scholar/Paper.json")
+	if err != nil {
+		t.Skipf("recorded Semantic Scholar paper not available: %v", err)
+	}
+	var searched string
+	s2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/paper/search":
+			searched = r.URL.Query().Get("query")
+			// The Graph API's search answer: total, offset, next, data[].
+			fmt.Fprint(w, `{"total": 2, "offset": 0, "next": 2, "data": [
+			  {"paperId": "e9ec2d7c1f1bd2b3b05b2ec9b2a4c3a8c4b1d9f0", "title": "Computing Machinery and Intelligence", "externalIds": {"DOI": "10.1093/MIND/LIX.236.433", "CorpusId": 14636783}, "year": 1950},
+			  {"paperId": "0000000000000000000000000000000000000001", "title": "An unknown study", "externalIds": {"DOI": "10.5555/unknown.study"}, "year": 2020},
+			  {"paperId": "0000000000000000000000000000000000000002", "title": "No DOI at all", "externalIds": {"CorpusId": 1}}]}`)
+		case strings.EqualFold(r.URL.Path, "/paper/DOI:"+turingDOI):
+			_, _ = w.Write(paper)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error": "Paper not found"}`)
+		}
+	}))
+	t.Cleanup(s2.Close)
+	f := testfleet.Start(t, testfleet.Options{Adjust: func(c *config.Config) { c.S2URL, c.OpenAlexURL = s2.URL, "" }})
+	task := f.CreateTask(t, "Machines can think.")
+	const q = "study of machine intelligence"
+	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetQuery, Value: q})
+	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+
+	if searched != q {
+		t.Errorf("the academic search was asked %q, want %q", searched, q)
+	}
+	pool := f.Pool
+	if n := queryInt(t, pool, `SELECT count(*) FROM targets WHERE task_id = $1 AND kind = 'doi'`, task); n != 2 {
+		t.Errorf("%d doi targets, want 2 (the paper without a DOI is skipped)", n)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM pages WHERE doi = $1 AND abstract_only`, turingDOI); n != 1 {
+		t.Error("the found paper did not become an abstract-only page")
+	}
+	var errText string
+	if err := pool.QueryRow(t.Context(), `SELECT COALESCE(error, '') FROM targets WHERE task_id = $1 AND value = '10.5555/unknown.study'`, task).Scan(&errText); err != nil || !strings.Contains(errText, "not found") {
+		t.Errorf("the unknown DOI's target: %q (%v), want failed: not found", errText, err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
+	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
@@ -660,6 +661,7 @@ type queryOutput struct {
 	Registered int `json:"registered"`  // url targets registered with a new job
 	Known      int `json:"known"`       // result URLs the task had already (their job exists)
 	Invalid    int `json:"invalid_url"` // result URLs refused by URL normalisation
+	Papers     int `json:"papers"`      // DOIs from the academic search (an academic query)
 }
 
 // workQuery asks the search backend and registers its result URLs as url
@@ -668,7 +670,8 @@ type queryOutput struct {
 // a URL two queries return is fetched once.
 func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[TargetQueueArgs], targetID int64, target Target) error {
 	d := w.Deps
-	if d.Search == nil {
+	scholarly := d.Scholar != nil && papers.LooksAcademic(target.Value)
+	if d.Search == nil && !scholarly {
 		d.Metrics.Search("not_configured")
 		return w.failTarget(ctx, job, targetID, nil, search.ErrNotConfigured)
 	}
@@ -676,37 +679,63 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[Target
 	if limit <= 0 {
 		limit = 10
 	}
-	results, err := d.Search.Search(ctx, target.Value, limit)
-	if err != nil {
-		d.Metrics.Search("error")
-		var se *search.StatusError
-		if errors.As(err, &se) && se.Temporary() {
-			if wait, err2 := time.ParseDuration(se.RetryAfter + "s"); err2 == nil && wait > 0 && snoozeCount(job.Metadata) < 5 {
-				return river.JobSnooze(wait)
-			}
-			return fmt.Errorf("search %q: %w", target.Value, err)
-		}
-		if ctx.Err() == nil && job.Attempt < job.MaxAttempts && !errors.As(err, &se) {
-			return fmt.Errorf("search %q: %w", target.Value, err) // network: retry
-		}
-		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("search %q: %w", target.Value, err))
-	}
-	d.Metrics.Search("ok")
-	out := queryOutput{Results: len(results)}
+	var out queryOutput
 	var targets []Target
 	seen := map[string]bool{}
-	for _, r := range results {
-		t, err := Target{Kind: TargetURL, Value: r.URL}.Normalized()
-		if err != nil {
-			out.Invalid++
-			continue
-		}
-		if !seen[t.Value] {
-			seen[t.Value] = true
+	add := func(t Target) {
+		if !seen[t.Kind+" "+t.Value] {
+			seen[t.Kind+" "+t.Value] = true
 			targets = append(targets, t)
 		}
 	}
-	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	var webErr error
+	if d.Search != nil {
+		results, err := d.Search.Search(ctx, target.Value, limit)
+		if err != nil {
+			d.Metrics.Search("error")
+			webErr = err
+		} else {
+			d.Metrics.Search("ok")
+			out.Results = len(results)
+			for _, r := range results {
+				t, err := Target{Kind: TargetURL, Value: r.URL}.Normalized()
+				if err != nil {
+					out.Invalid++
+					continue
+				}
+				add(t)
+			}
+		}
+	}
+	if scholarly {
+		// Research literature: the academic APIs' papers become doi targets;
+		// after that starting point they go the same path as any target.
+		dois, err := d.Scholar.SearchDOIs(ctx, target.Value, limit)
+		if err != nil {
+			d.Metrics.Academic("search", "unavailable")
+			d.logger().WarnContext(ctx, "academic search skipped", slog.Int64("job_id", job.ID), slog.String("error", err.Error()))
+		} else {
+			d.Metrics.Academic("search", "ok")
+			out.Papers = len(dois)
+			for _, doi := range dois {
+				add(Target{Kind: TargetDOI, Value: doi})
+			}
+		}
+	}
+	if webErr != nil && len(targets) == 0 {
+		var se *search.StatusError
+		if errors.As(webErr, &se) && se.Temporary() {
+			if wait, err2 := time.ParseDuration(se.RetryAfter + "s"); err2 == nil && wait > 0 && snoozeCount(job.Metadata) < 5 {
+				return river.JobSnooze(wait)
+			}
+			return fmt.Errorf("search %q: %w", target.Value, webErr)
+		}
+		if ctx.Err() == nil && job.Attempt < job.MaxAttempts && !errors.As(webErr, &se) {
+			return fmt.Errorf("search %q: %w", target.Value, webErr) // network: retry
+		}
+		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("search %q: %w", target.Value, webErr))
+	}
+	err := d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		if _, err := lockActiveTask(ctx, q, job.Args.TaskID); err != nil {
 			return err
 		}

@@ -94,14 +94,16 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	}
 	var resolver jobs.PaperResolver // stay nil interfaces without APIs
 	var citations jobs.CitationSource
+	var scholar jobs.ScholarSearch
 	if r, err := newPaperResolver(cfg, m, log); err != nil {
 		return nil, nil, err
 	} else if r != nil {
-		resolver, citations = r, r
+		resolver, citations, scholar = r, r, r
 	}
 	return &jobs.Deps{
 		Papers:        resolver,
 		Citations:     citations,
+		Scholar:       scholar,
 		Search:        searcher,
 		SearchResults: cfg.SearchResults,
 		Store:         store.NewStore(pool),

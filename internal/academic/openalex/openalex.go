@@ -290,3 +290,18 @@ func (c *Client) list(ctx context.Context, key string, ids []string, lim academi
 	}
 	return works, false, nil
 }
+
+// Search returns up to limit works matching a free-text query (GET
+// /works?search=…, relevance order; at most 200).
+func (c *Client) Search(ctx context.Context, query string, limit int) ([]academic.Paper, error) {
+	limit = min(max(limit, 1), 200)
+	var ans listJSON
+	if err := c.http.GetJSON(ctx, c.target("/works", url.Values{"search": {query}, "per-page": {strconv.Itoa(limit)}}), nil, &ans); err != nil {
+		return nil, err
+	}
+	out := make([]academic.Paper, 0, len(ans.Results))
+	for i := range ans.Results {
+		out = append(out, toPaper(&ans.Results[i]))
+	}
+	return out, nil
+}

@@ -138,6 +138,7 @@ func (r *Resolver) Neighbors(ctx context.Context, ref Ref, max int) ([]Neighbor,
 		if id != "" {
 			refs, _, err1 := r.S2.References(ctx, id, lim)
 			cits, _, err2 := r.S2.Citations(ctx, id, lim)
+			err1, err2 = knownNothing(err1), knownNothing(err2)
 			if err1 == nil || err2 == nil {
 				answered++
 			}
@@ -150,13 +151,16 @@ func (r *Resolver) Neighbors(ctx context.Context, ref Ref, max int) ([]Neighbor,
 		if id == "" && ref.DOI != "" {
 			if w, err := r.OpenAlex.WorkByDOI(ctx, ref.DOI); err == nil {
 				id = w.OpenAlexID
-			} else {
+			} else if knownNothing(err) != nil {
 				errs = append(errs, err)
+			} else {
+				answered++ // OpenAlex does not know the paper: no neighbors there
 			}
 		}
 		if id != "" {
 			refs, _, err1 := r.OpenAlex.References(ctx, lim, id)
 			cits, _, err2 := r.OpenAlex.Citations(ctx, lim, id)
+			err1, err2 = knownNothing(err1), knownNothing(err2)
 			if err1 == nil || err2 == nil {
 				answered++
 			}
@@ -231,4 +235,63 @@ func MergeLinks(neighbors []Neighbor, links []academic.Link, reference bool) []N
 		}
 	}
 	return neighbors
+}
+
+// SearchDOIs returns the DOIs of up to limit papers matching a free-text
+// query, Semantic Scholar's answers first, then OpenAlex's, each DOI once.
+// An API that fails is left out when another answered.
+func (r *Resolver) SearchDOIs(ctx context.Context, query string, limit int) ([]string, error) {
+	if r == nil || (r.S2 == nil && r.OpenAlex == nil) {
+		return nil, ErrNoSource
+	}
+	var lists [][]academic.Paper
+	var errs []error
+	if r.S2 != nil {
+		ps, err := r.S2.Search(ctx, query, limit)
+		lists, errs = append(lists, ps), append(errs, err)
+	}
+	if r.OpenAlex != nil {
+		ps, err := r.OpenAlex.Search(ctx, query, limit)
+		lists, errs = append(lists, ps), append(errs, err)
+	}
+	failed := 0
+	for _, err := range errs {
+		if err != nil {
+			failed++
+		}
+	}
+	if failed == len(errs) {
+		return nil, fmt.Errorf("academic search %q: %w", query, errors.Join(errs...))
+	}
+	return MergeDOIs(limit, lists...), nil
+}
+
+// MergeDOIs returns the normalised DOIs of the papers, list by list, each
+// once, at most limit; papers without a DOI are skipped.
+func MergeDOIs(limit int, lists ...[]academic.Paper) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, p := range l {
+			d := academic.NormalizeDOI(p.DOI)
+			if d == "" || seen[d] {
+				continue
+			}
+			seen[d] = true
+			out = append(out, d)
+			if len(out) == limit {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// knownNothing turns "the API does not know this paper" into an answer with
+// nothing in it: only failures to answer are errors.
+func knownNothing(err error) error {
+	if errors.Is(err, academic.ErrNotFound) {
+		return nil
+	}
+	return err
 }

@@ -266,3 +266,21 @@ func (c *Client) links(ctx context.Context, id, kind string, lim academic.Limit,
 		offset = *pg.Next
 	}
 }
+
+// Search returns up to limit papers matching a free-text query (GET
+// /paper/search, relevance order). fields nil means DefaultPaperFields.
+func (c *Client) Search(ctx context.Context, query string, limit int, fields ...string) ([]academic.Paper, error) {
+	limit = min(max(limit, 1), MaxPageSize)
+	q := url.Values{"query": {query}, "limit": {strconv.Itoa(limit)}, "fields": {fieldsParam(fields, DefaultPaperFields)}}
+	var ans struct {
+		Data []paperJSON `json:"data"`
+	}
+	if err := c.http.GetJSON(ctx, c.base+"/paper/search?"+q.Encode(), c.header(), &ans); err != nil {
+		return nil, err
+	}
+	out := make([]academic.Paper, 0, len(ans.Data))
+	for i := range ans.Data {
+		out = append(out, toPaper(&ans.Data[i]))
+	}
+	return out, nil
+}
