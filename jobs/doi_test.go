@@ -53,8 +53,8 @@ func TestOnePaperOnePage(t *testing.T) {
 	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
 
 	pool := f.Pool
-	if n := queryInt(t, pool, `SELECT count(*) FROM pages`); n != 1 {
-		t.Errorf("%d pages for one paper found through two URLs and its DOI, want 1", n)
+	if n := queryInt(t, pool, `SELECT count(*) FROM pages WHERE fetched_at IS NOT NULL`); n != 1 {
+		t.Errorf("%d fetched pages for one paper found through two URLs and its DOI, want 1", n)
 	}
 	if n := queryInt(t, pool, `SELECT count(*) FROM pages WHERE doi = $1`, paperDOI); n != 1 {
 		t.Errorf("%d pages carry the DOI, want 1", n)
@@ -62,8 +62,15 @@ func TestOnePaperOnePage(t *testing.T) {
 	if n := queryInt(t, pool, `SELECT count(DISTINCT page_id) FROM resource_index WHERE identifier IN ($1, $2, $3)`, publisher, mirror, paperDOI); n != 1 {
 		t.Errorf("the two URLs and the DOI point at %d pages, want 1", n)
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM resource_index WHERE identifier = '10.9999/other.1'`); n != 0 {
-		t.Error("a DOI the page merely links to was indexed as this page's")
+	// The DOI the paper merely links to is another work: an unfetched stub
+	// page the paper cites, indexed under that DOI (never as the paper's).
+	if n := queryInt(t, pool, `SELECT count(*) FROM resource_index r JOIN pages p ON p.id = r.page_id
+		WHERE r.identifier = '10.9999/other.1' AND p.doi = '10.9999/other.1' AND p.fetched_at IS NULL`); n != 1 {
+		t.Error("the linked DOI is not indexed as its own stub page")
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM edges e JOIN pages s ON s.id = e.source_id JOIN pages d ON d.id = e.target_id
+		WHERE e.relation = 'cites' AND e.citation_source = 'link' AND s.doi = $1 AND d.doi = '10.9999/other.1'`, paperDOI); n != 1 {
+		t.Error("no cites edge from the paper to the work it links to")
 	}
 	if n := queryInt(t, pool, `SELECT count(*) FROM task_pages WHERE task_id = $1`, second); n != 1 {
 		t.Errorf("the DOI target linked %d pages to its task, want 1", n)

@@ -273,12 +273,13 @@ type processedPage struct {
 	fragments     []extract.Fragment
 	identifiers   []extract.Identifier
 	claims        []extract.ExtractedClaim
-	claimFragment []int           // index into fragments of each claim's origin fragment
-	maxClaims     int             // claims taken at most
-	droppedClaims int             // claims whose quote is not inside one fragment
-	rejected      int             // claims whose quote does not occur in the text
-	fromStore     bool            // the text is a stored version (a known DOI), not a fetch
-	paper         *academic.Paper // academic metadata of a resolved DOI
+	claimFragment []int                // index into fragments of each claim's origin fragment
+	maxClaims     int                  // claims taken at most
+	droppedClaims int                  // claims whose quote is not inside one fragment
+	rejected      int                  // claims whose quote does not occur in the text
+	fromStore     bool                 // the text is a stored version (a known DOI), not a fetch
+	paper         *academic.Paper      // academic metadata of a resolved DOI
+	linked        []extract.Identifier // ids of other works the page links to or mentions
 }
 
 // processPage extracts text, fragments, identifiers and claims. No I/O.
@@ -305,6 +306,17 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 	// page is; DOIs merely cited in links or text belong to other works.
 	if res.ContentType != "text/plain" {
 		p.identifiers = extract.MetaIdentifiers(res.Body)
+	}
+	// The works it links to or mentions (in links and text) are other pages:
+	// stubs the page cites, so a later fetch or DOI target finds the paper.
+	body := res.Body
+	if res.ContentType == "text/plain" {
+		body = nil
+	}
+	for _, id := range extract.Identifiers(body, p.doc.Text) {
+		if !slices.Contains(p.identifiers, id) && len(p.linked) < maxLinkedIDs {
+			p.linked = append(p.linked, id)
+		}
 	}
 	p.maxClaims = cfg.MaxClaimsPerPage
 	if p.maxClaims == 0 {
@@ -400,7 +412,7 @@ type storedPage struct {
 func storePage(ctx context.Context, q *store.Queries, res *crawl.Result, p processedPage, embedModel string) (storedPage, error) {
 	var out storedPage
 	domain := crawl.Domain(res.URL)
-	pageID, err := resolvePage(ctx, q, res.URL, domain, p.identifiers)
+	pageID, err := resolvePage(ctx, q, res.URL, domain, p.identifiers, p.linked...)
 	if err != nil {
 		return out, err
 	}
@@ -495,6 +507,19 @@ func storePage(ctx context.Context, q *store.Queries, res *crawl.Result, p proce
 		out.identifiers = len(p.identifiers)
 	}
 
+	for _, id := range p.linked {
+		stub, err := stubPage(ctx, q, id)
+		if err != nil {
+			return out, err
+		}
+		if stub == pageID {
+			continue
+		}
+		link := "link"
+		if _, err := q.InsertCitesEdge(ctx, store.InsertCitesEdgeParams{CitingPageID: pageID, CitedPageID: stub, CitationSource: &link}); err != nil {
+			return out, fmt.Errorf("insert cites edge to %s %s: %w", id.Type, id.Value, err)
+		}
+	}
 	return out, nil
 }
 
@@ -779,7 +804,7 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[Target
 // first sight. One paper is one page whatever URL or id found it. Advisory
 // locks on the URL and the identifiers, held to the end of the transaction,
 // keep two workers resolving the same paper at once from making two pages.
-func resolvePage(ctx context.Context, q *store.Queries, pageURL, domain string, ids []extract.Identifier) (int64, error) {
+func resolvePage(ctx context.Context, q *store.Queries, pageURL, domain string, ids []extract.Identifier, alsoLock ...extract.Identifier) (int64, error) {
 	keys := []store.PageByResourceParams{{IdentifierType: "url", Identifier: pageURL}}
 	for _, typ := range []string{extract.IDDOI, extract.IDPMID, extract.IDArXiv} {
 		for _, id := range ids {
@@ -788,11 +813,15 @@ func resolvePage(ctx context.Context, q *store.Queries, pageURL, domain string, 
 			}
 		}
 	}
-	lockKeys := make([]string, len(keys))
-	for i, k := range keys {
-		lockKeys[i] = k.IdentifierType + ":" + k.Identifier
+	lockKeys := make([]string, 0, len(keys)+len(alsoLock))
+	for _, k := range keys {
+		lockKeys = append(lockKeys, k.IdentifierType+":"+k.Identifier)
 	}
-	slices.Sort(lockKeys) // one order for every worker: no deadlock
+	for _, id := range alsoLock { // every key of the transaction at once, in one order: no deadlock
+		lockKeys = append(lockKeys, id.Type+":"+id.Value)
+	}
+	slices.Sort(lockKeys)
+	lockKeys = slices.Compact(lockKeys)
 	for _, k := range lockKeys {
 		if err := q.LockResourceKey(ctx, k); err != nil {
 			return 0, fmt.Errorf("lock %s: %w", k, err)
@@ -895,4 +924,44 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// maxLinkedIDs bounds the works one page registers as cited.
+const maxLinkedIDs = 200
+
+// stubPage returns the page of a work known only by an id (a DOI, PMID or
+// arXiv id a page links to): the indexed page, or a new, unfetched one at
+// the id's canonical URL, indexed under it. Its key is locked by the caller.
+func stubPage(ctx context.Context, q *store.Queries, id extract.Identifier) (int64, error) {
+	if pid, err := q.PageByResource(ctx, store.PageByResourceParams{IdentifierType: id.Type, Identifier: id.Value}); err == nil {
+		return pid, nil
+	} else if !store.IsNotFound(err) {
+		return 0, fmt.Errorf("look up %s %s: %w", id.Type, id.Value, err)
+	}
+	var u string
+	var doi, pmid, arxiv *string
+	v := id.Value
+	switch id.Type {
+	case extract.IDDOI:
+		u, doi = "https://doi.org/"+v, &v
+	case extract.IDPMID:
+		u, pmid = "https://pubmed.ncbi.nlm.nih.gov/"+v+"/", &v
+	case extract.IDArXiv:
+		u, arxiv = "https://arxiv.org/abs/"+v, &v
+	default:
+		return 0, fmt.Errorf("no page URL for identifier type %q", id.Type)
+	}
+	pid, err := store.RetryOnRace(ctx, func() (int64, error) {
+		return q.UpsertPage(ctx, store.UpsertPageParams{Url: u, Domain: crawl.Domain(u)})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("stub page for %s %s: %w", id.Type, id.Value, err)
+	}
+	if err := q.IndexResources(ctx, store.IndexResourcesParams{PageID: pid, Types: []string{id.Type, "url"}, Identifiers: []string{id.Value, u}}); err != nil {
+		return 0, fmt.Errorf("index %s %s: %w", id.Type, id.Value, err)
+	}
+	if err := q.SetPageIdentifiers(ctx, store.SetPageIdentifiersParams{ID: pid, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
+		return 0, fmt.Errorf("set identifiers of %s %s: %w", id.Type, id.Value, err)
+	}
+	return pid, nil
 }
