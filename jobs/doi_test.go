@@ -85,6 +85,14 @@ func TestOnePaperOnePage(t *testing.T) {
 	if n := queryInt(t, pool, `SELECT count(*) FROM targets WHERE task_id = $1 AND kind = 'doi' AND status = 'extracted'`, second); n != 1 {
 		t.Error("the DOI target is not extracted")
 	}
+	// No academic API in this run (replay mode): the paper's citation graph
+	// is queued and completes as skipped, with a metric.
+	if n := queryInt(t, pool, `SELECT count(*) FROM river_job WHERE kind = 'citation_graph' AND state = 'completed' AND metadata->'output'->>'skipped' LIKE 'no academic API%'`); n == 0 {
+		t.Errorf("no citation_graph completed as skipped:\n%s", testfleet.JobDump(t, pool))
+	}
+	if got, _ := f.Worker.Metrics().Sum("evidencefleet_academic_steps_total", map[string]string{"step": "citation_graph", "outcome": "skipped"}); got == 0 {
+		t.Error("skipped citation graphs are not counted")
+	}
 }
 
 func TestUnknownDOIWithoutAcademicSourceFailsClearly(t *testing.T) {
