@@ -15,7 +15,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
-const referencesCassette = "../../shared/data/api-fixtures/semantic-scholar/test_get_paper_references@ae6c154.yaml"
+const referencesCassette = "../testdata/api-fixtures/semantic-scholar/test_get_paper_references@ae6c154.yaml"
 
 // citationBundle is a task holding one academic page whose references
 // Semantic Scholar answers from the recorded session.
@@ -28,7 +28,7 @@ func setupCitation(t *testing.T, adjust func(*config.Config)) *citationBundle {
 	t.Helper()
 	c, err := cassette.Load(referencesCassette)
 	if err != nil {
-		t.Skipf("recorded Semantic Scholar session not available: %v", err)
+		t.Fatalf("recorded Semantic Scholar session: %v", err)
 	}
 	srv := httptest.NewServer(c.Replayer("fields"))
 	t.Cleanup(srv.Close)

@@ -112,14 +112,18 @@ func TestUnknownDOIWithoutAcademicSourceFailsClearly(t *testing.T) {
 	}
 }
 
+// s2PaperFixture is the recorded Semantic Scholar paper, relative to this
+// package (testdata/api-fixtures/ATTRIBUTION.md).
+const s2PaperFixture = "../testdata/api-fixtures/semantic-scholar/Paper.json"
+
 // s2Server answers GET /paper/DOI:<doi> with the recorded Semantic Scholar
-// paper (../shared/data/api-fixtures/semantic-scholar/Paper.json, Turing
+// paper (testdata/api-fixtures/semantic-scholar/Paper.json, Turing
 // 1950) and 404 for everything else, as the Graph API does.
 func s2Server(t *testing.T) *httptest.Server {
 	t.Helper()
-	body, err := os.ReadFile("../../shared/data/api-fixtures/semantic-scholar/Paper.json")
+	body, err := os.ReadFile(s2PaperFixture)
 	if err != nil {
-		t.Skipf("recorded Semantic Scholar paper not available: %v", err)
+		t.Fatalf("recorded Semantic Scholar paper: %v", err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.EqualFold(r.URL.Path, "/paper/DOI:"+turingDOI) {

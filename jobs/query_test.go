@@ -99,9 +99,9 @@ func TestQueryTargetWithoutSearchBackendFailsClearly(t *testing.T) {
 // the academic search too (here the only backend); its papers become doi
 // targets, resolved like any doi target.
 func TestAcademicQueryFansOutToDOITargets(t *testing.T) {
-	paper, err := os.ReadFile("../../shared/data/api-fixtures/semantic-scholar/Paper.json")
+	paper, err := os.ReadFile(s2PaperFixture)
 	if err != nil {
-		t.Skipf("recorded Semantic Scholar paper not available: %v", err)
+		t.Fatalf("recorded Semantic Scholar paper: %v", err)
 	}
 	var searched string
 	s2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -6,19 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/eval"
 	"github.com/evidencefleet/evidencefleet/internal/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/repodata"
 )
 
-// Shared data relative to this package.
-const (
-	claimsFile = "../../../shared/data/climate-fever-dev.jsonl"
-	nliDir     = "../../../shared/data/nli"
-)
 
 func TestRunUsageErrors(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://127.0.0.1:1/none")
@@ -61,11 +56,7 @@ func TestRunMissingData(t *testing.T) {
 // TestRunJSON runs the command on 5 claims and 20 NLI rows per file in a
 // scratch database on the test server and decodes its JSON summary.
 func TestRunJSON(t *testing.T) {
-	for _, p := range []string{claimsFile, nliDir} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("shared data not available: %v", err)
-		}
-	}
+	claimsFile, nliDir := repodata.Path(t, repodata.ClimateFever...), repodata.Path(t, repodata.NLIReport...)
 	t.Setenv("DATABASE_URL", pgtest.BaseURL(t))
 	var out, errOut bytes.Buffer
 	args := []string{"-claims", claimsFile, "-nli-data", nliDir, "-limit", "5", "-nli-limit", "20", "-json"}

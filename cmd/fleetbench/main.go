@@ -42,7 +42,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "small sizes: a run of a few minutes")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	data := fs.String("data", "../shared/data", "directory with climate-fever-dev.jsonl and nli/*.tsv")
+	data := fs.String("data", "testdata", "directory with climate-fever/climate-fever-dev.jsonl and nli/{tune,report}/*.tsv")
 	profiles := fs.String("profile-dir", "", "write a CPU profile of every worker child into this directory")
 	o := bench.Full
 	reps := fs.Int("reps", 0, "repetitions per measurement (0: the preset's)")

@@ -4,7 +4,7 @@
 // from recorded OpenAlex and Semantic Scholar responses, and claims.jsonl
 // with the selected claims.
 //
-//	mkcorpus -in /work/shared/data/climate-fever-dev.jsonl -out testdata/replay/demo -claims 12 -with-academic
+//	mkcorpus -in testdata/climate-fever/climate-fever-dev.jsonl -out testdata/replay/demo -claims 12 -with-academic
 package main
 
 import (
@@ -26,11 +26,11 @@ func main() {
 
 func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("mkcorpus", flag.ContinueOnError)
-	in := fs.String("in", "/work/shared/data/climate-fever-dev.jsonl", "Climate-FEVER JSONL file")
+	in := fs.String("in", "testdata/climate-fever/climate-fever-dev.jsonl", "Climate-FEVER JSONL file")
 	out := fs.String("out", "", "output directory for the replay archive (required)")
 	claims := fs.Int("claims", 0, "use only the first N records (0 = all)")
 	withAcademic := fs.Bool("with-academic", false, "add OpenAlex and Semantic Scholar abstract pages")
-	fixtures := fs.String("fixtures", corpus.DefaultFixtureDir, "directory of recorded academic API responses (with -with-academic)")
+	fixtures := fs.String("fixtures", "testdata/api-fixtures", "directory of recorded academic API responses (with -with-academic)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

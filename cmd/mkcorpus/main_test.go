@@ -9,22 +9,19 @@ import (
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/repodata"
 )
 
-const dataFile = "/work/shared/data/climate-fever-dev.jsonl"
-
-func needData(t *testing.T) {
+// dataArgs are the bundled inputs of mkcorpus, as flags.
+func dataArgs(t *testing.T) []string {
 	t.Helper()
-	if _, err := os.Stat(dataFile); err != nil {
-		t.Skipf("Climate-FEVER data not available: %v", err)
-	}
+	return []string{"-in", repodata.Path(t, repodata.ClimateFever...), "-fixtures", repodata.Path(t, "api-fixtures")}
 }
 
 func TestRunWritesArchiveAndClaims(t *testing.T) {
-	needData(t)
 	out := t.TempDir()
 	var stdout bytes.Buffer
-	if err := run([]string{"-in", dataFile, "-out", out, "-claims", "3", "-with-academic"}, &stdout); err != nil {
+	if err := run(append(dataArgs(t), "-out", out, "-claims", "3", "-with-academic"), &stdout); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := crawl.ReadManifest(out)
@@ -73,13 +70,9 @@ func TestRunFlagErrors(t *testing.T) {
 //
 //	go run ./cmd/mkcorpus -out testdata/replay/demo -claims 12 -with-academic
 func TestDemoCorpusUpToDate(t *testing.T) {
-	needData(t)
-	demo := filepath.Join("..", "..", "testdata", "replay", "demo")
-	if _, err := os.Stat(filepath.Join(demo, crawl.ManifestFile)); err != nil {
-		t.Skipf("no committed demo corpus: %v", err)
-	}
+	demo := filepath.Dir(repodata.Path(t, "replay", "demo", crawl.ManifestFile))
 	out := t.TempDir()
-	if err := run([]string{"-in", dataFile, "-out", out, "-claims", "12", "-with-academic"}, io.Discard); err != nil {
+	if err := run(append(dataArgs(t), "-out", out, "-claims", "12", "-with-academic"), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	want := listFiles(t, out)

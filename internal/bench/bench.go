@@ -26,7 +26,7 @@ import (
 // Options size the run.
 type Options struct {
 	DatabaseURL string // the server; every section works in its own scratch database
-	DataDir     string // ../shared/data: sentence pool and Climate-FEVER claims
+	DataDir     string // the repository's testdata/: sentence pool and Climate-FEVER claims
 	Exe         string // this executable, started as worker children
 	Reps        int    // repetitions per measurement (medians are printed)
 

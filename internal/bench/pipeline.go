@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +21,7 @@ var pipelineKinds = []string{jobs.KindTargetQueue, jobs.KindEmbed, jobs.KindVeri
 // phase by phase, one process per job kind in pipeline order, so that each
 // kind's CPU seconds and peak RSS are its own.
 func (h *harness) pipeline(ctx context.Context, b baseline) error {
-	records, err := corpus.ReadClimateFever(filepath.Join(h.opts.DataDir, "climate-fever-dev.jsonl"))
+	records, err := corpus.ReadClimateFever(ClimateFeverFile(h.opts.DataDir))
 	if err != nil {
 		return err
 	}

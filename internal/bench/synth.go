@@ -23,7 +23,8 @@ import (
 // sentencePool is real English text to build synthetic graphs from, so that
 // term frequencies (and so full-text recall costs) look like real pages:
 // the premises and hypotheses of the NLI samples and the Climate-FEVER
-// claims and evidence sentences in ../shared/data.
+// claims and evidence sentences bundled under testdata/ (both NLI parts:
+// the pool is text, not a measure of accuracy).
 type sentencePool struct {
 	claims    []string // claim-like sentences (Climate-FEVER claims, NLI hypotheses)
 	sentences []string // every sentence
@@ -43,7 +44,7 @@ func loadPool(dataDir string) (*sentencePool, error) {
 			p.claims = append(p.claims, s)
 		}
 	}
-	records, err := corpus.ReadClimateFever(filepath.Join(dataDir, "climate-fever-dev.jsonl"))
+	records, err := corpus.ReadClimateFever(ClimateFeverFile(dataDir))
 	if err != nil {
 		return nil, fmt.Errorf("sentence pool: %w", err)
 	}
@@ -53,9 +54,13 @@ func loadPool(dataDir string) (*sentencePool, error) {
 			add(e.Evidence, false)
 		}
 	}
-	files, err := eval.NLIDataFiles(filepath.Join(dataDir, "nli"))
-	if err != nil {
-		return nil, fmt.Errorf("sentence pool: %w", err)
+	var files []string
+	for _, part := range []string{"tune", "report"} {
+		fs, err := eval.NLIDataFiles(filepath.Join(dataDir, "nli", part))
+		if err != nil {
+			return nil, fmt.Errorf("sentence pool: %w", err)
+		}
+		files = append(files, fs...)
 	}
 	for _, f := range files {
 		exs, err := eval.ReadNLIFile(f)
@@ -247,4 +252,10 @@ func loadPage(ctx context.Context, tx pgx.Tx, emb ml.Embedder, taskID int64, dom
 		return fmt.Errorf("synthetic fragments of %s: %w", url, err)
 	}
 	return nil
+}
+
+// ClimateFeverFile is the Climate-FEVER dev sample under a data directory
+// laid out as the repository's testdata/.
+func ClimateFeverFile(dataDir string) string {
+	return filepath.Join(dataDir, "climate-fever", "climate-fever-dev.jsonl")
 }

@@ -14,7 +14,7 @@ import (
 func TestLoadTaskKeepsExactSpans(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
-	sp, err := loadPool("../../../shared/data")
+	sp, err := loadPool("../../testdata")
 	if err != nil {
 		t.Fatal(err)
 	}

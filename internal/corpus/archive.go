@@ -167,12 +167,10 @@ type Options struct {
 	// WithAcademic adds the OpenAlex and Semantic Scholar abstract pages.
 	WithAcademic bool
 	// OpenAlexWork and SemanticScholarPaper are the fixture files used with
-	// WithAcademic; empty means the files under DefaultFixtureDir.
+	// WithAcademic (recorded API responses, e.g. under
+	// testdata/api-fixtures); both are required then.
 	OpenAlexWork, SemanticScholarPaper string
 }
-
-// DefaultFixtureDir holds the recorded academic API responses.
-const DefaultFixtureDir = "/work/shared/data/api-fixtures"
 
 // BuildClimateFever renders the records' Wikipedia articles (RenderArticles)
 // and, with opts.WithAcademic, the academic abstract pages, then writes them
@@ -180,19 +178,14 @@ const DefaultFixtureDir = "/work/shared/data/api-fixtures"
 func BuildClimateFever(records []Record, opts Options) ([]Page, error) {
 	pages := RenderArticles(records)
 	if opts.WithAcademic {
-		oaPath := opts.OpenAlexWork
-		if oaPath == "" {
-			oaPath = filepath.Join(DefaultFixtureDir, "openalex", "W2741809807.json")
+		if opts.OpenAlexWork == "" || opts.SemanticScholarPaper == "" {
+			return nil, fmt.Errorf("with academic pages, both the OpenAlex work and the Semantic Scholar paper file are required")
 		}
-		s2Path := opts.SemanticScholarPaper
-		if s2Path == "" {
-			s2Path = filepath.Join(DefaultFixtureDir, "semantic-scholar", "Paper.json")
-		}
-		w, err := ReadOpenAlexWork(oaPath)
+		w, err := ReadOpenAlexWork(opts.OpenAlexWork)
 		if err != nil {
 			return nil, err
 		}
-		sp, err := ReadSemanticScholarPaper(s2Path)
+		sp, err := ReadSemanticScholarPaper(opts.SemanticScholarPaper)
 		if err != nil {
 			return nil, err
 		}

@@ -2,7 +2,6 @@ package eval
 
 import (
 	"net/url"
-	"os"
 	"reflect"
 	"testing"
 
@@ -12,9 +11,9 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 )
 
-// climateFeverFile is the shared Climate-FEVER sample relative to this
-// package (the repository sits at /work/main, shared data at /work/shared).
-const climateFeverFile = "../../../shared/data/climate-fever-dev.jsonl"
+// climateFeverFile is the bundled Climate-FEVER sample relative to this
+// package (testdata/climate-fever/ATTRIBUTION.md).
+const climateFeverFile = "../../testdata/climate-fever/climate-fever-dev.jsonl"
 
 // sameNormalized reports whether the span of text reads as sentence after
 // match normalisation.
@@ -120,9 +119,6 @@ func TestPickEdge(t *testing.T) {
 // fragments — with the default fragment size and with one small enough that
 // sentences straddle fragments.
 func TestLocateInExtractedPages(t *testing.T) {
-	if _, err := os.Stat(climateFeverFile); err != nil {
-		t.Skipf("Climate-FEVER sample not available: %v", err)
-	}
 	records, err := corpus.ReadClimateFever(climateFeverFile)
 	if err != nil {
 		t.Fatal(err)

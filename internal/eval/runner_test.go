@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,23 +14,14 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/pgtest"
 )
 
-// nliDataDir is the shared NLI sample directory relative to this package.
-const nliDataDir = "../../../shared/data/nli"
-
-func sharedData(t *testing.T) {
-	t.Helper()
-	for _, p := range []string{climateFeverFile, nliDataDir} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("shared data not available: %v", err)
-		}
-	}
-}
+// nliDataDir is the report part of the bundled NLI samples relative to this
+// package (testdata/nli/ATTRIBUTION.md).
+const nliDataDir = "../../testdata/nli/report"
 
 // TestRunEndToEnd runs the whole evaluation on the first 10 Climate-FEVER
 // claims and 30 rows per NLI file against a real Postgres and checks that
 // the tables add up (not the scores themselves, which depend on the models).
 func TestRunEndToEnd(t *testing.T) {
-	sharedData(t)
 	const claims, rows = 10, 30
 	t.Setenv("DATABASE_URL", pgtest.URL(t))
 	cfg, err := config.Load()

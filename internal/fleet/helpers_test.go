@@ -27,8 +27,9 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// climateFeverPath is the Climate-FEVER dev set, relative to this package.
-const climateFeverPath = "../../../shared/data/climate-fever-dev.jsonl"
+// climateFeverPath is the bundled Climate-FEVER dev sample, relative to
+// this package (testdata/climate-fever/ATTRIBUTION.md).
+const climateFeverPath = "../../testdata/climate-fever/climate-fever-dev.jsonl"
 
 // workload is the input of a run: a replay archive of rendered Wikipedia
 // articles, the hypothesis claims of one task and the URLs to take in.

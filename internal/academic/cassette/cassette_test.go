@@ -10,8 +10,9 @@ import (
 	"testing"
 )
 
-// fixtures is /work/shared/data/api-fixtures seen from this package.
-const fixtures = "../../../../shared/data/api-fixtures"
+// fixtures are the recorded API sessions bundled in the repository (see
+// testdata/api-fixtures/ATTRIBUTION.md).
+const fixtures = "../../../testdata/api-fixtures"
 
 // The three response shapes, in miniature (hand-written, not recordings).
 const (

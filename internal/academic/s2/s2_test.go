@@ -21,9 +21,9 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/backend/httpx"
 )
 
-// fixtures is /work/shared/data/api-fixtures seen from this package (see
-// /work/shared/data/SOURCES.md for their origin and licences).
-const fixtures = "../../../../shared/data/api-fixtures/semantic-scholar"
+// fixtures are the recorded responses bundled in the repository (see
+// testdata/api-fixtures/ATTRIBUTION.md for their origin and licences).
+const fixtures = "../../../testdata/api-fixtures/semantic-scholar"
 
 const testKey = "s2-test-key-9f8e7d"
 
