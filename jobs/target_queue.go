@@ -237,6 +237,7 @@ func (w *TargetQueueWorker) extractAndStore(ctx context.Context, job *river.Job[
 		return modelWait(err, "extract claims from "+target.Value)
 	}
 	page.acceptClaims(proposed)
+	page.extractor = d.llm().Model()
 
 	var out targetOutput
 	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
@@ -280,6 +281,7 @@ type processedPage struct {
 	fromStore     bool                 // the text is a stored version (a known DOI), not a fetch
 	paper         *academic.Paper      // academic metadata of a resolved DOI
 	linked        []extract.Identifier // ids of other works the page links to or mentions
+	extractor     string               // model id of the claim extractor
 }
 
 // processPage extracts text, fragments, identifiers and claims. No I/O.
@@ -552,7 +554,7 @@ func writePage(ctx context.Context, q *store.Queries, args TargetQueueArgs, targ
 		have[[2]int32{*c.QuoteStart, *c.QuoteEnd}] = true
 	}
 	next := task.NextEvidenceNo
-	cp := store.InsertExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &st.versionID}
+	cp := store.InsertExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &st.versionID, ExtractorModel: p.extractor}
 	for i, c := range p.claims {
 		span := [2]int32{int32(c.QuoteStart), int32(c.QuoteEnd)}
 		if have[span] {

@@ -151,10 +151,11 @@ func (q *Queries) ExistingHypotheses(ctx context.Context, arg ExistingHypotheses
 
 const insertExtractedClaims = `-- name: InsertExtractedClaims :many
 INSERT INTO claims (task_id, evidence_no, text, text_hash, kind, origin_fragment_id,
-                    page_version_id, quote_start, quote_end, llm_claim_confidence)
+                    page_version_id, quote_start, quote_end, llm_claim_confidence, extractor_model)
 SELECT $1, unnest($2::int[]), unnest($3::text[]), unnest($4::text[]),
        'extracted', unnest($5::bigint[]), $6,
-       unnest($7::int[]), unnest($8::int[]), unnest($9::float8[])
+       unnest($7::int[]), unnest($8::int[]), unnest($9::float8[]),
+       $10::text
 ON CONFLICT DO NOTHING
 RETURNING id, evidence_no, origin_fragment_id
 `
@@ -169,6 +170,7 @@ type InsertExtractedClaimsParams struct {
 	QuoteStarts       []int32   `json:"quote_starts"`
 	QuoteEnds         []int32   `json:"quote_ends"`
 	LlmConfidences    []float64 `json:"llm_confidences"`
+	ExtractorModel    string    `json:"extractor_model"`
 }
 
 type InsertExtractedClaimsRow struct {
@@ -189,6 +191,7 @@ func (q *Queries) InsertExtractedClaims(ctx context.Context, arg InsertExtracted
 		arg.QuoteStarts,
 		arg.QuoteEnds,
 		arg.LlmConfidences,
+		arg.ExtractorModel,
 	)
 	if err != nil {
 		return nil, err

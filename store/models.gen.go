@@ -35,6 +35,7 @@ type Claim struct {
 	EvidenceCount      int32     `json:"evidence_count"`
 	CreatedAt          time.Time `json:"created_at"`
 	UpdatedAt          time.Time `json:"updated_at"`
+	ExtractorModel     *string   `json:"extractor_model"`
 }
 
 type Domain struct {

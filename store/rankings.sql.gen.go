@@ -171,10 +171,11 @@ func (q *Queries) RankingCandidates(ctx context.Context, arg RankingCandidatesPa
 const taskRanking = `-- name: TaskRanking :many
 SELECT r.rank, r.fragment_id, r.final_score, r.rerank_score, r.trust_level, r.trust_weight,
        r.lexical_score, r.cosine, r.stage2_score, r.page_id, r.page_version_id, r.start_char, r.end_char,
-       f.text, p.url, p.domain, COALESCE(p.title, '')::text AS title,
+       substring(pv.content FROM r.start_char + 1 FOR r.end_char - r.start_char)::text AS text,
+       p.url, p.domain, COALESCE(p.title, '')::text AS title,
        r.query, r.embed_model, r.rerank_model, r.ranked_at
 FROM task_rankings r
-JOIN fragments f ON f.id = r.fragment_id
+JOIN page_versions pv ON pv.id = r.page_version_id
 JOIN pages p ON p.id = r.page_id
 WHERE r.task_id = $1 AND r.query_hash = $2
 ORDER BY r.rank
@@ -210,7 +211,7 @@ type TaskRankingRow struct {
 }
 
 // The current ranking of a task for one query, best first, with each row's
-// exact span, its text and its page.
+// exact span, the page version's text at that span, and its page.
 func (q *Queries) TaskRanking(ctx context.Context, arg TaskRankingParams) ([]TaskRankingRow, error) {
 	rows, err := q.db.Query(ctx, taskRanking, arg.TaskID, arg.QueryHash)
 	if err != nil {

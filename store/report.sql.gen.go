@@ -64,12 +64,14 @@ func (q *Queries) TaskCitations(ctx context.Context, taskID int64) ([]TaskCitati
 const taskClaims = `-- name: TaskClaims :many
 SELECT c.id, c.evidence_no, c.text, c.kind, c.alpha, c.beta, c.confidence, c.uncertainty, c.controversy,
        c.verdict, c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources,
-       c.evidence_count, c.adoption_status, c.verification_status, c.llm_claim_confidence,
+       c.evidence_count, c.adoption_status, c.verification_status, c.llm_claim_confidence, c.extractor_model,
        c.page_version_id, c.quote_start, c.quote_end, f.page_id AS origin_page_id,
-       COALESCE(p.url, '')::text AS origin_url
+       COALESCE(p.url, '')::text AS origin_url,
+       COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote_text
 FROM claims c
 LEFT JOIN fragments f ON f.id = c.origin_fragment_id
 LEFT JOIN pages p ON p.id = f.page_id
+LEFT JOIN page_versions pv ON pv.id = c.page_version_id
 WHERE c.task_id = $1
 ORDER BY c.evidence_no
 `
@@ -93,13 +95,17 @@ type TaskClaimsRow struct {
 	AdoptionStatus     string   `json:"adoption_status"`
 	VerificationStatus string   `json:"verification_status"`
 	LlmClaimConfidence *float64 `json:"llm_claim_confidence"`
+	ExtractorModel     *string  `json:"extractor_model"`
 	PageVersionID      *int64   `json:"page_version_id"`
 	QuoteStart         *int32   `json:"quote_start"`
 	QuoteEnd           *int32   `json:"quote_end"`
 	OriginPageID       *int64   `json:"origin_page_id"`
 	OriginUrl          string   `json:"origin_url"`
+	QuoteText          string   `json:"quote_text"`
 }
 
+// The task's claims; an extracted claim's quote is the page version's own
+// text at [quote_start, quote_end) (the claim's wording may paraphrase it).
 func (q *Queries) TaskClaims(ctx context.Context, taskID int64) ([]TaskClaimsRow, error) {
 	rows, err := q.db.Query(ctx, taskClaims, taskID)
 	if err != nil {
@@ -128,11 +134,13 @@ func (q *Queries) TaskClaims(ctx context.Context, taskID int64) ([]TaskClaimsRow
 			&i.AdoptionStatus,
 			&i.VerificationStatus,
 			&i.LlmClaimConfidence,
+			&i.ExtractorModel,
 			&i.PageVersionID,
 			&i.QuoteStart,
 			&i.QuoteEnd,
 			&i.OriginPageID,
 			&i.OriginUrl,
+			&i.QuoteText,
 		); err != nil {
 			return nil, err
 		}
@@ -148,11 +156,13 @@ const taskEdges = `-- name: TaskEdges :many
 SELECT e.id, e.relation, e.source_id AS fragment_id, e.target_id AS claim_id, c.evidence_no,
        e.nli_label, e.nli_edge_confidence, e.nli_model,
        e.source_domain_category, e.source_trust_level, e.target_trust_level,
-       f.page_id, f.page_version_id, f.start_char, f.end_char, f.text AS fragment_text,
+       f.page_id, f.page_version_id, f.start_char, f.end_char,
+       substring(pv.content FROM f.start_char + 1 FOR f.end_char - f.start_char)::text AS span_text,
        p.url, p.domain
 FROM claims c
 JOIN edges e ON e.target_type = 'claim' AND e.target_id = c.id AND e.source_type = 'fragment'
 JOIN fragments f ON f.id = e.source_id
+JOIN page_versions pv ON pv.id = f.page_version_id
 JOIN pages p ON p.id = f.page_id
 WHERE c.task_id = $1
 ORDER BY c.evidence_no, e.relation, e.nli_edge_confidence DESC NULLS LAST, e.id
@@ -174,12 +184,13 @@ type TaskEdgesRow struct {
 	PageVersionID        int64    `json:"page_version_id"`
 	StartChar            int32    `json:"start_char"`
 	EndChar              int32    `json:"end_char"`
-	FragmentText         string   `json:"fragment_text"`
+	SpanText             string   `json:"span_text"`
 	Url                  string   `json:"url"`
 	Domain               string   `json:"domain"`
 }
 
-// Every edge touching the task's claims, with its fragment's exact span.
+// Every edge touching the task's claims, with its fragment's exact span and
+// the page version's text at that span.
 func (q *Queries) TaskEdges(ctx context.Context, taskID int64) ([]TaskEdgesRow, error) {
 	rows, err := q.db.Query(ctx, taskEdges, taskID)
 	if err != nil {
@@ -205,7 +216,7 @@ func (q *Queries) TaskEdges(ctx context.Context, taskID int64) ([]TaskEdgesRow, 
 			&i.PageVersionID,
 			&i.StartChar,
 			&i.EndChar,
-			&i.FragmentText,
+			&i.SpanText,
 			&i.Url,
 			&i.Domain,
 		); err != nil {
@@ -320,6 +331,59 @@ func (q *Queries) TaskJobProblems(ctx context.Context, taskID string) ([]TaskJob
 			&i.Attempt,
 			&i.LastError,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const taskModels = `-- name: TaskModels :many
+SELECT 'nli'::text AS capability, e.nli_model::text AS model, count(*)::int AS n
+FROM claims c
+JOIN edges e ON e.target_type = 'claim' AND e.target_id = c.id AND e.source_type = 'fragment'
+WHERE c.task_id = $1 AND e.nli_model IS NOT NULL
+GROUP BY e.nli_model
+UNION ALL
+SELECT 'claims'::text, c.extractor_model::text, count(*)::int
+FROM claims c
+WHERE c.task_id = $1 AND c.extractor_model IS NOT NULL
+GROUP BY c.extractor_model
+UNION ALL
+SELECT 'embed'::text, f.embed_model::text, count(*)::int
+FROM task_pages tp
+JOIN fragments f ON f.page_version_id = tp.page_version_id
+WHERE tp.task_id = $1 AND f.embed_model IS NOT NULL
+GROUP BY f.embed_model
+UNION ALL
+SELECT 'rerank'::text, r.rerank_model::text, count(*)::int
+FROM task_rankings r
+WHERE r.task_id = $1
+GROUP BY r.rerank_model
+ORDER BY 1, 2
+`
+
+type TaskModelsRow struct {
+	Capability string `json:"capability"`
+	Model      string `json:"model"`
+	N          int32  `json:"n"`
+}
+
+// The models behind the task's judgements, by capability, with how many
+// judgements (edges, claims, embedded fragments, ranked rows) each made.
+func (q *Queries) TaskModels(ctx context.Context, taskID int64) ([]TaskModelsRow, error) {
+	rows, err := q.db.Query(ctx, taskModels, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TaskModelsRow{}
+	for rows.Next() {
+		var i TaskModelsRow
+		if err := rows.Scan(&i.Capability, &i.Model, &i.N); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

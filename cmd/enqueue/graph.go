@@ -15,9 +15,13 @@ import (
 
 // graphExport is the task's evidence graph as exported by `enqueue graph`.
 type graphExport struct {
-	TaskID         int64            `json:"task_id"`
-	Organization   string           `json:"organization_id"`
-	Hypothesis     string           `json:"hypothesis"`
+	TaskID       int64  `json:"task_id"`
+	Organization string `json:"organization_id"`
+	Hypothesis   string `json:"hypothesis"`
+	// Notice is the baseline banner when a built-in model made any of the
+	// judgements (internal/modelcard); Models names every model behind them.
+	Notice         string           `json:"notice,omitempty"`
+	Models         []modelUse       `json:"models"`
 	Claims         []graphClaim     `json:"claims"`
 	Edges          []graphEdge      `json:"edges"`
 	Pages          []graphPage      `json:"pages"`
@@ -46,10 +50,12 @@ type graphClaim struct {
 	AdoptionStatus     string   `json:"adoption_status"`
 	Verification       string   `json:"verification_status"`
 	ExtractorScore     *float64 `json:"llm_claim_confidence,omitempty"`
+	ExtractorModel     *string  `json:"extractor_model,omitempty"`
 	Origin             *span    `json:"origin,omitempty"`
 }
 
-// span is an exact character span of one page version.
+// span is an exact character span of one page version; Text is that
+// version's text at [StartChar, EndChar), never a claim's own wording.
 type span struct {
 	PageID        int64  `json:"page_id"`
 	PageVersionID int64  `json:"page_version_id"`
@@ -112,6 +118,9 @@ func loadGraph(ctx context.Context, st *store.Store, taskID int64) (*graphExport
 	}
 	g := &graphExport{TaskID: taskID, Organization: task.OrganizationID, Hypothesis: task.Hypothesis,
 		Claims: []graphClaim{}, Edges: []graphEdge{}, Pages: []graphPage{}, EvidenceSource: []evidenceSource{}}
+	if g.Models, g.Notice, err = loadModels(ctx, st, taskID); err != nil {
+		return nil, err
+	}
 	claims, err := st.TaskClaims(ctx, taskID)
 	if err != nil {
 		return nil, fmt.Errorf("claims: %w", err)
@@ -121,10 +130,10 @@ func loadGraph(ctx context.Context, st *store.Store, taskID int64) (*graphExport
 			Alpha: c.Alpha, Beta: c.Beta, Confidence: c.Confidence, Uncertainty: c.Uncertainty, Controversy: c.Controversy,
 			Verdict: c.Verdict, Supporting: c.SupportingCount, Refuting: c.RefutingCount, Neutral: c.NeutralCount,
 			IndependentSources: c.IndependentSources, EvidenceCount: c.EvidenceCount, AdoptionStatus: c.AdoptionStatus,
-			Verification: c.VerificationStatus, ExtractorScore: c.LlmClaimConfidence}
+			Verification: c.VerificationStatus, ExtractorScore: c.LlmClaimConfidence, ExtractorModel: c.ExtractorModel}
 		if c.PageVersionID != nil && c.OriginPageID != nil {
 			gc.Origin = &span{PageID: *c.OriginPageID, PageVersionID: *c.PageVersionID, StartChar: *c.QuoteStart,
-				EndChar: *c.QuoteEnd, URL: c.OriginUrl, Text: c.Text}
+				EndChar: *c.QuoteEnd, URL: c.OriginUrl, Text: c.QuoteText}
 		}
 		g.Claims = append(g.Claims, gc)
 	}
@@ -142,7 +151,7 @@ func loadGraph(ctx context.Context, st *store.Store, taskID int64) (*graphExport
 			SourceDomainCategory: e.SourceDomainCategory, SourceTrustLevel: e.SourceTrustLevel, TargetTrustLevel: e.TargetTrustLevel,
 			Domain: e.Domain,
 			Source: span{PageID: e.PageID, PageVersionID: e.PageVersionID, StartChar: e.StartChar, EndChar: e.EndChar,
-				URL: e.Url, Text: e.FragmentText}})
+				URL: e.Url, Text: e.SpanText}})
 		k := key{e.ClaimID, e.PageID}
 		s, ok := sources[k]
 		if !ok {
@@ -237,9 +246,17 @@ func (a *app) graphCmd() *cobra.Command {
 }
 
 // writeDOT renders claims (boxes) and pages (ellipses) with one arrow per
-// page→claim relation, labelled with the strongest NLI confidence.
+// page→claim relation, labelled with the strongest NLI confidence, and a
+// dashed arrow per page→page citation. The graph's label names the models
+// behind the judgements (and the baseline banner when one is a built-in).
 func writeDOT(w io.Writer, g *graphExport) {
 	fmt.Fprintf(w, "digraph task_%d {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n", g.TaskID)
+	var label strings.Builder
+	if g.Notice != "" {
+		fmt.Fprintln(&label, g.Notice)
+	}
+	writeModels(&label, g.Models)
+	fmt.Fprintf(w, "  labelloc=t;\n  label=%s;\n", dotQuote(strings.TrimRight(label.String(), "\n")))
 	for _, c := range g.Claims {
 		fmt.Fprintf(w, "  c%d [shape=box, label=%s];\n", c.ID,
 			dotQuote(fmt.Sprintf("%s %s\n%s %.2f±%.2f", c.EvidenceNo, truncate(c.Text, 60), c.Verdict, c.Confidence, c.Uncertainty)))
@@ -273,6 +290,9 @@ func writeDOT(w io.Writer, g *graphExport) {
 			label = fmt.Sprintf("%s %.2f", k.rel, best[k])
 		}
 		fmt.Fprintf(w, "  p%d -> c%d [label=%s, color=%s];\n", k.page, k.claim, dotQuote(label), colors[k.rel])
+	}
+	for _, c := range g.Citations {
+		fmt.Fprintf(w, "  p%d -> p%d [label=%s, style=dashed, color=purple];\n", c.Citing, c.Cited, dotQuote("cites "+c.Source))
 	}
 	fmt.Fprintln(w, "}")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/rank"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -24,6 +25,7 @@ type materialsExport struct {
 	RankedAt       *time.Time       `json:"ranked_at"` // null while there is no ranking
 	EmbedModel     string           `json:"embed_model,omitempty"`
 	RerankModel    string           `json:"rerank_model,omitempty"`
+	Notice         string           `json:"notice,omitempty"` // baseline banner when a built-in ranked it (internal/modelcard)
 	Ranking        []rankedMaterial `json:"ranking"`
 	RankedQueries  []rankedQuery    `json:"ranked_queries"` // every query the task has a ranking for
 	Hint           string           `json:"hint,omitempty"` // how to get a ranking when there is none
@@ -76,6 +78,7 @@ func loadRanking(ctx context.Context, st *store.Store, taskID int64, query strin
 		if m.RankedAt == nil {
 			at := r.RankedAt
 			m.RankedAt, m.EmbedModel, m.RerankModel = &at, r.EmbedModel, r.RerankModel
+			m.Notice = modelcard.Banner([]string{r.EmbedModel, r.RerankModel})
 		}
 		m.Ranking = append(m.Ranking, rankedMaterial{Rank: r.Rank, FragmentID: r.FragmentID, FinalScore: r.FinalScore,
 			RerankScore: r.RerankScore, TrustLevel: r.TrustLevel, TrustWeight: r.TrustWeight, LexicalScore: r.LexicalScore,
@@ -144,6 +147,9 @@ func writeMaterials(w io.Writer, m *materialsExport) {
 	which := "query"
 	if m.FromHypothesis {
 		which = "hypothesis"
+	}
+	if m.Notice != "" {
+		fmt.Fprintln(w, m.Notice)
 	}
 	fmt.Fprintf(w, "Reading list — task %d, %s: %s\n", m.TaskID, which, m.Query)
 	if len(m.Ranking) == 0 {

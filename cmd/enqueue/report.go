@@ -38,7 +38,11 @@ func (a *app) reportCmd() *cobra.Command {
 }
 
 func writeReport(w io.Writer, g *graphExport, all bool, quotes int) {
+	if g.Notice != "" {
+		fmt.Fprintln(w, g.Notice)
+	}
 	fmt.Fprintf(w, "Evidence report — task %d (%s)\nHypothesis: %s\n", g.TaskID, g.Organization, g.Hypothesis)
+	writeModels(w, g.Models)
 	fmt.Fprintf(w, "%d claims, %d edges, %d pages\n", len(g.Claims), len(g.Edges), len(g.Pages))
 	rel := map[string]int{}
 	for _, e := range g.Edges {
@@ -59,7 +63,9 @@ func writeReport(w io.Writer, g *graphExport, all bool, quotes int) {
 		fmt.Fprintf(w, "    verdict %-15s confidence %.3f  uncertainty %.3f  controversy %.3f  (supports %d, refutes %d, neutral %d, independent sources %d)\n",
 			c.Verdict, c.Confidence, c.Uncertainty, c.Controversy, c.Supporting, c.Refuting, c.Neutral, c.IndependentSources)
 		if c.Origin != nil {
-			fmt.Fprintf(w, "    origin: %s [chars %d–%d of version %d]\n", c.Origin.URL, c.Origin.StartChar, c.Origin.EndChar, c.Origin.PageVersionID)
+			fmt.Fprintf(w, "    origin: “%s”\n      — %s [chars %d–%d of version %d]\n",
+				truncate(strings.Join(strings.Fields(c.Origin.Text), " "), 240), c.Origin.URL,
+				c.Origin.StartChar, c.Origin.EndChar, c.Origin.PageVersionID)
 		}
 		for _, relation := range []string{"supports", "refutes"} {
 			shown := 0

@@ -25,6 +25,8 @@ type taskStatus struct {
 	Targets  map[string]int            `json:"targets_by_status"`
 	Problems []jobProblem              `json:"job_problems"`
 	Failed   []failedTarget            `json:"failed_targets"`
+	Models   []modelUse                `json:"models"`           // the models behind the judgements so far
+	Notice   string                    `json:"notice,omitempty"` // baseline banner (internal/modelcard)
 }
 
 type jobProblem struct {
@@ -103,10 +105,16 @@ func loadStatus(ctx context.Context, st *store.Store, taskID int64) (*taskStatus
 	for _, f := range failed {
 		s.Failed = append(s.Failed, failedTarget{Kind: f.Kind, Value: f.Value, Error: f.Error})
 	}
+	if s.Models, s.Notice, err = loadModels(ctx, st, taskID); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
 func (s *taskStatus) print(w io.Writer) {
+	if s.Notice != "" {
+		fmt.Fprintln(w, s.Notice)
+	}
 	fmt.Fprintf(w, "task %d: %d jobs pending, %d finished\n", s.TaskID, s.Pending, s.Finished)
 	kinds := make([]string, 0, len(s.Jobs))
 	for k := range s.Jobs {
@@ -123,6 +131,7 @@ func (s *taskStatus) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "targets: %s\n", joinCounts(s.Targets))
 	fmt.Fprintf(w, "claims by verdict: %s\n", joinCounts(s.Verdicts))
+	writeModels(w, s.Models)
 	for _, p := range s.Problems {
 		fmt.Fprintf(w, "  job %d %s %s (attempt %d): %s\n", p.ID, p.Kind, p.State, p.Attempt, p.Error)
 	}

@@ -9,10 +9,11 @@ WHERE task_id = @task_id AND kind = 'hypothesis' AND text_hash = ANY(@text_hashe
 -- name: InsertExtractedClaims :many
 -- E-numbers are allocated by the caller under the task's row lock (LockTask).
 INSERT INTO claims (task_id, evidence_no, text, text_hash, kind, origin_fragment_id,
-                    page_version_id, quote_start, quote_end, llm_claim_confidence)
+                    page_version_id, quote_start, quote_end, llm_claim_confidence, extractor_model)
 SELECT @task_id, unnest(@evidence_nos::int[]), unnest(@texts::text[]), unnest(@text_hashes::text[]),
        'extracted', unnest(@origin_fragment_ids::bigint[]), @page_version_id,
-       unnest(@quote_starts::int[]), unnest(@quote_ends::int[]), unnest(@llm_confidences::float8[])
+       unnest(@quote_starts::int[]), unnest(@quote_ends::int[]), unnest(@llm_confidences::float8[]),
+       @extractor_model::text
 ON CONFLICT DO NOTHING
 RETURNING id, evidence_no, origin_fragment_id;
 

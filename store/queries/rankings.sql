@@ -46,13 +46,14 @@ JOIN fragments f ON f.id = r.fragment_id;
 
 -- name: TaskRanking :many
 -- The current ranking of a task for one query, best first, with each row's
--- exact span, its text and its page.
+-- exact span, the page version's text at that span, and its page.
 SELECT r.rank, r.fragment_id, r.final_score, r.rerank_score, r.trust_level, r.trust_weight,
        r.lexical_score, r.cosine, r.stage2_score, r.page_id, r.page_version_id, r.start_char, r.end_char,
-       f.text, p.url, p.domain, COALESCE(p.title, '')::text AS title,
+       substring(pv.content FROM r.start_char + 1 FOR r.end_char - r.start_char)::text AS text,
+       p.url, p.domain, COALESCE(p.title, '')::text AS title,
        r.query, r.embed_model, r.rerank_model, r.ranked_at
 FROM task_rankings r
-JOIN fragments f ON f.id = r.fragment_id
+JOIN page_versions pv ON pv.id = r.page_version_id
 JOIN pages p ON p.id = r.page_id
 WHERE r.task_id = @task_id AND r.query_hash = @query_hash
 ORDER BY r.rank;

@@ -27,27 +27,34 @@ SELECT kind, value, COALESCE(error, '')::text AS error FROM targets
 WHERE task_id = @task_id AND status = 'failed' ORDER BY id LIMIT 100;
 
 -- name: TaskClaims :many
+-- The task's claims; an extracted claim's quote is the page version's own
+-- text at [quote_start, quote_end) (the claim's wording may paraphrase it).
 SELECT c.id, c.evidence_no, c.text, c.kind, c.alpha, c.beta, c.confidence, c.uncertainty, c.controversy,
        c.verdict, c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources,
-       c.evidence_count, c.adoption_status, c.verification_status, c.llm_claim_confidence,
+       c.evidence_count, c.adoption_status, c.verification_status, c.llm_claim_confidence, c.extractor_model,
        c.page_version_id, c.quote_start, c.quote_end, f.page_id AS origin_page_id,
-       COALESCE(p.url, '')::text AS origin_url
+       COALESCE(p.url, '')::text AS origin_url,
+       COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote_text
 FROM claims c
 LEFT JOIN fragments f ON f.id = c.origin_fragment_id
 LEFT JOIN pages p ON p.id = f.page_id
+LEFT JOIN page_versions pv ON pv.id = c.page_version_id
 WHERE c.task_id = @task_id
 ORDER BY c.evidence_no;
 
 -- name: TaskEdges :many
--- Every edge touching the task's claims, with its fragment's exact span.
+-- Every edge touching the task's claims, with its fragment's exact span and
+-- the page version's text at that span.
 SELECT e.id, e.relation, e.source_id AS fragment_id, e.target_id AS claim_id, c.evidence_no,
        e.nli_label, e.nli_edge_confidence, e.nli_model,
        e.source_domain_category, e.source_trust_level, e.target_trust_level,
-       f.page_id, f.page_version_id, f.start_char, f.end_char, f.text AS fragment_text,
+       f.page_id, f.page_version_id, f.start_char, f.end_char,
+       substring(pv.content FROM f.start_char + 1 FOR f.end_char - f.start_char)::text AS span_text,
        p.url, p.domain
 FROM claims c
 JOIN edges e ON e.target_type = 'claim' AND e.target_id = c.id AND e.source_type = 'fragment'
 JOIN fragments f ON f.id = e.source_id
+JOIN page_versions pv ON pv.id = f.page_version_id
 JOIN pages p ON p.id = f.page_id
 WHERE c.task_id = @task_id
 ORDER BY c.evidence_no, e.relation, e.nli_edge_confidence DESC NULLS LAST, e.id;
@@ -72,3 +79,29 @@ WHERE e.relation = 'cites' AND e.source_type = 'page' AND e.target_type = 'page'
   AND EXISTS (SELECT 1 FROM task_pages tp WHERE tp.task_id = @task_id AND tp.page_id = e.source_id)
   AND EXISTS (SELECT 1 FROM task_pages tp WHERE tp.task_id = @task_id AND tp.page_id = e.target_id)
 ORDER BY e.source_id, e.target_id;
+
+-- name: TaskModels :many
+-- The models behind the task's judgements, by capability, with how many
+-- judgements (edges, claims, embedded fragments, ranked rows) each made.
+SELECT 'nli'::text AS capability, e.nli_model::text AS model, count(*)::int AS n
+FROM claims c
+JOIN edges e ON e.target_type = 'claim' AND e.target_id = c.id AND e.source_type = 'fragment'
+WHERE c.task_id = @task_id AND e.nli_model IS NOT NULL
+GROUP BY e.nli_model
+UNION ALL
+SELECT 'claims'::text, c.extractor_model::text, count(*)::int
+FROM claims c
+WHERE c.task_id = @task_id AND c.extractor_model IS NOT NULL
+GROUP BY c.extractor_model
+UNION ALL
+SELECT 'embed'::text, f.embed_model::text, count(*)::int
+FROM task_pages tp
+JOIN fragments f ON f.page_version_id = tp.page_version_id
+WHERE tp.task_id = @task_id AND f.embed_model IS NOT NULL
+GROUP BY f.embed_model
+UNION ALL
+SELECT 'rerank'::text, r.rerank_model::text, count(*)::int
+FROM task_rankings r
+WHERE r.task_id = @task_id
+GROUP BY r.rerank_model
+ORDER BY 1, 2;

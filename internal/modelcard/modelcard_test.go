@@ -1,0 +1,57 @@
+package modelcard_test
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/eval"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/modelcard"
+	"github.com/evidencefleet/evidencefleet/internal/repodata"
+)
+
+// TestNLIFiguresAreMeasured recomputes the built-in NLI's accuracy on each
+// report part and requires the quoted figure to be that measurement (to the
+// three decimals `make eval` prints).
+func TestNLIFiguresAreMeasured(t *testing.T) {
+	t.Parallel()
+	dir := repodata.Path(t, repodata.NLIReport...)
+	for _, m := range modelcard.NLIReportAccuracy {
+		examples, err := eval.ReadNLIFile(filepath.Join(dir, m.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scores, err := eval.EvaluateNLI(context.Background(), &ml.LexicalNLI{}, 0, examples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(scores.Accuracy-m.Accuracy) > 0.0005 {
+			t.Errorf("%s: quoted accuracy %.3f, measured %.3f on %d report pairs", m.Data, m.Accuracy, scores.Accuracy, scores.N)
+		}
+	}
+}
+
+func TestBanner(t *testing.T) {
+	t.Parallel()
+	if b := modelcard.Banner([]string{"cross-encoder/nli-deberta-v3-base", "BAAI/bge-reranker-base"}); b != "" {
+		t.Errorf("banner for trained models only = %q, want none", b)
+	}
+	b := modelcard.Banner([]string{"BAAI/bge-m3", ml.LexicalNLIModel, ml.HashEmbedderModel, ml.LexicalNLIModel})
+	if b == "" || strings.Contains(b, "\n") {
+		t.Fatalf("banner = %q, want one line", b)
+	}
+	for _, want := range []string{ml.LexicalNLIModel, ml.HashEmbedderModel, "deterministic", "SNLI"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("banner %q does not name %q", b, want)
+		}
+	}
+	if strings.Contains(b, "bge-m3") {
+		t.Errorf("banner %q names a trained model", b)
+	}
+	if strings.Count(b, ml.LexicalNLIModel) != 1 {
+		t.Errorf("banner %q repeats a model", b)
+	}
+}
