@@ -26,9 +26,10 @@ $(BIN)/helm:
 dashcheck:
 	EVF_REQUIRE_PROMETHEUS=1 scripts/with-postgres.sh $(GO) test -count=1 -run TestDashboard -v ./internal/dashboard/
 
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 build:
-	$(GO) build -o $(BIN)/worker ./cmd/worker
-	$(GO) build -o $(BIN)/enqueue ./cmd/enqueue
+	$(GO) build -ldflags "-X github.com/evidencefleet/evidencefleet/internal/version.Version=$(VERSION)" -o $(BIN)/worker ./cmd/worker
+	$(GO) build -ldflags "-X github.com/evidencefleet/evidencefleet/internal/version.Version=$(VERSION)" -o $(BIN)/enqueue ./cmd/enqueue
 
 lint: fmt vet staticcheck
 
@@ -46,14 +47,15 @@ generate:
 	sqlc generate
 
 corpus:
-	$(GO) run ./cmd/mkcorpus -in ../shared/data/climate-fever-dev.jsonl -out testdata/replay/demo -claims 12 -with-academic
+	$(GO) run ./cmd/mkcorpus -in testdata/climate-fever/climate-fever-dev.jsonl -out testdata/replay/demo -claims 12 -with-academic
 
 clean:
 	rm -rf $(BIN) .data
 
 # Measures the configured models (EVF_* as for the worker) and the whole fleet
-# on real labelled data: NLI pairs (NLI_DATA, default ../shared/data/nli) and
-# Climate-FEVER end to end (CLAIMS, default ../shared/data/climate-fever-dev.jsonl)
+# on real labelled data bundled in testdata/: NLI pairs (NLI_DATA, default the
+# report part testdata/nli/report) and Climate-FEVER end to end (CLAIMS,
+# default testdata/climate-fever/climate-fever-dev.jsonl)
 # in a scratch database. EVAL_FLAGS passes more flags, e.g. -json or -limit 20.
 eval:
 	scripts/with-postgres.sh $(GO) run ./cmd/eval $(if $(CLAIMS),-claims $(CLAIMS)) $(if $(NLI_DATA),-nli-data $(NLI_DATA)) $(EVAL_FLAGS)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
 // The replay archive: three pages on three domains about one topic.
@@ -44,7 +45,8 @@ func cliPages() []corpus.Page {
 }
 
 // bundle is a running worker on a fresh database that DATABASE_URL points
-// at, so the CLI under test talks to it.
+// at, so the CLI under test talks to it (EVF_DATABASE_URL, which would win,
+// is cleared).
 type bundle struct {
 	ctx context.Context
 	f   *testfleet.Fleet
@@ -55,6 +57,7 @@ func setup(t *testing.T) *bundle {
 	t.Helper()
 	f := testfleet.Start(t, testfleet.Options{Pages: cliPages()})
 	t.Setenv("DATABASE_URL", f.URL)
+	t.Setenv("EVF_DATABASE_URL", "")
 	return &bundle{ctx: context.Background(), f: f, dir: t.TempDir()}
 }
 
@@ -323,10 +326,11 @@ func TestClaimAdd(t *testing.T) {
 }
 
 type targetAddJSON struct {
-	TaskID   int64   `json:"task_id"`
-	JobIDs   []int64 `json:"job_ids"`
-	Inserted int     `json:"inserted"`
-	Skipped  int     `json:"skipped_duplicates"`
+	TaskID   int64         `json:"task_id"`
+	Targets  []jobs.Target `json:"targets"`
+	JobIDs   []int64       `json:"job_ids"`
+	Inserted int           `json:"inserted"`
+	Skipped  int           `json:"skipped_duplicates"`
 }
 
 func TestTargetAdd(t *testing.T) {

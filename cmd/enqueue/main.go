@@ -1,7 +1,8 @@
 // Command enqueue is the evidencefleet command line: create tasks, add
 // hypothesis claims and targets, insert any job kind, watch a task's progress
-// and export its evidence graph. Every command reads DATABASE_URL and takes
-// --json for machine-readable output.
+// and export its evidence graph. Every command connects to the database given
+// by --database-url, else EVF_DATABASE_URL, else DATABASE_URL (as the worker
+// reads them), and takes --json for machine-readable output.
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/spf13/cobra"
 
+	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -48,6 +50,7 @@ func main() {
 // app is shared by the commands.
 type app struct {
 	jsonOut bool
+	dbURL   string // --database-url
 	out     io.Writer
 	errOut  io.Writer
 	pool    *pgxpool.Pool
@@ -58,8 +61,15 @@ type app struct {
 func newRoot() *cobra.Command {
 	a := &app{}
 	root := &cobra.Command{
-		Use:           "enqueue",
-		Short:         "Hand work to the evidencefleet worker fleet and read its results (reads DATABASE_URL)",
+		Use:   "enqueue",
+		Short: "Hand work to the evidencefleet worker fleet and read its results",
+		Long: `Hand work to the evidencefleet worker fleet and read its results.
+
+Every command but --version and help connects to Postgres: --database-url,
+else EVF_DATABASE_URL, else DATABASE_URL (the worker reads the same two
+variables). Exit status: 0 done, 1 failed, 2 usage error; status --wait
+also exits 3 (a job was discarded) and 4 (timed out).`,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -68,6 +78,7 @@ func newRoot() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
+	root.PersistentFlags().StringVar(&a.dbURL, "database-url", "", "Postgres connection string (default: $EVF_DATABASE_URL, else $DATABASE_URL)")
 	root.AddCommand(a.taskCmd(), a.claimCmd(), a.targetCmd(), a.jobCmd(), a.statusCmd(), a.graphCmd(), a.reportCmd(), a.materialsCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, msg: err.Error()} })
 	a.wrap(root)
@@ -104,11 +115,22 @@ func (a *app) close() {
 	}
 }
 
+// databaseURL is --database-url, else EVF_DATABASE_URL, else DATABASE_URL:
+// the worker reads the two variables in that order too (internal/config).
+func (a *app) databaseURL() (string, error) {
+	for _, url := range []string{a.dbURL, os.Getenv("EVF_DATABASE_URL"), os.Getenv("DATABASE_URL")} {
+		if url != "" {
+			return url, nil
+		}
+	}
+	return "", usageErr("no database: give --database-url or set EVF_DATABASE_URL or DATABASE_URL")
+}
+
 // connect opens the pool and an insert-only River client.
 func (a *app) connect(ctx context.Context) error {
-	url := os.Getenv("DATABASE_URL")
-	if url == "" {
-		return &exitError{code: 2, msg: "DATABASE_URL is not set"}
+	url, err := a.databaseURL()
+	if err != nil {
+		return err
 	}
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {

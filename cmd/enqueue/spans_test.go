@@ -154,8 +154,8 @@ func TestExportedSpansArePageText(t *testing.T) {
 func TestDOTNamesModelsAndCitations(t *testing.T) {
 	t.Parallel()
 	g := &graphExport{TaskID: 7, Notice: modelcard.Banner([]string{ml.LexicalNLIModel}),
-		Models: []modelUse{{Capability: "nli", Model: ml.LexicalNLIModel, Judgements: 3, Baseline: true}},
-		Pages:  []graphPage{{ID: 1, URL: "https://a.example/x"}, {ID: 2, URL: "https://doi.org/10.1/b"}},
+		Models:    []modelUse{{Capability: "nli", Model: ml.LexicalNLIModel, Judgements: 3, Baseline: true}},
+		Pages:     []graphPage{{ID: 1, URL: "https://a.example/x"}, {ID: 2, URL: "https://doi.org/10.1/b"}},
 		Citations: []graphCitation{{Citing: 1, Cited: 2, Source: "s2,openalex"}}}
 	var out strings.Builder
 	writeDOT(&out, g)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 
@@ -211,33 +212,61 @@ func readClaimsFile(path string) ([]string, error) {
 func (a *app) targetCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "target", Short: "Manage a task's targets"}
 	var taskID int64
-	var urls []string
+	var urls, dois, queries []string
 	var file string
 	add := &cobra.Command{
 		Use:   "add",
-		Short: "Add URL targets to a task and enqueue target_queue jobs (one batch insert)",
-		Args:  cobra.NoArgs,
+		Short: "Add URL, DOI and search-query targets to a task and enqueue target_queue jobs (one batch insert)",
+		Long: `Add targets to a task and enqueue a target_queue job for each, all in one
+transaction: every target is checked first as the worker will check it, and
+one bad target inserts nothing (exit 2, naming the flag or file line).
+
+  --url     a page to fetch (http or https)
+  --doi     a paper, resolved through the academic APIs: 10.1234/abc,
+            doi:10.1234/abc or https://doi.org/10.1234/abc
+  --query   a search: the worker's web search (EVF_SEARCH_URL) turns it
+            into url targets and, for a scholarly query, the academic
+            APIs into doi targets
+  --file    one target per line (# comments and blank lines skipped): a
+            URL, or a DOI in one of the forms above
+
+The flags repeat and mix. A target already added to the task is not queued
+again (reported as skipped).`,
+		Example: `  enqueue target add --task 7 --url https://en.wikipedia.org/wiki/Sea_ice
+  enqueue target add --task 7 --doi 10.1038/nature12345 --query "arctic sea ice decline" --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if taskID <= 0 {
 				return usageErr("--task is required")
 			}
-			values := append([]string(nil), urls...)
+			type input struct{ source, kind, value string }
+			var inputs []input
+			for _, f := range []struct {
+				kind   string
+				values []string
+			}{{jobs.TargetURL, urls}, {jobs.TargetDOI, dois}, {jobs.TargetQuery, queries}} {
+				for _, v := range f.values {
+					inputs = append(inputs, input{"--" + f.kind, f.kind, v})
+				}
+			}
 			if file != "" {
 				lines, err := readLines(file)
 				if err != nil {
 					return &exitError{code: 2, msg: err.Error()}
 				}
-				values = append(values, lines...)
+				for _, l := range lines {
+					inputs = append(inputs, input{fmt.Sprintf("%s:%d", file, l.no), fileLineKind(l.text), l.text})
+				}
 			}
-			if len(values) == 0 {
-				return usageErr("give --url (repeatable) or --file")
+			if len(inputs) == 0 {
+				return usageErr("give --url, --doi or --query (each repeatable) or --file")
 			}
 			var targets []jobs.Target
 			var problems []string
-			for _, v := range values {
-				t, err := jobs.Target{Kind: jobs.TargetURL, Value: v}.Normalized()
+			for _, in := range inputs {
+				t, err := jobs.Target{Kind: in.kind, Value: in.value}.Normalized()
 				if err != nil {
-					problems = append(problems, fmt.Sprintf("%q: %v", v, err))
+					problems = append(problems, fmt.Sprintf("%s %q: %v", in.source, in.value, err))
 					continue
 				}
 				targets = append(targets, t)
@@ -260,20 +289,39 @@ func (a *app) targetCmd() *cobra.Command {
 	}
 	add.Flags().Int64Var(&taskID, "task", 0, "task id (required)")
 	add.Flags().StringArrayVar(&urls, "url", nil, "URL to take in (repeatable)")
-	add.Flags().StringVar(&file, "file", "", "file with one URL per line (# comments allowed)")
+	add.Flags().StringArrayVar(&dois, "doi", nil, "DOI to take in: 10.xxxx/…, doi:10.xxxx/… or https://doi.org/10.xxxx/… (repeatable)")
+	add.Flags().StringArrayVar(&queries, "query", nil, "search query whose results to take in (repeatable)")
+	add.Flags().StringVar(&file, "file", "", "file with one URL or DOI per line (# comments allowed)")
 	cmd.AddCommand(add)
 	return cmd
 }
 
+// fileLineKind tells a DOI line of a target file (10.xxxx/…, doi:…,
+// info:doi/… or a doi.org link) from a URL line.
+func fileLineKind(text string) string {
+	l := strings.ToLower(text)
+	for _, p := range []string{"10.", "doi:", "info:doi/"} {
+		if strings.HasPrefix(l, p) {
+			return jobs.TargetDOI
+		}
+	}
+	if u, err := url.Parse(l); err == nil && (u.Scheme == "http" || u.Scheme == "https") &&
+		(u.Host == "doi.org" || u.Host == "dx.doi.org" || u.Host == "www.doi.org") && strings.HasPrefix(u.Path, "/10.") {
+		return jobs.TargetDOI
+	}
+	return jobs.TargetURL
+}
+
 type targetInsertResult struct {
-	TaskID   int64   `json:"task_id"`
-	JobIDs   []int64 `json:"job_ids"`
-	Inserted int     `json:"inserted"`
-	Skipped  int     `json:"skipped_duplicates"`
+	TaskID   int64         `json:"task_id"`
+	Targets  []jobs.Target `json:"targets"` // as normalised and registered
+	JobIDs   []int64       `json:"job_ids"`
+	Inserted int           `json:"inserted"`
+	Skipped  int           `json:"skipped_duplicates"`
 }
 
 func insertTargets(ctx context.Context, a *app, taskID int64, targets []jobs.Target) (targetInsertResult, error) {
-	res := targetInsertResult{TaskID: taskID, JobIDs: []int64{}}
+	res := targetInsertResult{TaskID: taskID, Targets: targets, JobIDs: []int64{}}
 	err := a.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		if _, err := q.GetTask(ctx, taskID); err != nil {
 			if store.IsNotFound(err) {
@@ -298,20 +346,31 @@ func insertTargets(ctx context.Context, a *app, taskID int64, targets []jobs.Tar
 	return res, err
 }
 
-func readLines(path string) ([]string, error) {
+// fileLine is a line of a target file, numbered from 1.
+type fileLine struct {
+	no   int
+	text string
+}
+
+// readLines reads a target file: one target per line, blank lines and lines
+// starting with # skipped.
+func readLines(path string) ([]fileLine, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []string
+	var out []fileLine
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
+	for n := 1; sc.Scan(); n++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		out = append(out, line)
+		out = append(out, fileLine{n, text})
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
+	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/migrations"
 )
 
@@ -33,6 +34,7 @@ func rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "worker",
 		Short:         "Run an evidencefleet worker (configured by DATABASE_URL and EVF_* variables; see `worker config`)",
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -50,12 +52,13 @@ func rootCmd() *cobra.Command {
 		Use:   "migrate",
 		Short: "Apply River's and the evidence schema's migrations (safe to run from several pods at once)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			url := os.Getenv("DATABASE_URL")
+			// The worker's order: EVF_DATABASE_URL wins over DATABASE_URL.
+			url := os.Getenv("EVF_DATABASE_URL")
 			if url == "" {
-				url = os.Getenv("EVF_DATABASE_URL")
+				url = os.Getenv("DATABASE_URL")
 			}
 			if url == "" {
-				return fmt.Errorf("DATABASE_URL is not set")
+				return fmt.Errorf("no database: set EVF_DATABASE_URL or DATABASE_URL")
 			}
 			cfg := config.Config{LogLevel: os.Getenv("EVF_LOG_LEVEL"), LogFormat: os.Getenv("EVF_LOG_FORMAT")}
 			log := newLogger(cfg)

@@ -1,22 +1,8 @@
 package fleet
 
-import "runtime/debug"
+import buildversion "github.com/evidencefleet/evidencefleet/internal/version"
 
-// Version is the worker's version: set with -ldflags "-X
-// github.com/evidencefleet/evidencefleet/internal/fleet.Version=v1.2.3", or
-// else the VCS revision the binary was built from, or "dev".
-var Version = ""
-
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return s.Value[:12]
-			}
-		}
-	}
-	return "dev"
-}
+// version is the worker's version, the one `worker --version` prints: see
+// package internal/version (set with -ldflags "-X
+// github.com/evidencefleet/evidencefleet/internal/version.Version=v1.2.3").
+func version() string { return buildversion.String() }
