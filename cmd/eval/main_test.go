@@ -14,7 +14,6 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/repodata"
 )
 
-
 func TestRunUsageErrors(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://127.0.0.1:1/none")
 	tests := []struct {

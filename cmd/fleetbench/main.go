@@ -141,8 +141,8 @@ func ints(s string) ([]int, error) {
 }
 
 func printTable(w io.Writer, rep *bench.Report) error {
-	fmt.Fprintf(w, "fleetbench: %d CPUs, %s, PostgreSQL %s, %d repetitions (medians), %.0f s in all\n",
-		rep.CPUs, rep.Go, rep.Postgres, rep.Options.Reps, rep.Seconds)
+	fmt.Fprintf(w, "make bench: measured at %s; %d CPUs, %s, PostgreSQL %s, %d repetitions (medians), %.0f s in all\n",
+		rep.Measured, rep.CPUs, rep.Go, rep.Postgres, rep.Options.Reps, rep.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	section := ""
 	for _, r := range rep.Rows {

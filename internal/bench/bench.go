@@ -20,6 +20,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/backend"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/scratchdb"
+	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/migrations"
 )
 
@@ -81,18 +82,21 @@ type Row struct {
 
 // Report is the whole run.
 type Report struct {
-	Started  time.Time `json:"started"`
-	Seconds  float64   `json:"seconds"`
-	CPUs     int       `json:"cpus"`
-	Go       string    `json:"go"`
-	Postgres string    `json:"postgres"`
-	Options  Options   `json:"options"`
-	Rows     []Row     `json:"rows"`
+	// Measured names the commit and time of the run: the README quotes it
+	// with every figure.
+	Measured version.Provenance `json:"measured"`
+	Started  time.Time          `json:"started"`
+	Seconds  float64            `json:"seconds"`
+	CPUs     int                `json:"cpus"`
+	Go       string             `json:"go"`
+	Postgres string             `json:"postgres"`
+	Options  Options            `json:"options"`
+	Rows     []Row              `json:"rows"`
 }
 
 // Run measures every section and returns the table.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	rep := &Report{Started: time.Now(), CPUs: runtime.NumCPU(), Go: runtime.Version(), Options: opts}
+	rep := &Report{Measured: version.Measured(ctx), Started: time.Now(), CPUs: runtime.NumCPU(), Go: runtime.Version(), Options: opts}
 	if opts.Reps < 1 {
 		opts.Reps = 1
 	}

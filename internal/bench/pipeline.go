@@ -53,8 +53,8 @@ func (h *harness) pipeline(ctx context.Context, b baseline) error {
 		h.logf("pipeline rep %d: %.1fs, %v jobs", rep+1, r.span.Seconds(), r.jobs)
 	}
 	h.add(sec, "wall time, first fetch to last verification", wall, "s", "")
-	t := h.add(sec, "jobs, all kinds", total, "jobs/s", "")
-	h.setBaseline(fmt.Sprintf("no-op %.0f jobs/s: %s", b.workRate, ratio(t, b.workRate)))
+	h.add(sec, "jobs, all kinds", total, "jobs/s", "")
+	h.compare("no-op", b.workRate, "jobs/s")
 	for _, k := range pipelineKinds {
 		h.add(sec, k+" jobs over the wall time", perKind[k], "jobs/s", "")
 	}
@@ -79,10 +79,10 @@ func (h *harness) pipeline(ctx context.Context, b baseline) error {
 	}
 	for _, k := range pipelineKinds {
 		h.add(phases, fmt.Sprintf("%s (%d jobs): throughput", k, counts[k]), rates[k], "jobs/s", "")
-		c := h.add(phases, fmt.Sprintf("%s: worker CPU per 1,000 jobs", k), cpu[k], "CPU s", "")
-		h.setBaseline(fmt.Sprintf("no-op %.2f: %s", b.cpuPer1k, ratio(c, b.cpuPer1k)))
-		m := h.add(phases, fmt.Sprintf("%s: worker peak RSS", k), rss[k], "MB", "")
-		h.setBaseline(fmt.Sprintf("no-op %.0f MB: %s", b.rss, ratio(m, b.rss)))
+		h.add(phases, fmt.Sprintf("%s: worker CPU per 1,000 jobs", k), cpu[k], "CPU s", "")
+		h.compare("no-op", b.cpuPer1k, "CPU s")
+		h.add(phases, fmt.Sprintf("%s: worker peak RSS", k), rss[k], "MB", "")
+		h.compare("no-op", b.rss, "MB")
 	}
 	return nil
 }

@@ -32,3 +32,21 @@ func TestQuantile(t *testing.T) {
 		t.Errorf("rate over no time = %v, want 0", got)
 	}
 }
+
+// TestComparisonOnlyLikeWithLike: a row is compared with River's figure of
+// the same unit, and comparing claims/s with jobs/s is refused.
+func TestComparisonOnlyLikeWithLike(t *testing.T) {
+	t.Parallel()
+	if got, want := comparison("jobs worked", 500, "jobs/s", "no-op", 2000, "jobs/s"), "no-op 2000 jobs/s: ×0.25"; got != want {
+		t.Errorf("comparison = %q, want %q", got, want)
+	}
+	if got, want := comparison("CPU", 0.4, "CPU s", "no-op", 0.08, "CPU s"), "no-op 0.08 CPU s: ×5.00"; got != want {
+		t.Errorf("comparison = %q, want %q", got, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("claims/s compared with jobs/s without a panic")
+		}
+	}()
+	comparison("claims verified", 447, "claims/s", "no-op", 1945, "jobs/s")
+}

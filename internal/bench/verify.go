@@ -56,18 +56,17 @@ func (h *harness) verify(ctx context.Context, b baseline) error {
 		pairs = append(pairs, float64(r.edges)/float64(r.claims))
 		h.logf("verify_nli rep %d: %.0f claims/s, %.0f edges/s", rep+1, claimRates[rep], edgeRates[rep])
 	}
-	c := h.add(sec, "claims verified", claimRates, "claims/s", "")
-	h.setBaseline(fmt.Sprintf("no-op %.0f jobs/s: %s", b.workRate, ratio(c, b.workRate)))
+	h.add(sec, "claims verified", claimRates, "claims/s", "")
 	h.add(sec, "NLI edges written", edgeRates, "edges/s", "")
 	h.add(sec, "edges per claim", pairs, "edges", "")
-	j := h.add(sec, "jobs worked", jobRates, "jobs/s", "")
-	h.setBaseline(fmt.Sprintf("no-op %.0f jobs/s: %s", b.workRate, ratio(j, b.workRate)))
-	t := h.add(sec, "database round trips per job (River's included)", trips, "trips", "")
-	h.setBaseline(fmt.Sprintf("no-op %.2f: %s", b.tripsPer, ratio(t, b.tripsPer)))
-	cp := h.add(sec, "worker CPU per 1,000 jobs", cpu, "CPU s", "")
-	h.setBaseline(fmt.Sprintf("no-op %.2f: %s", b.cpuPer1k, ratio(cp, b.cpuPer1k)))
-	m := h.add(sec, "worker peak RSS", rss, "MB", "")
-	h.setBaseline(fmt.Sprintf("no-op %.0f MB: %s", b.rss, ratio(m, b.rss)))
+	h.add(sec, "jobs worked", jobRates, "jobs/s", "")
+	h.compare("no-op", b.workRate, "jobs/s")
+	h.add(sec, "database round trips per job (River's included)", trips, "trips", "")
+	h.compare("no-op", b.tripsPer, "trips")
+	h.add(sec, "worker CPU per 1,000 jobs", cpu, "CPU s", "")
+	h.compare("no-op", b.cpuPer1k, "CPU s")
+	h.add(sec, "worker peak RSS", rss, "MB", "")
+	h.compare("no-op", b.rss, "MB")
 
 	scale := fmt.Sprintf("verify_nli scaling (same load, %d workers per process)", h.opts.NLIWorkers)
 	for _, n := range h.opts.Procs {
@@ -87,8 +86,26 @@ func (h *harness) verify(ctx context.Context, b baseline) error {
 	return nil
 }
 
-// setBaseline fills the River column of the last row.
-func (h *harness) setBaseline(s string) { h.rep.Rows[len(h.rep.Rows)-1].Baseline = s }
+// compare fills the River column of the last row with River's figure of the
+// same measure and the ratio. Only like compares with like: a row whose unit
+// is not the River figure's is a bug of the harness.
+func (h *harness) compare(name string, river float64, unit string) {
+	r := &h.rep.Rows[len(h.rep.Rows)-1]
+	r.Baseline = comparison(r.Metric, r.Value, r.Unit, name, river, unit)
+}
+
+// comparison formats "name river unit: ×value/river", panicking when the
+// units differ (claims/s against jobs/s, say).
+func comparison(metric string, value float64, unit, name string, river float64, riverUnit string) string {
+	if unit != riverUnit {
+		panic(fmt.Sprintf("bench: %q in %s compared with %s in %s", metric, unit, name, riverUnit))
+	}
+	format := "%s %.0f %s: %s"
+	if river < 100 {
+		format = "%s %.2f %s: %s"
+	}
+	return fmt.Sprintf(format, name, river, unit, ratio(value, river))
+}
 
 // runVerify clears the task's edges and jobs, enqueues its verify_nli jobs
 // and burns them down with procs worker processes.

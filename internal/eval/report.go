@@ -5,11 +5,23 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 )
 
 // WriteText writes the report as aligned text tables.
 func WriteText(w io.Writer, r *Report) error {
 	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "make eval: measured at %s\n", r.Measured)
+	if r.NLIData != "" {
+		fmt.Fprintf(ew, "NLI pairs: %s\n", r.NLIData)
+	}
+	if r.ClaimsFile != "" {
+		fmt.Fprintf(ew, "Climate-FEVER claims: %s\n", r.ClaimsFile)
+	}
+	if b := modelcard.Banner([]string{r.Models.Embed, r.Models.NLI, r.Models.LLM}); b != "" {
+		fmt.Fprintln(ew, b)
+	}
 	m := r.Models
 	fmt.Fprintf(ew, "models: embed %s (%s), nli %s (%s), llm %s (%s)\n",
 		m.Embed, m.EmbedBackend, m.NLI, m.NLIBackend, m.LLM, m.LLMBackend)

@@ -23,6 +23,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/internal/scratchdb"
+	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/migrations"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -143,11 +144,16 @@ type KindTiming struct {
 
 // Report is everything Run measured.
 type Report struct {
-	Models         Models          `json:"models"`
-	NLI            []NLIFileResult `json:"nli"`
-	ClimateFever   *FleetResult    `json:"climate_fever,omitempty"`
-	TotalSeconds   float64         `json:"total_seconds"`
-	DatabaseIsTemp bool            `json:"scratch_database"`
+	// Measured names the commit and time of the run: the README quotes it
+	// with every figure.
+	Measured       version.Provenance `json:"measured"`
+	NLIData        string             `json:"nli_data,omitempty"`    // the directory of the NLI pairs
+	ClaimsFile     string             `json:"claims_file,omitempty"` // the Climate-FEVER file
+	Models         Models             `json:"models"`
+	NLI            []NLIFileResult    `json:"nli"`
+	ClimateFever   *FleetResult       `json:"climate_fever,omitempty"`
+	TotalSeconds   float64            `json:"total_seconds"`
+	DatabaseIsTemp bool               `json:"scratch_database"`
 }
 
 // ConfiguredModels builds the configured backends (backend.New) to read their
@@ -179,7 +185,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Models: models, NLI: []NLIFileResult{}, DatabaseIsTemp: opts.FreshDB}
+	rep := &Report{Measured: version.Measured(ctx), NLIData: opts.NLIDir, ClaimsFile: opts.ClaimsFile,
+		Models: models, NLI: []NLIFileResult{}, DatabaseIsTemp: opts.FreshDB}
 	if opts.NLIDir != "" {
 		nli, err := backend.NewNLI(opts.Config, nil)
 		if err != nil {
