@@ -84,11 +84,12 @@ func BenchmarkTopK(b *testing.B) {
 // claims, each judged against fragsPerClaim fragments drawn from a pool of
 // shared fragments (so each claim text is the hypothesis of fragsPerClaim
 // pairs and each fragment the premise of pairs of several claims). Claims
-// are hypotheses of the named sample file; fragments join consecutive
+// are hypotheses of the tuning part of the named sample file (nliTuneDir);
+// fragments join consecutive
 // distinct premises until they reach fragmentLen bytes (0: one premise).
 func nliBatch(b *testing.B, file string, claims, fragsPerClaim, fragmentLen int) []ml.Pair {
 	b.Helper()
-	rows := loadNLI(b, file)
+	rows := loadNLI(b, nliTuneDir, file)
 	var frags []string
 	var cur strings.Builder
 	prev := ""

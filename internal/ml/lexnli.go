@@ -14,15 +14,21 @@ import (
 )
 
 // LexicalNLIModel is the model id of LexicalNLI.
-const LexicalNLIModel = "builtin-lexical-nli-v2"
+const LexicalNLIModel = "builtin-lexical-nli-v3"
 
 // Weights of the contradiction cues and of the label scores of LexicalNLI.
 // They are set by design (a cue of weight 1.5 on a well covered hypothesis
 // makes Refutes the top class with probability about 0.65–0.85), not fitted to
-// any data set: no threshold was searched. (Designing v2, errors on the SNLI
-// sample were read to find missing kinds of cue; an exclusive alternative
-// was then made as strong as an antonym. The MNLI samples were only used to
-// check that changes carry over.)
+// any data set: no threshold was searched. But they were not chosen blind:
+// designing v2, LexicalNLI's errors on the whole 1,000-row SNLI sample were
+// read to find missing kinds of cue and missing lexicon entries (an
+// exclusive alternative was then made as strong as an antonym); the MNLI
+// samples were only used to check that changes carry over. Since v3 the
+// samples are split by a content-blind rule (testdata/nli): errors may be
+// read on the tuning parts only, accuracy is reported on the report parts,
+// and every lexicon entry that fires on the report part of SNLI but on none
+// of its tuning part was removed (TestLexiconNotDerivedFromReportSplit).
+// The kinds of cue and these weights were not audited that way.
 const (
 	cueNegation   = 1.5 // a shared word is negated in one text only
 	cueNegLoose   = 0.5 // the hypothesis negates only words the premise does not mention
@@ -80,7 +86,8 @@ const (
 // subject pronoun (he/she) the premise has no person for; and morphological
 // opposites (shirtless/shirt, unlocked/locked). A negated alternative counts
 // the other way ("not sleeping" when the premise says running supports;
-// "shut" when it says "not open"), and then the negation is accounted for.
+// "rejected" when it says "did not accept"), and then the negation is
+// accounted for.
 // A hypothesis negation over words the premise does not mention is only a
 // weak cue.
 //
@@ -92,10 +99,14 @@ const (
 //
 // It knows no world facts beyond its small lexicon and no syntax beyond
 // negation scope, the subject and "modifier before noun"; paraphrase it
-// cannot see reads as new information (Neutral). On the shared 1,000-pair
-// samples it reaches 0.64 accuracy on SNLI and 0.56–0.57 on MNLI (majority
-// class 0.35–0.37; trained cross-encoders reach about 0.9), with Refutes
-// recall of only 0.36–0.47 (see TestLexicalNLIAccuracy).
+// cannot see reads as new information (Neutral). On the report parts of the
+// NLI samples (testdata/nli/report, 477–509 pairs each) it reaches 0.58
+// accuracy on SNLI (macro-F1 0.56) and 0.57–0.58 on MNLI (macro-F1
+// 0.56–0.57), where the majority class is 0.35–0.39 and trained
+// cross-encoders reach about 0.9, with Refutes recall of only 0.24 on SNLI
+// and 0.45–0.46 on MNLI (see TestLexicalNLIAccuracy). On the tuning part of
+// SNLI it reaches 0.64, a figure that measures nothing: its lexicon holds
+// that part's vocabulary.
 //
 // The analyses of recently judged premises are kept across calls (about
 // premiseCacheBytes of them): verify_nli judges each fragment against many
@@ -522,7 +533,7 @@ func compareTexts(p *premiseIndex, h *hypothesisAnalysis) lexEvidence {
 			conflicting += w
 			conflicts++
 			cueMaxWord = math.Max(cueMaxWord, s)
-		case support && !it.neg: // "closed" against "not open"
+		case support && !it.neg: // "rejected" against "did not accept"
 			covered += w
 			negExplained = true
 		}
@@ -546,8 +557,8 @@ func compareTexts(p *premiseIndex, h *hypothesisAnalysis) lexEvidence {
 	var cue float64
 	switch {
 	case negExplained:
-		// Other shared words in that negation's scope ("not open on
-		// Sunday" / "shut on Sunday") are no polarity conflict.
+		// Other shared words in that negation's scope ("did not accept
+		// cash" / "rejected cash") are no polarity conflict.
 	case negMismatch:
 		cue += cueNegation
 	case h.negated && !hypNegAnchored && !p.flags.negated:
@@ -952,10 +963,10 @@ func spellingSlip(a, b string) bool {
 
 // conflict returns the strength of the strongest contradiction between the
 // uncovered hypothesis token toks[i] and the premise (0 when none), and
-// whether the premise supports it by negating its binary opposite ("not
-// open" supports "closed"). Kinds of person conflict only when the token is
-// the hypothesis's subject. morph holds the appendMorphVariants of a
-// content token's stem.
+// whether the premise supports it by negating its binary opposite ("did
+// not accept" supports "rejected"). Kinds of person conflict only when the
+// token is the hypothesis's subject. morph holds the appendMorphVariants of
+// a content token's stem.
 func (p *premiseIndex) conflict(toks []lexToken, i int, isSubject bool, morph []hashedStr) (strength float64, support bool) {
 	t := &toks[i]
 	if info := t.info; info != nil {
@@ -2025,7 +2036,7 @@ type lexGroupInfo struct {
 	modifier bool     // conflicts only about the same head noun
 	subject  bool     // conflicts only about the hypothesis's subject
 	binary   bool     // two sides: not one implies the other
-	compat   []uint64 // per side: the sides that can name the same thing
+	compat   []uint64 // per side: the sides it does not conflict with (compatiblePairs, exclusiveApart)
 }
 
 // compatible returns the sides compatible with any side in mask.
@@ -2078,7 +2089,9 @@ func buildLexicon() ([]lexGroupInfo, map[string]*lexWord) {
 
 	var groups []lexGroupInfo
 	members := make(map[string][]groupSide) // stem → its own memberships
-	addGroup := func(info lexGroupInfo, sides [][]string) {
+	// addGroup adds a group of alternatives; the pairs apart (of members
+	// that are sides of their own) do not conflict, as compatible ones.
+	addGroup := func(info lexGroupInfo, sides [][]string, apart [][2]string) {
 		if len(sides) > 64 {
 			panic("ml: lexicon group with more than 64 alternatives")
 		}
@@ -2095,12 +2108,14 @@ func buildLexicon() ([]lexGroupInfo, map[string]*lexWord) {
 			}
 		}
 		info.compat = make([]uint64, len(sides))
-		for _, p := range compatiblePairs {
-			a, aok := side[stem(p[0])]
-			b, bok := side[stem(p[1])]
-			if aok && bok && a != b {
-				info.compat[a] |= 1 << b
-				info.compat[b] |= 1 << a
+		for _, ps := range [2][][2]string{compatiblePairs, apart} {
+			for _, p := range ps {
+				a, aok := side[stem(p[0])]
+				b, bok := side[stem(p[1])]
+				if aok && bok && a != b {
+					info.compat[a] |= 1 << b
+					info.compat[b] |= 1 << a
+				}
 			}
 		}
 		groups = append(groups, info)
@@ -2111,23 +2126,23 @@ func buildLexicon() ([]lexGroupInfo, map[string]*lexWord) {
 		}
 	}
 	for _, p := range antonymPairs {
-		addGroup(lexGroupInfo{strength: cueAntonym, binary: true}, [][]string{{p[0]}, {p[1]}})
+		addGroup(lexGroupInfo{strength: cueAntonym, binary: true}, [][]string{{p[0]}, {p[1]}}, nil)
 	}
 	for _, p := range personAntonymPairs {
-		addGroup(lexGroupInfo{strength: cueAntonym, binary: true, subject: true}, [][]string{{p[0]}, {p[1]}})
+		addGroup(lexGroupInfo{strength: cueAntonym, binary: true, subject: true}, [][]string{{p[0]}, {p[1]}}, nil)
 	}
 	for _, p := range adjectiveAntonymPairs {
-		addGroup(lexGroupInfo{strength: cueAntonym, binary: true, modifier: true}, [][]string{{p[0]}, {p[1]}})
+		addGroup(lexGroupInfo{strength: cueAntonym, binary: true, modifier: true}, [][]string{{p[0]}, {p[1]}}, nil)
 	}
 	for _, eg := range exclusiveGroups {
 		sides := make([][]string, len(eg.words))
 		for i, w := range eg.words {
 			sides[i] = []string{w}
 		}
-		addGroup(lexGroupInfo{strength: cueExclusive, modifier: eg.modifier}, sides)
+		addGroup(lexGroupInfo{strength: cueExclusive, modifier: eg.modifier}, sides, exclusiveApart)
 	}
 	for _, o := range exclusiveOppositions {
-		addGroup(lexGroupInfo{strength: cueExclusive}, [][]string{o[0], o[1]})
+		addGroup(lexGroupInfo{strength: cueExclusive}, [][]string{o[0], o[1]}, nil)
 	}
 
 	words := make(map[string]*lexWord)

@@ -2,6 +2,7 @@ package ml_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/ml"
@@ -10,51 +11,31 @@ import (
 // minNLIConfidence is the fleet's default min_nli_confidence (DESIGN §5.2).
 const minNLIConfidence = 0.6
 
-// TestLexicalNLIAccuracy evaluates LexicalNLI on the shared NLI samples,
-// logs the confusion table with per-class precision/recall/F1, and requires
-// accuracy and macro-F1 above floors set about 0.02 below the values
-// measured for builtin-lexical-nli-v2 (SNLI 0.636/0.626, MNLI matched
-// 0.557/0.554, MNLI mismatched 0.573/0.571), so that a regression fails,
-// as well as accuracy above the majority-class rate.
+// TestLexicalNLIAccuracy evaluates LexicalNLI on the report parts of the
+// NLI samples (testdata/nli/report, see testdata/nli/ATTRIBUTION.md: no
+// lexicon entry may come from the report part of SNLI, see
+// TestLexiconNotDerivedFromReportSplit; the MNLI samples were only used to
+// check that changes carry over), logs the confusion table with per-class
+// precision/recall/F1, and requires accuracy and macro-F1
+// above floors set 0.01 below the values measured there for
+// builtin-lexical-nli-v3 (accuracy/macro-F1: SNLI 0.581/0.559, MNLI matched
+// 0.577/0.571, MNLI mismatched 0.566/0.564), so that a regression fails, as
+// well as accuracy above the majority-class rate. The tuning parts are
+// logged for comparison only: their figures are not a measure of the
+// model.
 func TestLexicalNLIAccuracy(t *testing.T) {
 	floors := map[string]struct{ accuracy, macroF1 float64 }{
-		"snli.tsv":            {0.615, 0.605},
-		"mnli_matched.tsv":    {0.535, 0.530},
-		"mnli_mismatched.tsv": {0.550, 0.550},
+		"snli.tsv":            {0.570, 0.549},
+		"mnli_matched.tsv":    {0.566, 0.560},
+		"mnli_mismatched.tsv": {0.555, 0.553},
 	}
-	nli := ml.NewLexicalNLI()
 	for _, name := range nliFiles {
-		t.Run(name, func(t *testing.T) {
+		t.Run("report/"+name, func(t *testing.T) {
 			floor, ok := floors[name]
 			if !ok {
 				t.Fatalf("no floor for %s", name)
 			}
-			rows := loadNLI(t, name)
-			pairs := make([]ml.Pair, len(rows))
-			for i, r := range rows {
-				pairs[i] = ml.Pair{Premise: r.Premise, Hypothesis: r.Hypothesis}
-			}
-			out, err := nli.Judge(context.Background(), pairs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var c ml.Confusion
-			kept, keptOK := 0, 0 // supports/refutes at or above min_nli_confidence
-			for i, j := range out {
-				c.Add(rows[i].Gold, j.Label)
-				if j.Label != ml.Neutral && j.Confidence >= minNLIConfidence {
-					kept++
-					if j.Label == rows[i].Gold {
-						keptOK++
-					}
-				}
-			}
-			if kept > 0 {
-				t.Logf("%s: %d supports/refutes judgements with confidence >= %.1f, precision %.3f",
-					name, kept, minNLIConfidence, float64(keptOK)/float64(kept))
-			}
-			t.Logf("%s: accuracy=%.3f macroF1=%.3f F1 supports=%.3f refutes=%.3f neutral=%.3f (majority %.3f)\n%s",
-				name, c.Accuracy(), c.MacroF1(), c.F1(ml.Supports), c.F1(ml.Refutes), c.F1(ml.Neutral), c.MajorityRate(), c.String())
+			c := judgeNLISample(t, nliReportDir, name)
 			if c.Accuracy() <= c.MajorityRate() {
 				t.Errorf("%s: accuracy %.3f not above majority-class rate %.3f", name, c.Accuracy(), c.MajorityRate())
 			}
@@ -66,4 +47,43 @@ func TestLexicalNLIAccuracy(t *testing.T) {
 			}
 		})
 	}
+	for _, name := range nliFiles {
+		t.Run("tune/"+name, func(t *testing.T) {
+			judgeNLISample(t, nliTuneDir, name)
+		})
+	}
+}
+
+// judgeNLISample judges every row of NLI file name in dir with a new
+// LexicalNLI, logs the results and returns the confusion table.
+func judgeNLISample(t *testing.T, dir, name string) *ml.Confusion {
+	t.Helper()
+	rows := loadNLI(t, dir, name)
+	pairs := make([]ml.Pair, len(rows))
+	for i, r := range rows {
+		pairs[i] = ml.Pair{Premise: r.Premise, Hypothesis: r.Hypothesis}
+	}
+	out, err := ml.NewLexicalNLI().Judge(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c ml.Confusion
+	kept, keptOK := 0, 0 // supports/refutes at or above min_nli_confidence
+	for i, j := range out {
+		c.Add(rows[i].Gold, j.Label)
+		if j.Label != ml.Neutral && j.Confidence >= minNLIConfidence {
+			kept++
+			if j.Label == rows[i].Gold {
+				keptOK++
+			}
+		}
+	}
+	part := filepath.Base(dir) + "/" + name
+	if kept > 0 {
+		t.Logf("%s: %d supports/refutes judgements with confidence >= %.1f, precision %.3f",
+			part, kept, minNLIConfidence, float64(keptOK)/float64(kept))
+	}
+	t.Logf("%s (%d rows): accuracy=%.3f macroF1=%.3f F1 supports=%.3f refutes=%.3f neutral=%.3f (majority %.3f)\n%s",
+		part, len(rows), c.Accuracy(), c.MacroF1(), c.F1(ml.Supports), c.F1(ml.Refutes), c.F1(ml.Neutral), c.MajorityRate(), c.String())
+	return &c
 }

@@ -31,9 +31,9 @@ type Measured struct {
 // TestNLIFiguresAreMeasured recomputes them, so they cannot drift from the
 // model.
 var NLIReportAccuracy = []Measured{
-	{Data: "SNLI", File: "snli.tsv", Accuracy: 0},
-	{Data: "MNLI-m", File: "mnli_matched.tsv", Accuracy: 0},
-	{Data: "MNLI-mm", File: "mnli_mismatched.tsv", Accuracy: 0},
+	{Data: "SNLI", File: "snli.tsv", Accuracy: 0.581},
+	{Data: "MNLI-m", File: "mnli_matched.tsv", Accuracy: 0.577},
+	{Data: "MNLI-mm", File: "mnli_mismatched.tsv", Accuracy: 0.566},
 }
 
 // quality is what is measured of each built-in, in a few words.
