@@ -71,6 +71,26 @@ type (
 			} `json:"endpoints"`
 		} `json:"spec"`
 	}
+	prometheusRule struct {
+		metav1.TypeMeta   `json:",inline"`
+		metav1.ObjectMeta `json:"metadata"`
+		Spec              struct {
+			Groups []struct {
+				Name     string `json:"name"`
+				Interval string `json:"interval,omitempty"`
+				Limit    *int   `json:"limit,omitempty"`
+				Rules    []struct {
+					Alert         string            `json:"alert,omitempty"`
+					Record        string            `json:"record,omitempty"`
+					Expr          string            `json:"expr"`
+					For           string            `json:"for,omitempty"`
+					KeepFiringFor string            `json:"keep_firing_for,omitempty"`
+					Labels        map[string]string `json:"labels,omitempty"`
+					Annotations   map[string]string `json:"annotations,omitempty"`
+				} `json:"rules"`
+			} `json:"groups"`
+		} `json:"spec"`
+	}
 )
 
 // rendered is one helm template output, decoded.
@@ -84,6 +104,8 @@ type rendered struct {
 	services    []*corev1.Service
 	configMaps  []*corev1.ConfigMap
 	monitors    []*serviceMonitor
+	rules       []*prometheusRule
+	ruleDocs    []string // the PrometheusRule documents as rendered
 }
 
 func helm(t *testing.T) string {
@@ -209,6 +231,12 @@ func decode(manifests string) (rendered, error) {
 			if err = strict(&m); err == nil {
 				r.monitors = append(r.monitors, &m)
 			}
+		case "monitoring.coreos.com/v1 PrometheusRule":
+			var p prometheusRule
+			if err = strict(&p); err == nil {
+				r.rules = append(r.rules, &p)
+				r.ruleDocs = append(r.ruleDocs, doc)
+			}
 		default:
 			err = fmt.Errorf("document %d: unexpected object %s %s", i, head.APIVersion, head.Kind)
 		}
@@ -271,8 +299,12 @@ func checkPods(t *testing.T, r rendered, secret, key string) {
 func TestDefaultValues(t *testing.T) {
 	r := render(t, chartDir, nil)
 	checkPods(t, r, "evidencefleet-db", "DATABASE_URL")
-	if len(r.deployments) != 2 || r.deployments["ingest"] == nil || r.deployments["verify"] == nil {
-		t.Fatalf("deployments %v, want ingest and verify", keys(r.deployments))
+	if len(r.deployments) != 3 || r.deployments["ingest"] == nil || r.deployments["verify"] == nil || r.deployments["background"] == nil {
+		t.Fatalf("deployments %v, want ingest, verify and background", keys(r.deployments))
+	}
+	if bg := env(r.deployments["background"].Spec.Template.Spec.Containers[0]); bg["EVF_QUEUES"].Value != "citation,maintenance" ||
+		bg["EVF_CITATION_WORKERS"].Value != "1" || bg["EVF_MAINTENANCE_WORKERS"].Value != "1" {
+		t.Errorf("background group env: queues %q, citation %q, maintenance %q", bg["EVF_QUEUES"].Value, bg["EVF_CITATION_WORKERS"].Value, bg["EVF_MAINTENANCE_WORKERS"].Value)
 	}
 	ingest := env(r.deployments["ingest"].Spec.Template.Spec.Containers[0])
 	if ingest["EVF_QUEUES"].Value != "target,embed" || ingest["EVF_TARGET_WORKERS"].Value != "4" || ingest["EVF_EMBED_WORKERS"].Value != "2" {
@@ -284,15 +316,15 @@ func TestDefaultValues(t *testing.T) {
 	if len(r.hpas)+len(r.scaled)+len(r.triggerAuth) != 0 {
 		t.Error("autoscaling objects rendered with autoscaling off")
 	}
-	if len(r.pdbs) != 2 {
+	if len(r.pdbs) != 3 {
 		t.Errorf("%d PodDisruptionBudgets, want one per group", len(r.pdbs))
 	}
 	if len(r.jobs) != 1 || r.jobs[0].Annotations["helm.sh/hook"] != "pre-install,pre-upgrade" ||
 		strings.Join(r.jobs[0].Spec.Template.Spec.Containers[0].Args, " ") != "worker migrate" {
 		t.Errorf("want one pre-install/pre-upgrade migration hook running `worker migrate`")
 	}
-	if len(r.monitors) != 0 {
-		t.Error("a ServiceMonitor was rendered on a cluster without its CRD")
+	if len(r.monitors) != 0 || len(r.rules) != 0 {
+		t.Error("a ServiceMonitor or PrometheusRule was rendered on a cluster without its CRD")
 	}
 	if len(r.configMaps) != 1 || r.configMaps[0].Labels["grafana_dashboard"] != "1" {
 		t.Fatal("want the dashboard ConfigMap with the grafana_dashboard sidecar label")
@@ -323,17 +355,23 @@ func TestDefaultValues(t *testing.T) {
 func TestKEDAValues(t *testing.T) {
 	r := render(t, chartDir, []string{filepath.Join(chartDir, "ci/keda-values.yaml")})
 	checkPods(t, r, "evidencefleet-db", "DATABASE_URL")
-	if len(r.hpas) != 0 || len(r.scaled) != 2 || len(r.triggerAuth) != 1 {
-		t.Fatalf("%d HPAs, %d ScaledObjects, %d TriggerAuthentications; want 0, 2, 1", len(r.hpas), len(r.scaled), len(r.triggerAuth))
+	if len(r.hpas) != 0 || len(r.scaled) != 4 || len(r.triggerAuth) != 1 {
+		t.Fatalf("%d HPAs, %d ScaledObjects, %d TriggerAuthentications; want 0, 4, 1", len(r.hpas), len(r.scaled), len(r.triggerAuth))
 	}
 	verify := r.scaled["verify"]
 	trig := verify.Spec.Triggers[0]
-	if trig.Type != "postgresql" || trig.Metadata["query"] != "SELECT count(*) FROM river_job WHERE state = 'available' AND queue IN ('nli')" ||
+	// What the query counts is checked on a real database in TestKEDAQueryCountsWork.
+	if trig.Type != "postgresql" || trig.Metadata["query"] != "SELECT count(*) FROM river_job WHERE queue IN ('nli') AND "+
+		"(state IN ('available', 'running') OR (state IN ('scheduled', 'retryable') AND scheduled_at <= now() + interval '10 seconds'))" ||
 		trig.Metadata["targetQueryValue"] != "10" || trig.AuthenticationRef == nil || trig.AuthenticationRef.Name != r.triggerAuth[0].Name {
 		t.Errorf("verify trigger: %+v", trig)
 	}
 	if q := r.scaled["ingest"].Spec.Triggers[0].Metadata["query"]; !strings.Contains(q, "queue IN ('target', 'embed')") {
 		t.Errorf("ingest trigger counts %q", q)
+	}
+	if q := r.scaled["background"].Spec.Triggers[0].Metadata["query"]; !strings.Contains(q, "queue IN ('citation', 'maintenance')") ||
+		!strings.Contains(q, "interval '30 seconds'") {
+		t.Errorf("background trigger counts %q", q)
 	}
 	if ref := r.triggerAuth[0].Spec.SecretTargetRef[0]; ref.Parameter != "connection" || ref.Name != "evidencefleet-db" || ref.Key != "DATABASE_URL" {
 		t.Errorf("KEDA's connection is not the workers' Secret: %+v", ref)
@@ -369,8 +407,8 @@ func TestHPAValues(t *testing.T) {
 	if r.deployments["verify"].Spec.Replicas != nil || *r.deployments["ingest"].Spec.Replicas != 2 {
 		t.Error("replicas: the HPA's deployment must leave them to the HPA; ingest wants 2")
 	}
-	if _, ok := r.pdbs["ingest"]; ok || r.pdbs["verify"].Spec.MaxUnavailable.String() != "25%" {
-		t.Errorf("PDBs %v: want verify only, maxUnavailable 25%%", keys(r.pdbs))
+	if _, ok := r.pdbs["ingest"]; ok || r.pdbs["verify"].Spec.MaxUnavailable.String() != "25%" || r.pdbs["background"] == nil {
+		t.Errorf("PDBs %v: want verify (maxUnavailable 25%%) and background", keys(r.pdbs))
 	}
 	c := r.deployments["verify"].Spec.Template.Spec.Containers[0]
 	if c.Image != "registry.example.com/evf/worker:2026.11.22" || len(c.EnvFrom) != 1 || c.EnvFrom[0].SecretRef.Name != "model-api-keys" {
@@ -417,6 +455,10 @@ func TestBadValuesAreRefused(t *testing.T) {
 		{"concurrency for a queue the group does not serve", "groups:\n  - {name: v, queues: [nli], concurrency: {embed: 2}}\n", "does not serve"},
 		{"no database secret", "database: {existingSecret: \"\", secretKey: DATABASE_URL}\n", "existingSecret"},
 		{"duplicate group", "groups:\n  - {name: v, queues: [nli]}\n  - {name: v, queues: [embed]}\n", "two groups"},
+		{"unknown queue left unserved", "allowUnservedQueues: [citatoin]\n", "/allowUnservedQueues/0"},
+		{"KEDA field of chart 0.2 (renamed jobsPerReplica)", "groupDefaults: {keda: {availableJobsPerReplica: 5}}\n", "availableJobsPerReplica"},
+		{"alert duration that is not one", "prometheusRule: {alerts: {oldestAvailable: {for: 5 minutes}}}\n", "/prometheusRule/alerts/oldestAvailable/for"},
+		{"misspelt alert", "prometheusRule: {alerts: {oldestAvailible: {seconds: 60}}}\n", "oldestAvailible"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

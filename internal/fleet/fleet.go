@@ -29,6 +29,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -309,6 +310,9 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		slog.String("embedder", w.deps.Embedder.Model()), slog.String("nli", w.deps.NLI.Model()),
 		slog.String("reranker", w.deps.Reranker.Model()), slog.String("llm", w.deps.LLM.Model()),
 		slog.Bool("replay", cfg.ReplayDir != ""))
+	if banner := modelcard.Banner([]string{w.deps.Embedder.Model(), w.deps.NLI.Model(), w.deps.Reranker.Model(), w.deps.LLM.Model()}); banner != "" {
+		log.Warn(banner)
+	}
 	<-ctx.Done()
 	log.Info("shutting down", slog.Duration("timeout", cfg.ShutdownTimeout))
 	stopErr := w.Stop(cfg.ShutdownTimeout)
@@ -323,10 +327,12 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 }
 
 // periodicJobs are the jobs the elected leader enqueues on a schedule: the
-// orphan sweep (cleanup mode orphans) every EVF_ORPHAN_SWEEP_INTERVAL, when
-// this process serves the maintenance queue.
-func periodicJobs(cfg config.Config, queues map[string]river.QueueConfig) []*river.PeriodicJob {
-	if _, ok := queues[jobs.QueueMaintenance]; !ok || cfg.OrphanSweep <= 0 {
+// orphan sweep (cleanup mode orphans) every EVF_ORPHAN_SWEEP_INTERVAL. Every
+// process registers it, whatever queues it serves: River enqueues periodic
+// jobs only from the elected leader, which may be any process, and the
+// sweep's job goes to the maintenance queue whoever inserts it.
+func periodicJobs(cfg config.Config, _ map[string]river.QueueConfig) []*river.PeriodicJob {
+	if cfg.OrphanSweep <= 0 {
 		return nil
 	}
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.OrphanSweep),

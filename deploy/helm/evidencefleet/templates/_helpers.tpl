@@ -48,3 +48,63 @@ app.kubernetes.io/component: {{ .group.name }}
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+
+{{/* Every queue of River the workers know (jobs.AllQueues). */}}
+{{- define "evf.allQueues" -}}
+{{- toYaml (list "target" "embed" "nli" "rerank" "citation" "maintenance") -}}
+{{- end -}}
+
+{{/* The enabled groups, each merged over groupDefaults, as YAML {groups: [...]};
+     read with (include "evf.groups" . | fromYaml).groups. */}}
+{{- define "evf.groups" -}}
+{{- $out := list -}}
+{{- range $ug := .Values.groups -}}
+{{- $g := mergeOverwrite (deepCopy $.Values.groupDefaults) (deepCopy $ug) -}}
+{{- if $g.enabled -}}
+{{- $out = append $out $g -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml (dict "groups" $out) -}}
+{{- end -}}
+
+{{/* Whether a group runs pods at some point: fixed replicas above 0, an HPA,
+     or KEDA (which scales from zero when the group has work). */}}
+{{- define "evf.groupRuns" -}}
+{{- if or .keda.enabled .autoscaling.enabled (gt (int .replicas) 0) }}true{{ end -}}
+{{- end -}}
+
+{{/* Whether a group always keeps a replica: fixed replicas above 0, an HPA,
+     or KEDA with minReplicaCount 1 or more. */}}
+{{- define "evf.groupKeepsReplica" -}}
+{{- if .keda.enabled -}}
+{{- if gt (int .keda.minReplicaCount) 0 }}true{{ end -}}
+{{- else if or .autoscaling.enabled (gt (int .replicas) 0) }}true{{ end -}}
+{{- end -}}
+
+{{/* Fails, naming them, when queues are served by no enabled group that runs,
+     unless allowUnservedQueues lists them. */}}
+{{- define "evf.checkServed" -}}
+{{- $served := dict -}}
+{{- range $g := (include "evf.groups" . | fromYaml).groups -}}
+{{- if include "evf.groupRuns" $g -}}
+{{- range $q := $g.queues }}{{ $_ := set $served $q true }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- $missing := list -}}
+{{- range $q := include "evf.allQueues" . | fromYamlArray -}}
+{{- if not (or (hasKey $served $q) (has $q $.Values.allowUnservedQueues)) -}}
+{{- $missing = append $missing $q -}}
+{{- end -}}
+{{- end -}}
+{{- if $missing -}}
+{{- fail (printf "unserved queues: %s. No enabled group with replicas, an HPA or KEDA serves them, so their jobs would wait for ever. Add them to a group's queues, or list them in allowUnservedQueues to leave them unserved on purpose" (join ", " $missing)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The KEDA query of a group: the jobs it must work in its queues —
+     available, running, and scheduled or retryable (snoozed, waiting out a
+     retry backoff) due by the next poll. Call with the merged group. */}}
+{{- define "evf.kedaQuery" -}}
+{{- printf "SELECT count(*) FROM river_job WHERE queue IN ('%s') AND (state IN ('available', 'running') OR (state IN ('scheduled', 'retryable') AND scheduled_at <= now() + interval '%d seconds'))" (join "', '" .queues) (int .keda.pollingInterval) -}}
+{{- end -}}
