@@ -1,6 +1,10 @@
-// Package jobs is evidencefleet's public job contract: one file per job kind
-// with its args type (Kind, InsertOpts, validation) and its worker. Other Go
-// services import it to insert jobs; the worker process registers the workers.
+// Package jobs is evidencefleet's public job contract, and only that: the
+// job kinds and queues (declared once, in kinds.go), one args type per kind
+// with Kind, InsertOpts and Validate, and ParseArgs. Other services import it
+// to insert jobs with River's Go client; it depends on the standard library,
+// River's insert API and internal/ident (URL and DOI normal forms) only — no
+// crawler, parser, metrics or database driver. The workers live in
+// internal/workers.
 //
 // Args are decoded strictly: an unknown field, a wrong type or a missing
 // required field is a permanent error. The worker cancels such a job with a
@@ -15,32 +19,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
-
-	"github.com/riverqueue/river/rivertype"
 )
-
-// Job kinds (DESIGN §4). These strings are the public contract.
-const (
-	KindTargetQueue   = "target_queue"
-	KindEmbed         = "embed"
-	KindVerifyNLI     = "verify_nli"
-	KindRerank        = "rerank"
-	KindCitationGraph = "citation_graph"
-	KindCleanup       = "cleanup"
-)
-
-// Queues (DESIGN §4).
-const (
-	QueueTarget      = "target"
-	QueueEmbed       = "embed"
-	QueueNLI         = "nli"
-	QueueRerank      = "rerank"
-	QueueCitation    = "citation"
-	QueueMaintenance = "maintenance"
-)
-
-// AllQueues lists every queue in priority order of the pipeline.
-var AllQueues = []string{QueueTarget, QueueEmbed, QueueNLI, QueueRerank, QueueCitation, QueueMaintenance}
 
 // ArgsError is a permanent problem with a job's args.
 type ArgsError struct {
@@ -196,9 +175,3 @@ func requirePositive(kind, field string, v int64) error {
 	}
 	return nil
 }
-
-// unfinishedStates are the job states in which a twin insert is skipped by
-// kinds that are unique only while waiting or running: a completed run must
-// not block the next one.
-var unfinishedStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-	rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled}

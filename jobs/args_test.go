@@ -286,7 +286,7 @@ func TestParseArgsRejectsUnknownKind(t *testing.T) {
 func TestArgsJSONIsThePublicContract(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		args     jobs.Validatable
+		args     jobs.Args
 		wantJSON string
 	}{
 		{jobs.TargetQueueArgs{TaskID: 7, Target: jobs.Target{Kind: jobs.TargetURL, Value: "https://example.com/a"}},
@@ -337,7 +337,7 @@ func TestArgsJSONIsThePublicContract(t *testing.T) {
 			if err := json.Unmarshal(b, ptr.Interface()); err != nil {
 				t.Fatalf("json.Unmarshal(%s) = %v", b, err)
 			}
-			back := ptr.Elem().Interface().(jobs.Validatable)
+			back := ptr.Elem().Interface().(jobs.Args)
 			if err := back.Validate(); err != nil {
 				t.Errorf("Validate after json.Unmarshal = %v", err)
 			}
@@ -384,7 +384,7 @@ func TestWorkerDecodingKeepsTheProblemForValidate(t *testing.T) {
 			if err := json.Unmarshal([]byte(tc.raw), p); err != nil {
 				t.Fatalf("json.Unmarshal(%s) = %v; want nil so the worker can cancel the job itself", tc.raw, err)
 			}
-			v := reflect.ValueOf(p).Elem().Interface().(jobs.Validatable)
+			v := reflect.ValueOf(p).Elem().Interface().(jobs.Args)
 			err := v.Validate()
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Validate() = %v, want an error containing %q", err, tc.want)

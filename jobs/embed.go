@@ -1,17 +1,9 @@
 package jobs
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
-	"math"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-
-	"github.com/evidencefleet/evidencefleet/internal/ml"
-	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // EmbedArgs embeds fragments that lack an embedding for the configured model:
@@ -29,9 +21,7 @@ type EmbedArgs struct {
 func (EmbedArgs) Kind() string { return KindEmbed }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
-func (EmbedArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueEmbed, Priority: 1, MaxAttempts: 10}
-}
+func (EmbedArgs) InsertOpts() river.InsertOpts { return insertOpts(KindEmbed) }
 
 // UnmarshalJSON decodes strictly (see TargetQueueArgs.UnmarshalJSON).
 func (a *EmbedArgs) UnmarshalJSON(b []byte) error {
@@ -66,123 +56,6 @@ func (a EmbedArgs) Validate() error {
 	for i, id := range a.FragmentIDs {
 		if id <= 0 {
 			return argsErr(KindEmbed, fmt.Sprintf("fragment_ids[%d]", i), "must be a positive integer, got %d", id)
-		}
-	}
-	return nil
-}
-
-// EmbedWorker works embed jobs.
-type EmbedWorker struct {
-	river.WorkerDefaults[EmbedArgs]
-	Deps *Deps
-}
-
-// Work embeds in batches and stores the vectors with the completion.
-func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error {
-	if err := job.Args.Validate(); err != nil {
-		return river.JobCancel(err)
-	}
-	d := w.Deps
-	model := d.Embedder.Model()
-	ids := job.Args.FragmentIDs
-	if job.Args.PageVersionID != 0 {
-		rows, err := d.Store.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: job.Args.PageVersionID, EmbedModel: model})
-		if err != nil {
-			return fmt.Errorf("read fragments of version %d: %w", job.Args.PageVersionID, err)
-		}
-		ids = ids[:0:0]
-		for _, r := range rows {
-			ids = append(ids, r.ID)
-		}
-	}
-	todo, err := d.Store.FragmentsToEmbed(ctx, store.FragmentsToEmbedParams{Ids: ids, EmbedModel: model})
-	if err != nil {
-		return fmt.Errorf("read fragments to embed: %w", err)
-	}
-	batch := d.Embed.BatchSize
-	if batch <= 0 {
-		batch = 64
-	}
-	fragIDs := make([]int64, 0, len(todo))
-	vectors := make([][]float32, 0, len(todo))
-	for start := 0; start < len(todo); start += batch {
-		end := min(start+batch, len(todo))
-		texts := make([]string, 0, end-start)
-		for _, f := range todo[start:end] {
-			texts = append(texts, f.Text)
-			fragIDs = append(fragIDs, f.ID)
-		}
-		vecs, err := d.Embedder.Embed(ctx, texts)
-		if err == nil {
-			err = checkVectors(vecs, len(texts), d.Embedder.Dim())
-		}
-		if err != nil {
-			return modelWait(err, fmt.Sprintf("embed %d fragments with %s", len(texts), model))
-		}
-		vectors = append(vectors, vecs...)
-	}
-	var stored int64
-	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		var err error
-		if stored, err = q.SetEmbeddings(ctx, fragIDs, vectors, model); err != nil {
-			return err
-		}
-		if stored > 0 && job.Args.TaskID > 0 {
-			// New embeddings are new evidence: a verify_nli that stopped
-			// waiting for them (or is running now) must see them.
-			if err := signalVerify(ctx, tx, q, job.Args.TaskID); err != nil {
-				return err
-			}
-		}
-		if err := river.RecordOutput(ctx, map[string]any{"embedded": stored, "requested": len(ids), "model": model}); err != nil {
-			return fmt.Errorf("record output: %w", err)
-		}
-		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("store embeddings: %w", err)
-	}
-	d.logger().DebugContext(ctx, "fragments embedded", slog.Int64("job_id", job.ID), slog.Int64("embedded", stored))
-	return nil
-}
-
-// signalVerify bumps the task's work_version under its row lock and enqueues
-// a verify_nli for it (deduplicated against one waiting or running).
-func signalVerify(ctx context.Context, tx pgx.Tx, q *store.Queries, taskID int64) error {
-	task, err := q.LockTask(ctx, taskID)
-	if err != nil {
-		if store.IsNotFound(err) {
-			return nil // the task was removed; nothing to verify
-		}
-		return fmt.Errorf("lock task: %w", err)
-	}
-	if task.Status == "stopped" {
-		return nil // cleaned up; nothing to verify
-	}
-	if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: taskID, NextEvidenceNo: task.NextEvidenceNo}); err != nil {
-		return fmt.Errorf("advance task: %w", err)
-	}
-	if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertTx(ctx, tx, VerifyNLIArgs{TaskID: taskID}, nil); err != nil {
-		return fmt.Errorf("enqueue verify_nli: %w", err)
-	}
-	return nil
-}
-
-// checkVectors rejects an embedder answer with the wrong number of vectors,
-// a wrong dimension or non-finite values.
-func checkVectors(vecs [][]float32, n, dim int) error {
-	if len(vecs) != n {
-		return fmt.Errorf("%w: %d vectors for %d texts", ml.ErrBadResponse, len(vecs), n)
-	}
-	for i, v := range vecs {
-		if len(v) != dim {
-			return fmt.Errorf("%w: vector %d has dimension %d, want %d", ml.ErrBadResponse, i, len(v), dim)
-		}
-		for _, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("%w: vector %d holds %v", ml.ErrBadResponse, i, x)
-			}
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -35,7 +36,7 @@ func (a *app) taskCmd() *cobra.Command {
 			var task store.Task
 			err := a.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
 				var err error
-				task, err = jobs.CreateTask(ctx, a.client, tx, org, hypothesis)
+				task, err = intake.CreateTask(ctx, a.client, tx, org, hypothesis)
 				return err
 			})
 			if err != nil {
@@ -141,10 +142,10 @@ func (a *app) claimCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			var added []jobs.AddedClaim
+			var added []intake.AddedClaim
 			err := a.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
 				var err error
-				added, err = jobs.AddHypotheses(ctx, a.client, tx, taskID, texts)
+				added, err = intake.AddHypotheses(ctx, a.client, tx, taskID, texts)
 				return err
 			})
 			if err != nil {
@@ -329,7 +330,7 @@ func insertTargets(ctx context.Context, a *app, taskID int64, targets []jobs.Tar
 			}
 			return err
 		}
-		results, err := jobs.AddTargets(ctx, a.client, tx, taskID, targets)
+		results, err := intake.AddTargets(ctx, a.client, tx, taskID, targets)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/repodata"
 )
 
@@ -30,7 +31,7 @@ func TestRunWritesArchiveAndClaims(t *testing.T) {
 	}
 	var wiki, academic int
 	for _, e := range entries {
-		switch crawl.Domain(e.URL) {
+		switch ident.Domain(e.URL) {
 		case "en.wikipedia.org":
 			wiki++
 		case "openalex.org", "semanticscholar.org":

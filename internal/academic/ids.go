@@ -3,14 +3,14 @@ package academic
 import (
 	"strings"
 
-	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
 // NormalizeDOI returns doi in the form the graph stores and compares
-// (extract.NormalizeDOI, the one normaliser of the codebase): resolver and
+// (ident.NormalizeDOI, the one normaliser of the codebase): resolver and
 // scheme prefixes removed, percent-decoded, lower case; "" when it is not a
 // DOI.
-func NormalizeDOI(doi string) string { return extract.NormalizeDOI(doi) }
+func NormalizeDOI(doi string) string { return ident.NormalizeDOI(doi) }
 
 // NormalizePMID returns the bare PubMed id of pmid ("29456894" from
 // "https://pubmed.ncbi.nlm.nih.gov/29456894", "PMID:29456894" or

@@ -7,13 +7,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // enqueue measures what `enqueue task add --file` does per batch: register
 // the targets on the task and insert their target_queue jobs (unique by
-// args) in one transaction, through jobs.AddTargets.
+// args) in one transaction, through intake.AddTargets.
 func (h *harness) enqueue(ctx context.Context, b baseline) error {
 	pool, _, done, err := h.scratch(ctx)
 	if err != nil {
@@ -30,7 +31,7 @@ func (h *harness) enqueue(ctx context.Context, b baseline) error {
 	for rep := range h.opts.Reps {
 		var task int64
 		err := st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-			t, err := jobs.CreateTask(ctx, client, tx, "bench", fmt.Sprintf("enqueue benchmark %d", rep))
+			t, err := intake.CreateTask(ctx, client, tx, "bench", fmt.Sprintf("enqueue benchmark %d", rep))
 			task = t.ID
 			return err
 		})
@@ -49,7 +50,7 @@ func (h *harness) enqueue(ctx context.Context, b baseline) error {
 		for i := 0; i < n; i += h.opts.InsertBatch {
 			batch := targets[i:min(i+h.opts.InsertBatch, n)]
 			err := st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-				res, err := jobs.AddTargets(ctx, client, tx, task, batch)
+				res, err := intake.AddTargets(ctx, client, tx, task, batch)
 				if err == nil && len(res) != len(batch) {
 					err = fmt.Errorf("%d results for %d targets", len(res), len(batch))
 				}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
-	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -19,7 +19,7 @@ import (
 // recall in the task, stage 2 cosine ranking and pair selection, the claim's
 // embedding included) as the graph grows: the measured task keeps
 // RetrievalTaskFragments fragments while other tasks' pages fill the graph
-// to each size. Both paths of jobs.Deps.Candidates are timed: the in-memory
+// to each size. Both paths of workers.Deps.Candidates are timed: the in-memory
 // task index (warm, and the one-off load per task state) and Postgres
 // full-text search (tasks over the index budget).
 func (h *harness) retrieval(ctx context.Context) error {
@@ -39,7 +39,7 @@ func (h *harness) retrieval(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	deps := &jobs.Deps{Store: store.NewStore(pool), Embedder: models.Embedder, Verify: jobs.DefaultVerifyConfig(models.MinSimilarity)}
+	deps := &workers.Deps{Store: store.NewStore(pool), Embedder: models.Embedder, Verify: workers.DefaultVerifyConfig(models.MinSimilarity)}
 	graph := task.Fragments
 	sec := fmt.Sprintf("candidate retrieval per claim (task of %d fragments in a growing graph)", task.Fragments)
 	for i, size := range h.opts.RetrievalSizes {
@@ -108,7 +108,7 @@ func (h *harness) retrieval(ctx context.Context) error {
 }
 
 // timeRetrievals times retrieveOne for each text; the first 20 warm the caches.
-func timeRetrievals(ctx context.Context, deps *jobs.Deps, state store.TaskVerifyStateRow, taskID int64, texts []string, lexemes [][]string) ([]float64, error) {
+func timeRetrievals(ctx context.Context, deps *workers.Deps, state store.TaskVerifyStateRow, taskID int64, texts []string, lexemes [][]string) ([]float64, error) {
 	lat := make([]float64, 0, len(texts))
 	for q, text := range texts {
 		start := time.Now()
@@ -136,12 +136,12 @@ func claimLexemes(ctx context.Context, pool *pgxpool.Pool, texts []string) ([][]
 }
 
 // retrieveOne is verify_nli's candidate path for one claim, without the NLI.
-func retrieveOne(ctx context.Context, deps *jobs.Deps, state store.TaskVerifyStateRow, taskID, claimID int64, text string, lexemes []string) (int, error) {
+func retrieveOne(ctx context.Context, deps *workers.Deps, state store.TaskVerifyStateRow, taskID, claimID int64, text string, lexemes []string) (int, error) {
 	vecs, err := deps.Embedder.Embed(ctx, []string{text})
 	if err != nil {
 		return 0, err
 	}
-	cands, err := deps.Candidates(ctx, taskID, state, []jobs.RecallClaim{{ID: claimID, Text: text, Lexemes: lexemes, Vec: vecs[0]}})
+	cands, err := deps.Candidates(ctx, taskID, state, []workers.RecallClaim{{ID: claimID, Text: text, Lexemes: lexemes, Vec: vecs[0]}})
 	if err != nil {
 		return 0, err
 	}

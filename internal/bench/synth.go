@@ -15,8 +15,8 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/eval"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
-	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -177,7 +177,7 @@ func loadTask(ctx context.Context, pool *pgxpool.Pool, emb ml.Embedder, p *sente
 	if spec.Claims > 0 {
 		rows := make([][]any, spec.Claims)
 		for i, c := range claimTexts {
-			rows[i] = []any{t.ID, int32(i + 1), c, jobs.TextHash(c), "hypothesis"}
+			rows[i] = []any{t.ID, int32(i + 1), c, intake.TextHash(c), "hypothesis"}
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"claims"}, []string{"task_id", "evidence_no", "text", "text_hash", "kind"},
 			pgx.CopyFromRows(rows)); err != nil {

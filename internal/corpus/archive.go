@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
 // Page is one recorded response of a replay archive (status 200).
@@ -26,7 +27,7 @@ type Page struct {
 // fileName picks the archive file for a page: <host>/<readable slug>-<hash>.html,
 // unique per normalised URL and safe on any file system.
 func fileName(normURL string) string {
-	host := crawl.Domain(normURL)
+	host := ident.Domain(normURL)
 	if host == "" {
 		host = "unknown"
 	}
@@ -71,7 +72,7 @@ func sanitizeHost(h string) string {
 // one body file per page and manifest.jsonl, sorted by URL, written last and
 // atomically (readers never see a manifest pointing at missing files). Files listed by a previous manifest in dir that the new one no
 // longer uses are removed; nothing else in dir is touched. URLs must be valid
-// http(s) URLs and unique after crawl.NormalizeURL.
+// http(s) URLs and unique after ident.NormalizeURL.
 func WriteArchive(dir string, pages []Page) error {
 	type item struct {
 		norm string
@@ -80,7 +81,7 @@ func WriteArchive(dir string, pages []Page) error {
 	items := make([]item, 0, len(pages))
 	seen := make(map[string]bool, len(pages))
 	for _, p := range pages {
-		norm, err := crawl.NormalizeURL(p.URL)
+		norm, err := ident.NormalizeURL(p.URL)
 		if err != nil {
 			return fmt.Errorf("write archive: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/academic/openalex"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
 // The bundled inputs (testdata/, see each folder's ATTRIBUTION.md),
@@ -40,7 +41,7 @@ func TestWikipediaURL(t *testing.T) {
 			t.Errorf("WikipediaURL(%q) = %q, want %q", title, got, want)
 		}
 		// The key the replay archive uses must keep the page reachable.
-		if n, err := crawl.NormalizeURL(got); err != nil || n != got {
+		if n, err := ident.NormalizeURL(got); err != nil || n != got {
 			t.Errorf("NormalizeURL(%q) = %q, %v; want it unchanged", got, n, err)
 		}
 	}

@@ -18,6 +18,8 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/net/html/charset"
+
+	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
 // Defaults applied by New to zero fields of Config.
@@ -175,7 +177,7 @@ func newLiveTransport(cfg Config) *http.Transport {
 // (do not retry) or *TransientError (retry, honouring RetryAfter). Safe for
 // concurrent use. ctx bounds the whole call, politeness waits included.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
-	norm, err := NormalizeURL(rawURL)
+	norm, err := ident.NormalizeURL(rawURL)
 	if err != nil {
 		return nil, &PermanentError{Reason: ReasonInvalidURL, Err: err}
 	}
@@ -214,7 +216,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 		return nil, unsupportedType(ex.finalURL, mt)
 	}
 	final := ex.finalURL
-	if n, err := NormalizeURL(final); err == nil {
+	if n, err := ident.NormalizeURL(final); err == nil {
 		final = n
 	}
 	return &Result{
@@ -422,7 +424,7 @@ type exchangeTransport struct {
 
 func (t *exchangeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
-	if err := t.limiter.wait(parent, hostDomain(req.URL.Hostname())); err != nil {
+	if err := t.limiter.wait(parent, ident.HostDomain(req.URL.Hostname())); err != nil {
 		if req.Body != nil {
 			req.Body.Close()
 		}
@@ -430,7 +432,7 @@ func (t *exchangeTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	ctx, cancel := context.WithTimeout(parent, t.timeout)
 	if t.limiter != nil && t.limiter.delay > 0 {
-		domain := hostDomain(req.URL.Hostname())
+		domain := ident.HostDomain(req.URL.Hostname())
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			WroteRequest: func(httptrace.WroteRequestInfo) { t.limiter.sent(domain, time.Now()) },
 		})

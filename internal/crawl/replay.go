@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
 // ManifestFile is the name of the index file of a replay archive.
@@ -51,7 +53,7 @@ func ReadManifest(dir string) ([]ManifestEntry, error) {
 		if err := dec.Decode(&e); err != nil {
 			return nil, fmt.Errorf("replay archive %s line %d: %w", ManifestFile, line, err)
 		}
-		norm, err := NormalizeURL(e.URL)
+		norm, err := ident.NormalizeURL(e.URL)
 		if err != nil {
 			return nil, fmt.Errorf("replay archive %s line %d: %w", ManifestFile, line, err)
 		}
@@ -94,7 +96,7 @@ func NewReplayTransport(dir string) (*ReplayTransport, error) {
 	}
 	t := &ReplayTransport{dir: dir, entries: make(map[string]ManifestEntry, len(list))}
 	for _, e := range list {
-		norm, _ := NormalizeURL(e.URL) // validated by ReadManifest
+		norm, _ := ident.NormalizeURL(e.URL) // validated by ReadManifest
 		t.entries[norm] = e
 	}
 	return t, nil
@@ -110,7 +112,7 @@ func (t *ReplayTransport) Has(rawURL string) bool {
 }
 
 func (t *ReplayTransport) lookup(rawURL string) (ManifestEntry, bool) {
-	norm, err := NormalizeURL(rawURL)
+	norm, err := ident.NormalizeURL(rawURL)
 	if err != nil {
 		return ManifestEntry{}, false
 	}

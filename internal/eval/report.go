@@ -70,6 +70,7 @@ func writeFleet(w io.Writer, cf *FleetResult) {
 		cf.EdgesByRelation["supports"], cf.EdgesByRelation["refutes"], cf.EdgesByRelation["neutral"])
 	fmt.Fprintf(tw, "extracted claims\t%d (verified too, not scored)\n", cf.ExtractedClaims)
 	fmt.Fprintf(tw, "models in the graph\tnli %s; embed %s\n", orNone(cf.NLIModelsSeen), orNone(cf.EmbedModelsSeen))
+	fmt.Fprintf(tw, "graph digest\tsha256:%s (natural keys and posteriors: %s)\n", cf.GraphDigest, cf.GraphRows)
 	if len(cf.FailedTargets) > 0 {
 		fmt.Fprintf(tw, "failed targets\t%d: %s\n", len(cf.FailedTargets), strings.Join(cf.FailedTargets, "; "))
 	}

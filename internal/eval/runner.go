@@ -19,8 +19,10 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/backend"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/corpus"
-	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
+	"github.com/evidencefleet/evidencefleet/internal/graphsnap"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/internal/scratchdb"
 	"github.com/evidencefleet/evidencefleet/internal/version"
@@ -114,6 +116,10 @@ type FleetResult struct {
 	// fragments.embed_model): they should equal the configured ones.
 	NLIModelsSeen   []string `json:"nli_models_seen"`
 	EmbedModelsSeen []string `json:"embed_models_seen"`
+	// GraphDigest is the SHA-256 of the whole graph by natural keys with
+	// its posteriors (internal/graphsnap); equal digests mean equal graphs.
+	GraphDigest string `json:"graph_digest"`
+	GraphRows   string `json:"graph_rows"`
 
 	// Verdicts counts the dataset claims' verdicts; ClaimScores compares
 	// them (VerdictClass) with the gold claim labels.
@@ -368,6 +374,11 @@ func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
 	if err := readGraph(ctx, st, res); err != nil {
 		return nil, err
 	}
+	snap, err := graphsnap.Read(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	res.GraphDigest, res.GraphRows = snap.Digest(), snap.Summary()
 	if res.Timings, err = readTimings(ctx, pool, res.TaskID, dbStart); err != nil {
 		return nil, err
 	}
@@ -403,12 +414,12 @@ func EnqueueTask(ctx context.Context, st *store.Store, client *river.Client[pgx.
 		targets = append(targets, t)
 	}
 	err := st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-		task, err := jobs.CreateTask(ctx, client, tx, "evaluation", TaskHypothesis)
+		task, err := intake.CreateTask(ctx, client, tx, "evaluation", TaskHypothesis)
 		if err != nil {
 			return err
 		}
 		out.Task = task.ID
-		added, err := jobs.AddHypotheses(ctx, client, tx, task.ID, texts)
+		added, err := intake.AddHypotheses(ctx, client, tx, task.ID, texts)
 		if err != nil {
 			return err
 		}
@@ -416,7 +427,7 @@ func EnqueueTask(ctx context.Context, st *store.Store, client *river.Client[pgx.
 		for i, a := range added {
 			out.Claims[i] = a.ID
 		}
-		_, err = jobs.AddTargets(ctx, client, tx, task.ID, targets)
+		_, err = intake.AddTargets(ctx, client, tx, task.ID, targets)
 		return err
 	})
 	if err != nil {
@@ -702,7 +713,7 @@ func scorePairs(ctx context.Context, pool *pgxpool.Pool, records []corpus.Record
 
 	var c ml.Confusion
 	for _, p := range pairs {
-		norm, err := crawl.NormalizeURL(p.URL)
+		norm, err := ident.NormalizeURL(p.URL)
 		if err != nil {
 			continue
 		}

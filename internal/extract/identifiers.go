@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
 // Identifier types.
@@ -28,15 +30,10 @@ type Identifier struct {
 
 var (
 	rxDOI       = regexp.MustCompile(`10\.\d{4,9}/[^\s"'<>“”‘’«»]+`)
-	rxDOIValid  = regexp.MustCompile(`^10\.\d{4,9}/\S+$`)
 	rxPMIDText  = regexp.MustCompile(`(?i)\bPMID:?\s*(\d{1,9})\b`)
 	rxPubMedURL = regexp.MustCompile(`(?i)(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)(\d{1,9})\b`)
 	arxivID     = `(\d{4}\.\d{4,5}(?:v\d+)?|[a-z][a-z\-]*(?:\.[A-Za-z]{2})?/\d{7}(?:v\d+)?)`
 	rxArxivText = regexp.MustCompile(`(?i)(?:\barxiv:\s*|arxiv\.org/(?:abs|pdf)/)` + arxivID)
-	rxArxivNew  = regexp.MustCompile(`^\d{4}\.\d{4,5}$`)
-	rxArxivOld  = regexp.MustCompile(`^[a-z][a-z\-]*(\.[A-Z]{2})?/\d{7}$`)
-	rxArxivVer  = regexp.MustCompile(`v\d+$`)
-	rxPMIDValid = regexp.MustCompile(`^0*[1-9]\d{0,8}$`)
 )
 
 // Identifiers finds DOI, PMID and arXiv identifiers in an HTML page and its
@@ -136,17 +133,17 @@ func scanHTMLIdentifiers(body []byte, links bool, set map[Identifier]bool) {
 func metaIdentifier(key, scheme, content string, set map[Identifier]bool) {
 	switch key {
 	case "citation_doi", "prism.doi", "bepress_citation_doi", "dc.identifier.doi", "doi":
-		add(set, IDDOI, NormalizeDOI(content))
+		add(set, IDDOI, ident.NormalizeDOI(content))
 	case "dc.identifier", "dcterms.identifier", "dc.identifier.uri", "citation_id":
 		if m := rxDOI.FindString(content); m != "" {
-			add(set, IDDOI, NormalizeDOI(m))
+			add(set, IDDOI, ident.NormalizeDOI(m))
 		} else if strings.Contains(scheme, "pmid") {
-			add(set, IDPMID, normPMID(content))
+			add(set, IDPMID, ident.NormalizePMID(content))
 		}
 	case "citation_pmid", "dc.identifier.pmid", "pmid":
-		add(set, IDPMID, normPMID(content))
+		add(set, IDPMID, ident.NormalizePMID(content))
 	case "citation_arxiv_id", "arxiv_id":
-		add(set, IDArXiv, NormalizeArXiv(content))
+		add(set, IDArXiv, ident.NormalizeArXiv(content))
 	}
 }
 
@@ -159,18 +156,18 @@ func linkIdentifier(href string, set map[Identifier]bool) {
 	p := strings.TrimPrefix(u.Path, "/")
 	switch host {
 	case "doi.org", "dx.doi.org":
-		add(set, IDDOI, NormalizeDOI(p))
+		add(set, IDDOI, ident.NormalizeDOI(p))
 	case "pubmed.ncbi.nlm.nih.gov":
-		add(set, IDPMID, normPMID(strings.TrimSuffix(p, "/")))
+		add(set, IDPMID, ident.NormalizePMID(strings.TrimSuffix(p, "/")))
 	case "ncbi.nlm.nih.gov":
 		if rest, ok := strings.CutPrefix(p, "pubmed/"); ok {
-			add(set, IDPMID, normPMID(strings.TrimSuffix(rest, "/")))
+			add(set, IDPMID, ident.NormalizePMID(strings.TrimSuffix(rest, "/")))
 		}
 	case "arxiv.org", "export.arxiv.org":
 		if rest, ok := strings.CutPrefix(p, "abs/"); ok {
-			add(set, IDArXiv, NormalizeArXiv(rest))
+			add(set, IDArXiv, ident.NormalizeArXiv(rest))
 		} else if rest, ok := strings.CutPrefix(p, "pdf/"); ok {
-			add(set, IDArXiv, NormalizeArXiv(strings.TrimSuffix(rest, ".pdf")))
+			add(set, IDArXiv, ident.NormalizeArXiv(strings.TrimSuffix(rest, ".pdf")))
 		}
 	}
 }
@@ -181,105 +178,20 @@ func textIdentifiers(text string, set map[Identifier]bool) {
 	}
 	if strings.Contains(text, "10.") {
 		for _, m := range rxDOI.FindAllString(text, -1) {
-			add(set, IDDOI, NormalizeDOI(m))
+			add(set, IDDOI, ident.NormalizeDOI(m))
 		}
 	}
 	if strings.Contains(text, "PMID") || strings.Contains(text, "pmid") || strings.Contains(text, "ncbi") {
 		for _, m := range rxPMIDText.FindAllStringSubmatch(text, -1) {
-			add(set, IDPMID, normPMID(m[1]))
+			add(set, IDPMID, ident.NormalizePMID(m[1]))
 		}
 		for _, m := range rxPubMedURL.FindAllStringSubmatch(text, -1) {
-			add(set, IDPMID, normPMID(m[1]))
+			add(set, IDPMID, ident.NormalizePMID(m[1]))
 		}
 	}
 	if strings.Contains(strings.ToLower(text), "arxiv") {
 		for _, m := range rxArxivText.FindAllStringSubmatch(text, -1) {
-			add(set, IDArXiv, NormalizeArXiv(m[1]))
+			add(set, IDArXiv, ident.NormalizeArXiv(m[1]))
 		}
 	}
-}
-
-// NormalizeDOI returns the canonical form of a DOI (lowercase, no "doi:" or
-// resolver prefix, percent-decoded, trailing punctuation removed), or "" when
-// s is not a DOI.
-func NormalizeDOI(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.Contains(s, "%") {
-		if u, err := url.PathUnescape(s); err == nil {
-			s = u
-		}
-	}
-	s = strings.ToLower(s)
-	for prev := ""; prev != s; { // "doi:https://doi.org/10.…" too
-		prev = s
-		for _, p := range []string{"https://", "http://", "dx.doi.org/", "doi.org/", "info:doi/", "doi:"} {
-			s = strings.TrimPrefix(s, p)
-		}
-	}
-	s = strings.TrimSpace(s)
-	s = trimIDTail(s)
-	if !rxDOIValid.MatchString(s) {
-		return ""
-	}
-	return s
-}
-
-// trimIDTail removes trailing sentence punctuation and unbalanced closing
-// brackets picked up from running text.
-func trimIDTail(s string) string {
-	for s != "" {
-		c := s[len(s)-1]
-		switch c {
-		case '.', ',', ';', ':', '!', '?':
-			s = s[:len(s)-1]
-			continue
-		case ')', ']', '}':
-			open := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
-			if strings.Count(s, string(open)) < strings.Count(s, string(c)) {
-				s = s[:len(s)-1]
-				continue
-			}
-		}
-		return s
-	}
-	return s
-}
-
-// NormalizeArXiv returns the canonical form of an arXiv identifier (no
-// "arXiv:" prefix, no version suffix), or "" when s is not one.
-func NormalizeArXiv(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) >= 6 && strings.EqualFold(s[:6], "arxiv:") {
-		s = strings.TrimSpace(s[6:])
-	}
-	s = strings.TrimSuffix(s, ".pdf")
-	s = trimIDTail(s)
-	s = rxArxivVer.ReplaceAllString(s, "")
-	if rxArxivNew.MatchString(s) {
-		return s
-	}
-	if i := strings.IndexByte(s, '/'); i > 0 {
-		s = strings.ToLower(s[:i]) + s[i:]
-		if j := strings.IndexByte(s[:i], '.'); j > 0 {
-			// subject class is upper-case: math.AG/0101001
-			s = s[:j+1] + strings.ToUpper(s[j+1:i]) + s[i:]
-		}
-	}
-	if rxArxivOld.MatchString(s) {
-		return s
-	}
-	return ""
-}
-
-// normPMID accepts "12345", "PMID: 12345" or "pmid12345" and returns the
-// digits without leading zeros, or "" (a PMCID such as "PMC123" is rejected).
-func normPMID(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) >= 4 && strings.EqualFold(s[:4], "pmid") {
-		s = strings.TrimSpace(strings.TrimPrefix(s[4:], ":"))
-	}
-	if !rxPMIDValid.MatchString(s) {
-		return ""
-	}
-	return strings.TrimLeft(s, "0")
 }

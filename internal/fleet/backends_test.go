@@ -30,7 +30,7 @@ func runWorkload(t *testing.T, name string, w workload, env map[string]string) g
 		t.Errorf("%s: jobs not completed cleanly: %v", name, bad)
 	}
 	g := readGraph(t, pool)
-	t.Logf("%s: idle after %s: %s", name, time.Since(start).Round(time.Millisecond), g.summary())
+	t.Logf("%s: idle after %s: %s", name, time.Since(start).Round(time.Millisecond), g.Summary())
 	return g
 }
 
@@ -61,7 +61,7 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 	servers := testfleet.StartModelServers(t)
 	want := runWorkload(t, "builtin", w, deterministicEnv())
 	if len(want["claims"]) < 2 || countNLI(want) == 0 || len(want["rankings"]) == 0 {
-		t.Fatalf("the reference graph is trivial (%s): the comparison would prove nothing", want.summary())
+		t.Fatalf("the reference graph is trivial (%s): the comparison would prove nothing", want.Summary())
 	}
 	hashModel := ml.NewHashEmbedder(256).Model()
 	cases := []struct {

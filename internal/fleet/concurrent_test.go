@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/testfleet"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -44,7 +45,7 @@ func TestTwoWorkerProcessesLeaveOneEdgePerPair(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
-	added, err := jobs.AddHypotheses(ctx, client, tx, task, w.claims)
+	added, err := intake.AddHypotheses(ctx, client, tx, task, w.claims)
 	if err != nil {
 		t.Fatalf("add hypotheses: %v", err)
 	}

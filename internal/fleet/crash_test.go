@@ -83,7 +83,7 @@ func TestKilledWorkerEndsWithSameGraph(t *testing.T) {
 	afterKill := readProgress(t, runPool)
 	stuck := queryStrings(t, runPool, `SELECT concat_ws(' ', id, kind, 'attempt', attempt) FROM river_job WHERE state = 'running' ORDER BY id`)
 	t.Logf("SIGKILL at: %s; after the kill: %s", atKill, afterKill)
-	t.Logf("graph at the kill: %s", readGraph(t, runPool).summary())
+	t.Logf("graph at the kill: %s", readGraph(t, runPool).Summary())
 	t.Logf("jobs left running by the killed process: %v", stuck)
 	if afterKill.unfinished == 0 {
 		t.Fatalf("the worker had finished everything before it was killed: nothing was mid-run\n%s", testfleet.JobDump(t, runPool))
@@ -137,10 +137,10 @@ func TestKilledWorkerEndsWithSameGraph(t *testing.T) {
 	}
 
 	want, got := readGraph(t, refPool), readGraph(t, runPool)
-	t.Logf("reference graph: %s", want.summary())
-	t.Logf("run graph:       %s", got.summary())
+	t.Logf("reference graph: %s", want.Summary())
+	t.Logf("run graph:       %s", got.Summary())
 	if len(want["claims"]) < 2 || countNLI(want) == 0 {
-		t.Fatalf("the reference graph is trivial (%s): the comparison would prove nothing", want.summary())
+		t.Fatalf("the reference graph is trivial (%s): the comparison would prove nothing", want.Summary())
 	}
 	if d := diffGraphs(want, got, 10); d != "" {
 		t.Errorf("the graph after kill and restart differs from the uninterrupted run:\n%s", d)
@@ -155,17 +155,6 @@ func TestKilledWorkerEndsWithSameGraph(t *testing.T) {
 			checkPosteriorsCached(t, c.pool)
 		})
 	}
-}
-
-// countNLI counts the graph's NLI edges.
-func countNLI(g graph) int {
-	n := 0
-	for _, e := range g["edges"] {
-		if rel, _, _ := strings.Cut(e, "|"); rel == "supports" || rel == "refutes" || rel == "neutral" {
-			n++
-		}
-	}
-	return n
 }
 
 // TestEmbedJobsRescuedAfterVerifyGaveUpGetJudged puts a run in the state a
@@ -230,8 +219,8 @@ func TestEmbedJobsRescuedAfterVerifyGaveUpGetJudged(t *testing.T) {
 		t.Errorf("%d of %d stuck embed jobs were rescued and completed\n%s", rescued, tag.RowsAffected(), testfleet.JobDump(t, runPool))
 	}
 	want, got := readGraph(t, refPool), readGraph(t, runPool)
-	t.Logf("reference graph: %s", want.summary())
-	t.Logf("run graph:       %s", got.summary())
+	t.Logf("reference graph: %s", want.Summary())
+	t.Logf("run graph:       %s", got.Summary())
 	if countNLI(want) == 0 {
 		t.Fatalf("the reference graph has no NLI edge: the comparison would prove nothing")
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -44,12 +45,12 @@ type Worker struct {
 	client  *river.Client[pgx.Tx]
 	metrics *metrics.Metrics
 	fetcher *crawl.Fetcher
-	deps    *jobs.Deps
+	deps    *workers.Deps
 	ready   atomic.Bool
 }
 
 // NewDeps builds the job dependencies from the configuration.
-func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics.Metrics) (*jobs.Deps, *crawl.Fetcher, error) {
+func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics.Metrics) (*workers.Deps, *crawl.Fetcher, error) {
 	fc := crawl.DefaultConfig()
 	fc.UserAgent = cfg.UserAgent
 	fc.Timeout = cfg.FetchTimeout
@@ -71,7 +72,7 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 		return nil, nil, err
 	}
 	mc := cfg.Models()
-	verify := jobs.DefaultVerifyConfig(models.MinSimilarity)
+	verify := workers.DefaultVerifyConfig(models.MinSimilarity)
 	verify.TopK = cfg.TopK
 	verify.MaxDomains = cfg.MaxDomains
 	verify.MaxPairsPerClaim = cfg.MaxPairsPerClaim
@@ -93,15 +94,15 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	} else if log != nil {
 		log.Info("no search backend (EVF_SEARCH_URL): query targets will fail with a clear error")
 	}
-	var resolver jobs.PaperResolver // stay nil interfaces without APIs
-	var citations jobs.CitationSource
-	var scholar jobs.ScholarSearch
+	var resolver workers.PaperResolver // stay nil interfaces without APIs
+	var citations workers.CitationSource
+	var scholar workers.ScholarSearch
 	if r, err := newPaperResolver(cfg, m, log); err != nil {
 		return nil, nil, err
 	} else if r != nil {
 		resolver, citations, scholar = r, r, r
 	}
-	return &jobs.Deps{
+	return &workers.Deps{
 		Papers:        resolver,
 		Citations:     citations,
 		Scholar:       scholar,
@@ -115,13 +116,13 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 		LLM:           models.LLM,
 		Logger:        log,
 		Metrics:       m,
-		Extract: jobs.ExtractConfig{
+		Extract: workers.ExtractConfig{
 			Fragments:        extract.FragmentOptions{MaxRunes: cfg.FragmentMax},
 			MaxClaimsPerPage: cfg.ClaimsPerPage,
 		},
 		Verify:    verify,
-		Embed:     jobs.EmbedConfig{BatchSize: mc["embed"].Batch},
-		Rerank:    jobs.DefaultRerankConfig(),
+		Embed:     workers.EmbedConfig{BatchSize: mc["embed"].Batch},
+		Rerank:    workers.DefaultRerankConfig(),
 		TaskIndex: taskindex.NewCache(int64(cfg.TaskIndexMB) << 20),
 	}, fetcher, nil
 }
@@ -182,18 +183,18 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 	}
 	w.fetcher = fetcher
 	w.deps = deps
-	workers := river.NewWorkers()
-	if err := jobs.AddWorkers(workers, deps); err != nil {
+	registry := river.NewWorkers()
+	if err := workers.AddWorkers(registry, deps); err != nil {
 		pool.Close()
 		return nil, err
 	}
-	queues, err := jobs.Queues(cfg.Queues, cfg.Concurrency())
+	queues, err := workers.Queues(cfg.Queues, cfg.Concurrency())
 	if err != nil {
 		pool.Close()
 		return nil, err
 	}
 	rc := RiverConfig(cfg, log)
-	rc.Queues, rc.Workers = queues, workers
+	rc.Queues, rc.Workers = queues, registry
 	rc.Middleware = []rivertype.Middleware{&jobMetrics{m: m}}
 	rc.PeriodicJobs = periodicJobs(cfg, queues)
 	served := map[string]string{}

@@ -22,6 +22,8 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/graphsnap"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/testfleet"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -103,12 +105,12 @@ func seedTask(t *testing.T, pool *pgxpool.Pool, w workload, claims []string, tar
 		t.Fatalf("begin: %v", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
-	task, err := jobs.CreateTask(ctx, client, tx, "test-org", w.hypothesis)
+	task, err := intake.CreateTask(ctx, client, tx, "test-org", w.hypothesis)
 	if err != nil {
 		t.Fatalf("create task: %v", err)
 	}
 	if len(claims) > 0 {
-		if _, err := jobs.AddHypotheses(ctx, client, tx, task.ID, claims); err != nil {
+		if _, err := intake.AddHypotheses(ctx, client, tx, task.ID, claims); err != nil {
 			t.Fatalf("add hypotheses: %v", err)
 		}
 	}
@@ -375,146 +377,30 @@ func queryStrings(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) []s
 	return out
 }
 
-const nliRelations = `('supports','refutes','neutral')`
+// nliRelations, graph and the natural-key queries live in internal/graphsnap.
+const nliRelations = graphsnap.NLIRelations
 
-// claimKeySQL is a claim's natural key (no id, no E-number): kind, text and,
-// for extracted claims, the origin page URL and quote span. It needs the
-// claim as c and a LEFT JOIN of its origin fragment's page as cp.
-const claimKeySQL = `concat_ws('|', c.kind, c.text, COALESCE(cp.url, '-'), COALESCE(c.quote_start, -1), COALESCE(c.quote_end, -1))`
-
-// graphQueries read the evidence graph by natural keys, one text row per
-// database row; floats are rounded to 1e-9. Rows are compared as multisets,
-// so a duplicate row shows up as a difference too.
-var graphQueries = []struct{ name, sql string }{
-	{"tasks", `SELECT concat_ws('|', hypothesis, status, organization_id, next_evidence_no) FROM tasks`},
-	{"pages", `SELECT concat_ws('|', url, COALESCE(final_url, '-'), domain, COALESCE(title, '-'), COALESCE(http_status, 0),
-		COALESCE(content_type, '-'), COALESCE(error, '-'), COALESCE(doi, '-'), COALESCE(pmid, '-'), COALESCE(arxiv_id, '-'))
-		FROM pages`},
-	{"page_versions", `SELECT concat_ws('|', p.url, pv.sha256, md5(pv.content)) FROM page_versions pv JOIN pages p ON p.id = pv.page_id`},
-	{"fragments", `SELECT concat_ws('|', p.url, pv.sha256, f.start_char, f.end_char, md5(f.text), left(f.text, 40), f.heading_context,
-		COALESCE(f.embed_model, '-'), COALESCE(md5(f.embedding::text), '-'))
-		FROM fragments f JOIN pages p ON p.id = f.page_id JOIN page_versions pv ON pv.id = f.page_version_id`},
-	{"claims", `SELECT concat_ws('|', ` + claimKeySQL + `, c.adoption_status, c.verification_status,
-		round(c.alpha::numeric, 9), round(c.beta::numeric, 9), round(c.confidence::numeric, 9),
-		round(c.uncertainty::numeric, 9), round(c.controversy::numeric, 9), c.verdict,
-		c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources, c.evidence_count,
-		COALESCE(round(c.llm_claim_confidence::numeric, 9), -1))
-		FROM claims c LEFT JOIN fragments cf ON cf.id = c.origin_fragment_id LEFT JOIN pages cp ON cp.id = cf.page_id`},
-	{"edges", `SELECT concat_ws('|', e.relation, e.source_type, COALESCE(fp.url, e.source_id::text), COALESCE(f.start_char, -1),
-		COALESCE(f.end_char, -1), e.target_type, CASE WHEN c.id IS NULL THEN e.target_id::text ELSE ` + claimKeySQL + ` END,
-		COALESCE(e.nli_label, '-'), COALESCE(round(e.nli_edge_confidence::numeric, 9), -1), COALESCE(e.nli_model, '-'),
-		COALESCE(e.source_domain_category, '-'), COALESCE(e.source_trust_level, '-'), COALESCE(e.target_trust_level, '-'))
-		FROM edges e
-		LEFT JOIN fragments f ON e.source_type = 'fragment' AND f.id = e.source_id LEFT JOIN pages fp ON fp.id = f.page_id
-		LEFT JOIN claims c ON e.target_type = 'claim' AND c.id = e.target_id
-		LEFT JOIN fragments cf ON cf.id = c.origin_fragment_id LEFT JOIN pages cp ON cp.id = cf.page_id`},
-	{"targets", `SELECT concat_ws('|', t.kind, t.value, t.status, t.stage, COALESCE(p.url, '-'), COALESCE(t.error, '-'))
-		FROM targets t LEFT JOIN pages p ON p.id = t.page_id`},
-	{"task_pages", `SELECT concat_ws('|', p.url, COALESCE(pv.sha256, '-'), tp.reason, tp.depth)
-		FROM task_pages tp JOIN pages p ON p.id = tp.page_id LEFT JOIN page_versions pv ON pv.id = tp.page_version_id`},
-	{"resource_index", `SELECT concat_ws('|', r.identifier_type, r.identifier, p.url) FROM resource_index r JOIN pages p ON p.id = r.page_id`},
-	{"domains", `SELECT concat_ws('|', domain, trust_level, category, verification_status) FROM domains`},
-	{"rankings", `SELECT concat_ws('|', r.query, r.rank, p.url, r.start_char, r.end_char, round(r.lexical_score::numeric, 9),
-		round(r.cosine::numeric, 6), round(r.rerank_score::numeric, 9), r.trust_level, round(r.final_score::numeric, 9),
-		r.embed_model, r.rerank_model) FROM task_rankings r JOIN pages p ON p.id = r.page_id`},
-	{"events", `SELECT event_type FROM event_log`},
-}
-
-// graph is a snapshot of the evidence graph by natural keys: table → sorted rows.
-type graph map[string][]string
+type graph = graphsnap.Graph
 
 func readGraph(t *testing.T, pool *pgxpool.Pool) graph {
 	t.Helper()
-	g := graph{}
-	for _, q := range graphQueries {
-		rows := queryStrings(t, pool, q.sql)
-		slices.Sort(rows)
-		g[q.name] = rows
+	g, err := graphsnap.Read(context.Background(), pool)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return g
 }
 
-// summary counts the rows of each table, with NLI edges apart.
-func (g graph) summary() string {
-	var parts []string
-	for _, q := range graphQueries {
-		parts = append(parts, fmt.Sprintf("%s=%d", q.name, len(g[q.name])))
-	}
-	return strings.Join(parts, " ") + fmt.Sprintf(" (nli edges=%d)", countNLI(g))
-}
+func diffGraphs(want, got graph, max int) string { return graphsnap.Diff(want, got, max) }
 
-// diffGraphs describes how got differs from want, table by table (multiset
-// difference, at most max rows per side); "" when they are equal.
-func diffGraphs(want, got graph, max int) string {
-	var b strings.Builder
-	for _, q := range graphQueries {
-		onlyWant, onlyGot := multisetDiff(want[q.name], got[q.name])
-		if len(onlyWant) == 0 && len(onlyGot) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "%s: %d rows in the reference, %d in the run; %d only in the reference, %d only in the run\n",
-			q.name, len(want[q.name]), len(got[q.name]), len(onlyWant), len(onlyGot))
-		for i, r := range onlyWant {
-			if i == max {
-				fmt.Fprintf(&b, "    …\n")
-				break
-			}
-			fmt.Fprintf(&b, "  - %s\n", r)
-		}
-		for i, r := range onlyGot {
-			if i == max {
-				fmt.Fprintf(&b, "    …\n")
-				break
-			}
-			fmt.Fprintf(&b, "  + %s\n", r)
-		}
-	}
-	return b.String()
-}
-
-// multisetDiff returns the rows of sorted a not matched in sorted b, and
-// the other way round.
-func multisetDiff(a, b []string) (onlyA, onlyB []string) {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			i++
-			j++
-		case a[i] < b[j]:
-			onlyA = append(onlyA, a[i])
-			i++
-		default:
-			onlyB = append(onlyB, b[j])
-			j++
-		}
-	}
-	return append(onlyA, a[i:]...), append(onlyB, b[j:]...)
-}
-
-// duplicateChecks count rows against distinct natural keys.
-var duplicateChecks = []struct{ name, sql string }{
-	{"pages", `SELECT count(*) - count(DISTINCT url) FROM pages`},
-	{"page_versions", `SELECT count(*) - count(DISTINCT (p.url, pv.sha256)) FROM page_versions pv JOIN pages p ON p.id = pv.page_id`},
-	{"page_versions per page", `SELECT count(*) - count(DISTINCT page_id) FROM page_versions`},
-	{"fragments", `SELECT count(*) - count(DISTINCT (p.url, f.start_char, f.end_char, f.text)) FROM fragments f JOIN pages p ON p.id = f.page_id`},
-	{"claims", `SELECT count(*) - count(DISTINCT (c.task_id, ` + claimKeySQL + `))
-		FROM claims c LEFT JOIN fragments cf ON cf.id = c.origin_fragment_id LEFT JOIN pages cp ON cp.id = cf.page_id`},
-	{"hypothesis claims by text", `SELECT count(*) - count(DISTINCT (task_id, lower(text))) FROM claims WHERE kind = 'hypothesis'`},
-	{"edges", `SELECT count(*) - count(DISTINCT (source_type, source_id, target_type, target_id, relation)) FROM edges`},
-	{"NLI edges per pair", `SELECT count(*) - count(DISTINCT (source_id, target_id)) FROM edges
-		WHERE source_type = 'fragment' AND target_type = 'claim' AND relation IN ` + nliRelations},
-	{"origin edges per claim", `SELECT count(*) - count(DISTINCT target_id) FROM edges WHERE relation = 'origin'`},
-	{"targets", `SELECT count(*) - count(DISTINCT (task_id, kind, value)) FROM targets`},
-	{"task_pages", `SELECT count(*) - count(DISTINCT (task_id, page_id)) FROM task_pages`},
-}
+func countNLI(g graph) int { return g.NLIEdges() }
 
 // checkNoDuplicates fails for every table with more rows than natural keys.
 func checkNoDuplicates(t *testing.T, pool *pgxpool.Pool) {
 	t.Helper()
-	for _, c := range duplicateChecks {
-		if n := queryInt(t, pool, c.sql); n != 0 {
-			t.Errorf("%s: %d duplicate rows (count(*) - count(DISTINCT natural key))", c.name, n)
+	for _, c := range graphsnap.DuplicateChecks {
+		if n := queryInt(t, pool, c.SQL); n != 0 {
+			t.Errorf("%s: %d duplicate rows (count(*) - count(DISTINCT natural key))", c.Name, n)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
@@ -55,19 +56,19 @@ func TestPeriodicOrphanSweep(t *testing.T) {
 func TestOrphanSweepFromALeaderWithoutMaintenance(t *testing.T) {
 	pool := pgtest.Pool(t)
 	ctx := context.Background()
-	queues, err := jobs.Queues([]string{jobs.QueueNLI}, nil)
+	queues, err := workers.Queues([]string{jobs.QueueNLI}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := queues[jobs.QueueMaintenance]; ok {
 		t.Fatal("the process serves maintenance: the test proves nothing")
 	}
-	workers := river.NewWorkers()
-	if err := jobs.AddWorkers(workers, &jobs.Deps{}); err != nil {
+	registry := river.NewWorkers()
+	if err := workers.AddWorkers(registry, &workers.Deps{}); err != nil {
 		t.Fatal(err)
 	}
 	rc := RiverConfig(config.Config{JobTimeout: time.Minute, RescueStuckAfter: time.Hour}, nil)
-	rc.Queues, rc.Workers = queues, workers
+	rc.Queues, rc.Workers = queues, registry
 	// A short interval stands in for EVF_ORPHAN_SWEEP_INTERVAL (at least 1m
 	// in a real configuration).
 	rc.PeriodicJobs = periodicJobs(config.Config{OrphanSweep: 200 * time.Millisecond}, queues)

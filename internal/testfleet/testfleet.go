@@ -18,6 +18,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/pgtest"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -128,13 +129,13 @@ func (f *Fleet) CreateTask(t testing.TB, hypothesis string, claims ...string) in
 	ctx := context.Background()
 	var id int64
 	err := f.Store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-		task, err := jobs.CreateTask(ctx, f.Client, tx, "test-org", hypothesis)
+		task, err := intake.CreateTask(ctx, f.Client, tx, "test-org", hypothesis)
 		if err != nil {
 			return err
 		}
 		id = task.ID
 		if len(claims) > 0 {
-			_, err = jobs.AddHypotheses(ctx, f.Client, tx, id, claims)
+			_, err = intake.AddHypotheses(ctx, f.Client, tx, id, claims)
 		}
 		return err
 	})
@@ -157,7 +158,7 @@ func (f *Fleet) AddTargets(t testing.TB, taskID int64, urls ...string) {
 }
 
 // AddTargetsOf normalises targets of any kind and adds them as the CLI does
-// (jobs.AddTargets: registered once per task, one unique job each).
+// (intake.AddTargets: registered once per task, one unique job each).
 func (f *Fleet) AddTargetsOf(t testing.TB, taskID int64, targets ...jobs.Target) {
 	t.Helper()
 	norm := make([]jobs.Target, len(targets))
@@ -170,7 +171,7 @@ func (f *Fleet) AddTargetsOf(t testing.TB, taskID int64, targets ...jobs.Target)
 	}
 	ctx := context.Background()
 	err := f.Store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-		_, err := jobs.AddTargets(ctx, f.Client, tx, taskID, norm)
+		_, err := intake.AddTargets(ctx, f.Client, tx, taskID, norm)
 		return err
 	})
 	if err != nil {

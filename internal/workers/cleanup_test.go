@@ -1,4 +1,4 @@
-package jobs_test
+package workers_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
@@ -99,7 +100,7 @@ func counts(t *testing.T, pool *pgxpool.Pool) map[string]int {
 	return out
 }
 
-func runCleanup(t *testing.T, b *cleanupBundle, args jobs.CleanupArgs) jobs.CleanupOutput {
+func runCleanup(t *testing.T, b *cleanupBundle, args jobs.CleanupArgs) workers.CleanupOutput {
 	t.Helper()
 	res, err := b.f.Client.Insert(context.Background(), args, nil)
 	if err != nil {
@@ -110,7 +111,7 @@ func runCleanup(t *testing.T, b *cleanupBundle, args jobs.CleanupArgs) jobs.Clea
 	if state != "completed" {
 		t.Fatalf("cleanup job %s: %s", state, lastErr)
 	}
-	var out jobs.CleanupOutput
+	var out workers.CleanupOutput
 	if err := json.Unmarshal(output, &out); err != nil {
 		t.Fatal(err)
 	}

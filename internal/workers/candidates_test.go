@@ -1,4 +1,4 @@
-package jobs_test
+package workers_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
-	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -35,13 +35,13 @@ func TestCandidatesInMemoryMatchPostgres(t *testing.T) {
 	if len(claims) < 5 {
 		t.Fatalf("only %d claims", len(claims))
 	}
-	var recall []jobs.RecallClaim
+	var recall []workers.RecallClaim
 	for _, c := range claims {
 		vecs, err := deps.Embedder.Embed(ctx, []string{c.Text})
 		if err != nil {
 			t.Fatal(err)
 		}
-		recall = append(recall, jobs.RecallClaim{ID: c.ID, Text: c.Text, Lexemes: c.Lexemes, Vec: vecs[0], ExcludeDomain: c.OriginDomain})
+		recall = append(recall, workers.RecallClaim{ID: c.ID, Text: c.Text, Lexemes: c.Lexemes, Vec: vecs[0], ExcludeDomain: c.OriginDomain})
 	}
 	state, err := deps.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: b.task, EmbedModel: deps.Embedder.Model()})
 	if err != nil {

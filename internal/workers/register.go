@@ -1,14 +1,13 @@
-package jobs
+package workers
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/riverqueue/river"
-)
 
-// ImplementedQueues are the queues whose kinds this version works.
-var ImplementedQueues = []string{QueueTarget, QueueEmbed, QueueNLI, QueueRerank, QueueCitation, QueueMaintenance}
+	"github.com/evidencefleet/evidencefleet/jobs"
+)
 
 // AddWorkers registers the workers of every implemented kind.
 func AddWorkers(workers *river.Workers, d *Deps) error {
@@ -38,13 +37,8 @@ func AddWorkers(workers *river.Workers, d *Deps) error {
 func Queues(serve []string, concurrency map[string]int) (map[string]river.QueueConfig, error) {
 	out := make(map[string]river.QueueConfig, len(serve))
 	for _, q := range serve {
-		if !slices.Contains(AllQueues, q) {
-			return nil, fmt.Errorf("unknown queue %q (want some of %v)", q, AllQueues)
-		}
-		if !slices.Contains(ImplementedQueues, q) {
-			// Kinds of this queue land in a later version; serving it would
-			// only fail its jobs. Leave them waiting for a worker that runs them.
-			continue
+		if !slices.Contains(jobs.AllQueues, q) {
+			return nil, fmt.Errorf("unknown queue %q (want some of %v)", q, jobs.AllQueues)
 		}
 		n := concurrency[q]
 		if n <= 0 {
@@ -53,17 +47,7 @@ func Queues(serve []string, concurrency map[string]int) (map[string]river.QueueC
 		out[q] = river.QueueConfig{MaxWorkers: n}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no implemented queue among %v (implemented: %v)", serve, ImplementedQueues)
+		return nil, fmt.Errorf("no queue to serve (want some of %v)", jobs.AllQueues)
 	}
 	return out, nil
-}
-
-// KindQueues maps every kind this version works to the queue its jobs go to.
-var KindQueues = map[string]string{
-	KindTargetQueue:   QueueTarget,
-	KindEmbed:         QueueEmbed,
-	KindVerifyNLI:     QueueNLI,
-	KindRerank:        QueueRerank,
-	KindCleanup:       QueueMaintenance,
-	KindCitationGraph: QueueCitation,
 }

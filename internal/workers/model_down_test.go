@@ -1,4 +1,4 @@
-package jobs_test
+package workers_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package jobs_test
+package workers_test
 
 import (
 	"net/http"
@@ -114,7 +114,7 @@ func TestUnknownDOIWithoutAcademicSourceFailsClearly(t *testing.T) {
 
 // s2PaperFixture is the recorded Semantic Scholar paper, relative to this
 // package (testdata/api-fixtures/ATTRIBUTION.md).
-const s2PaperFixture = "../testdata/api-fixtures/semantic-scholar/Paper.json"
+const s2PaperFixture = "../../testdata/api-fixtures/semantic-scholar/Paper.json"
 
 // s2Server answers GET /paper/DOI:<doi> with the recorded Semantic Scholar
 // paper (testdata/api-fixtures/semantic-scholar/Paper.json, Turing

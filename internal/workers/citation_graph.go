@@ -1,4 +1,4 @@
-package jobs
+package workers
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -33,7 +34,7 @@ const (
 
 // CitationGraphWorker works citation_graph jobs.
 type CitationGraphWorker struct {
-	river.WorkerDefaults[CitationGraphArgs]
+	river.WorkerDefaults[jobs.CitationGraphArgs]
 	Deps *Deps
 }
 
@@ -55,7 +56,7 @@ type CitationOutput struct {
 // Work follows the page's references and citations, keeps the ten most
 // relevant, stores them as abstract-only pages of the task with cites edges,
 // and completes, all in one transaction.
-func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[CitationGraphArgs]) error {
+func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.CitationGraphArgs]) error {
 	if err := job.Args.Validate(); err != nil {
 		return river.JobCancel(err)
 	}

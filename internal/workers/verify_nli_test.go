@@ -1,4 +1,4 @@
-package jobs_test
+package workers_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -217,7 +218,7 @@ func TestVerifyRerunCreatesNothingAndReportsSkipped(t *testing.T) {
 	if state != "completed" {
 		t.Fatalf("re-run ended %s: %s", state, lastErr)
 	}
-	var out jobs.VerifyOutput
+	var out workers.VerifyOutput
 	if err := json.Unmarshal(output, &out); err != nil {
 		t.Fatalf("output %s: %v", output, err)
 	}

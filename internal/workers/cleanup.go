@@ -1,4 +1,4 @@
-package jobs
+package workers
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // CleanupWorker works cleanup jobs (DESIGN §5.6).
 type CleanupWorker struct {
-	river.WorkerDefaults[CleanupArgs]
+	river.WorkerDefaults[jobs.CleanupArgs]
 	Deps *Deps
 }
 
@@ -39,18 +40,18 @@ type CleanupOutput struct {
 
 // Work runs the cleanup and completes the job in one transaction, so a
 // crash at any point leaves either everything or nothing deleted.
-func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[CleanupArgs]) error {
+func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArgs]) error {
 	if err := job.Args.Validate(); err != nil {
 		return river.JobCancel(err)
 	}
 	out := CleanupOutput{Mode: job.Args.Mode, TaskID: job.Args.TaskID}
 	err := w.Deps.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		if job.Args.Mode != CleanupOrphans {
+		if job.Args.Mode != jobs.CleanupOrphans {
 			if err := CleanupTask(ctx, q, job.Args.TaskID, &out); err != nil {
 				return err
 			}
 		}
-		if job.Args.Mode != CleanupSoft {
+		if job.Args.Mode != jobs.CleanupSoft {
 			if err := CleanupOrphanRows(ctx, q, &out); err != nil {
 				return err
 			}

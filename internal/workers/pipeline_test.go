@@ -1,4 +1,4 @@
-package jobs_test
+package workers_test
 
 import (
 	"context"
@@ -134,7 +134,7 @@ func TestPipelineBuildsAConsistentGraph(t *testing.T) {
 }
 
 func TestDemoCorpusYieldsSupportsAndRefutes(t *testing.T) {
-	archive := "../testdata/replay/demo"
+	archive := "../../testdata/replay/demo"
 	entries, err := crawl.ReadManifest(archive)
 	if err != nil {
 		t.Fatalf("demo corpus: %v", err)

@@ -1,4 +1,4 @@
-package jobs_test
+package workers_test
 
 import (
 	"context"
@@ -12,10 +12,11 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/academic/cassette"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
-const referencesCassette = "../testdata/api-fixtures/semantic-scholar/test_get_paper_references@ae6c154.yaml"
+const referencesCassette = "../../testdata/api-fixtures/semantic-scholar/test_get_paper_references@ae6c154.yaml"
 
 // citationBundle is a task holding one academic page whose references
 // Semantic Scholar answers from the recorded session.
@@ -52,7 +53,7 @@ func setupCitation(t *testing.T, adjust func(*config.Config)) *citationBundle {
 	return &citationBundle{f: f, task: task, page: page}
 }
 
-func (b *citationBundle) run(t *testing.T) jobs.CitationOutput {
+func (b *citationBundle) run(t *testing.T) workers.CitationOutput {
 	t.Helper()
 	// A raw insert, as another service might: not deduplicated by River, so
 	// a second run really runs.
@@ -62,7 +63,7 @@ func (b *citationBundle) run(t *testing.T) jobs.CitationOutput {
 	if state != "completed" {
 		t.Fatalf("citation_graph %s: %s", state, lastErr)
 	}
-	var out jobs.CitationOutput
+	var out workers.CitationOutput
 	if err := json.Unmarshal(output, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -133,19 +134,19 @@ func TestCitationGraphWithGarbageLLM(t *testing.T) {
 }
 
 func TestCitationRanking(t *testing.T) {
-	c := []jobs.CitationCandidate{
+	c := []workers.CitationCandidate{
 		{Index: 0, Influential: false, Similarity: 0.9, LLM: 0.2},
 		{Index: 1, Influential: true, Similarity: 0.1, LLM: 0.1},
 		{Index: 2, Influential: false, Similarity: -0.4, LLM: 1},
 		{Index: 3, Influential: false, Similarity: 0.5, LLM: 0.9},
 	}
 	// stage 1: 0.45, 0.55, 0, 0.25
-	s1 := jobs.TopByStage1(c, 3)
+	s1 := workers.TopByStage1(c, 3)
 	if got := fmt.Sprint(s1[0].Index, s1[1].Index, s1[2].Index); got != "1 0 3" {
 		t.Errorf("stage 1 order %s, want 1 0 3", got)
 	}
 	// final: 0.5·llm + 0.3·stage1 + 0.2·influential = 0.235, 0.415, 0.5, 0.525
-	f := jobs.TopByFinal(c, 2)
+	f := workers.TopByFinal(c, 2)
 	if got := fmt.Sprint(f[0].Index, f[1].Index); got != "3 2" {
 		t.Errorf("final order %s, want 3 2", got)
 	}

@@ -1,14 +1,23 @@
-package jobs
+// Package intake is how work enters the fleet, whoever brings it — the
+// enqueue CLI, make eval, make bench, and the target_queue worker for the
+// results of a query: a task (CreateTask), its hypothesis claims
+// (AddHypotheses) and its targets with their target_queue jobs (AddTargets),
+// each in the caller's transaction.
+package intake
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -110,7 +119,7 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 		if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: taskID, NextEvidenceNo: next}); err != nil {
 			return nil, fmt.Errorf("advance task: %w", err)
 		}
-		if _, err := client.InsertTx(ctx, tx, VerifyNLIArgs{TaskID: taskID}, nil); err != nil {
+		if _, err := client.InsertTx(ctx, tx, jobs.VerifyNLIArgs{TaskID: taskID}, nil); err != nil {
 			return nil, fmt.Errorf("enqueue verify_nli: %w", err)
 		}
 	}
@@ -123,19 +132,19 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 // UniqueSkippedAsDuplicate when the same target's job already exists. The
 // `enqueue task add` command, the evaluation and the benchmark insert
 // through it.
-func AddTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, targets []Target) ([]*rivertype.JobInsertResult, error) {
-	return addTargets(ctx, client, tx, taskID, 0, targets)
+func AddTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
+	return AddTargetsAt(ctx, client, tx, taskID, 0, targets)
 }
 
-// addTargets is AddTargets for targets found at depth (a query's results are
+// AddTargetsAt is AddTargets for targets found at depth (a query's results are
 // one deeper than the query).
-func addTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, targets []Target) ([]*rivertype.JobInsertResult, error) {
+func AddTargetsAt(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
 	kinds := make([]string, len(targets))
 	vals := make([]string, len(targets))
 	params := make([]river.InsertManyParams, len(targets))
 	for i, t := range targets {
 		kinds[i], vals[i] = t.Kind, t.Value
-		params[i] = river.InsertManyParams{Args: TargetQueueArgs{TaskID: taskID, Target: t, Depth: depth}}
+		params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: taskID, Target: t, Depth: depth}}
 	}
 	if err := store.New(tx).EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals}); err != nil {
 		return nil, fmt.Errorf("register targets: %w", err)
@@ -145,4 +154,12 @@ func addTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, ta
 		return nil, fmt.Errorf("insert target_queue jobs: %w", err)
 	}
 	return res, nil
+}
+
+// TextHash identifies a claim text for idempotent inserts: SHA-256 of the
+// text lowercased with whitespace collapsed.
+func TextHash(text string) string {
+	norm := strings.Join(strings.FieldsFunc(strings.ToLower(text), unicode.IsSpace), " ")
+	sum := sha256.Sum256([]byte(norm))
+	return hex.EncodeToString(sum[:])
 }

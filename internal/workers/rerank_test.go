@@ -1,4 +1,4 @@
-package jobs_test
+package workers_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/internal/rank"
 	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
@@ -66,7 +67,7 @@ func setupRerank(t *testing.T, opts testfleet.Options) *rerankBundle {
 
 // run inserts a rerank job, waits for the fleet and returns the job's state,
 // last error and output.
-func (b *rerankBundle) run(t *testing.T, args jobs.RerankArgs) (string, string, jobs.RerankOutput) {
+func (b *rerankBundle) run(t *testing.T, args jobs.RerankArgs) (string, string, workers.RerankOutput) {
 	t.Helper()
 	res, err := b.f.Client.Insert(b.ctx, args, nil)
 	if err != nil {
@@ -78,11 +79,11 @@ func (b *rerankBundle) run(t *testing.T, args jobs.RerankArgs) (string, string, 
 	return b.wait(t, res.Job.ID)
 }
 
-func (b *rerankBundle) wait(t *testing.T, id int64) (string, string, jobs.RerankOutput) {
+func (b *rerankBundle) wait(t *testing.T, id int64) (string, string, workers.RerankOutput) {
 	t.Helper()
 	testfleet.WaitIdleExcept(t, b.f.Pool, 60*time.Second, b.ignoreQueues()...)
 	state, lastErr, raw := testfleet.JobRow(t, b.f.Pool, id)
-	var out jobs.RerankOutput
+	var out workers.RerankOutput
 	if state == "completed" {
 		if err := json.Unmarshal(raw, &out); err != nil {
 			t.Fatalf("job %d output %s: %v", id, raw, err)
@@ -223,7 +224,7 @@ func TestRerank(t *testing.T) {
 		b.checkRanking(t, first)
 		fragments := queryInt(t, b.f.Pool, `SELECT count(*) FROM task_pages tp JOIN fragments f ON f.page_version_id = tp.page_version_id WHERE tp.task_id = $1`, b.task)
 		if out.Lexical == 0 || out.Lexical > fragments || out.Reranked != out.Lexical || out.Ranked != len(first) ||
-			out.Ranked != min(out.Reranked, jobs.DefaultRerankConfig().TopK) || out.NotEmbedded != 0 || out.Replaced != 0 {
+			out.Ranked != min(out.Reranked, workers.DefaultRerankConfig().TopK) || out.NotEmbedded != 0 || out.Replaced != 0 {
 			t.Errorf("output %+v inconsistent with %d ranked rows of %d task fragments", out, len(first), fragments)
 		}
 		// A fragment sharing no term with the query is not a full-text hit.

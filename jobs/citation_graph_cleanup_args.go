@@ -1,8 +1,6 @@
 package jobs
 
 import (
-	"fmt"
-
 	"github.com/riverqueue/river"
 )
 
@@ -23,9 +21,7 @@ type CitationGraphArgs struct {
 func (CitationGraphArgs) Kind() string { return KindCitationGraph }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
-func (CitationGraphArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueCitation, Priority: 4, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
+func (CitationGraphArgs) InsertOpts() river.InsertOpts { return insertOpts(KindCitationGraph) }
 
 // UnmarshalJSON decodes strictly.
 func (a *CitationGraphArgs) UnmarshalJSON(b []byte) error {
@@ -70,10 +66,7 @@ type CleanupArgs struct {
 func (CleanupArgs) Kind() string { return KindCleanup }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
-func (CleanupArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueMaintenance, Priority: 3, MaxAttempts: 5,
-		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinishedStates}}
-}
+func (CleanupArgs) InsertOpts() river.InsertOpts { return insertOpts(KindCleanup) }
 
 // UnmarshalJSON decodes strictly.
 func (a *CleanupArgs) UnmarshalJSON(b []byte) error {
@@ -103,53 +96,4 @@ func (a CleanupArgs) Validate() error {
 	default:
 		return argsErr(KindCleanup, "mode", "unknown mode %q (want soft, hard or orphans)", a.Mode)
 	}
-}
-
-// Validatable is implemented by every args type of this package.
-type Validatable interface {
-	river.JobArgs
-	Validate() error
-}
-
-// ParseArgs decodes and validates raw JSON args for a kind, as the workers
-// would. The enqueue CLI uses it to refuse bad args before inserting.
-func ParseArgs(kind string, raw []byte) (Validatable, error) {
-	var v Validatable
-	switch kind {
-	case KindTargetQueue:
-		var a TargetQueueArgs
-		_ = a.UnmarshalJSON(raw)
-		if a.Validate() == nil {
-			// Insert the normalised target so uniqueness matches `target add`.
-			a.Target, _ = a.Target.Normalized()
-		}
-		v = a
-	case KindEmbed:
-		var a EmbedArgs
-		_ = a.UnmarshalJSON(raw)
-		v = a
-	case KindVerifyNLI:
-		var a VerifyNLIArgs
-		_ = a.UnmarshalJSON(raw)
-		v = a
-	case KindRerank:
-		var a RerankArgs
-		_ = a.UnmarshalJSON(raw)
-		v = a
-	case KindCitationGraph:
-		var a CitationGraphArgs
-		_ = a.UnmarshalJSON(raw)
-		v = a
-	case KindCleanup:
-		var a CleanupArgs
-		_ = a.UnmarshalJSON(raw)
-		v = a
-	default:
-		return nil, fmt.Errorf("unknown job kind %q (want one of %s, %s, %s, %s, %s, %s)", kind,
-			KindTargetQueue, KindEmbed, KindVerifyNLI, KindRerank, KindCitationGraph, KindCleanup)
-	}
-	if err := v.Validate(); err != nil {
-		return nil, err
-	}
-	return v, nil
 }

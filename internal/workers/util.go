@@ -1,29 +1,17 @@
-package jobs
+package workers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/store"
 )
-
-// TextHash identifies a claim text for idempotent inserts: SHA-256 of the
-// text lowercased with whitespace collapsed.
-func TextHash(text string) string {
-	norm := strings.Join(strings.FieldsFunc(strings.ToLower(text), unicode.IsSpace), " ")
-	sum := sha256.Sum256([]byte(norm))
-	return hex.EncodeToString(sum[:])
-}
 
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)

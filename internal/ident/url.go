@@ -1,4 +1,4 @@
-package crawl
+package ident
 
 import (
 	"errors"
@@ -123,10 +123,10 @@ func Domain(normalizedURL string) string {
 	if err != nil {
 		return ""
 	}
-	return hostDomain(u.Hostname())
+	return HostDomain(u.Hostname())
 }
 
-func hostDomain(host string) string {
+func HostDomain(host string) string {
 	h := strings.TrimSuffix(strings.ToLower(host), ".")
 	return strings.TrimPrefix(h, "www.")
 }

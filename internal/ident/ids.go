@@ -1,0 +1,103 @@
+package ident
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Academic identifiers: the normal forms under which pages are indexed and
+// targets are keyed. Finding them in a page is internal/extract's business.
+
+var (
+	rxDOIValid  = regexp.MustCompile(`^10\.\d{4,9}/\S+$`)
+	rxArxivNew  = regexp.MustCompile(`^\d{4}\.\d{4,5}$`)
+	rxArxivOld  = regexp.MustCompile(`^[a-z][a-z\-]*(\.[A-Z]{2})?/\d{7}$`)
+	rxArxivVer  = regexp.MustCompile(`v\d+$`)
+	rxPMIDValid = regexp.MustCompile(`^0*[1-9]\d{0,8}$`)
+)
+
+// NormalizeDOI returns the canonical form of a DOI (lowercase, no "doi:" or
+// resolver prefix, percent-decoded, trailing punctuation removed), or "" when
+// s is not a DOI.
+func NormalizeDOI(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.Contains(s, "%") {
+		if u, err := url.PathUnescape(s); err == nil {
+			s = u
+		}
+	}
+	s = strings.ToLower(s)
+	for prev := ""; prev != s; { // "doi:https://doi.org/10.…" too
+		prev = s
+		for _, p := range []string{"https://", "http://", "dx.doi.org/", "doi.org/", "info:doi/", "doi:"} {
+			s = strings.TrimPrefix(s, p)
+		}
+	}
+	s = strings.TrimSpace(s)
+	s = TrimIDTail(s)
+	if !rxDOIValid.MatchString(s) {
+		return ""
+	}
+	return s
+}
+
+// TrimIDTail removes trailing sentence punctuation and unbalanced closing
+// brackets picked up from running text.
+func TrimIDTail(s string) string {
+	for s != "" {
+		c := s[len(s)-1]
+		switch c {
+		case '.', ',', ';', ':', '!', '?':
+			s = s[:len(s)-1]
+			continue
+		case ')', ']', '}':
+			open := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
+			if strings.Count(s, string(open)) < strings.Count(s, string(c)) {
+				s = s[:len(s)-1]
+				continue
+			}
+		}
+		return s
+	}
+	return s
+}
+
+// NormalizeArXiv returns the canonical form of an arXiv identifier (no
+// "arXiv:" prefix, no version suffix), or "" when s is not one.
+func NormalizeArXiv(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 6 && strings.EqualFold(s[:6], "arxiv:") {
+		s = strings.TrimSpace(s[6:])
+	}
+	s = strings.TrimSuffix(s, ".pdf")
+	s = TrimIDTail(s)
+	s = rxArxivVer.ReplaceAllString(s, "")
+	if rxArxivNew.MatchString(s) {
+		return s
+	}
+	if i := strings.IndexByte(s, '/'); i > 0 {
+		s = strings.ToLower(s[:i]) + s[i:]
+		if j := strings.IndexByte(s[:i], '.'); j > 0 {
+			// subject class is upper-case: math.AG/0101001
+			s = s[:j+1] + strings.ToUpper(s[j+1:i]) + s[i:]
+		}
+	}
+	if rxArxivOld.MatchString(s) {
+		return s
+	}
+	return ""
+}
+
+// NormalizePMID accepts "12345", "PMID: 12345" or "pmid12345" and returns the
+// digits without leading zeros, or "" (a PMCID such as "PMC123" is rejected).
+func NormalizePMID(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 4 && strings.EqualFold(s[:4], "pmid") {
+		s = strings.TrimSpace(strings.TrimPrefix(s[4:], ":"))
+	}
+	if !rxPMIDValid.MatchString(s) {
+		return ""
+	}
+	return strings.TrimLeft(s, "0")
+}

@@ -1,0 +1,879 @@
+package workers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/evidencefleet/evidencefleet/internal/academic"
+	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/search"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// TargetQueueWorker works target_queue jobs.
+type TargetQueueWorker struct {
+	river.WorkerDefaults[jobs.TargetQueueArgs]
+	Deps *Deps
+}
+
+// Work fetches and processes the target, writing everything and the job's
+// completion in one transaction.
+func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.TargetQueueArgs]) error {
+	if err := job.Args.Validate(); err != nil {
+		return river.JobCancel(err)
+	}
+	d := w.Deps
+	target, _ := job.Args.Target.Normalized()
+	tgt, err := d.Store.EnsureTarget(ctx, store.EnsureTargetParams{TaskID: job.Args.TaskID, Kind: target.Kind, Value: target.Value})
+	if err != nil {
+		if isForeignKeyViolation(err) {
+			return river.JobCancel(fmt.Errorf("task %d does not exist", job.Args.TaskID))
+		}
+		return fmt.Errorf("register target: %w", err)
+	}
+	if tgt.Status == "extracted" {
+		// Extracted once per task, never again.
+		return completeAlone(ctx, d.Store, job)
+	}
+	var res *crawl.Result
+	var resolved *academic.Paper
+	fromStore := false
+	switch target.Kind {
+	case jobs.TargetQuery:
+		return w.workQuery(ctx, job, tgt.ID, target)
+	case jobs.TargetDOI:
+		known, ok, err := knownDOI(ctx, d.Store.Queries, target.Value)
+		if err != nil {
+			return err
+		}
+		if ok {
+			res, fromStore = known, true
+			break
+		}
+		paper, failed := w.resolveDOI(ctx, job, tgt.ID, target.Value)
+		if paper == nil {
+			return failed
+		}
+		res, resolved = paperResult(paper), paper
+	case jobs.TargetURL:
+		var done bool
+		res, done, err = w.fetch(ctx, job, tgt.ID, target)
+		if done {
+			return err
+		}
+	default:
+		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("unknown target kind %q", target.Kind))
+	}
+
+	page, err := processPage(res, d.Extract)
+	if err != nil {
+		return w.failTarget(ctx, job, tgt.ID, res, err)
+	}
+	if fromStore {
+		page.fromStore = true
+		page.identifiers = append(page.identifiers, extract.Identifier{Type: extract.IDDOI, Value: target.Value})
+	}
+	if resolved != nil {
+		page.paper = resolved
+		page.identifiers = append(page.identifiers, paperIdentifiers(resolved)...)
+	}
+	return w.extractAndStore(ctx, job, tgt.ID, target, res, page)
+}
+
+// fetch fetches a url target. done means the job is finished with err (a
+// failed target, a snooze or a retry); otherwise res is the page.
+func (w *TargetQueueWorker) fetch(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target) (res *crawl.Result, done bool, err error) {
+	d := w.Deps
+	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID))
+	fetchStart := time.Now()
+	res, err = d.Fetcher.Fetch(ctx, target.Value)
+	fetchSeconds := time.Since(fetchStart).Seconds()
+	if err != nil {
+		var pe *crawl.PermanentError
+		var te *crawl.TransientError
+		switch {
+		case errors.As(err, &pe):
+			d.Metrics.Fetch(pe.Reason, 0, fetchSeconds)
+			return nil, true, w.failTarget(ctx, job, targetID, nil, err)
+		case errors.As(err, &te):
+			d.Metrics.Fetch(te.Reason, 0, fetchSeconds)
+		default:
+			d.Metrics.Fetch("error", 0, fetchSeconds)
+		}
+		if job.Attempt >= job.MaxAttempts {
+			return nil, true, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("giving up after %d attempts: %w", job.Attempt, err))
+		}
+		if wait, ok := crawl.RetryAfter(err); ok && snoozeCount(job.Metadata) < 5 {
+			log.InfoContext(ctx, "fetch asked to retry later", slog.Duration("retry_after", wait))
+			return nil, true, river.JobSnooze(wait)
+		}
+		return nil, true, fmt.Errorf("fetch %s: %w", target.Value, err)
+	}
+	d.Metrics.Fetch("ok", len(res.Body), fetchSeconds)
+	return res, false, nil
+}
+
+// extractAndStore extracts the claims of a processed page and stores
+// everything, with the job's completion, in one transaction.
+func (w *TargetQueueWorker) extractAndStore(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target, res *crawl.Result, page processedPage) error {
+	d := w.Deps
+	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
+		slog.String("target_kind", target.Kind))
+	proposed, err := d.llm().ExtractClaims(ctx, ml.ClaimRequest{
+		URL: res.FinalURL, Title: page.doc.Title, Text: page.doc.Text, MaxClaims: page.maxClaims})
+	if err != nil {
+		if errors.Is(err, ml.ErrUnavailable) {
+			log.WarnContext(ctx, "claim extraction waits for the LLM", slog.String("error", err.Error()))
+		}
+		return modelWait(err, "extract claims from "+target.Value)
+	}
+	page.acceptClaims(proposed)
+	page.extractor = d.llm().Model()
+
+	var out targetOutput
+	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		var err error
+		out, err = writePage(ctx, q, job.Args, targetID, res, page, d.Embedder.Model())
+		if err != nil {
+			return err
+		}
+		out.Extractor = d.llm().Model()
+		if err := insertFollowUps(ctx, tx, job.Args.TaskID, out, d.Embed); err != nil {
+			return err
+		}
+		if err := river.RecordOutput(ctx, out); err != nil {
+			return fmt.Errorf("record output: %w", err)
+		}
+		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store page %s: %w", target.Value, err)
+	}
+	d.Metrics.Claims("stored", out.ClaimsNew)
+	d.Metrics.Claims("dropped_quote", out.QuotesRejected)
+	d.Metrics.Claims("dropped_span", out.ClaimsDropped)
+	log.InfoContext(ctx, "target extracted", slog.Int64("page_id", out.PageID),
+		slog.Int("fragments", out.Fragments), slog.Int("claims_new", out.ClaimsNew))
+	return nil
+}
+
+// processedPage is the pure result of extracting one fetched page.
+type processedPage struct {
+	doc           extract.Document
+	sha           string
+	fragments     []extract.Fragment
+	identifiers   []extract.Identifier
+	claims        []extract.ExtractedClaim
+	claimFragment []int                // index into fragments of each claim's origin fragment
+	maxClaims     int                  // claims taken at most
+	droppedClaims int                  // claims whose quote is not inside one fragment
+	rejected      int                  // claims whose quote does not occur in the text
+	fromStore     bool                 // the text is a stored version (a known DOI), not a fetch
+	paper         *academic.Paper      // academic metadata of a resolved DOI
+	linked        []extract.Identifier // ids of other works the page links to or mentions
+	extractor     string               // model id of the claim extractor
+}
+
+// processPage extracts text, fragments, identifiers and claims. No I/O.
+func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
+	var p processedPage
+	var err error
+	switch res.ContentType {
+	case "text/plain":
+		p.doc = extract.FromPlainText(res.Body)
+	default:
+		pageURL, _ := url.Parse(res.FinalURL)
+		p.doc, err = extract.FromHTMLWithContentType(res.Body, res.ContentType, pageURL)
+		if err != nil {
+			return p, fmt.Errorf("extract main text: %w", err)
+		}
+	}
+	if strings.TrimSpace(p.doc.Text) == "" {
+		return p, fmt.Errorf("extract main text: %w", extract.ErrNoText)
+	}
+	sum := sha256.Sum256([]byte(p.doc.Text))
+	p.sha = hex.EncodeToString(sum[:])
+	p.fragments = extract.Fragments(p.doc.Text, cfg.Fragments)
+	// Only the page's own identifiers (its meta tags) say which paper this
+	// page is; DOIs merely cited in links or text belong to other works.
+	if res.ContentType != "text/plain" {
+		p.identifiers = extract.MetaIdentifiers(res.Body)
+	}
+	// The works it links to or mentions (in links and text) are other pages:
+	// stubs the page cites, so a later fetch or DOI target finds the paper.
+	body := res.Body
+	if res.ContentType == "text/plain" {
+		body = nil
+	}
+	for _, id := range extract.Identifiers(body, p.doc.Text) {
+		if !slices.Contains(p.identifiers, id) && len(p.linked) < maxLinkedIDs {
+			p.linked = append(p.linked, id)
+		}
+	}
+	p.maxClaims = cfg.MaxClaimsPerPage
+	if p.maxClaims == 0 {
+		p.maxClaims = 20
+	}
+	return p, nil
+}
+
+// acceptClaims validates proposed claims against the page version: citations
+// are validated, never generated. A claim is kept only when its quote occurs
+// verbatim in the text (extract.LocateQuote: exact and case-sensitive after
+// collapsing whitespace runs and folding typographic quotes) and the quote
+// lies inside one fragment; it keeps the exact rune span of that occurrence.
+// Claims with an empty text or quote, or a span already taken, count as
+// rejected; at most maxClaims are kept. No I/O.
+func (p *processedPage) acceptClaims(proposed []ml.LLMClaim) {
+	taken := map[[2]int]bool{}
+	for _, c := range proposed {
+		if len(p.claims) >= p.maxClaims {
+			return
+		}
+		text := strings.Join(strings.Fields(c.Claim), " ")
+		start, end, ok := extract.LocateQuote(p.doc.Text, c.Quote)
+		if !ok || text == "" || taken[[2]int{start, end}] {
+			p.rejected++
+			continue
+		}
+		fi := containingFragment(p.fragments, start, end)
+		if fi < 0 {
+			p.droppedClaims++
+			continue
+		}
+		taken[[2]int{start, end}] = true
+		conf := c.Confidence
+		if math.IsNaN(conf) {
+			conf = 0
+		}
+		p.claims = append(p.claims, extract.ExtractedClaim{Text: text, QuoteStart: start, QuoteEnd: end,
+			Confidence: min(max(conf, 0), 1)})
+		p.claimFragment = append(p.claimFragment, fi)
+	}
+}
+
+// containingFragment returns the index of the fragment that contains the
+// whole span, or -1. Fragments are sorted and disjoint.
+func containingFragment(frags []extract.Fragment, start, end int) int {
+	lo, hi := 0, len(frags)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if frags[mid].End <= start {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(frags) && frags[lo].Start <= start && end <= frags[lo].End {
+		return lo
+	}
+	return -1
+}
+
+// targetOutput is recorded as the job's output and drives the follow-ups.
+type targetOutput struct {
+	PageID          int64   `json:"page_id"`
+	PageVersionID   int64   `json:"page_version_id"`
+	NewVersion      bool    `json:"new_version"`
+	Fragments       int     `json:"fragments"`
+	ClaimsNew       int     `json:"claims_new"`
+	ClaimsExisting  int     `json:"claims_existing"`
+	ClaimsDropped   int     `json:"claims_dropped"`  // quote found but not inside one fragment
+	QuotesRejected  int     `json:"quotes_rejected"` // quote not in the page version (or empty/duplicate)
+	Extractor       string  `json:"extractor"`
+	Identifiers     int     `json:"identifiers"`
+	ToEmbed         []int64 `json:"-"`
+	NewToTask       bool    `json:"new_to_task"`
+	EmbedJobsQueued int     `json:"embed_jobs"`
+	Academic        bool    `json:"academic,omitempty"` // a paper (DOI): its citation graph is queued
+}
+
+// storedPage is what storePage wrote.
+type storedPage struct {
+	pageID, versionID int64
+	newVersion        bool
+	fragID            map[[2]int32]int64 // (start, end) → fragment id
+	toEmbed           []int64            // fragments without an embedding for the model
+	fragments         int
+	identifiers       int
+}
+
+// storePage stores a processed page's shared part — page (one per paper:
+// resolvePage), fetch record, version, fragments, academic metadata and
+// identifiers — idempotently, without touching any task.
+func storePage(ctx context.Context, q *store.Queries, res *crawl.Result, p processedPage, embedModel string) (storedPage, error) {
+	var out storedPage
+	domain := ident.Domain(res.URL)
+	pageID, err := resolvePage(ctx, q, res.URL, domain, p.identifiers, p.linked...)
+	if err != nil {
+		return out, err
+	}
+	out.pageID = pageID
+	title := strings.TrimSpace(p.doc.Title)
+	if !p.fromStore {
+		if err := q.RecordPageFetch(ctx, store.RecordPageFetchParams{
+			ID: pageID, FinalUrl: &res.FinalURL, Title: nonEmpty(title), FetchedAt: &res.FetchedAt,
+			HttpStatus: int32Ptr(res.Status), ContentType: &res.ContentType,
+		}); err != nil {
+			return out, fmt.Errorf("record fetch: %w", err)
+		}
+	}
+	if err := q.EnsureDomain(ctx, domain); err != nil {
+		return out, fmt.Errorf("ensure domain: %w", err)
+	}
+	ver, err := store.RetryOnRace(ctx, func() (store.UpsertPageVersionRow, error) {
+		return q.UpsertPageVersion(ctx, store.UpsertPageVersionParams{
+			PageID: pageID, Sha256: p.sha, Content: p.doc.Text, FetchedAt: res.FetchedAt})
+	})
+	if err != nil {
+		return out, fmt.Errorf("upsert page version: %w", err)
+	}
+	out.versionID, out.newVersion = ver.ID, ver.Created
+
+	n := len(p.fragments)
+	fp := store.InsertFragmentsParams{PageID: pageID, PageVersionID: ver.ID,
+		Starts: make([]int32, n), Ends: make([]int32, n), Texts: make([]string, n), Headings: make([]string, n)}
+	for i, f := range p.fragments {
+		fp.Starts[i], fp.Ends[i], fp.Texts[i], fp.Headings[i] = int32(f.Start), int32(f.End), f.Text, f.Heading
+	}
+	if err := q.InsertFragments(ctx, fp); err != nil {
+		return out, fmt.Errorf("insert fragments: %w", err)
+	}
+	rows, err := q.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: ver.ID, EmbedModel: embedModel})
+	if err != nil {
+		return out, fmt.Errorf("read fragments: %w", err)
+	}
+	out.fragID = make(map[[2]int32]int64, len(rows))
+	for _, r := range rows {
+		out.fragID[[2]int32{r.StartChar, r.EndChar}] = r.ID
+		if r.NeedsEmbedding {
+			out.toEmbed = append(out.toEmbed, r.ID)
+		}
+	}
+	out.fragments = len(rows)
+
+	if a := p.paper; a != nil {
+		var year *int32
+		if a.Year > 0 {
+			y := int32(a.Year)
+			year = &y
+		}
+		if err := q.SetPageAcademic(ctx, store.SetPageAcademicParams{ID: pageID, Title: nonEmpty(a.Title), Year: year,
+			Venue: nonEmpty(a.Venue), S2PaperID: nonEmpty(a.S2ID), OpenalexID: nonEmpty(a.OpenAlexID), Authors: nonNil(a.Authors), AbstractOnly: true}); err != nil {
+			return out, fmt.Errorf("set academic metadata: %w", err)
+		}
+	}
+	// The URL and the page's own identifiers point at this page from now on.
+	if err := q.IndexResources(ctx, store.IndexResourcesParams{PageID: pageID,
+		Types: []string{"url"}, Identifiers: []string{res.URL}}); err != nil {
+		return out, fmt.Errorf("index url: %w", err)
+	}
+	if len(p.identifiers) > 0 {
+		ip := store.IndexResourcesParams{PageID: pageID}
+		var doi, pmid, arxiv *string
+		for _, id := range p.identifiers {
+			ip.Types = append(ip.Types, id.Type)
+			ip.Identifiers = append(ip.Identifiers, id.Value)
+			v := id.Value
+			switch id.Type {
+			case extract.IDDOI:
+				if doi == nil {
+					doi = &v
+				}
+			case extract.IDPMID:
+				if pmid == nil {
+					pmid = &v
+				}
+			case extract.IDArXiv:
+				if arxiv == nil {
+					arxiv = &v
+				}
+			}
+		}
+		if err := q.IndexResources(ctx, ip); err != nil {
+			return out, fmt.Errorf("index identifiers: %w", err)
+		}
+		if err := q.SetPageIdentifiers(ctx, store.SetPageIdentifiersParams{ID: pageID, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
+			return out, fmt.Errorf("set page identifiers: %w", err)
+		}
+		out.identifiers = len(p.identifiers)
+	}
+
+	for _, id := range p.linked {
+		stub, err := stubPage(ctx, q, id)
+		if err != nil {
+			return out, err
+		}
+		if stub == pageID {
+			continue
+		}
+		link := "link"
+		if _, err := q.InsertCitesEdge(ctx, store.InsertCitesEdgeParams{CitingPageID: pageID, CitedPageID: stub, CitationSource: &link}); err != nil {
+			return out, fmt.Errorf("insert cites edge to %s %s: %w", id.Type, id.Value, err)
+		}
+	}
+	return out, nil
+}
+
+// writePage stores the page, its version, fragments, identifiers, claims and
+// origin edges, links the page to the task and marks the target extracted.
+// Every write is idempotent on its natural key.
+func writePage(ctx context.Context, q *store.Queries, args jobs.TargetQueueArgs, targetID int64, res *crawl.Result, p processedPage, embedModel string) (targetOutput, error) {
+	var out targetOutput
+	st, err := storePage(ctx, q, res, p, embedModel)
+	if err != nil {
+		return out, err
+	}
+	pageID, fragID := st.pageID, st.fragID
+	out.PageID, out.PageVersionID, out.NewVersion = st.pageID, st.versionID, st.newVersion
+	out.ToEmbed, out.Fragments, out.Identifiers = st.toEmbed, st.fragments, st.identifiers
+	out.Academic = p.paper != nil || slices.ContainsFunc(p.identifiers, func(id extract.Identifier) bool { return id.Type == extract.IDDOI })
+
+	// Claims: numbered under the task's row lock, so E-numbers are gapless
+	// and a retry finds the claims it already stored.
+	task, err := lockActiveTask(ctx, q, args.TaskID)
+	if err != nil {
+		return out, err
+	}
+	existing, err := q.ExistingExtractedClaims(ctx, store.ExistingExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &st.versionID})
+	if err != nil {
+		return out, fmt.Errorf("read existing claims: %w", err)
+	}
+	have := make(map[[2]int32]bool, len(existing))
+	for _, c := range existing {
+		have[[2]int32{*c.QuoteStart, *c.QuoteEnd}] = true
+	}
+	next := task.NextEvidenceNo
+	cp := store.InsertExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &st.versionID, ExtractorModel: p.extractor}
+	for i, c := range p.claims {
+		span := [2]int32{int32(c.QuoteStart), int32(c.QuoteEnd)}
+		if have[span] {
+			out.ClaimsExisting++
+			continue
+		}
+		f := p.fragments[p.claimFragment[i]]
+		id, ok := fragID[[2]int32{int32(f.Start), int32(f.End)}]
+		if !ok {
+			out.ClaimsDropped++
+			continue
+		}
+		cp.EvidenceNos = append(cp.EvidenceNos, next)
+		next++
+		cp.Texts = append(cp.Texts, c.Text)
+		cp.TextHashes = append(cp.TextHashes, intake.TextHash(c.Text))
+		cp.OriginFragmentIds = append(cp.OriginFragmentIds, id)
+		cp.QuoteStarts = append(cp.QuoteStarts, span[0])
+		cp.QuoteEnds = append(cp.QuoteEnds, span[1])
+		cp.LlmConfidences = append(cp.LlmConfidences, c.Confidence)
+	}
+	out.ClaimsDropped += p.droppedClaims
+	out.QuotesRejected = p.rejected
+	if len(cp.Texts) > 0 {
+		inserted, err := q.InsertExtractedClaims(ctx, cp)
+		if err != nil {
+			return out, fmt.Errorf("insert claims: %w", err)
+		}
+		out.ClaimsNew = len(inserted)
+		ep := store.InsertOriginEdgesParams{}
+		for _, c := range inserted {
+			ep.ClaimIds = append(ep.ClaimIds, c.ID)
+			ep.FragmentIds = append(ep.FragmentIds, *c.OriginFragmentID)
+		}
+		if err := q.InsertOriginEdges(ctx, ep); err != nil {
+			return out, fmt.Errorf("insert origin edges: %w", err)
+		}
+	}
+	added, err := q.AddTaskPage(ctx, store.AddTaskPageParams{TaskID: args.TaskID, PageID: pageID,
+		PageVersionID: &st.versionID, Reason: "target", Depth: int32(args.Depth)})
+	if err != nil {
+		return out, fmt.Errorf("add task page: %w", err)
+	}
+	out.NewToTask = added
+	if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: args.TaskID, NextEvidenceNo: next}); err != nil {
+		return out, fmt.Errorf("advance task: %w", err)
+	}
+	if err := q.FinishTarget(ctx, store.FinishTargetParams{ID: targetID, Status: "extracted", Stage: "extracted", PageID: &pageID}); err != nil {
+		return out, fmt.Errorf("mark target extracted: %w", err)
+	}
+	return out, nil
+}
+
+// insertFollowUps enqueues embed jobs for fragments lacking embeddings and one
+// verify_nli for the task, in the caller's transaction.
+func insertFollowUps(ctx context.Context, tx pgx.Tx, taskID int64, out targetOutput, cfg EmbedConfig) error {
+	client := river.ClientFromContext[pgx.Tx](ctx)
+	var params []river.InsertManyParams
+	size := cfg.JobSize
+	if size <= 0 {
+		size = 256
+	}
+	for start := 0; start < len(out.ToEmbed); start += size {
+		end := min(start+size, len(out.ToEmbed))
+		params = append(params, river.InsertManyParams{Args: jobs.EmbedArgs{TaskID: taskID, FragmentIDs: out.ToEmbed[start:end]}})
+	}
+	pageID := out.PageID
+	params = append(params, river.InsertManyParams{Args: jobs.VerifyNLIArgs{TaskID: taskID, PageID: &pageID}})
+	if out.Academic {
+		// Every academic page's citation graph, whatever found the page (unique per page).
+		params = append(params, river.InsertManyParams{Args: jobs.CitationGraphArgs{TaskID: taskID, PageID: pageID}})
+	}
+	if _, err := client.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("enqueue follow-ups: %w", err)
+	}
+	return nil
+}
+
+// failTarget records a permanent failure on the target (and the page, when it
+// was fetched) and cancels the job with the reason. The task goes on.
+func (w *TargetQueueWorker) failTarget(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, res *crawl.Result, cause error) error {
+	msg := cause.Error()
+	err := w.Deps.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		var pageID *int64
+		if res != nil {
+			id, err := store.RetryOnRace(ctx, func() (int64, error) {
+				return q.UpsertPage(ctx, store.UpsertPageParams{Url: res.URL, Domain: ident.Domain(res.URL)})
+			})
+			if err != nil {
+				return fmt.Errorf("upsert page: %w", err)
+			}
+			pageID = &id
+			if err := q.RecordPageFetch(ctx, store.RecordPageFetchParams{ID: id, FinalUrl: &res.FinalURL,
+				FetchedAt: &res.FetchedAt, HttpStatus: int32Ptr(res.Status), ContentType: &res.ContentType, Error: &msg}); err != nil {
+				return fmt.Errorf("record page error: %w", err)
+			}
+		}
+		if err := q.FinishTarget(ctx, store.FinishTargetParams{ID: targetID, Status: "failed", Stage: "failed", PageID: pageID, Error: &msg}); err != nil {
+			return fmt.Errorf("mark target failed: %w", err)
+		}
+		return q.InsertEvent(ctx, store.InsertEventParams{TaskID: &job.Args.TaskID, EventType: "target_failed",
+			Payload: mustJSON(map[string]any{"target": job.Args.Target, "error": msg, "job_id": job.ID})})
+	})
+	if err != nil {
+		return fmt.Errorf("record target failure (%s): %w", msg, err)
+	}
+	w.Deps.logger().WarnContext(ctx, "target failed", slog.Int64("job_id", job.ID), slog.String("error", msg))
+	return river.JobCancel(cause)
+}
+
+// completeAlone completes a job that has nothing to write.
+func completeAlone[T river.JobArgs](ctx context.Context, s *store.Store, job *river.Job[T]) error {
+	return s.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	})
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func int32Ptr(v int) *int32 { x := int32(v); return &x }
+
+// queryOutput is recorded as a query target's job output.
+type queryOutput struct {
+	Results    int `json:"results"`     // result URLs the search returned
+	Registered int `json:"registered"`  // url targets registered with a new job
+	Known      int `json:"known"`       // result URLs the task had already (their job exists)
+	Invalid    int `json:"invalid_url"` // result URLs refused by URL normalisation
+	Papers     int `json:"papers"`      // DOIs from the academic search (an academic query)
+}
+
+// workQuery asks the search backend and registers its result URLs as url
+// targets of the task, one level deeper, each with its target_queue job.
+// Targets are unique per task and their jobs unique per task and target, so
+// a URL two queries return is fetched once.
+func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target) error {
+	d := w.Deps
+	scholarly := d.Scholar != nil && papers.LooksAcademic(target.Value)
+	if d.Search == nil && !scholarly {
+		d.Metrics.Search("not_configured")
+		return w.failTarget(ctx, job, targetID, nil, search.ErrNotConfigured)
+	}
+	limit := d.SearchResults
+	if limit <= 0 {
+		limit = 10
+	}
+	var out queryOutput
+	var targets []jobs.Target
+	seen := map[string]bool{}
+	add := func(t jobs.Target) {
+		if !seen[t.Kind+" "+t.Value] {
+			seen[t.Kind+" "+t.Value] = true
+			targets = append(targets, t)
+		}
+	}
+	var webErr error
+	if d.Search != nil {
+		results, err := d.Search.Search(ctx, target.Value, limit)
+		if err != nil {
+			d.Metrics.Search("error")
+			webErr = err
+		} else {
+			d.Metrics.Search("ok")
+			out.Results = len(results)
+			for _, r := range results {
+				t, err := jobs.Target{Kind: jobs.TargetURL, Value: r.URL}.Normalized()
+				if err != nil {
+					out.Invalid++
+					continue
+				}
+				add(t)
+			}
+		}
+	}
+	if scholarly {
+		// Research literature: the academic APIs' papers become doi targets;
+		// after that starting point they go the same path as any target.
+		dois, err := d.Scholar.SearchDOIs(ctx, target.Value, limit)
+		if err != nil {
+			d.Metrics.Academic("search", "unavailable")
+			d.logger().WarnContext(ctx, "academic search skipped", slog.Int64("job_id", job.ID), slog.String("error", err.Error()))
+		} else {
+			d.Metrics.Academic("search", "ok")
+			out.Papers = len(dois)
+			for _, doi := range dois {
+				add(jobs.Target{Kind: jobs.TargetDOI, Value: doi})
+			}
+		}
+	}
+	if webErr != nil && len(targets) == 0 {
+		var se *search.StatusError
+		if errors.As(webErr, &se) && se.Temporary() {
+			if wait, err2 := time.ParseDuration(se.RetryAfter + "s"); err2 == nil && wait > 0 && snoozeCount(job.Metadata) < 5 {
+				return river.JobSnooze(wait)
+			}
+			return fmt.Errorf("search %q: %w", target.Value, webErr)
+		}
+		if ctx.Err() == nil && job.Attempt < job.MaxAttempts && !errors.As(webErr, &se) {
+			return fmt.Errorf("search %q: %w", target.Value, webErr) // network: retry
+		}
+		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("search %q: %w", target.Value, webErr))
+	}
+	err := d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		if _, err := lockActiveTask(ctx, q, job.Args.TaskID); err != nil {
+			return err
+		}
+		if len(targets) > 0 {
+			res, err := intake.AddTargetsAt(ctx, river.ClientFromContext[pgx.Tx](ctx), tx, job.Args.TaskID, job.Args.Depth+1, targets)
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				if r.UniqueSkippedAsDuplicate {
+					out.Known++
+				} else {
+					out.Registered++
+				}
+			}
+		}
+		if err := q.FinishTarget(ctx, store.FinishTargetParams{ID: targetID, Status: "extracted", Stage: "searched"}); err != nil {
+			return fmt.Errorf("mark query target searched: %w", err)
+		}
+		if err := q.InsertEvent(ctx, store.InsertEventParams{TaskID: &job.Args.TaskID, EventType: "query_searched",
+			Payload: mustJSON(map[string]any{"query": target.Value, "results": out.Results, "registered": out.Registered, "known": out.Known})}); err != nil {
+			return fmt.Errorf("record search event: %w", err)
+		}
+		if err := river.RecordOutput(ctx, out); err != nil {
+			return fmt.Errorf("record output: %w", err)
+		}
+		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("register results of %q: %w", target.Value, err)
+	}
+	d.logger().InfoContext(ctx, "query searched", slog.Int64("job_id", job.ID), slog.String("query", target.Value),
+		slog.Int("results", out.Results), slog.Int("registered", out.Registered), slog.Int("known", out.Known))
+	return nil
+}
+
+// resolvePage returns the page a fetched URL belongs to: the page its URL or
+// one of its own identifiers (DOI, PMID, arXiv id, in that order) already
+// points at in resource_index, or else the page of that URL, created on
+// first sight. One paper is one page whatever URL or id found it. Advisory
+// locks on the URL and the identifiers, held to the end of the transaction,
+// keep two workers resolving the same paper at once from making two pages.
+func resolvePage(ctx context.Context, q *store.Queries, pageURL, domain string, ids []extract.Identifier, alsoLock ...extract.Identifier) (int64, error) {
+	keys := []store.PageByResourceParams{{IdentifierType: "url", Identifier: pageURL}}
+	for _, typ := range []string{extract.IDDOI, extract.IDPMID, extract.IDArXiv} {
+		for _, id := range ids {
+			if id.Type == typ {
+				keys = append(keys, store.PageByResourceParams{IdentifierType: id.Type, Identifier: id.Value})
+			}
+		}
+	}
+	lockKeys := make([]string, 0, len(keys)+len(alsoLock))
+	for _, k := range keys {
+		lockKeys = append(lockKeys, k.IdentifierType+":"+k.Identifier)
+	}
+	for _, id := range alsoLock { // every key of the transaction at once, in one order: no deadlock
+		lockKeys = append(lockKeys, id.Type+":"+id.Value)
+	}
+	slices.Sort(lockKeys)
+	lockKeys = slices.Compact(lockKeys)
+	for _, k := range lockKeys {
+		if err := q.LockResourceKey(ctx, k); err != nil {
+			return 0, fmt.Errorf("lock %s: %w", k, err)
+		}
+	}
+	for _, k := range keys {
+		id, err := q.PageByResource(ctx, k)
+		if err == nil {
+			return id, nil
+		}
+		if !store.IsNotFound(err) {
+			return 0, fmt.Errorf("look up %s %s: %w", k.IdentifierType, k.Identifier, err)
+		}
+	}
+	id, err := store.RetryOnRace(ctx, func() (int64, error) {
+		return q.UpsertPage(ctx, store.UpsertPageParams{Url: pageURL, Domain: domain})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("upsert page: %w", err)
+	}
+	return id, nil
+}
+
+// knownDOI is the starting point of a doi target whose paper is already a
+// page: its latest version, as a fetch of its own URL would give it, so the
+// rest of the target goes the url path (claims for this task, task_pages).
+func knownDOI(ctx context.Context, q *store.Queries, doi string) (*crawl.Result, bool, error) {
+	pageID, err := q.PageByResource(ctx, store.PageByResourceParams{IdentifierType: extract.IDDOI, Identifier: doi})
+	if store.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("look up DOI %s: %w", doi, err)
+	}
+	v, err := q.PageLatestVersion(ctx, pageID)
+	if store.IsNotFound(err) {
+		return nil, false, nil // known id, never fetched: resolve it
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read page %d: %w", pageID, err)
+	}
+	return &crawl.Result{URL: v.Url, FinalURL: v.Url, Status: 200, ContentType: "text/plain",
+		Body: []byte(v.Content), FetchedAt: v.FetchedAt}, true, nil
+}
+
+// resolveDOI asks the academic APIs for a DOI unknown to the graph. When it
+// returns no paper, the job is finished with the returned error: the target
+// failed (not found, no API configured or reachable — the fleet goes on) or
+// the job was cancelled.
+func (w *TargetQueueWorker) resolveDOI(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, doi string) (*academic.Paper, error) {
+	d := w.Deps
+	log := d.logger().With(slog.Int64("job_id", job.ID), slog.String("doi", doi))
+	if d.Papers == nil {
+		d.Metrics.Academic("doi", "skipped")
+		log.WarnContext(ctx, "DOI target skipped: not a known page and no academic API is configured")
+		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s is not a known page and no academic API is configured to resolve it (EVF_S2_URL, EVF_OPENALEX_URL)", doi))
+	}
+	paper, err := d.Papers.ResolveDOI(ctx, doi)
+	switch {
+	case err == nil:
+		d.Metrics.Academic("doi", "ok")
+		return paper, nil
+	case errors.Is(err, academic.ErrNotFound):
+		d.Metrics.Academic("doi", "not_found")
+		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s: not found in the academic APIs", doi))
+	default:
+		d.Metrics.Academic("doi", "unavailable")
+		log.WarnContext(ctx, "DOI target skipped: academic APIs unreachable", slog.String("error", err.Error()))
+		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s: academic APIs unreachable after retries: %w", doi, err))
+	}
+}
+
+// paperResult is the starting point of a resolved DOI: an abstract-only page
+// at https://doi.org/<doi>, its text the title and the abstract (the title
+// alone for a paper without an abstract — a placeholder the citation graph
+// and verification can still point at). Everything after is the url path.
+func paperResult(p *academic.Paper) *crawl.Result {
+	text := strings.TrimSpace(p.Title)
+	if a := strings.TrimSpace(p.Abstract); a != "" {
+		text += "\n\n" + a
+	}
+	u := "https://doi.org/" + p.DOI
+	return &crawl.Result{URL: u, FinalURL: u, Status: 200, ContentType: "text/plain", Body: []byte(text), FetchedAt: time.Now().UTC()}
+}
+
+// paperIdentifiers are the ids a resolved paper is indexed under.
+func paperIdentifiers(p *academic.Paper) []extract.Identifier {
+	var out []extract.Identifier
+	for _, id := range []extract.Identifier{{Type: extract.IDDOI, Value: p.DOI}, {Type: extract.IDPMID, Value: p.PMID},
+		{Type: extract.IDArXiv, Value: p.ArXiv}, {Type: "s2", Value: p.S2ID}, {Type: "openalex", Value: p.OpenAlexID}} {
+		if id.Value != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// maxLinkedIDs bounds the works one page registers as cited.
+const maxLinkedIDs = 200
+
+// stubPage returns the page of a work known only by an id (a DOI, PMID or
+// arXiv id a page links to): the indexed page, or a new, unfetched one at
+// the id's canonical URL, indexed under it. Its key is locked by the caller.
+func stubPage(ctx context.Context, q *store.Queries, id extract.Identifier) (int64, error) {
+	if pid, err := q.PageByResource(ctx, store.PageByResourceParams{IdentifierType: id.Type, Identifier: id.Value}); err == nil {
+		return pid, nil
+	} else if !store.IsNotFound(err) {
+		return 0, fmt.Errorf("look up %s %s: %w", id.Type, id.Value, err)
+	}
+	var u string
+	var doi, pmid, arxiv *string
+	v := id.Value
+	switch id.Type {
+	case extract.IDDOI:
+		u, doi = "https://doi.org/"+v, &v
+	case extract.IDPMID:
+		u, pmid = "https://pubmed.ncbi.nlm.nih.gov/"+v+"/", &v
+	case extract.IDArXiv:
+		u, arxiv = "https://arxiv.org/abs/"+v, &v
+	default:
+		return 0, fmt.Errorf("no page URL for identifier type %q", id.Type)
+	}
+	pid, err := store.RetryOnRace(ctx, func() (int64, error) {
+		return q.UpsertPage(ctx, store.UpsertPageParams{Url: u, Domain: ident.Domain(u)})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("stub page for %s %s: %w", id.Type, id.Value, err)
+	}
+	if err := q.IndexResources(ctx, store.IndexResourcesParams{PageID: pid, Types: []string{id.Type, "url"}, Identifiers: []string{id.Value, u}}); err != nil {
+		return 0, fmt.Errorf("index %s %s: %w", id.Type, id.Value, err)
+	}
+	if err := q.SetPageIdentifiers(ctx, store.SetPageIdentifiersParams{ID: pid, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
+		return 0, fmt.Errorf("set identifiers of %s %s: %w", id.Type, id.Value, err)
+	}
+	return pid, nil
+}

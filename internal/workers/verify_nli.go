@@ -1,0 +1,339 @@
+package workers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// VerifyNLIWorker works verify_nli jobs.
+type VerifyNLIWorker struct {
+	river.WorkerDefaults[jobs.VerifyNLIArgs]
+	Deps *Deps
+}
+
+// VerifyOutput is recorded as the job's output.
+type VerifyOutput struct {
+	Rounds          int `json:"rounds"`
+	Claims          int `json:"claims"`
+	Candidates      int `json:"candidates"`
+	Judged          int `json:"judged"`           // pairs sent to NLI
+	Inserted        int `json:"inserted"`         // edges inserted
+	SkippedJudged   int `json:"skipped_judged"`   // ranked pairs already judged before (pre-check)
+	SkippedConflict int `json:"skipped_conflict"` // judged concurrently by another worker (ON CONFLICT)
+	Downgraded      int `json:"downgraded_to_neutral"`
+	DroppedNeutral  int `json:"dropped_neutral"` // neutral judgements not saved (save_neutral=false)
+	NotEmbedded     int `json:"fragments_not_embedded"`
+}
+
+// maxRounds bounds how often one job goes round when the task keeps changing;
+// after that it completes and enqueues a successor.
+const maxRounds = 5
+
+// Work runs verification rounds until the task did not change during a round.
+func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) error {
+	if err := job.Args.Validate(); err != nil {
+		return river.JobCancel(err)
+	}
+	d := w.Deps
+	var out VerifyOutput
+	for round := 1; round <= maxRounds; round++ {
+		out.Rounds = round
+		state, err := d.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: job.Args.TaskID, EmbedModel: d.Embedder.Model()})
+		if err != nil {
+			if store.IsNotFound(err) {
+				return river.JobCancel(fmt.Errorf("task %d does not exist", job.Args.TaskID))
+			}
+			return fmt.Errorf("read task: %w", err)
+		}
+		version := state.WorkVersion
+		if pending := state.NotEmbedded; pending > 0 {
+			if snoozeCount(job.Metadata) < int64(d.Verify.MaxEmbedWaits) {
+				// Judging now would rank without those fragments: wait for the embed jobs.
+				return river.JobSnooze(d.Verify.EmbedWait)
+			}
+			out.NotEmbedded = int(pending)
+			d.logger().WarnContext(ctx, "verifying without fragments that are still not embedded",
+				slog.Int64("job_id", job.ID), slog.Int64("fragments", pending))
+		}
+		plan, err := w.plan(ctx, job.Args, state, &out)
+		if err != nil {
+			return modelWait(err, "plan verification")
+		}
+		judgements, err := judge(ctx, d.NLI, plan.pairs, d.Verify.NLIBatchSize)
+		if err != nil {
+			return modelWait(err, "NLI with "+d.NLI.Model())
+		}
+		done := false
+		var verdicts []evidence.Posterior
+		err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+			// The task lock first: writers of a task serialise here, and a
+			// target_queue that adds pages while we judged is seen below.
+			task, err := lockActiveTask(ctx, q, job.Args.TaskID)
+			if err != nil {
+				return err
+			}
+			if err := w.writeEdges(ctx, q, plan, judgements, &out); err != nil {
+				return err
+			}
+			posteriors, err := q.RecomputePosteriors(ctx, plan.claimIDs)
+			if err != nil {
+				return err
+			}
+			verdicts = posteriors
+			changed := task.WorkVersion != version
+			if changed && round < maxRounds {
+				return nil // commit this round's edges, then go round again
+			}
+			done = true
+			if err := river.RecordOutput(ctx, out); err != nil {
+				return fmt.Errorf("record output: %w", err)
+			}
+			if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+				return err
+			}
+			if changed {
+				// The task keeps changing: hand the rest to a successor in
+				// this transaction (this job is already completed in it, so
+				// the unique insert is not skipped).
+				if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertTx(ctx, tx, job.Args, nil); err != nil {
+					return fmt.Errorf("enqueue successor verify_nli: %w", err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("store NLI edges: %w", err)
+		}
+		byVerdict := map[string]int{}
+		for _, p := range verdicts {
+			byVerdict[p.Verdict]++
+		}
+		for v, n := range byVerdict {
+			d.Metrics.Verdict(v, n)
+		}
+		if done {
+			d.logger().InfoContext(ctx, "claims verified", slog.Int64("job_id", job.ID),
+				slog.Int64("task_id", job.Args.TaskID), slog.Int("claims", out.Claims),
+				slog.Int("inserted", out.Inserted), slog.Int("skipped_judged", out.SkippedJudged),
+				slog.Int("skipped_conflict", out.SkippedConflict))
+			return nil
+		}
+	}
+	return nil // unreachable: the last round always completes
+}
+
+// verifyPlan is what one round will judge.
+type verifyPlan struct {
+	claimIDs []int64 // every claim of the round, for the posterior recompute
+	pairs    []ml.Pair
+	meta     []pairMeta // parallel to pairs
+}
+
+type pairMeta struct {
+	claimID, fragmentID int64
+	sourceTrust         string
+	sourceCategory      string
+	targetTrust         string
+}
+
+// plan reads the claims and candidates and selects the pairs (DESIGN §5.2).
+func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, state store.TaskVerifyStateRow, out *VerifyOutput) (verifyPlan, error) {
+	d := w.Deps
+	var plan verifyPlan
+	claimIDs := args.ClaimIDs
+	if claimIDs == nil {
+		claimIDs = []int64{}
+	}
+	claims, err := d.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: args.TaskID, ClaimIds: claimIDs})
+	if err != nil {
+		return plan, fmt.Errorf("read claims: %w", err)
+	}
+	out.Claims = len(claims)
+	if len(claims) == 0 || state.Fragments == 0 {
+		return plan, nil
+	}
+	texts := make([]string, len(claims))
+	for i, c := range claims {
+		texts[i] = c.Text
+		plan.claimIDs = append(plan.claimIDs, c.ID)
+	}
+	claimVecs, err := d.Embedder.Embed(ctx, texts)
+	if err == nil {
+		err = checkVectors(claimVecs, len(texts), d.Embedder.Dim())
+	}
+	if err != nil {
+		return plan, fmt.Errorf("embed claims with %s: %w", d.Embedder.Model(), err)
+	}
+	recall := make([]RecallClaim, len(claims))
+	for i, c := range claims {
+		recall[i] = RecallClaim{ID: c.ID, Text: c.Text, Lexemes: c.Lexemes, Vec: claimVecs[i], ExcludeDomain: c.OriginDomain}
+	}
+	candidates, err := d.Candidates(ctx, args.TaskID, state, recall)
+	if err != nil {
+		return plan, err
+	}
+	judgedRows, err := d.Store.JudgedPairs(ctx, plan.claimIDs)
+	if err != nil {
+		return plan, fmt.Errorf("read judged pairs: %w", err)
+	}
+	judged := make(map[[2]int64]bool, len(judgedRows))
+	for _, r := range judgedRows {
+		judged[[2]int64{r.ClaimID, r.FragmentID}] = true
+	}
+	lim := evidence.SelectLimits{MinSimilarity: d.Verify.MinSimilarity, TopK: d.Verify.TopK,
+		MaxDomains: d.Verify.MaxDomains, MaxPairs: d.Verify.MaxPairsPerClaim}
+	type selection struct {
+		claim    int
+		fragment int64
+	}
+	var selected []selection
+	var fragIDs []int64
+	for i, c := range claims {
+		cands := candidates[c.ID]
+		out.Candidates += len(cands)
+		sel, skipped := evidence.SelectPairs(cands, func(fid int64) bool { return judged[[2]int64{c.ID, fid}] }, lim)
+		out.SkippedJudged += skipped
+		for _, s := range sel {
+			selected = append(selected, selection{claim: i, fragment: s.FragmentID})
+			fragIDs = append(fragIDs, s.FragmentID)
+		}
+	}
+	d.Metrics.NLISkipped("already_judged", out.SkippedJudged)
+	if len(selected) == 0 {
+		return plan, nil
+	}
+	rows, err := d.Store.PairFragments(ctx, fragIDs)
+	if err != nil {
+		return plan, fmt.Errorf("read selected fragments: %w", err)
+	}
+	frags := make(map[int64]store.PairFragmentsRow, len(rows))
+	for _, f := range rows {
+		frags[f.ID] = f
+	}
+	for _, s := range selected {
+		f, ok := frags[s.fragment]
+		if !ok {
+			continue // deleted since it was recalled
+		}
+		c := claims[s.claim]
+		plan.pairs = append(plan.pairs, ml.Pair{Premise: f.Text, Hypothesis: c.Text})
+		plan.meta = append(plan.meta, pairMeta{claimID: c.ID, fragmentID: s.fragment,
+			sourceTrust: f.TrustLevel, sourceCategory: f.Category, targetTrust: c.OriginTrustLevel})
+	}
+	return plan, nil
+}
+
+// judge calls the NLI backend in batches and checks what it answers.
+func judge(ctx context.Context, nli ml.NLI, pairs []ml.Pair, batch int) ([]ml.Judgement, error) {
+	if batch <= 0 {
+		batch = 32
+	}
+	out := make([]ml.Judgement, 0, len(pairs))
+	for start := 0; start < len(pairs); start += batch {
+		end := min(start+batch, len(pairs))
+		js, err := nli.Judge(ctx, pairs[start:end])
+		if err != nil {
+			return nil, err
+		}
+		if len(js) != end-start {
+			return nil, fmt.Errorf("%w: %d judgements for %d pairs", ml.ErrBadResponse, len(js), end-start)
+		}
+		for i, j := range js {
+			if j.Label != ml.Supports && j.Label != ml.Refutes && j.Label != ml.Neutral {
+				return nil, fmt.Errorf("%w: judgement %d: unknown label %q", ml.ErrBadResponse, start+i, j.Label)
+			}
+			if math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
+				return nil, fmt.Errorf("%w: judgement %d: confidence %v outside [0,1]", ml.ErrBadResponse, start+i, j.Confidence)
+			}
+		}
+		out = append(out, js...)
+	}
+	return out, nil
+}
+
+// writeEdges inserts one edge per judged pair with ON CONFLICT DO NOTHING on
+// idx_edges_nli_unique. supports/refutes below min_nli_confidence are recorded
+// as neutral (nli_label keeps the model's label): they never count in the
+// posterior, yet the pair stays judged once, so a re-run does not ask again.
+func (w *VerifyNLIWorker) writeEdges(ctx context.Context, q *store.Queries, plan verifyPlan, js []ml.Judgement, out *VerifyOutput) error {
+	cfg := w.Deps.Verify
+	type row struct {
+		meta     pairMeta
+		relation string
+		label    string
+		conf     float64
+	}
+	rows := make([]row, 0, len(js))
+	for i, j := range js {
+		out.Judged++
+		rel := j.Label
+		if rel != ml.Neutral && j.Confidence < cfg.MinNLIConfidence {
+			rel = ml.Neutral
+			out.Downgraded++
+		}
+		if rel == ml.Neutral && !cfg.SaveNeutral {
+			out.DroppedNeutral++
+			continue
+		}
+		rows = append(rows, row{meta: plan.meta[i], relation: rel, label: j.Label, conf: j.Confidence})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	// A fixed order keeps concurrent inserters from deadlocking on the index.
+	slices.SortFunc(rows, func(a, b row) int {
+		if a.meta.claimID != b.meta.claimID {
+			return compareInt64(a.meta.claimID, b.meta.claimID)
+		}
+		return compareInt64(a.meta.fragmentID, b.meta.fragmentID)
+	})
+	p := store.InsertNLIEdgesParams{NliModel: w.Deps.NLI.Model()}
+	byRelation := map[string]int{}
+	for _, r := range rows {
+		p.FragmentIds = append(p.FragmentIds, r.meta.fragmentID)
+		p.ClaimIds = append(p.ClaimIds, r.meta.claimID)
+		p.Relations = append(p.Relations, r.relation)
+		p.Labels = append(p.Labels, r.label)
+		p.Confidences = append(p.Confidences, r.conf)
+		p.DomainCategories = append(p.DomainCategories, r.meta.sourceCategory)
+		p.SourceTrustLevels = append(p.SourceTrustLevels, r.meta.sourceTrust)
+		p.TargetTrustLevels = append(p.TargetTrustLevels, r.meta.targetTrust)
+		byRelation[r.relation]++
+	}
+	n, err := q.InsertNLIEdges(ctx, p)
+	if err != nil {
+		return fmt.Errorf("insert NLI edges: %w", err)
+	}
+	out.Inserted += int(n)
+	conflicts := len(rows) - int(n)
+	out.SkippedConflict += conflicts
+	w.Deps.Metrics.NLISkipped("conflict", conflicts)
+	if conflicts == 0 {
+		for rel, c := range byRelation {
+			w.Deps.Metrics.NLIEdge(rel, c)
+		}
+	}
+	return nil
+}
+
+func compareInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
