@@ -47,7 +47,7 @@ generate:
 	sqlc generate
 
 corpus:
-	$(GO) run ./cmd/mkcorpus -in testdata/climate-fever/climate-fever-dev.jsonl -out testdata/replay/demo -claims 12 -with-academic
+	$(GO) run ./internal/harness/cmd/mkcorpus -in testdata/climate-fever/climate-fever-dev.jsonl -out testdata/replay/demo -claims 12 -with-academic
 
 clean:
 	rm -rf $(BIN) .data
@@ -58,13 +58,13 @@ clean:
 # default testdata/climate-fever/climate-fever-dev.jsonl)
 # in a scratch database. EVAL_FLAGS passes more flags, e.g. -json or -limit 20.
 eval:
-	scripts/with-postgres.sh $(GO) run ./cmd/eval $(if $(CLAIMS),-claims $(CLAIMS)) $(if $(NLI_DATA),-nli-data $(NLI_DATA)) $(EVAL_FLAGS)
+	scripts/with-postgres.sh $(GO) run ./internal/harness/cmd/eval $(if $(CLAIMS),-claims $(CLAIMS)) $(if $(NLI_DATA),-nli-data $(NLI_DATA)) $(EVAL_FLAGS)
 
 # Throughput and scaling against River's own no-op baseline, in one run on a
 # throwaway Postgres (see README "Performance"). BENCH_FLAGS=-quick for a run
 # of a few minutes; the default sizes are the README's full run.
 bench:
-	$(GO) build -o $(BIN)/fleetbench ./cmd/fleetbench
+	$(GO) build -o $(BIN)/fleetbench ./internal/harness/cmd/fleetbench
 	scripts/with-postgres.sh $(BIN)/fleetbench $(BENCH_FLAGS)
 
 # Go benchmarks of the pure hot code (embedder, NLI, cosine top-k,

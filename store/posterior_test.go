@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
-	"github.com/evidencefleet/evidencefleet/internal/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 

@@ -13,20 +13,36 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// DB is what a Store runs on: a pool in the worker, or a transaction in a
+// test, whose work is then rolled back with it (InTx nests as a savepoint).
+type DB interface {
+	DBTX
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+var (
+	_ DB = (*pgxpool.Pool)(nil)
+	_ DB = pgx.Tx(nil)
+)
+
 // Store is the entry point to the database.
 type Store struct {
-	Pool *pgxpool.Pool
+	db DB
 	*Queries
 }
 
-// NewStore wraps a pool.
-func NewStore(pool *pgxpool.Pool) *Store {
-	return &Store{Pool: pool, Queries: New(pool)}
+// NewStore wraps a pool, or a transaction (tests).
+func NewStore(db DB) *Store {
+	return &Store{db: db, Queries: New(db)}
 }
 
-// InTx runs fn in one transaction and commits it when fn returns nil.
+// DB is the pool or transaction the store runs on.
+func (s *Store) DB() DB { return s.db }
+
+// InTx runs fn in one transaction and commits it when fn returns nil. On a
+// Store made from a transaction it runs in a savepoint of it.
 func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx, q *Queries) error) error {
-	tx, err := s.Pool.Begin(ctx)
+	tx, err := s.db.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}

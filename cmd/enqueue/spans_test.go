@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
 )
 
 // paraphrase is how the test LLM words every claim: never as its quote.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 

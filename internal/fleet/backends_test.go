@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
-	"github.com/evidencefleet/evidencefleet/internal/pgtest"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
 )
 
 // runWorkload seeds the workload into a fresh database, runs one worker

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
-	"github.com/evidencefleet/evidencefleet/internal/pgtest"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 

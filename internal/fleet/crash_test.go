@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/evidencefleet/evidencefleet/internal/pgtest"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 )
 
 // rescuedError is the error River's rescuer records on a job it found stuck.

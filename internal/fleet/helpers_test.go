@@ -20,11 +20,11 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/evidencefleet/evidencefleet/internal/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
-	"github.com/evidencefleet/evidencefleet/internal/graphsnap"
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/graphsnap"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/corpus"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 

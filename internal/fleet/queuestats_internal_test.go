@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/evidencefleet/evidencefleet/internal/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/pgtest"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 )
 
 // TestSIGTERMStopsSoftly sends SIGTERM to a worker process, idle or in the

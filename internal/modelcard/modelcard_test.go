@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evidencefleet/evidencefleet/internal/eval"
+	"github.com/evidencefleet/evidencefleet/internal/harness/eval"
+	"github.com/evidencefleet/evidencefleet/internal/harness/repodata"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
-	"github.com/evidencefleet/evidencefleet/internal/repodata"
 )
 
 // TestNLIFiguresAreMeasured recomputes the built-in NLI's accuracy on each

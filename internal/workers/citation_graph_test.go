@@ -11,7 +11,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/academic/cassette"
 	"github.com/evidencefleet/evidencefleet/internal/config"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )

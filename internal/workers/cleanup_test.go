@@ -11,8 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/evidencefleet/evidencefleet/internal/corpus"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )

@@ -10,8 +10,8 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 
-	"github.com/evidencefleet/evidencefleet/internal/corpus"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
-	"github.com/evidencefleet/evidencefleet/internal/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
 )
 
 // TestLLMClaimsAreKeptOnlyWithAVerbatimQuote runs target_queue with claim

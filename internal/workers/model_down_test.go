@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 )
 
 // TestModelServerDownMakesJobsWait points NLI at a TEI server that answers

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
-	"github.com/evidencefleet/evidencefleet/internal/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
-	"github.com/evidencefleet/evidencefleet/internal/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/internal/rank"
-	"github.com/evidencefleet/evidencefleet/internal/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )

@@ -1,0 +1,251 @@
+package corpus
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/academic/openalex"
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
+)
+
+// The bundled inputs (testdata/, see each folder's ATTRIBUTION.md),
+// relative to this package.
+const (
+	climateFeverPath = "../../../testdata/climate-fever/climate-fever-dev.jsonl"
+	openAlexPath     = "../../../testdata/api-fixtures/openalex/W2741809807.json"
+	s2PaperPath      = "../../../testdata/api-fixtures/semantic-scholar/Paper.json"
+)
+
+func TestWikipediaURL(t *testing.T) {
+	tests := map[string]string{
+		"Global warming":                     "https://en.wikipedia.org/wiki/Global_warming",
+		"El Niño":                            "https://en.wikipedia.org/wiki/El_Ni%C3%B1o",
+		"Paleocene–Eocene Thermal Maximum":   "https://en.wikipedia.org/wiki/Paleocene%E2%80%93Eocene_Thermal_Maximum",
+		"Kīlauea":                            "https://en.wikipedia.org/wiki/K%C4%ABlauea",
+		"Earth's energy budget":              "https://en.wikipedia.org/wiki/Earth%27s_energy_budget",
+		"Parinacota (volcano)":               "https://en.wikipedia.org/wiki/Parinacota_(volcano)",
+		"OSTM/Jason-2":                       "https://en.wikipedia.org/wiki/OSTM/Jason-2",
+		"Don't ask, don't tell":              "https://en.wikipedia.org/wiki/Don%27t_ask,_don%27t_tell",
+		"Captain America: The First Avenger": "https://en.wikipedia.org/wiki/Captain_America:_The_First_Avenger",
+		"AT&T":                               "https://en.wikipedia.org/wiki/AT%26T",
+		"C++":                                "https://en.wikipedia.org/wiki/C%2B%2B",
+		"Why?":                               "https://en.wikipedia.org/wiki/Why%3F",
+	}
+	for title, want := range tests {
+		got := WikipediaURL(title)
+		if got != want {
+			t.Errorf("WikipediaURL(%q) = %q, want %q", title, got, want)
+		}
+		// The key the replay archive uses must keep the page reachable.
+		if n, err := ident.NormalizeURL(got); err != nil || n != got {
+			t.Errorf("NormalizeURL(%q) = %q, %v; want it unchanged", got, n, err)
+		}
+	}
+}
+
+func TestRenderArticlesGroupsAndOrders(t *testing.T) {
+	recs := []Record{
+		{ClaimID: "1", Claim: "c1", Evidences: []Evidence{
+			{EvidenceID: "Polar bear:40", Article: "Polar bear", Evidence: "Fourth <sentence> & more."},
+			{EvidenceID: "Polar bear:2", Article: "Polar bear", Evidence: "First sentence."},
+			{EvidenceID: "El Niño:7", Article: "El Niño", Evidence: "Niño sentence."},
+		}},
+		{ClaimID: "2", Claim: "c2", Evidences: []Evidence{
+			{EvidenceID: "Polar bear:10", Article: "Polar bear", Evidence: "Second sentence."},
+			{EvidenceID: "Polar bear:2", Article: "Polar bear", Evidence: "First sentence."}, // same sentence again
+			{EvidenceID: "Polar bear:11", Article: "Polar bear", Evidence: "Third sentence."},
+		}},
+	}
+	pages := RenderArticles(recs)
+	if len(pages) != 2 {
+		t.Fatalf("got %d pages, want 2", len(pages))
+	}
+	if pages[0].URL != "https://en.wikipedia.org/wiki/El_Ni%C3%B1o" || pages[1].URL != "https://en.wikipedia.org/wiki/Polar_bear" {
+		t.Fatalf("URLs %q %q", pages[0].URL, pages[1].URL)
+	}
+	body := string(pages[1].Body)
+	want := "<p>First sentence. Second sentence. Third sentence.\n</p>\n<p>Fourth &lt;sentence&gt; &amp; more.\n</p>"
+	if !strings.Contains(body, want) {
+		t.Fatalf("paragraphs not as expected; body:\n%s", body)
+	}
+	if strings.Count(body, "First sentence.") != 1 {
+		t.Fatal("duplicate sentence rendered twice")
+	}
+	for _, boiler := range []string{
+		"<title>Polar bear - Wikipedia</title>",
+		`<nav class="vector-main-menu-landmark"`,
+		"Text is available under the",
+		"Creative Commons Attribution-ShareAlike License",
+		"<script>",
+		`<footer id="footer"`,
+		`<link rel="canonical" href="https://en.wikipedia.org/wiki/Polar_bear">`,
+	} {
+		if !strings.Contains(body, boiler) {
+			t.Errorf("page lacks %q", boiler)
+		}
+	}
+	if pages[1].ContentType != "text/html; charset=utf-8" {
+		t.Errorf("content type %q", pages[1].ContentType)
+	}
+	again := RenderArticles(recs)
+	if string(again[1].Body) != body {
+		t.Error("rendering is not deterministic")
+	}
+}
+
+func TestOpenAlexAbstractWordForWord(t *testing.T) {
+	w, err := ReadOpenAlexWork(openAlexPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := openalex.RebuildAbstract(w.AbstractInvertedIndex)
+	words := strings.Split(text, " ")
+	total := 0
+	for word, positions := range w.AbstractInvertedIndex {
+		for _, p := range positions {
+			total++
+			if p >= len(words) || words[p] != word {
+				t.Fatalf("position %d: want %q, got text %q", p, word, text)
+			}
+		}
+	}
+	if total != len(words) || total != 258 {
+		t.Fatalf("rebuilt %d words from %d positions, fixture has 258", len(words), total)
+	}
+	const start = "Despite growing interest in Open Access (OA) to scholarly literature, there is an unmet need for large-scale, up-to-date, and reproducible studies assessing the prevalence and characteristics of OA."
+	const end = "We encourage further research using the free oaDOI service, as a way to inform OA policy and practice."
+	if !strings.HasPrefix(text, start) || !strings.HasSuffix(text, end) {
+		t.Fatalf("abstract text: %q", text)
+	}
+
+	p := OpenAlexPage(w)
+	body := string(p.Body)
+	if p.URL != "https://openalex.org/W2741809807" {
+		t.Fatalf("URL %q", p.URL)
+	}
+	for _, want := range []string{
+		`<meta name="citation_doi" content="10.7717/peerj.4375">`,
+		"<h1 class=\"paper-title\">The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles</h1>",
+		"<p>" + start,
+		"Heather Piwowar",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("OpenAlex page lacks %q", want)
+		}
+	}
+}
+
+func TestSemanticScholarPage(t *testing.T) {
+	sp, err := ReadSemanticScholarPaper(s2PaperPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := SemanticScholarPage(sp)
+	if p.URL != "https://www.semanticscholar.org/paper/2d5673caa9e6af3a7b82a43f19ee920992db07ad" {
+		t.Fatalf("URL %q", p.URL)
+	}
+	body := string(p.Body)
+	for _, want := range []string{
+		`<meta name="citation_doi" content="10.1093/MIND/LIX.236.433">`,
+		"Computing Machinery and Intelligence",
+		"I propose to consider the question, “Can machines think?”",
+		"Corpus ID: 14636783",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("Semantic Scholar page lacks %q", want)
+		}
+	}
+}
+
+func TestClimateFeverArchiveReplay(t *testing.T) {
+	recs, err := ReadClimateFever(climateFeverPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 386 {
+		t.Fatalf("read %d records, want 386", len(recs))
+	}
+	first := recs[0]
+	if first.ClaimID != "0" || first.ClaimLabel != "SUPPORTS" || len(first.Evidences) != 5 {
+		t.Fatalf("first record %+v", first)
+	}
+
+	dir := t.TempDir()
+	pages, err := BuildClimateFever(recs, Options{
+		OutDir: dir, WithAcademic: true, OpenAlexWork: openAlexPath, SemanticScholarPaper: s2PaperPath,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) != 531+2 {
+		t.Fatalf("%d pages, want 531 articles + 2 academic", len(pages))
+	}
+	cfg := crawl.DefaultConfig()
+	cfg.ReplayDir = dir
+	f, err := crawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ url, want string }{
+		{WikipediaURL("Polar bear"), "<title>Polar bear - Wikipedia</title>"},
+		{"https://en.wikipedia.org/wiki/Global_warming", "Rising temperatures push bees to their physiological limits"},
+		{"https://en.wikipedia.org/wiki/El_Niño", "<title>El Niño - Wikipedia</title>"}, // unescaped spelling
+		{"https://en.wikipedia.org/wiki/Earth%27s_energy_budget", "<title>Earth&#39;s energy budget - Wikipedia</title>"},
+		{"https://openalex.org/W2741809807", `<meta name="citation_doi" content="10.7717/peerj.4375">`},
+		{"https://www.semanticscholar.org/paper/2d5673caa9e6af3a7b82a43f19ee920992db07ad", "Computing Machinery and Intelligence"},
+	}
+	for _, tt := range tests {
+		res, err := f.Fetch(context.Background(), tt.url)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.url, err)
+		}
+		if res.Status != 200 || res.ContentType != "text/html" || !strings.Contains(string(res.Body), tt.want) {
+			t.Fatalf("%s: status %d type %q, body lacks %q", tt.url, res.Status, res.ContentType, tt.want)
+		}
+	}
+	if _, err := f.Fetch(context.Background(), "https://en.wikipedia.org/wiki/Not_in_the_corpus"); !crawl.IsPermanent(err) {
+		t.Fatalf("missing page: want permanent 404, got %v", err)
+	}
+}
+
+func TestWriteArchiveReplacesStaleFiles(t *testing.T) {
+	dir := t.TempDir()
+	a := Page{URL: "https://example.org/a", Body: []byte("<p>a</p>")}
+	b := Page{URL: "https://example.org/b", Body: []byte("<p>b</p>")}
+	if err := WriteArchive(dir, []Page{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := crawl.ReadManifest(dir)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("manifest: %v %v", entries, err)
+	}
+	stale := filepath.Join(dir, filepath.FromSlash(entries[1].File))
+	if err := WriteArchive(dir, []Page{a}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("stale file %s still there: %v", stale, err)
+	}
+	if err := WriteArchive(dir, []Page{a, {URL: "HTTPS://EXAMPLE.org/a#x"}}); err == nil {
+		t.Fatal("duplicate URL accepted")
+	}
+	if err := WriteArchive(dir, []Page{{URL: "ftp://example.org/"}}); err == nil {
+		t.Fatal("invalid URL accepted")
+	}
+}
+
+func TestWriteClaims(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "claims.jsonl")
+	recs := []Record{{ClaimID: "0", Claim: `Sea "level" <rise>`, ClaimLabel: "SUPPORTS", Evidences: []Evidence{{EvidenceID: "X:1"}}}}
+	if err := WriteClaims(path, recs); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if want := `{"claim_id":"0","claim":"Sea \"level\" <rise>","claim_label":"SUPPORTS"}` + "\n"; string(b) != want {
+		t.Fatalf("got %s", b)
+	}
+}

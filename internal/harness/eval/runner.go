@@ -1,0 +1,743 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/evidencefleet/evidencefleet/internal/backend"
+	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/fleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/graphsnap"
+	"github.com/evidencefleet/evidencefleet/internal/harness/scratchdb"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
+	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/version"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/migrations"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// TaskHypothesis is the hypothesis (claim E1) of the evaluation task; the
+// dataset's claims are added as further hypothesis claims.
+const TaskHypothesis = "Climate-FEVER evaluation"
+
+// FleetQueues are the queues the evaluation fleet serves, and FleetKinds the
+// job kinds it waits for.
+var (
+	FleetQueues = []string{jobs.QueueTarget, jobs.QueueEmbed, jobs.QueueNLI}
+	FleetKinds  = []string{jobs.KindTargetQueue, jobs.KindEmbed, jobs.KindVerifyNLI}
+)
+
+// Options configure Run.
+type Options struct {
+	// Config is the worker configuration (config.Load): it chooses the model
+	// backends and the fleet's tuning. Its DatabaseURL names the server.
+	Config config.Config
+	// ClaimsFile is a Climate-FEVER JSONL file; "" skips the end-to-end run.
+	ClaimsFile string
+	// Limit keeps only the first Limit claims (0: all).
+	Limit int
+	// NLIDir holds label<TAB>premise<TAB>hypothesis *.tsv files; "" skips
+	// the pair evaluation.
+	NLIDir string
+	// NLILimit keeps only the first NLILimit rows of each file (0: all).
+	NLILimit int
+	// FreshDB runs the fleet in a scratch database created on the server of
+	// Config.DatabaseURL and dropped afterwards, so that neither existing
+	// data nor other workers on that database touch the measurement.
+	// Otherwise Config.DatabaseURL itself is migrated and used.
+	FreshDB bool
+	// Timeout bounds the fleet phase (0: 30 minutes).
+	Timeout time.Duration
+	// Log receives the fleet's log (nil: discarded).
+	Log *slog.Logger
+	// Progress, when set, receives a line about the fleet's progress every
+	// ten seconds.
+	Progress io.Writer
+}
+
+// Models are the model ids in use, so that numbers are attributable.
+type Models struct {
+	Embed        string `json:"embed"`
+	EmbedBackend string `json:"embed_backend"`
+	NLI          string `json:"nli"`
+	NLIBackend   string `json:"nli_backend"`
+	LLM          string `json:"llm"`
+	LLMBackend   string `json:"llm_backend"`
+}
+
+// NLIFileResult is the pair evaluation of one TSV file.
+type NLIFileResult struct {
+	File           string  `json:"file"`
+	Model          string  `json:"model"`
+	Scores         Scores  `json:"scores"`
+	Seconds        float64 `json:"seconds"`
+	PairsPerSecond float64 `json:"pairs_per_second"`
+}
+
+// FleetResult is the end-to-end evaluation on Climate-FEVER claims.
+type FleetResult struct {
+	ClaimsFile string `json:"claims_file"`
+	Claims     int    `json:"claims"`
+	Articles   int    `json:"articles"` // replay pages built
+	TaskID     int64  `json:"task_id"`
+
+	WallSeconds   float64                   `json:"wall_seconds"` // fleet start until idle
+	JobsCompleted int                       `json:"jobs_completed"`
+	JobsPerSecond float64                   `json:"jobs_per_second"`
+	Jobs          map[string]map[string]int `json:"jobs"` // kind → state → count
+	// Timings say where the wall time went, per job kind.
+	Timings []KindTiming `json:"timings"`
+	// Workers is the per-queue concurrency of the fleet, CPUs the machine's.
+	Workers map[string]int `json:"workers"`
+	CPUs    int            `json:"cpus"`
+
+	Pages           int            `json:"pages"`
+	Fragments       int            `json:"fragments"`
+	Edges           int            `json:"nli_edges"`
+	EdgesByRelation map[string]int `json:"nli_edges_by_relation"`
+	ExtractedClaims int            `json:"extracted_claims"`
+	FailedTargets   []string       `json:"failed_targets"`
+	// ModelsSeen are the model ids recorded in the graph (edges.nli_model,
+	// fragments.embed_model): they should equal the configured ones.
+	NLIModelsSeen   []string `json:"nli_models_seen"`
+	EmbedModelsSeen []string `json:"embed_models_seen"`
+	// GraphDigest is the SHA-256 of the whole graph by natural keys with
+	// its posteriors (internal/graphsnap); equal digests mean equal graphs.
+	GraphDigest string `json:"graph_digest"`
+	GraphRows   string `json:"graph_rows"`
+
+	// Verdicts counts the dataset claims' verdicts; ClaimScores compares
+	// them (VerdictClass) with the gold claim labels.
+	Verdicts    map[string]int `json:"verdicts"`
+	ClaimScores Scores         `json:"claim_scores"`
+
+	// Gold evidence pairs (see match.go): PairScores compares the stored
+	// edges' nli_label with the gold label, for the judged pairs.
+	GoldPairs       int    `json:"gold_pairs"`
+	SkippedEvidence int    `json:"skipped_evidence"` // evidence that is not a gold pair
+	Located         int    `json:"located"`          // sentence found in its page version
+	Straddling      int    `json:"straddling"`       // located across two or more fragments
+	Judged          int    `json:"judged"`           // an overlapping fragment has an edge to the claim
+	PairScores      Scores `json:"pair_scores"`
+}
+
+// KindTiming is where the fleet's time went for one job kind: the number of
+// finished jobs, when the last one finished (seconds after the fleet
+// started), and the total and longest run time of their last attempts
+// (a snoozed verify_nli's waits are not run time).
+type KindTiming struct {
+	Kind           string  `json:"kind"`
+	Jobs           int     `json:"jobs"`
+	LastFinishedAt float64 `json:"last_finished_at"`
+	BusySeconds    float64 `json:"busy_seconds"`
+	LongestSeconds float64 `json:"longest_seconds"`
+}
+
+// Report is everything Run measured.
+type Report struct {
+	// Measured names the commit and time of the run: the README quotes it
+	// with every figure.
+	Measured       version.Provenance `json:"measured"`
+	NLIData        string             `json:"nli_data,omitempty"`    // the directory of the NLI pairs
+	ClaimsFile     string             `json:"claims_file,omitempty"` // the Climate-FEVER file
+	Models         Models             `json:"models"`
+	NLI            []NLIFileResult    `json:"nli"`
+	ClimateFever   *FleetResult       `json:"climate_fever,omitempty"`
+	TotalSeconds   float64            `json:"total_seconds"`
+	DatabaseIsTemp bool               `json:"scratch_database"`
+}
+
+// ConfiguredModels builds the configured backends (backend.New) to read their
+// model ids.
+func ConfiguredModels(cfg config.Config) (Models, error) {
+	m, err := backend.New(cfg, nil)
+	if err != nil {
+		return Models{}, err
+	}
+	mc := cfg.Models()
+	out := Models{EmbedBackend: mc["embed"].Backend, NLIBackend: mc["nli"].Backend, LLMBackend: mc["llm"].Backend}
+	if m.Embedder != nil {
+		out.Embed = m.Embedder.Model()
+	}
+	if m.NLI != nil {
+		out.NLI = m.NLI.Model()
+	}
+	if m.LLM != nil {
+		out.LLM = m.LLM.Model()
+	}
+	return out, nil
+}
+
+// Run evaluates the configured NLI backend on opts.NLIDir, then the whole
+// fleet on opts.ClaimsFile.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	begin := time.Now()
+	models, err := ConfiguredModels(opts.Config)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Measured: version.Measured(ctx), NLIData: opts.NLIDir, ClaimsFile: opts.ClaimsFile,
+		Models: models, NLI: []NLIFileResult{}, DatabaseIsTemp: opts.FreshDB}
+	if opts.NLIDir != "" {
+		nli, err := backend.NewNLI(opts.Config, nil)
+		if err != nil {
+			return nil, err
+		}
+		if rep.NLI, err = RunNLIFiles(ctx, nli, opts.Config.Models()["nli"].Batch, opts.NLIDir, opts.NLILimit); err != nil {
+			return nil, err
+		}
+	}
+	if opts.ClaimsFile != "" {
+		if rep.ClimateFever, err = RunFleet(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
+	rep.TotalSeconds = time.Since(begin).Seconds()
+	return rep, nil
+}
+
+// RunNLIFiles evaluates nli on every *.tsv file of dir (at most limit rows
+// each when limit > 0), judging batch pairs per call.
+func RunNLIFiles(ctx context.Context, nli ml.NLI, batch int, dir string, limit int) ([]NLIFileResult, error) {
+	files, err := NLIDataFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]NLIFileResult, 0, len(files))
+	for _, f := range files {
+		examples, err := ReadNLIFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if limit > 0 && len(examples) > limit {
+			examples = examples[:limit]
+		}
+		start := time.Now()
+		scores, err := EvaluateNLI(ctx, nli, batch, examples)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Base(f), err)
+		}
+		secs := time.Since(start).Seconds()
+		r := NLIFileResult{File: filepath.Base(f), Model: nli.Model(), Scores: scores, Seconds: secs}
+		if secs > 0 {
+			r.PairsPerSecond = float64(len(examples)) / secs
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// EvaluateNLI judges the examples with nli, batch pairs per call (≤ 0: 32),
+// and scores the predictions against the gold labels.
+func EvaluateNLI(ctx context.Context, nli ml.NLI, batch int, examples []NLIExample) (Scores, error) {
+	if batch <= 0 {
+		batch = 32
+	}
+	pairs := Pairs(examples)
+	var c ml.Confusion
+	for start := 0; start < len(pairs); start += batch {
+		end := min(start+batch, len(pairs))
+		js, err := nli.Judge(ctx, pairs[start:end])
+		if err != nil {
+			return Scores{}, fmt.Errorf("NLI with %s, pairs %d–%d: %w", nli.Model(), start+1, end, err)
+		}
+		if len(js) != end-start {
+			return Scores{}, fmt.Errorf("NLI with %s returned %d judgements for %d pairs", nli.Model(), len(js), end-start)
+		}
+		for i, j := range js {
+			c.Add(examples[start+i].Gold, j.Label)
+		}
+	}
+	return Score(&c, NLILabels)
+}
+
+// RunFleet builds the replay corpus of the claims file's evidence, runs a
+// fleet on it in-process until the task's jobs are done, and scores the
+// verdicts and the judged gold evidence pairs.
+func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
+	records, err := corpus.ReadClimateFever(opts.ClaimsFile)
+	if err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	if opts.Limit > 0 && len(records) > opts.Limit {
+		records = records[:opts.Limit]
+	}
+	if len(records) == 0 {
+		return nil, fmt.Errorf("claims: %s has no records", opts.ClaimsFile)
+	}
+	for _, r := range records {
+		if _, ok := ClaimGoldClass(r.ClaimLabel); !ok {
+			return nil, fmt.Errorf("claims: claim %s has label %q, want one of %v", r.ClaimID, r.ClaimLabel, ClaimClasses)
+		}
+	}
+	res := &FleetResult{ClaimsFile: opts.ClaimsFile, Claims: len(records)}
+
+	dir, err := os.MkdirTemp("", "evf-eval-replay-")
+	if err != nil {
+		return nil, fmt.Errorf("replay archive: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	pages := corpus.RenderArticles(records)
+	if err := corpus.WriteArchive(dir, pages); err != nil {
+		return nil, fmt.Errorf("replay archive: %w", err)
+	}
+	res.Articles = len(pages)
+
+	cfg := opts.Config
+	if opts.FreshDB {
+		u, drop, err := scratchdb.Create(ctx, cfg.DatabaseURL, "evf_eval_")
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := drop(); err != nil && opts.Progress != nil {
+				fmt.Fprintf(opts.Progress, "eval: %v\n", err)
+			}
+		}()
+		cfg.DatabaseURL = u
+	}
+	cfg.ReplayDir = dir
+	cfg.Queues = FleetQueues
+
+	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	defer pool.Close()
+	if _, err := migrations.Up(ctx, pool, opts.Log); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w, err := fleet.New(ctx, cfg, log)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = w.Stop(10 * time.Second)
+		}
+	}()
+	st := store.NewStore(pool)
+	claimIDs, err := EnqueueTask(ctx, st, w.Client(), records, pages)
+	if err != nil {
+		return nil, err
+	}
+	res.TaskID = claimIDs.Task
+
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Minute
+	}
+	conc := cfg.Concurrency()
+	res.Workers = map[string]int{}
+	for _, q := range cfg.Queues {
+		res.Workers[q] = conc[q]
+	}
+	res.CPUs = runtime.NumCPU()
+	var dbStart time.Time // the server's clock, for river_job timestamps
+	if err := pool.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&dbStart); err != nil {
+		return nil, fmt.Errorf("read the server clock: %w", err)
+	}
+	start := time.Now()
+	// River cancels running jobs when the start context ends: Stop ends them.
+	if err := w.Start(context.WithoutCancel(ctx)); err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	waitErr := waitIdle(ctx, pool, res.TaskID, timeout, opts.Progress)
+	res.WallSeconds = time.Since(start).Seconds()
+	stopped = true
+	if err := w.Stop(30 * time.Second); err != nil && waitErr == nil {
+		waitErr = fmt.Errorf("stop fleet: %w", err)
+	}
+	if waitErr != nil {
+		return nil, waitErr
+	}
+	if err := readGraph(ctx, st, res); err != nil {
+		return nil, err
+	}
+	snap, err := graphsnap.Read(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	res.GraphDigest, res.GraphRows = snap.Digest(), snap.Summary()
+	if res.Timings, err = readTimings(ctx, pool, res.TaskID, dbStart); err != nil {
+		return nil, err
+	}
+	if err := scoreClaims(ctx, pool, records, claimIDs.Claims, res); err != nil {
+		return nil, err
+	}
+	if err := scorePairs(ctx, pool, records, claimIDs.Claims, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// TaskClaims are the evaluation task and its claim per record.
+type TaskClaims struct {
+	Task   int64
+	Claims []int64 // claim id per record
+}
+
+// EnqueueTask creates the task, its hypothesis claims (one per record, in
+// order) and a target_queue job per page, in one transaction.
+func EnqueueTask(ctx context.Context, st *store.Store, client *river.Client[pgx.Tx], records []corpus.Record, pages []corpus.Page) (TaskClaims, error) {
+	var out TaskClaims
+	texts := make([]string, len(records))
+	for i, r := range records {
+		texts[i] = r.Claim
+	}
+	targets := make([]jobs.Target, 0, len(pages))
+	for _, p := range pages {
+		t, err := jobs.Target{Kind: jobs.TargetURL, Value: p.URL}.Normalized()
+		if err != nil {
+			return out, fmt.Errorf("target %s: %w", p.URL, err)
+		}
+		targets = append(targets, t)
+	}
+	err := st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		task, err := intake.CreateTask(ctx, client, tx, "evaluation", TaskHypothesis)
+		if err != nil {
+			return err
+		}
+		out.Task = task.ID
+		added, err := intake.AddHypotheses(ctx, client, tx, task.ID, texts)
+		if err != nil {
+			return err
+		}
+		out.Claims = make([]int64, len(added))
+		for i, a := range added {
+			out.Claims[i] = a.ID
+		}
+		_, err = intake.AddTargets(ctx, client, tx, task.ID, targets)
+		return err
+	})
+	if err != nil {
+		return out, fmt.Errorf("create evaluation task: %w", err)
+	}
+	return out, nil
+}
+
+// waitIdle polls river_job until no job of FleetKinds of the task is
+// available, pending, running, retryable or scheduled, twice in a row.
+func waitIdle(ctx context.Context, pool *pgxpool.Pool, taskID int64, timeout time.Duration, progress io.Writer) error {
+	deadline := time.Now().Add(timeout)
+	lastReport := time.Now()
+	quiet := 0
+	for {
+		var pending, done int
+		err := pool.QueryRow(ctx, `
+			SELECT count(*) FILTER (WHERE state IN ('available','pending','running','retryable','scheduled')),
+			       count(*) FILTER (WHERE state = 'completed')
+			FROM river_job
+			WHERE args ? 'task_id' AND args ->> 'task_id' = $1 AND kind = ANY($2::text[])`,
+			fmt.Sprint(taskID), FleetKinds).Scan(&pending, &done)
+		if err != nil {
+			return fmt.Errorf("wait for the fleet: %w", err)
+		}
+		if pending == 0 {
+			if quiet++; quiet >= 2 {
+				return nil
+			}
+		} else {
+			quiet = 0
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("wait for the fleet: %d jobs of task %d still pending after %s (%d completed)", pending, taskID, timeout, done)
+		}
+		if progress != nil && time.Since(lastReport) >= 10*time.Second {
+			lastReport = time.Now()
+			fmt.Fprintf(progress, "eval: fleet running: %d jobs pending, %d completed\n", pending, done)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the fleet: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// readGraph fills the job, page, fragment and edge counts.
+func readGraph(ctx context.Context, st *store.Store, res *FleetResult) error {
+	counts, err := st.TaskJobCounts(ctx, fmt.Sprint(res.TaskID))
+	if err != nil {
+		return fmt.Errorf("job counts: %w", err)
+	}
+	res.Jobs = map[string]map[string]int{}
+	for _, c := range counts {
+		if res.Jobs[c.Kind] == nil {
+			res.Jobs[c.Kind] = map[string]int{}
+		}
+		res.Jobs[c.Kind][c.State] = int(c.N)
+		if c.State == "completed" && slices.Contains(FleetKinds, c.Kind) {
+			res.JobsCompleted += int(c.N)
+		}
+	}
+	if res.WallSeconds > 0 {
+		res.JobsPerSecond = float64(res.JobsCompleted) / res.WallSeconds
+	}
+	pool := st.DB()
+	err = pool.QueryRow(ctx, `
+		SELECT (SELECT count(*) FROM task_pages WHERE task_id = $1),
+		       (SELECT count(*) FROM fragments f JOIN task_pages tp ON tp.page_version_id = f.page_version_id WHERE tp.task_id = $1),
+		       (SELECT count(*) FROM claims WHERE task_id = $1 AND kind = 'extracted')`,
+		res.TaskID).Scan(&res.Pages, &res.Fragments, &res.ExtractedClaims)
+	if err != nil {
+		return fmt.Errorf("count pages: %w", err)
+	}
+	res.EdgesByRelation = map[string]int{}
+	rows, err := pool.Query(ctx, `
+		SELECT e.relation, count(*) FROM edges e JOIN claims c ON c.id = e.target_id
+		WHERE c.task_id = $1 AND e.source_type = 'fragment' AND e.target_type = 'claim'
+		  AND e.relation IN ('supports','refutes','neutral')
+		GROUP BY e.relation`, res.TaskID)
+	if err != nil {
+		return fmt.Errorf("count edges: %w", err)
+	}
+	for rows.Next() {
+		var rel string
+		var n int
+		if err := rows.Scan(&rel, &n); err != nil {
+			rows.Close()
+			return fmt.Errorf("count edges: %w", err)
+		}
+		res.EdgesByRelation[rel] = n
+		res.Edges += n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("count edges: %w", err)
+	}
+	if res.NLIModelsSeen, err = graphsnap.Strings(ctx, pool, `
+		SELECT DISTINCT e.nli_model FROM edges e JOIN claims c ON c.id = e.target_id
+		WHERE c.task_id = $1 AND e.nli_model IS NOT NULL ORDER BY 1`, res.TaskID); err != nil {
+		return fmt.Errorf("NLI models: %w", err)
+	}
+	if res.EmbedModelsSeen, err = graphsnap.Strings(ctx, pool, `
+		SELECT DISTINCT f.embed_model FROM fragments f JOIN task_pages tp ON tp.page_version_id = f.page_version_id
+		WHERE tp.task_id = $1 AND f.embed_model IS NOT NULL ORDER BY 1`, res.TaskID); err != nil {
+		return fmt.Errorf("embedding models: %w", err)
+	}
+	failed, err := st.TaskFailedTargets(ctx, res.TaskID)
+	if err != nil {
+		return fmt.Errorf("failed targets: %w", err)
+	}
+	res.FailedTargets = []string{}
+	for _, f := range failed {
+		res.FailedTargets = append(res.FailedTargets, f.Value+": "+f.Error)
+	}
+	return nil
+}
+
+// readTimings summarises the finished jobs of the task per kind.
+func readTimings(ctx context.Context, pool *pgxpool.Pool, taskID int64, start time.Time) ([]KindTiming, error) {
+	rows, err := pool.Query(ctx, `
+		SELECT kind, count(*)::int,
+		       COALESCE(EXTRACT(EPOCH FROM max(finalized_at) - $3::timestamptz), 0)::float8,
+		       COALESCE(EXTRACT(EPOCH FROM sum(finalized_at - attempted_at)), 0)::float8,
+		       COALESCE(EXTRACT(EPOCH FROM max(finalized_at - attempted_at)), 0)::float8
+		FROM river_job
+		WHERE args ? 'task_id' AND args ->> 'task_id' = $1 AND kind = ANY($2::text[]) AND finalized_at IS NOT NULL
+		GROUP BY kind ORDER BY 3`, fmt.Sprint(taskID), FleetKinds, start)
+	if err != nil {
+		return nil, fmt.Errorf("job timings: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (KindTiming, error) {
+		var k KindTiming
+		err := r.Scan(&k.Kind, &k.Jobs, &k.LastFinishedAt, &k.BusySeconds, &k.LongestSeconds)
+		return k, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("job timings: %w", err)
+	}
+	if out == nil {
+		out = []KindTiming{}
+	}
+	return out, nil
+}
+
+// scoreClaims compares each record's claim verdict with its gold label.
+func scoreClaims(ctx context.Context, pool *pgxpool.Pool, records []corpus.Record, claimIDs []int64, res *FleetResult) error {
+	rows, err := pool.Query(ctx, `SELECT id, verdict FROM claims WHERE id = ANY($1::bigint[])`, claimIDs)
+	if err != nil {
+		return fmt.Errorf("read verdicts: %w", err)
+	}
+	verdicts := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var v string
+		if err := rows.Scan(&id, &v); err != nil {
+			rows.Close()
+			return fmt.Errorf("read verdicts: %w", err)
+		}
+		verdicts[id] = v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read verdicts: %w", err)
+	}
+	res.Verdicts = map[string]int{}
+	var c ml.Confusion
+	for i, r := range records {
+		v, ok := verdicts[claimIDs[i]]
+		if !ok {
+			return fmt.Errorf("claim %s (id %d) has no row", r.ClaimID, claimIDs[i])
+		}
+		pred, ok := VerdictClass(v)
+		if !ok {
+			return fmt.Errorf("claim %s: unknown verdict %q", r.ClaimID, v)
+		}
+		gold, _ := ClaimGoldClass(r.ClaimLabel)
+		res.Verdicts[v]++
+		c.Add(gold, pred)
+	}
+	res.ClaimScores, err = Score(&c, ClaimClasses)
+	return err
+}
+
+// scorePairs locates each gold evidence sentence among the fragments of its
+// page version and compares the NLI edge of the claim and the fragment
+// holding most of the sentence (see match.go) with the gold label.
+func scorePairs(ctx context.Context, pool *pgxpool.Pool, records []corpus.Record, claimIDs []int64, res *FleetResult) error {
+	pairs, skipped := GoldPairs(records)
+	res.GoldPairs, res.SkippedEvidence = len(pairs), skipped
+
+	type version struct {
+		id      int64
+		content string
+		frags   []FragmentSpan
+	}
+	versions := map[string]*version{} // normalised page URL → version the task saw
+	byID := map[int64]*version{}
+	rows, err := pool.Query(ctx, `
+		SELECT p.url, COALESCE(p.final_url, ''), pv.id, pv.content
+		FROM task_pages tp JOIN pages p ON p.id = tp.page_id JOIN page_versions pv ON pv.id = tp.page_version_id
+		WHERE tp.task_id = $1`, res.TaskID)
+	if err != nil {
+		return fmt.Errorf("read page versions: %w", err)
+	}
+	for rows.Next() {
+		var u, final string
+		v := &version{}
+		if err := rows.Scan(&u, &final, &v.id, &v.content); err != nil {
+			rows.Close()
+			return fmt.Errorf("read page versions: %w", err)
+		}
+		versions[u] = v
+		if final != "" {
+			versions[final] = v
+		}
+		byID[v.id] = v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read page versions: %w", err)
+	}
+	ids := make([]int64, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	rows, err = pool.Query(ctx, `SELECT id, page_version_id, start_char, end_char FROM fragments WHERE page_version_id = ANY($1::bigint[])`, ids)
+	if err != nil {
+		return fmt.Errorf("read fragments: %w", err)
+	}
+	for rows.Next() {
+		var f FragmentSpan
+		var pv int64
+		var s, e int32
+		if err := rows.Scan(&f.ID, &pv, &s, &e); err != nil {
+			rows.Close()
+			return fmt.Errorf("read fragments: %w", err)
+		}
+		f.Start, f.End = int(s), int(e)
+		byID[pv].frags = append(byID[pv].frags, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read fragments: %w", err)
+	}
+
+	type key struct{ claim, fragment int64 }
+	edges := map[key]string{}
+	rows, err = pool.Query(ctx, `
+		SELECT target_id, source_id, COALESCE(nli_label, relation) FROM edges
+		WHERE source_type = 'fragment' AND target_type = 'claim' AND relation IN ('supports','refutes','neutral')
+		  AND target_id = ANY($1::bigint[])`, claimIDs)
+	if err != nil {
+		return fmt.Errorf("read edges: %w", err)
+	}
+	for rows.Next() {
+		var k key
+		var label string
+		if err := rows.Scan(&k.claim, &k.fragment, &label); err != nil {
+			rows.Close()
+			return fmt.Errorf("read edges: %w", err)
+		}
+		edges[k] = label
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read edges: %w", err)
+	}
+
+	var c ml.Confusion
+	for _, p := range pairs {
+		norm, err := ident.NormalizeURL(p.URL)
+		if err != nil {
+			continue
+		}
+		v := versions[norm]
+		if v == nil {
+			continue
+		}
+		span, ok := Locate(v.content, p.Sentence)
+		if !ok {
+			continue
+		}
+		res.Located++
+		ov := Overlaps(v.frags, span)
+		if len(ov) > 1 {
+			res.Straddling++
+		}
+		claim := claimIDs[p.Record]
+		label, _, ok := PickEdge(ov, func(fid int64) (string, bool) {
+			l, ok := edges[key{claim, fid}]
+			return l, ok
+		})
+		if !ok {
+			continue
+		}
+		res.Judged++
+		c.Add(p.Gold, label)
+	}
+	res.PairScores, err = Score(&c, NLILabels)
+	return err
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
