@@ -19,6 +19,8 @@ import (
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 )
 
 // ArgsError is a permanent problem with a job's args.
@@ -27,6 +29,10 @@ type ArgsError struct {
 	Field string // JSON path of the offending field, "" when not field-specific
 	Msg   string
 }
+
+// Unwrap makes every ArgsError an errs.BadInput: a permanent problem that
+// the workers cancel on and the CLI reports as a usage error.
+func (e *ArgsError) Unwrap() error { return errs.BadInput }
 
 func (e *ArgsError) Error() string {
 	if e.Field == "" {

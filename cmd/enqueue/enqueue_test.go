@@ -68,16 +68,7 @@ type result struct {
 }
 
 // code is the exit code main would use.
-func (r result) code() int {
-	if r.err == nil {
-		return 0
-	}
-	var ee *exitError
-	if errors.As(r.err, &ee) {
-		return ee.code
-	}
-	return 1
-}
+func (r result) code() int { return exitCode(r.err) }
 
 // run executes the enqueue root command with args, as main does.
 func (b *bundle) run(t *testing.T, args ...string) result {
@@ -946,6 +937,7 @@ func TestGraphDOT(t *testing.T) {
 }
 
 func TestCheckDOTSyntaxCatchesBrokenOutput(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{
 		"digraph x {\n  a -> b;\n",                  // unclosed brace
 		"digraph x {\n  a [label=\"open];\n}\n",     // unterminated string

@@ -109,11 +109,8 @@ type evidenceSource struct {
 }
 
 func loadGraph(ctx context.Context, st *store.Store, taskID int64) (*graphExport, error) {
-	task, err := st.GetTask(ctx, taskID)
+	task, err := st.ExistingTask(ctx, taskID)
 	if err != nil {
-		if store.IsNotFound(err) {
-			return nil, &exitError{code: 1, msg: fmt.Sprintf("task %d does not exist", taskID)}
-		}
 		return nil, err
 	}
 	g := &graphExport{TaskID: taskID, Organization: task.OrganizationID, Hypothesis: task.Hypothesis,

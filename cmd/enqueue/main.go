@@ -19,6 +19,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/spf13/cobra"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -36,15 +37,21 @@ func main() {
 	if err == nil {
 		return
 	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintln(os.Stderr, "enqueue:", msg)
+	}
+	os.Exit(exitCode(err))
+}
+
+// exitCode is the process's exit code for err: a command's own code
+// (exitError), else the error vocabulary's (errs.ExitCode: bad input 2,
+// anything else 1).
+func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.msg != "" {
-			fmt.Fprintln(os.Stderr, "enqueue:", ee.msg)
-		}
-		os.Exit(ee.code)
+		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "enqueue:", err)
-	os.Exit(1)
+	return errs.ExitCode(err)
 }
 
 // app is shared by the commands.

@@ -58,12 +58,9 @@ type rankedQuery struct {
 
 // loadRanking reads the task's current ranking for query ("" = the hypothesis).
 func loadRanking(ctx context.Context, st *store.Store, taskID int64, query string) (*materialsExport, error) {
-	task, err := st.GetTask(ctx, taskID)
+	task, err := st.ExistingTask(ctx, taskID)
 	if err != nil {
-		if store.IsNotFound(err) {
-			return nil, &exitError{code: 1, msg: fmt.Sprintf("task %d does not exist", taskID)}
-		}
-		return nil, fmt.Errorf("read task %d: %w", taskID, err)
+		return nil, err
 	}
 	m := &materialsExport{TaskID: taskID, Query: strings.TrimSpace(query), Ranking: []rankedMaterial{}, RankedQueries: []rankedQuery{}}
 	if m.Query == "" {

@@ -171,6 +171,7 @@ func TestMaterials(t *testing.T) {
 }
 
 func TestWriteMaterialsTruncatesLongTexts(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("glacier ", 60) + "END"
 	start, end := int32(10), int32(10+len([]rune(long)))
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -188,6 +189,7 @@ func TestWriteMaterialsTruncatesLongTexts(t *testing.T) {
 }
 
 func TestRerankCommandQuotesForTheShell(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		query string
 		want  string // the args JSON the shell must pass on

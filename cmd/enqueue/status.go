@@ -54,10 +54,7 @@ func (s *taskStatus) discarded() int {
 }
 
 func loadStatus(ctx context.Context, st *store.Store, taskID int64) (*taskStatus, error) {
-	if _, err := st.GetTask(ctx, taskID); err != nil {
-		if store.IsNotFound(err) {
-			return nil, &exitError{code: 1, msg: fmt.Sprintf("task %d does not exist", taskID)}
-		}
+	if _, err := st.ExistingTask(ctx, taskID); err != nil {
 		return nil, err
 	}
 	s := &taskStatus{TaskID: taskID, Jobs: map[string]map[string]int{}, Verdicts: map[string]int{}, Targets: map[string]int{},

@@ -179,3 +179,32 @@ func TestTargetAddRefusesBadDOIAndQuery(t *testing.T) {
 		t.Errorf("%d targets registered by refused commands", n)
 	}
 }
+
+// TestWritersShareTheActiveTaskRule: claim add and target add refuse a task
+// that does not exist or is stopped alike (store's one "task is active"
+// rule), exit 1, name the task, and insert nothing.
+func TestWritersShareTheActiveTaskRule(t *testing.T) {
+	b := setup(t)
+	stopped := b.createTask(t)
+	b.mustRun(t, "task", "stop", "--task", fmt.Sprint(stopped))
+	for _, tc := range []struct {
+		task int64
+		want string
+	}{{stopped, fmt.Sprintf("task %d is stopped", stopped)}, {stopped + 1000, fmt.Sprintf("task %d does not exist", stopped+1000)}} {
+		for _, args := range [][]string{
+			{"claim", "add", "--task", fmt.Sprint(tc.task), "--text", "Glaciers advance."},
+			{"target", "add", "--task", fmt.Sprint(tc.task), "--url", urlBlog},
+		} {
+			r := b.run(t, args...)
+			if r.code() != 1 || r.err == nil || !strings.Contains(r.err.Error(), tc.want) {
+				t.Errorf("enqueue %s: exit %d, err %v; want exit 1 naming %q", strings.Join(args, " "), r.code(), r.err, tc.want)
+			}
+		}
+	}
+	if n := b.count(t, `SELECT count(*) FROM targets WHERE task_id = $1`, stopped); n != 0 {
+		t.Errorf("%d targets registered on the stopped task", n)
+	}
+	if n := b.count(t, `SELECT count(*) FROM claims WHERE task_id = $1 AND text = 'Glaciers advance.'`, stopped); n != 0 {
+		t.Errorf("%d claims added to the stopped task", n)
+	}
+}

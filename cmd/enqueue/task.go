@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -79,7 +80,7 @@ func (a *app) taskStopCmd() *cobra.Command {
 			err := a.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 				if _, err := q.LockTask(ctx, taskID); err != nil {
 					if store.IsNotFound(err) {
-						return fmt.Errorf("task %d does not exist", taskID)
+						return errs.Task(taskID, errs.TaskNotFound)
 					}
 					return fmt.Errorf("lock task: %w", err)
 				}
@@ -324,12 +325,6 @@ type targetInsertResult struct {
 func insertTargets(ctx context.Context, a *app, taskID int64, targets []jobs.Target) (targetInsertResult, error) {
 	res := targetInsertResult{TaskID: taskID, Targets: targets, JobIDs: []int64{}}
 	err := a.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		if _, err := q.GetTask(ctx, taskID); err != nil {
-			if store.IsNotFound(err) {
-				return &exitError{code: 1, msg: fmt.Sprintf("task %d does not exist", taskID)}
-			}
-			return err
-		}
 		results, err := intake.AddTargets(ctx, a.client, tx, taskID, targets)
 		if err != nil {
 			return err

@@ -195,7 +195,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 	}
 	rc := RiverConfig(cfg, log)
 	rc.Queues, rc.Workers = queues, registry
-	rc.Middleware = []rivertype.Middleware{&jobMetrics{m: m}}
+	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}}, workers.Middleware()...)
 	rc.PeriodicJobs = periodicJobs(cfg, queues)
 	served := map[string]string{}
 	for kind, queue := range jobs.KindQueues {

@@ -55,15 +55,9 @@ type AddedClaim struct {
 // (same normalised text) returns the existing claim.
 func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, texts []string) ([]AddedClaim, error) {
 	q := store.New(tx)
-	task, err := q.LockTask(ctx, taskID)
+	task, err := q.LockActiveTask(ctx, taskID)
 	if err != nil {
-		if store.IsNotFound(err) {
-			return nil, fmt.Errorf("task %d does not exist", taskID)
-		}
-		return nil, fmt.Errorf("lock task: %w", err)
-	}
-	if task.Status == "stopped" {
-		return nil, fmt.Errorf("task %d is stopped: it takes no new claims", taskID)
+		return nil, err
 	}
 	out := make([]AddedClaim, 0, len(texts))
 	hashes := make([]string, 0, len(texts))
@@ -145,6 +139,9 @@ func AddTargetsAt(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, 
 	for i, t := range targets {
 		kinds[i], vals[i] = t.Kind, t.Value
 		params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: taskID, Target: t, Depth: depth}}
+	}
+	if _, err := store.New(tx).ActiveTask(ctx, taskID); err != nil {
+		return nil, err
 	}
 	if err := store.New(tx).EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals}); err != nil {
 		return nil, fmt.Errorf("register targets: %w", err)

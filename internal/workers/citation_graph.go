@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -57,14 +58,11 @@ type CitationOutput struct {
 // relevant, stores them as abstract-only pages of the task with cites edges,
 // and completes, all in one transaction.
 func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.CitationGraphArgs]) error {
-	if err := job.Args.Validate(); err != nil {
-		return river.JobCancel(err)
-	}
 	d := w.Deps
 	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("page_id", job.Args.PageID))
 	src, err := d.Store.CitationSourcePage(ctx, job.Args.PageID)
 	if store.IsNotFound(err) {
-		return river.JobCancel(fmt.Errorf("page %d does not exist", job.Args.PageID))
+		return fmt.Errorf("citation graph of page %d: %w", job.Args.PageID, errs.PageNotFound)
 	}
 	if err != nil {
 		return fmt.Errorf("read page: %w", err)
@@ -98,7 +96,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 	}
 	out.Selected = len(selected)
 	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		task, err := lockActiveTask(ctx, q, job.Args.TaskID)
+		task, err := q.LockActiveTask(ctx, job.Args.TaskID)
 		if err != nil {
 			return err
 		}

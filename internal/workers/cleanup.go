@@ -3,7 +3,6 @@ package workers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -41,9 +41,6 @@ type CleanupOutput struct {
 // Work runs the cleanup and completes the job in one transaction, so a
 // crash at any point leaves either everything or nothing deleted.
 func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArgs]) error {
-	if err := job.Args.Validate(); err != nil {
-		return river.JobCancel(err)
-	}
 	out := CleanupOutput{Mode: job.Args.Mode, TaskID: job.Args.TaskID}
 	err := w.Deps.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		if job.Args.Mode != jobs.CleanupOrphans {
@@ -62,20 +59,12 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArg
 		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
 		return err
 	})
-	var missing *taskMissingError
-	if errors.As(err, &missing) {
-		return river.JobCancel(err)
-	}
 	if err != nil {
 		return fmt.Errorf("cleanup %s: %w", job.Args.Mode, err)
 	}
 	w.Deps.logger().InfoContext(ctx, "cleanup done", slog.Int64("job_id", job.ID), slog.Any("deleted", out))
 	return nil
 }
-
-type taskMissingError struct{ id int64 }
-
-func (e *taskMissingError) Error() string { return fmt.Sprintf("task %d does not exist", e.id) }
 
 // CleanupTask is the soft cleanup of one task in the caller's transaction:
 // the task is stopped under its lock (its writers check the status under the
@@ -86,7 +75,7 @@ func (e *taskMissingError) Error() string { return fmt.Sprintf("task %d does not
 func CleanupTask(ctx context.Context, q *store.Queries, taskID int64, out *CleanupOutput) error {
 	if _, err := q.LockTask(ctx, taskID); err != nil {
 		if store.IsNotFound(err) {
-			return &taskMissingError{taskID}
+			return errs.Task(taskID, errs.TaskNotFound)
 		}
 		return fmt.Errorf("lock task: %w", err)
 	}

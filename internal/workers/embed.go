@@ -23,9 +23,6 @@ type EmbedWorker struct {
 
 // Work embeds in batches and stores the vectors with the completion.
 func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) error {
-	if err := job.Args.Validate(); err != nil {
-		return river.JobCancel(err)
-	}
 	d := w.Deps
 	model := d.Embedder.Model()
 	ids := job.Args.FragmentIDs

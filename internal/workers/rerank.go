@@ -78,20 +78,14 @@ func rerankConfig(c RerankConfig) RerankConfig {
 
 // Work ranks and stores the ranking together with the job's completion.
 func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]) error {
-	if err := job.Args.Validate(); err != nil {
-		return river.JobCancel(err)
-	}
 	d := w.Deps
 	if d.Reranker == nil {
 		return fmt.Errorf("rerank: no reranker configured (Deps.Reranker is nil)")
 	}
 	cfg := rerankConfig(d.Rerank)
-	task, err := d.Store.GetTask(ctx, job.Args.TaskID)
+	task, err := d.Store.ExistingTask(ctx, job.Args.TaskID)
 	if err != nil {
-		if store.IsNotFound(err) {
-			return river.JobCancel(fmt.Errorf("task %d does not exist", job.Args.TaskID))
-		}
-		return fmt.Errorf("read task %d: %w", job.Args.TaskID, err)
+		return err
 	}
 	out := RerankOutput{}
 	query := strings.TrimSpace(job.Args.Query)
@@ -114,7 +108,7 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 		// The task lock serialises writers of one task's rankings (so two
 		// runs for one query cannot interleave their DELETE and INSERT) and
 		// tells whether the task changed since it was read.
-		locked, err := lockActiveTask(ctx, q, job.Args.TaskID)
+		locked, err := q.LockActiveTask(ctx, job.Args.TaskID)
 		if err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
@@ -38,15 +39,12 @@ type TargetQueueWorker struct {
 // Work fetches and processes the target, writing everything and the job's
 // completion in one transaction.
 func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.TargetQueueArgs]) error {
-	if err := job.Args.Validate(); err != nil {
-		return river.JobCancel(err)
-	}
 	d := w.Deps
 	target, _ := job.Args.Target.Normalized()
 	tgt, err := d.Store.EnsureTarget(ctx, store.EnsureTargetParams{TaskID: job.Args.TaskID, Kind: target.Kind, Value: target.Value})
 	if err != nil {
 		if isForeignKeyViolation(err) {
-			return river.JobCancel(fmt.Errorf("task %d does not exist", job.Args.TaskID))
+			return errs.Task(job.Args.TaskID, errs.TaskNotFound)
 		}
 		return fmt.Errorf("register target: %w", err)
 	}
@@ -451,7 +449,7 @@ func writePage(ctx context.Context, q *store.Queries, args jobs.TargetQueueArgs,
 
 	// Claims: numbered under the task's row lock, so E-numbers are gapless
 	// and a retry finds the claims it already stored.
-	task, err := lockActiveTask(ctx, q, args.TaskID)
+	task, err := q.LockActiveTask(ctx, args.TaskID)
 	if err != nil {
 		return out, err
 	}
@@ -673,7 +671,7 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("search %q: %w", target.Value, webErr))
 	}
 	err := d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		if _, err := lockActiveTask(ctx, q, job.Args.TaskID); err != nil {
+		if _, err := q.LockActiveTask(ctx, job.Args.TaskID); err != nil {
 			return err
 		}
 		if len(targets) > 0 {

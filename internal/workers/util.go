@@ -1,7 +1,6 @@
 package workers
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,21 +57,4 @@ func modelWait(err error, doing string) error {
 		return river.JobSnooze(wait)
 	}
 	return fmt.Errorf("%s: %w", doing, err)
-}
-
-// lockActiveTask takes the task's row lock for a job that writes to it. A
-// task that does not exist or was stopped (cleanup) cancels the job: nothing
-// may be added to it any more.
-func lockActiveTask(ctx context.Context, q *store.Queries, taskID int64) (store.LockTaskRow, error) {
-	task, err := q.LockTask(ctx, taskID)
-	if err != nil {
-		if store.IsNotFound(err) {
-			return task, river.JobCancel(fmt.Errorf("task %d does not exist", taskID))
-		}
-		return task, fmt.Errorf("lock task: %w", err)
-	}
-	if task.Status == "stopped" {
-		return task, river.JobCancel(fmt.Errorf("task %d is stopped", taskID))
-	}
-	return task, nil
 }

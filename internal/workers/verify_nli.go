@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -43,9 +44,6 @@ const maxRounds = 5
 
 // Work runs verification rounds until the task did not change during a round.
 func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) error {
-	if err := job.Args.Validate(); err != nil {
-		return river.JobCancel(err)
-	}
 	d := w.Deps
 	var out VerifyOutput
 	for round := 1; round <= maxRounds; round++ {
@@ -53,7 +51,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 		state, err := d.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: job.Args.TaskID, EmbedModel: d.Embedder.Model()})
 		if err != nil {
 			if store.IsNotFound(err) {
-				return river.JobCancel(fmt.Errorf("task %d does not exist", job.Args.TaskID))
+				return errs.Task(job.Args.TaskID, errs.TaskNotFound)
 			}
 			return fmt.Errorf("read task: %w", err)
 		}
@@ -80,7 +78,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 		err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 			// The task lock first: writers of a task serialise here, and a
 			// target_queue that adds pages while we judged is seen below.
-			task, err := lockActiveTask(ctx, q, job.Args.TaskID)
+			task, err := q.LockActiveTask(ctx, job.Args.TaskID)
 			if err != nil {
 				return err
 			}

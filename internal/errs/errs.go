@@ -1,0 +1,74 @@
+// Package errs is the fleet's one vocabulary of permanent problems, in the
+// manner of pkgsite's derrors: sentinel errors that callers wrap with %w, and
+// one place each that maps them to an outcome — Permanent for River (the
+// worker middleware cancels such a job instead of retrying it) and ExitCode
+// for the enqueue CLI. It imports the standard library only.
+package errs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinels. Wrap them; compare with errors.Is.
+var (
+	// TaskNotFound: no task has this id (never created, or deleted).
+	TaskNotFound = errors.New("task does not exist")
+	// TaskStopped: the task was stopped (enqueue task stop, cleanup); it
+	// takes no new work and its waiting jobs end.
+	TaskStopped = errors.New("task is stopped")
+	// PageNotFound: no page has this id.
+	PageNotFound = errors.New("page does not exist")
+	// BadInput: input that can never succeed as given (job args, a
+	// target, a flag value); the error text names the field.
+	BadInput = errors.New("invalid input")
+)
+
+// TaskError is a problem with one task: "task 7 does not exist".
+type TaskError struct {
+	ID  int64
+	Err error // TaskNotFound or TaskStopped
+}
+
+// Task returns the problem kind (TaskNotFound, TaskStopped) about task id.
+func Task(id int64, kind error) error { return &TaskError{ID: id, Err: kind} }
+
+func (e *TaskError) Error() string {
+	return fmt.Sprintf("task %d %s", e.ID, strings.TrimPrefix(e.Err.Error(), "task "))
+}
+
+func (e *TaskError) Unwrap() error { return e.Err }
+
+// permanent are the sentinels no retry can fix.
+var permanent = []error{TaskNotFound, TaskStopped, PageNotFound, BadInput}
+
+// Permanent reports whether err is, or wraps, a problem no retry can fix.
+func Permanent(err error) bool {
+	for _, p := range permanent {
+		if errors.Is(err, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Exit codes of the enqueue CLI.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // the command could not do its work (a missing or stopped task, a database error)
+	ExitUsage   = 2 // the command line or its input is wrong
+)
+
+// ExitCode maps err to the CLI's exit code: bad input is a usage error,
+// anything else a failure.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, BadInput):
+		return ExitUsage
+	default:
+		return ExitFailure
+	}
+}

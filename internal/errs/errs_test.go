@@ -1,0 +1,42 @@
+package errs
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestVocabulary(t *testing.T) {
+	t.Parallel()
+	missing := fmt.Errorf("lock: %w", Task(7, TaskNotFound))
+	if missing.Error() != "lock: task 7 does not exist" {
+		t.Errorf("message %q", missing)
+	}
+	if !errors.Is(missing, TaskNotFound) || errors.Is(missing, TaskStopped) {
+		t.Error("a missing task is not TaskNotFound only")
+	}
+	stopped := Task(3, TaskStopped)
+	if stopped.Error() != "task 3 is stopped" {
+		t.Errorf("message %q", stopped)
+	}
+	tests := []struct {
+		err       error
+		permanent bool
+		exit      int
+	}{
+		{nil, false, ExitOK},
+		{missing, true, ExitFailure},
+		{stopped, true, ExitFailure},
+		{fmt.Errorf("page 9: %w", PageNotFound), true, ExitFailure},
+		{fmt.Errorf("field \"depth\": %w", BadInput), true, ExitUsage},
+		{errors.New("connection refused"), false, ExitFailure},
+	}
+	for _, tt := range tests {
+		if got := Permanent(tt.err); got != tt.permanent {
+			t.Errorf("Permanent(%v) = %v, want %v", tt.err, got, tt.permanent)
+		}
+		if got := ExitCode(tt.err); got != tt.exit {
+			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.exit)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evidencefleet/evidencefleet/internal/errs"
+)
+
+// TaskStopped is the status of a task that takes no new work.
+const TaskStopped = "stopped"
+
+// The one "task is active" rule. Every writer that adds to a task (workers,
+// intake, the CLI) asks it: a task that does not exist is
+// errs.TaskNotFound, a stopped one errs.TaskStopped, both permanent.
+
+// LockActiveTask takes the task's row lock for the rest of the transaction,
+// as writers that number claims or bump work_version must, and returns the
+// task when it is active.
+func (q *Queries) LockActiveTask(ctx context.Context, id int64) (LockTaskRow, error) {
+	task, err := q.LockTask(ctx, id)
+	if err != nil {
+		if IsNotFound(err) {
+			return task, errs.Task(id, errs.TaskNotFound)
+		}
+		return task, fmt.Errorf("lock task %d: %w", id, err)
+	}
+	if task.Status == TaskStopped {
+		return task, errs.Task(id, errs.TaskStopped)
+	}
+	return task, nil
+}
+
+// ActiveTask reads the task without locking it and returns it when it is
+// active (readers and writers that only append rows keyed by the task).
+func (q *Queries) ActiveTask(ctx context.Context, id int64) (Task, error) {
+	task, err := q.ExistingTask(ctx, id)
+	if err != nil {
+		return task, err
+	}
+	if task.Status == TaskStopped {
+		return task, errs.Task(id, errs.TaskStopped)
+	}
+	return task, nil
+}
+
+// ExistingTask reads the task, whatever its status; a missing one is
+// errs.TaskNotFound.
+func (q *Queries) ExistingTask(ctx context.Context, id int64) (Task, error) {
+	task, err := q.GetTask(ctx, id)
+	if err != nil {
+		if IsNotFound(err) {
+			return task, errs.Task(id, errs.TaskNotFound)
+		}
+		return task, fmt.Errorf("read task %d: %w", id, err)
+	}
+	return task, nil
+}
