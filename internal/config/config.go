@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -77,6 +79,11 @@ type Config struct {
 	RecallMinTerms    int           `envconfig:"RECALL_MIN_TERMS" default:"3" desc:"...as long as the claim keeps this many rarer terms"`
 	EmbedWait         time.Duration `envconfig:"VERIFY_EMBED_WAIT" default:"2s" desc:"verify_nli snooze while the task has fragments without embeddings"`
 	MaxEmbedWaits     int           `envconfig:"VERIFY_MAX_EMBED_WAITS" default:"60" desc:"snoozes before verify_nli judges without the missing embeddings"`
+
+	RankLexicalTopN   int     `envconfig:"RANK_LEXICAL_TOP_N" default:"100" desc:"rerank stage 1: full-text candidates of the query (DESIGN §5.3)"`
+	RankLexicalWeight float64 `envconfig:"RANK_LEXICAL_WEIGHT" default:"0.3" desc:"rerank stage 2: score = weight·lexical + (1−weight)·cosine"`
+	RankRerankTopN    int     `envconfig:"RANK_RERANK_TOP_N" default:"50" desc:"rerank stage 2 survivors sent to the reranker"`
+	RankTopK          int     `envconfig:"RANK_TOP_K" default:"20" desc:"ranking length kept when a rerank job gives no top_k"`
 }
 
 // Model configures one model capability (embed, nli, rerank, llm); its
@@ -205,4 +212,64 @@ func Usage(w io.Writer) error {
 func UsageMarkdown(w io.Writer) error {
 	format := "| variable | default | meaning |\n|---|---|---|\n{{range .}}| `{{usage_key .}}` | {{with usage_default .}}`{{.}}`{{else}}—{{end}} | {{usage_description .}} |\n{{end}}"
 	return envconfig.Usagef(Prefix, &Config{}, w, format)
+}
+
+// Defaults is the configuration with every variable at its default: the
+// env struct's default tags are the one place defaults are stated (tests
+// and harnesses start from it; Load applies the same tags).
+func Defaults() Config {
+	var c Config
+	setDefaults(reflect.ValueOf(&c).Elem())
+	return c
+}
+
+// setDefaults applies the default tags of v's fields, recursing into
+// nested structs (Model).
+func setDefaults(v reflect.Value) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[time.Duration]() {
+			setDefaults(fv)
+			continue
+		}
+		def, ok := f.Tag.Lookup("default")
+		if !ok {
+			continue
+		}
+		if err := setValue(fv, def); err != nil {
+			panic(fmt.Sprintf("config: default of %s: %v", f.Name, err))
+		}
+	}
+}
+
+func setValue(v reflect.Value, s string) error {
+	switch {
+	case v.Type() == reflect.TypeFor[time.Duration]():
+		d, err := time.ParseDuration(s)
+		v.SetInt(int64(d))
+		return err
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+		v.Set(reflect.ValueOf(strings.Split(s, ",")))
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(s)
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		v.SetInt(n)
+		return err
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(s, 64)
+		v.SetFloat(x)
+		return err
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		v.SetBool(b)
+		return err
+	default:
+		return fmt.Errorf("unsupported kind %s", v.Kind())
+	}
+	return nil
 }

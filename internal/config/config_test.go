@@ -3,13 +3,16 @@ package config
 import (
 	"bytes"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestREADMEConfigurationTableIsCurrent keeps the README's table equal to
 // `worker config --markdown`.
 func TestREADMEConfigurationTableIsCurrent(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -65,5 +68,28 @@ func TestModelsFillCapabilityDefaults(t *testing.T) {
 	m := c.Models()
 	if m["embed"].Batch != 64 || m["nli"].Batch != 8 || m["llm"].Timeout.Seconds() != 120 {
 		t.Fatalf("defaults not filled: %+v", m)
+	}
+}
+
+// TestDefaultsAreLoadsDefaults: Defaults states exactly what Load reads from
+// an environment that sets nothing but the database.
+func TestDefaultsAreLoadsDefaults(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, Prefix+"_") {
+			t.Setenv(name, "")
+			os.Unsetenv(name)
+		}
+	}
+	t.Setenv("DATABASE_URL", "postgres://localhost/x")
+	loaded, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded.DatabaseURL = ""
+	if d := Defaults(); !reflect.DeepEqual(d, loaded) {
+		t.Errorf("Defaults() = %+v\nLoad()     = %+v", d, loaded)
+	}
+	if d := Defaults(); d.TopK != 30 || d.RankTopK != 20 || d.EmbedWait != 2*time.Second || len(d.Queues) != 6 || d.NLI.Backend != "builtin" {
+		t.Errorf("Defaults() = %+v: tags not applied", d)
 	}
 }

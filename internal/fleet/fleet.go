@@ -72,18 +72,7 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 		return nil, nil, err
 	}
 	mc := cfg.Models()
-	verify := workers.DefaultVerifyConfig(models.MinSimilarity)
-	verify.TopK = cfg.TopK
-	verify.MaxDomains = cfg.MaxDomains
-	verify.MaxPairsPerClaim = cfg.MaxPairsPerClaim
-	verify.MinNLIConfidence = cfg.MinNLIConfidence
-	verify.SaveNeutral = cfg.SaveNeutral
-	verify.RecallLimit = cfg.RecallLimit
-	verify.RecallMaxTermFreq = cfg.RecallMaxTermFreq
-	verify.RecallMinTerms = cfg.RecallMinTerms
-	verify.NLIBatchSize = mc["nli"].Batch
-	verify.EmbedWait = cfg.EmbedWait
-	verify.MaxEmbedWaits = cfg.MaxEmbedWaits
+	verify := workers.VerifyConfigFrom(cfg, models.MinSimilarity)
 	var searcher search.Searcher
 	if cfg.SearchURL != "" {
 		s, err := search.NewSearXNG(cfg.SearchURL, cfg.FetchTimeout)
@@ -122,7 +111,7 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 		},
 		Verify:    verify,
 		Embed:     workers.EmbedConfig{BatchSize: mc["embed"].Batch},
-		Rerank:    workers.DefaultRerankConfig(),
+		Rerank:    workers.RerankConfigFrom(cfg),
 		TaskIndex: taskindex.NewCache(int64(cfg.TaskIndexMB) << 20),
 	}, fetcher, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
@@ -145,11 +144,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 				return err
 			}
 		}
-		if err := river.RecordOutput(ctx, out); err != nil {
-			return fmt.Errorf("record output: %w", err)
-		}
-		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-		return err
+		return completeTx(ctx, tx, job, out)
 	})
 	if err != nil {
 		return fmt.Errorf("store citation graph of page %d: %w", job.Args.PageID, err)

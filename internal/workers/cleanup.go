@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -53,11 +52,7 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArg
 				return err
 			}
 		}
-		if err := river.RecordOutput(ctx, out); err != nil {
-			return fmt.Errorf("record output: %w", err)
-		}
-		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-		return err
+		return completeTx(ctx, tx, job, out)
 	})
 	if err != nil {
 		return fmt.Errorf("cleanup %s: %w", job.Args.Mode, err)

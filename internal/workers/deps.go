@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
+	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
@@ -48,17 +49,18 @@ type Deps struct {
 	TaskIndex *taskindex.Cache
 }
 
-// RerankConfig holds the defaults of DESIGN §5.3.
+// RerankConfig tunes the rerank job (DESIGN §5.3).
 type RerankConfig struct {
-	LexicalTopN   int     // stage 1 full-text candidates (100)
-	LexicalWeight float64 // stage 2 score = LexicalWeight·lexical_norm + (1−LexicalWeight)·cosine (0.3)
-	RerankTopN    int     // stage 2 survivors sent to the reranker (50)
-	TopK          int     // ranking length kept when the job gives no top_k (20)
+	LexicalTopN   int     // stage 1 full-text candidates
+	LexicalWeight float64 // stage 2 score = LexicalWeight·lexical_norm + (1−LexicalWeight)·cosine
+	RerankTopN    int     // stage 2 survivors sent to the reranker
+	TopK          int     // ranking length kept when the job gives no top_k
 }
 
-// DefaultRerankConfig returns DESIGN §5.3's defaults.
-func DefaultRerankConfig() RerankConfig {
-	return RerankConfig{LexicalTopN: 100, LexicalWeight: 0.3, RerankTopN: 50, TopK: 20}
+// RerankConfigFrom takes the rerank settings of the configuration.
+func RerankConfigFrom(cfg config.Config) RerankConfig {
+	return RerankConfig{LexicalTopN: cfg.RankLexicalTopN, LexicalWeight: cfg.RankLexicalWeight,
+		RerankTopN: cfg.RankRerankTopN, TopK: cfg.RankTopK}
 }
 
 // ExtractConfig tunes page processing in target_queue.
@@ -73,7 +75,7 @@ type EmbedConfig struct {
 	JobSize   int // fragment ids per embed job inserted by target_queue (default 256)
 }
 
-// VerifyConfig holds the defaults of DESIGN §5.2.
+// VerifyConfig tunes verify_nli (DESIGN §5.2).
 type VerifyConfig struct {
 	MinSimilarity    float64 // cosine floor of stage 2; belongs to the embedder
 	TopK             int     // stage 2 keeps the top_k most similar (30)
@@ -95,22 +97,22 @@ type VerifyConfig struct {
 	MaxEmbedWaits int
 }
 
-// DefaultVerifyConfig returns DESIGN §5.2's defaults for an embedder whose
-// calibrated similarity floor is minSimilarity.
-func DefaultVerifyConfig(minSimilarity float64) VerifyConfig {
+// VerifyConfigFrom takes the verify_nli settings of the configuration,
+// with the embedder's calibrated similarity floor (backend.Models).
+func VerifyConfigFrom(cfg config.Config, minSimilarity float64) VerifyConfig {
 	return VerifyConfig{
 		MinSimilarity:     minSimilarity,
-		TopK:              30,
-		MaxDomains:        6,
-		MaxPairsPerClaim:  20,
-		MinNLIConfidence:  0.6,
-		SaveNeutral:       true,
-		RecallLimit:       200,
-		RecallMaxTermFreq: 0.05,
-		RecallMinTerms:    3,
-		NLIBatchSize:      32,
-		EmbedWait:         2 * time.Second,
-		MaxEmbedWaits:     60,
+		TopK:              cfg.TopK,
+		MaxDomains:        cfg.MaxDomains,
+		MaxPairsPerClaim:  cfg.MaxPairsPerClaim,
+		MinNLIConfidence:  cfg.MinNLIConfidence,
+		SaveNeutral:       cfg.SaveNeutral,
+		RecallLimit:       cfg.RecallLimit,
+		RecallMaxTermFreq: cfg.RecallMaxTermFreq,
+		RecallMinTerms:    cfg.RecallMinTerms,
+		NLIBatchSize:      cfg.Models()["nli"].Batch,
+		EmbedWait:         cfg.EmbedWait,
+		MaxEmbedWaits:     cfg.MaxEmbedWaits,
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -75,11 +74,7 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 				return err
 			}
 		}
-		if err := river.RecordOutput(ctx, map[string]any{"embedded": stored, "requested": len(ids), "model": model}); err != nil {
-			return fmt.Errorf("record output: %w", err)
-		}
-		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-		return err
+		return completeTx(ctx, tx, job, map[string]any{"embedded": stored, "requested": len(ids), "model": model})
 	})
 	if err != nil {
 		return fmt.Errorf("store embeddings: %w", err)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/internal/rank"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -57,10 +57,10 @@ type RerankOutput struct {
 	Successor      bool   `json:"successor"`             // the task changed while ranking: a successor job ranks again
 }
 
-// rerankConfig fills unset sizes with DESIGN §5.3's defaults; an all-zero
-// configuration (Deps built without one) is the default configuration.
+// rerankConfig fills unset sizes with the configuration's defaults; an
+// all-zero configuration (Deps built without one) is the default one.
 func rerankConfig(c RerankConfig) RerankConfig {
-	def := DefaultRerankConfig()
+	def := RerankConfigFrom(config.Defaults())
 	if c == (RerankConfig{}) {
 		return def
 	}
@@ -127,11 +127,8 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 		}
 		out.Ranked = len(ranked)
 		out.Successor = locked.WorkVersion != task.WorkVersion
-		if err := river.RecordOutput(ctx, out); err != nil {
-			return fmt.Errorf("record output: %w", err)
-		}
-		if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
-			return fmt.Errorf("complete job: %w", err)
+		if err := completeTx(ctx, tx, job, out); err != nil {
+			return err
 		}
 		if out.Successor {
 			// This job is completed in this transaction, so the unique

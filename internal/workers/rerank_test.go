@@ -224,7 +224,7 @@ func TestRerank(t *testing.T) {
 		b.checkRanking(t, first)
 		fragments := queryInt(t, b.f.Pool, `SELECT count(*) FROM task_pages tp JOIN fragments f ON f.page_version_id = tp.page_version_id WHERE tp.task_id = $1`, b.task)
 		if out.Lexical == 0 || out.Lexical > fragments || out.Reranked != out.Lexical || out.Ranked != len(first) ||
-			out.Ranked != min(out.Reranked, workers.DefaultRerankConfig().TopK) || out.NotEmbedded != 0 || out.Replaced != 0 {
+			out.Ranked != min(out.Reranked, config.Defaults().RankTopK) || out.NotEmbedded != 0 || out.Replaced != 0 {
 			t.Errorf("output %+v inconsistent with %d ranked rows of %d task fragments", out, len(first), fragments)
 		}
 		// A fragment sharing no term with the query is not a full-text hit.

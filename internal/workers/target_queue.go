@@ -15,7 +15,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
@@ -158,11 +157,7 @@ func (w *TargetQueueWorker) extractAndStore(ctx context.Context, job *river.Job[
 		if err := insertFollowUps(ctx, tx, job.Args.TaskID, out, d.Embed); err != nil {
 			return err
 		}
-		if err := river.RecordOutput(ctx, out); err != nil {
-			return fmt.Errorf("record output: %w", err)
-		}
-		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-		return err
+		return completeTx(ctx, tx, job, out)
 	})
 	if err != nil {
 		return fmt.Errorf("store page %s: %w", target.Value, err)
@@ -575,10 +570,7 @@ func (w *TargetQueueWorker) failTarget(ctx context.Context, job *river.Job[jobs.
 
 // completeAlone completes a job that has nothing to write.
 func completeAlone[T river.JobArgs](ctx context.Context, s *store.Store, job *river.Job[T]) error {
-	return s.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-		return err
-	})
+	return s.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error { return completeTx(ctx, tx, job, nil) })
 }
 
 func nonEmpty(s string) *string {
@@ -694,11 +686,7 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 			Payload: mustJSON(map[string]any{"query": target.Value, "results": out.Results, "registered": out.Registered, "known": out.Known})}); err != nil {
 			return fmt.Errorf("record search event: %w", err)
 		}
-		if err := river.RecordOutput(ctx, out); err != nil {
-			return fmt.Errorf("record output: %w", err)
-		}
-		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-		return err
+		return completeTx(ctx, tx, job, out)
 	})
 	if err != nil {
 		return fmt.Errorf("register results of %q: %w", target.Value, err)

@@ -1,12 +1,15 @@
 package workers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -57,4 +60,18 @@ func modelWait(err error, doing string) error {
 		return river.JobSnooze(wait)
 	}
 	return fmt.Errorf("%s: %w", doing, err)
+}
+
+// completeTx records the job's output (unless nil) and completes the job in
+// tx: a job's writes and its completion commit together or not at all.
+func completeTx[T river.JobArgs](ctx context.Context, tx pgx.Tx, job *river.Job[T], output any) error {
+	if output != nil {
+		if err := river.RecordOutput(ctx, output); err != nil {
+			return fmt.Errorf("record output: %w", err)
+		}
+	}
+	if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+		return fmt.Errorf("complete job: %w", err)
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
@@ -95,10 +94,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 				return nil // commit this round's edges, then go round again
 			}
 			done = true
-			if err := river.RecordOutput(ctx, out); err != nil {
-				return fmt.Errorf("record output: %w", err)
-			}
-			if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+			if err := completeTx(ctx, tx, job, out); err != nil {
 				return err
 			}
 			if changed {

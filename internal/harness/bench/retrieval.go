@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
@@ -39,7 +40,7 @@ func (h *harness) retrieval(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	deps := &workers.Deps{Store: store.NewStore(pool), Embedder: models.Embedder, Verify: workers.DefaultVerifyConfig(models.MinSimilarity)}
+	deps := &workers.Deps{Store: store.NewStore(pool), Embedder: models.Embedder, Verify: workers.VerifyConfigFrom(config.Defaults(), models.MinSimilarity)}
 	graph := task.Fragments
 	sec := fmt.Sprintf("candidate retrieval per claim (task of %d fragments in a growing graph)", task.Fragments)
 	for i, size := range h.opts.RetrievalSizes {
