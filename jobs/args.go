@@ -30,9 +30,9 @@ type ArgsError struct {
 	Msg   string
 }
 
-// Unwrap makes every ArgsError an errs.BadInput: a permanent problem that
+// Unwrap makes every ArgsError an errs.ErrBadInput: a permanent problem that
 // the workers cancel on and the CLI reports as a usage error.
-func (e *ArgsError) Unwrap() error { return errs.BadInput }
+func (e *ArgsError) Unwrap() error { return errs.ErrBadInput }
 
 func (e *ArgsError) Error() string {
 	if e.Field == "" {

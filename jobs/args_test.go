@@ -312,8 +312,9 @@ func TestArgsJSONIsThePublicContract(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, tc := range cases {
+		seen[tc.args.Kind()] = true // here, not in the parallel subtest, which runs after the check below
 		t.Run(tc.args.Kind(), func(t *testing.T) {
-			seen[tc.args.Kind()] = true
+			t.Parallel()
 			if err := tc.args.Validate(); err != nil {
 				t.Fatalf("Validate(%+v) = %v", tc.args, err)
 			}
@@ -380,6 +381,7 @@ func TestWorkerDecodingKeepsTheProblemForValidate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.kind+"/"+tc.raw, func(t *testing.T) {
+			t.Parallel()
 			p := zero[tc.kind]()
 			if err := json.Unmarshal([]byte(tc.raw), p); err != nil {
 				t.Fatalf("json.Unmarshal(%s) = %v; want nil so the worker can cancel the job itself", tc.raw, err)
@@ -415,6 +417,7 @@ func TestArgsKindsQueuesAndPriorities(t *testing.T) {
 	queues := map[string]bool{}
 	for _, tc := range cases {
 		t.Run(tc.kind, func(t *testing.T) {
+			t.Parallel()
 			if got := tc.args.Kind(); got != tc.kind {
 				t.Errorf("Kind() = %q, want %q", got, tc.kind)
 			}

@@ -20,7 +20,7 @@ func TestContractImportsNothingHeavy(t *testing.T) {
 		t.Fatalf("go list -deps gave %d packages: %q", len(deps), out)
 	}
 	banned := []string{"colly", "go-readability", "goquery", "prometheus", "jackc/pgx", "evidencefleet/store",
-		"evidencefleet/internal/crawl", "evidencefleet/internal/extract", "evidencefleet/internal/ml"}
+		"evidencefleet/internal/crawl", "evidencefleet/internal/extract", "evidencefleet/internal/models"}
 	for _, d := range deps {
 		for _, b := range banned {
 			if strings.Contains(d, b) {

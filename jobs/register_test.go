@@ -7,6 +7,7 @@ import (
 )
 
 func TestKindQueuesMatchInsertOpts(t *testing.T) {
+	t.Parallel()
 	for _, args := range []interface {
 		river.JobArgs
 		river.JobArgsWithInsertOpts

@@ -18,6 +18,7 @@ import (
 // embeddings: each becomes its float4 values, big-endian, 4 bytes apiece;
 // fragments without one stay without; down drops them (they are recomputable).
 func TestEmbeddingsMigrateToBytes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, emptyDatabase(t))
 	if err != nil {

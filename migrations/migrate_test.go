@@ -56,6 +56,7 @@ func pgtestSeq() int {
 }
 
 func TestConcurrentMigrateFromSeveralPodsAppliesOnce(t *testing.T) {
+	t.Parallel()
 	dbURL := emptyDatabase(t)
 	ctx := context.Background()
 	const pods = 4
@@ -110,6 +111,7 @@ func TestConcurrentMigrateFromSeveralPodsAppliesOnce(t *testing.T) {
 }
 
 func TestPageVersionsAreImmutable(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	ctx := context.Background()
 	var pageID, verID int64

@@ -12,7 +12,7 @@ const TaskStopped = "stopped"
 
 // The one "task is active" rule. Every writer that adds to a task (workers,
 // intake, the CLI) asks it: a task that does not exist is
-// errs.TaskNotFound, a stopped one errs.TaskStopped, both permanent.
+// errs.ErrTaskNotFound, a stopped one errs.ErrTaskStopped, both permanent.
 
 // LockActiveTask takes the task's row lock for the rest of the transaction,
 // as writers that number claims or bump work_version must, and returns the
@@ -21,12 +21,12 @@ func (q *Queries) LockActiveTask(ctx context.Context, id int64) (LockTaskRow, er
 	task, err := q.LockTask(ctx, id)
 	if err != nil {
 		if IsNotFound(err) {
-			return task, errs.Task(id, errs.TaskNotFound)
+			return task, errs.Task(id, errs.ErrTaskNotFound)
 		}
 		return task, fmt.Errorf("lock task %d: %w", id, err)
 	}
 	if task.Status == TaskStopped {
-		return task, errs.Task(id, errs.TaskStopped)
+		return task, errs.Task(id, errs.ErrTaskStopped)
 	}
 	return task, nil
 }
@@ -39,18 +39,18 @@ func (q *Queries) ActiveTask(ctx context.Context, id int64) (Task, error) {
 		return task, err
 	}
 	if task.Status == TaskStopped {
-		return task, errs.Task(id, errs.TaskStopped)
+		return task, errs.Task(id, errs.ErrTaskStopped)
 	}
 	return task, nil
 }
 
 // ExistingTask reads the task, whatever its status; a missing one is
-// errs.TaskNotFound.
+// errs.ErrTaskNotFound.
 func (q *Queries) ExistingTask(ctx context.Context, id int64) (Task, error) {
 	task, err := q.GetTask(ctx, id)
 	if err != nil {
 		if IsNotFound(err) {
-			return task, errs.Task(id, errs.TaskNotFound)
+			return task, errs.Task(id, errs.ErrTaskNotFound)
 		}
 		return task, fmt.Errorf("read task %d: %w", id, err)
 	}

@@ -14,6 +14,7 @@ import (
 // as the claim keeps MinTerms rarer terms; before that, or with the pruning
 // off, every term is used.
 func TestRecallLeavesOutCommonTermsOnlyWithStatistics(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	var task, page, version int64

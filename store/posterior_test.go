@@ -113,6 +113,7 @@ func repeat(rel string, conf float64, n int) []edgeSpec {
 func r3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 func TestPosteriorFromEdgesMatchesReferenceRows(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                 string
 		edges                []edgeSpec
@@ -132,6 +133,7 @@ func TestPosteriorFromEdgesMatchesReferenceRows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			b := setup(t)
 			b.addEdges(t, tt.edges)
 			if _, err := b.q.RecomputePosteriors(context.Background(), []int64{b.claimID}); err != nil {
@@ -150,6 +152,7 @@ func TestPosteriorFromEdgesMatchesReferenceRows(t *testing.T) {
 }
 
 func TestTrustLevelsNeverChangeThePosterior(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	b.addEdges(t, append(repeat("supports", 0.8, 2), repeat("refutes", 0.7, 1)...))
 	ctx := context.Background()
@@ -176,6 +179,7 @@ func TestTrustLevelsNeverChangeThePosterior(t *testing.T) {
 }
 
 func TestCachedPosteriorEqualsRecomputation(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
 	b.addEdges(t, append(repeat("supports", 0.71, 4), repeat("refutes", 0.93, 2)...))

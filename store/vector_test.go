@@ -7,6 +7,7 @@ import (
 )
 
 func TestVectorRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, v := range [][]float32{{}, {1}, {0.5, -1.25, 3e-7, float32(math.Inf(-1)), math.SmallestNonzeroFloat32}} {
 		got, err := DecodeVector(EncodeVector(v), nil)
 		if err != nil || !slices.Equal(got, v) {

@@ -10,8 +10,9 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
+	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
 // paraphrase is how the test LLM words every claim: never as its quote.
@@ -30,7 +31,7 @@ const testLLMModel = "openai:test-llm+extract_claims.v1"
 // banner names those and not the extractor.
 func TestExportedSpansArePageText(t *testing.T) {
 	servers := testfleet.StartModelServers(t)
-	servers.EditClaims = func(_ string, claims []ml.LLMClaim) []ml.LLMClaim {
+	servers.EditClaims = func(_ string, claims []models.LLMClaim) []models.LLMClaim {
 		for i := range claims {
 			claims[i].Claim = paraphrase + strings.ToLower(claims[i].Quote)
 		}
@@ -87,9 +88,9 @@ func TestExportedSpansArePageText(t *testing.T) {
 		baseline bool
 	}{
 		"claims": {testLLMModel, false},
-		"nli":    {ml.LexicalNLIModel, true},
-		"embed":  {ml.HashEmbedderModel, true},
-		"rerank": {ml.BM25RerankerModel, true},
+		"nli":    {builtin.LexicalNLIModel, true},
+		"embed":  {builtin.HashEmbedderModel, true},
+		"rerank": {builtin.BM25RerankerModel, true},
 	}
 	if len(g.Models) != len(wantModels) {
 		t.Errorf("graph models %+v, want one per capability %v", g.Models, wantModels)
@@ -100,7 +101,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 			t.Errorf("graph model %+v, want %+v with judgements", m, want)
 		}
 	}
-	if !strings.Contains(g.Notice, ml.LexicalNLIModel) || strings.Contains(g.Notice, "test-llm") {
+	if !strings.Contains(g.Notice, builtin.LexicalNLIModel) || strings.Contains(g.Notice, "test-llm") {
 		t.Errorf("graph notice %q: want the built-ins named, not the trained extractor", g.Notice)
 	}
 
@@ -108,7 +109,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 	if first, _, _ := strings.Cut(report, "\n"); first != g.Notice {
 		t.Errorf("report starts with %q, want the baseline banner %q", first, g.Notice)
 	}
-	if !strings.Contains(report, "models: claims "+testLLMModel+" (") || !strings.Contains(report, "nli "+ml.LexicalNLIModel+" (") {
+	if !strings.Contains(report, "models: claims "+testLLMModel+" (") || !strings.Contains(report, "nli "+builtin.LexicalNLIModel+" (") {
 		t.Errorf("report does not name its models:\n%s", report)
 	}
 	origins := 0
@@ -135,7 +136,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 			t.Errorf("ranked fragment %d text %q, want the version's text %q", r.FragmentID, s.Text, want)
 		}
 	}
-	if m.Notice != modelcard.Banner([]string{ml.HashEmbedderModel, ml.BM25RerankerModel}) || m.Notice == "" {
+	if m.Notice != modelcard.Banner([]string{builtin.HashEmbedderModel, builtin.BM25RerankerModel}) || m.Notice == "" {
 		t.Errorf("materials notice %q, want the banner of the built-in embedder and reranker", m.Notice)
 	}
 
@@ -153,8 +154,8 @@ func TestExportedSpansArePageText(t *testing.T) {
 // labelled with the banner and models and draws every cites edge.
 func TestDOTNamesModelsAndCitations(t *testing.T) {
 	t.Parallel()
-	g := &graphExport{TaskID: 7, Notice: modelcard.Banner([]string{ml.LexicalNLIModel}),
-		Models:    []modelUse{{Capability: "nli", Model: ml.LexicalNLIModel, Judgements: 3, Baseline: true}},
+	g := &graphExport{TaskID: 7, Notice: modelcard.Banner([]string{builtin.LexicalNLIModel}),
+		Models:    []modelUse{{Capability: "nli", Model: builtin.LexicalNLIModel, Judgements: 3, Baseline: true}},
 		Pages:     []graphPage{{ID: 1, URL: "https://a.example/x"}, {ID: 2, URL: "https://doi.org/10.1/b"}},
 		Citations: []graphCitation{{Citing: 1, Cited: 2, Source: "s2,openalex"}}}
 	var out strings.Builder
@@ -163,7 +164,7 @@ func TestDOTNamesModelsAndCitations(t *testing.T) {
 	if err := checkDOTSyntax(dot); err != nil {
 		t.Fatalf("DOT: %v\n%s", err, dot)
 	}
-	for _, want := range []string{`p1 -> p2 [label="cites s2,openalex", style=dashed`, "nli " + ml.LexicalNLIModel + " (3 edges)", "BASELINE MODELS"} {
+	for _, want := range []string{`p1 -> p2 [label="cites s2,openalex", style=dashed`, "nli " + builtin.LexicalNLIModel + " (3 edges)", "BASELINE MODELS"} {
 		if !strings.Contains(dot, want) {
 			t.Errorf("DOT lacks %q:\n%s", want, dot)
 		}

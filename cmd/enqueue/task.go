@@ -80,7 +80,7 @@ func (a *app) taskStopCmd() *cobra.Command {
 			err := a.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 				if _, err := q.LockTask(ctx, taskID); err != nil {
 					if store.IsNotFound(err) {
-						return errs.Task(taskID, errs.TaskNotFound)
+						return errs.Task(taskID, errs.ErrTaskNotFound)
 					}
 					return fmt.Errorf("lock task: %w", err)
 				}

@@ -1,20 +1,21 @@
 // Package academic holds what the scholarly-metadata clients (the Semantic
 // Scholar Graph API in academic/s2, OpenAlex in academic/openalex) share: a
 // small paper and citation-link model, identifier normalisation (DOI, PMID,
-// arXiv), paging bounds, the errors they return, and Client, a JSON-over-HTTP
-// client built on internal/backend/httpx (retries with backoff honouring
-// Retry-After, circuit breaker, metrics) that adds a minimum spacing between
-// requests, maps 404 to ErrNotFound and keeps the API key out of errors.
+// arXiv), paging bounds, and Client, a JSON-over-HTTP client built on
+// internal/models/httpx (retries with backoff honouring Retry-After, circuit
+// breaker, metrics) that adds a minimum spacing between requests, maps 404
+// to modelerr.ErrNotFound and keeps the API key out of errors.
+//
+// The errors of the clients are those of internal/models/modelerr; test them
+// with errors.Is. Failures of the HTTP exchange are *httpx.Error values
+// wrapping modelerr.ErrUnavailable, ErrRejected (4xx other than 404, 408 and
+// 429), ErrBadResponse (an answer that is not the documented JSON),
+// ErrNotFound (a 404: the API does not know the paper; not retried) or a
+// context error.
 //
 // The identifier and model code is pure; the I/O lives in client.go and
 // spacing.go.
 package academic
-
-import (
-	"errors"
-
-	"github.com/evidencefleet/evidencefleet/internal/ml"
-)
 
 // Sources of papers and links.
 const (
@@ -90,20 +91,3 @@ func (l Limit) Pages() int {
 	}
 	return l.MaxPages
 }
-
-// Errors the clients return; test them with errors.Is. Failures of the HTTP
-// exchange are *httpx.Error values wrapping ErrUnavailable, ErrRejected,
-// ErrBadResponse or a context error.
-var (
-	// ErrNotFound marks a 404 answer: the API does not know the paper. It is
-	// not retried.
-	ErrNotFound = errors.New("not found")
-	// ErrUnavailable marks an API that could not answer (connection errors,
-	// timeouts, 429 and 5xx once the retries are spent, an open breaker).
-	ErrUnavailable = ml.ErrUnavailable
-	// ErrRejected marks a request the API refused (4xx other than 404, 408
-	// and 429).
-	ErrRejected = ml.ErrRejected
-	// ErrBadResponse marks an answer that is not the documented JSON.
-	ErrBadResponse = ml.ErrBadResponse
-)

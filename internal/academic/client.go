@@ -12,7 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/backend/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 )
 
 // Capability is the metric capability label and error prefix of the
@@ -107,7 +108,7 @@ func (c *Client) GetJSON(ctx context.Context, target string, header http.Header,
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
 	if err != nil {
 		e := &httpx.Error{Backend: c.backend, Capability: c.capability, Path: req.URL.Path, Status: resp.StatusCode,
-			Attempts: 1, Reason: "reading the body: " + err.Error(), Err: ErrUnavailable}
+			Attempts: 1, Reason: "reading the body: " + err.Error(), Err: modelerr.ErrUnavailable}
 		if ctx.Err() != nil {
 			e.Reason, e.Err = "context ended while reading the body", ctx.Err()
 		}
@@ -161,7 +162,7 @@ func (c *Client) BadResponse(target, reason string) error {
 func (c *Client) badResponse(path string, status int, reason string, body []byte) *httpx.Error {
 	c.hc.Metrics().ModelError(c.backend, c.capability, "bad_response")
 	return &httpx.Error{Backend: c.backend, Capability: c.capability, Path: path, Status: status, Attempts: 1,
-		Reason: reason, Message: httpx.Snippet(string(bytes.TrimSpace(body)), 200), Err: ErrBadResponse}
+		Reason: reason, Message: httpx.Snippet(string(bytes.TrimSpace(body)), 200), Err: modelerr.ErrBadResponse}
 }
 
 func (c *Client) setHeaders(req *http.Request, header http.Header) {
@@ -184,8 +185,8 @@ func (c *Client) wrap(err error) error {
 	}
 	var he *httpx.Error
 	if errors.As(err, &he) {
-		if he.Status == http.StatusNotFound && errors.Is(he.Err, ErrRejected) {
-			he.Err = ErrNotFound
+		if he.Status == http.StatusNotFound && errors.Is(he.Err, modelerr.ErrRejected) {
+			he.Err = modelerr.ErrNotFound
 		}
 		he.Reason = c.redact(he.Reason)
 		he.Message = c.redact(he.Message)

@@ -3,6 +3,7 @@ package academic
 import "testing"
 
 func TestNormalizeDOI(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -31,6 +32,7 @@ func TestNormalizeDOI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := NormalizeDOI(tt.in); got != tt.want {
 				t.Errorf("NormalizeDOI(%q) = %q, want %q", tt.in, got, tt.want)
 			}
@@ -43,6 +45,7 @@ func TestNormalizeDOI(t *testing.T) {
 }
 
 func TestNormalizePMID(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"29456894", "29456894"},
 		{" 29456894 ", "29456894"},
@@ -62,6 +65,7 @@ func TestNormalizePMID(t *testing.T) {
 }
 
 func TestNormalizeArXiv(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"2208.04425", "2208.04425"},
 		{"arXiv:2208.04425v2", "2208.04425v2"},
@@ -79,6 +83,7 @@ func TestNormalizeArXiv(t *testing.T) {
 }
 
 func TestLimitDefaults(t *testing.T) {
+	t.Parallel()
 	if got := (Limit{}).Items(); got != DefaultMaxItems {
 		t.Errorf("zero Limit Items() = %d, want %d", got, DefaultMaxItems)
 	}

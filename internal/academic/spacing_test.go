@@ -11,6 +11,7 @@ import (
 )
 
 func TestSpacerReservesSlots(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1000, 0)
 	var slept []time.Duration
 	s := NewSpacer(time.Second)
@@ -33,6 +34,7 @@ func TestSpacerReservesSlots(t *testing.T) {
 }
 
 func TestSpacedTransportSpacesRequests(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var starts []time.Time
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -64,6 +66,7 @@ func TestSpacedTransportSpacesRequests(t *testing.T) {
 }
 
 func TestSpacerHonoursContext(t *testing.T) {
+	t.Parallel()
 	s := NewSpacer(time.Hour)
 	if err := s.Wait(context.Background()); err != nil {
 		t.Fatal(err)

@@ -104,6 +104,7 @@ type ruleTestFile struct {
 // unit tests on them, which must fire every alert on a bad series and keep it
 // silent on a healthy one.
 func TestAlertRules(t *testing.T) {
+	t.Parallel()
 	bin := promtool(t)
 	r := render(t, chartDir, nil, "--api-versions", ruleAPI, "--api-versions", "monitoring.coreos.com/v1/ServiceMonitor")
 	if len(r.rules) != 1 || len(r.monitors) != 1 {
@@ -180,6 +181,7 @@ func TestAlertRules(t *testing.T) {
 // workers-absent alert is left out when every group may scale to zero; the
 // queues unserved on purpose are left out of the no-worker alert.
 func TestAlertRulesFollowValues(t *testing.T) {
+	t.Parallel()
 	if r := render(t, chartDir, []string{writeValues(t, "prometheusRule: {enabled: false}\n")}, "--api-versions", ruleAPI); len(r.rules) != 0 {
 		t.Error("a PrometheusRule was rendered with prometheusRule.enabled false")
 	}

@@ -297,6 +297,7 @@ func checkPods(t *testing.T, r rendered, secret, key string) {
 }
 
 func TestDefaultValues(t *testing.T) {
+	t.Parallel()
 	r := render(t, chartDir, nil)
 	checkPods(t, r, "evidencefleet-db", "DATABASE_URL")
 	if len(r.deployments) != 3 || r.deployments["ingest"] == nil || r.deployments["verify"] == nil || r.deployments["background"] == nil {
@@ -353,6 +354,7 @@ func TestDefaultValues(t *testing.T) {
 }
 
 func TestKEDAValues(t *testing.T) {
+	t.Parallel()
 	r := render(t, chartDir, []string{filepath.Join(chartDir, "ci/keda-values.yaml")})
 	checkPods(t, r, "evidencefleet-db", "DATABASE_URL")
 	if len(r.hpas) != 0 || len(r.scaled) != 4 || len(r.triggerAuth) != 1 {
@@ -394,6 +396,7 @@ func TestKEDAValues(t *testing.T) {
 }
 
 func TestHPAValues(t *testing.T) {
+	t.Parallel()
 	r := render(t, chartDir, []string{filepath.Join(chartDir, "ci/hpa-values.yaml")}, "--api-versions", "monitoring.coreos.com/v1/ServiceMonitor")
 	checkPods(t, r, "prod-db", "url")
 	if len(r.hpas) != 1 || r.hpas["verify"] == nil || len(r.scaled) != 0 {
@@ -423,6 +426,7 @@ func TestHPAValues(t *testing.T) {
 }
 
 func TestSeveralGroups(t *testing.T) {
+	t.Parallel()
 	r := render(t, chartDir, []string{filepath.Join(chartDir, "ci/groups-values.yaml")})
 	checkPods(t, r, "evidencefleet-db", "DATABASE_URL")
 	want := map[string]string{"fetch": "target", "embed": "embed", "verify": "nli,rerank", "background": "citation,maintenance"}
@@ -448,6 +452,7 @@ func TestSeveralGroups(t *testing.T) {
 
 // TestBadValuesAreRefused: the schema and the templates' own checks.
 func TestBadValuesAreRefused(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, values, want string }{
 		{"HPA and KEDA on one group", "groups:\n  - {name: v, queues: [nli], autoscaling: {enabled: true}, keda: {enabled: true}}\n", "autoscaling"},
 		{"unknown queue", "groups:\n  - {name: v, queues: [nlii]}\n", "/groups/0/queues/0"},
@@ -462,6 +467,7 @@ func TestBadValuesAreRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			f := filepath.Join(t.TempDir(), "values.yaml")
 			if err := os.WriteFile(f, []byte(tt.values), 0o644); err != nil {
 				t.Fatal(err)
@@ -480,6 +486,7 @@ func TestBadValuesAreRefused(t *testing.T) {
 // TestMisspeltTemplateFieldFails: a typo in a template renders fine YAML but
 // an object the API server would reject; strict decoding catches it.
 func TestMisspeltTemplateFieldFails(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(chartDir)); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 // before they are due and no such job is stranded. Jobs due later, pending
 // and finished jobs, and other groups' queues do not count.
 func TestKEDAQueryCountsWork(t *testing.T) {
+	t.Parallel()
 	r := render(t, chartDir, []string{filepath.Join(chartDir, "ci/keda-values.yaml")})
 	pool := pgtest.Pool(t)
 	ctx := context.Background()

@@ -38,6 +38,7 @@ func servedQueues(t *testing.T, r rendered) map[string][]string {
 // TestEveryQueueServed: the default values and every example value set in
 // ci/ serve every queue the workers know (jobs.AllQueues).
 func TestEveryQueueServed(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(chartDir, "ci", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no value sets in ci/: %v", err)
@@ -49,6 +50,7 @@ func TestEveryQueueServed(t *testing.T) {
 			name, values = filepath.Base(f), []string{f}
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			served := servedQueues(t, render(t, chartDir, values))
 			for _, q := range jobs.AllQueues {
 				if len(served[q]) == 0 {
@@ -63,6 +65,7 @@ func TestEveryQueueServed(t *testing.T) {
 // runs fail to render, naming exactly the unserved queues, unless
 // allowUnservedQueues lists them.
 func TestUnservedQueueFails(t *testing.T) {
+	t.Parallel()
 	const (
 		noRerank = "groups:\n  - {name: all, queues: [target, embed, nli, citation, maintenance]}\n"
 		split    = "groups:\n  - {name: main, queues: [target, embed, nli, rerank]}\n  - {name: background, queues: [citation, maintenance]%s}\n"
@@ -76,6 +79,7 @@ func TestUnservedQueueFails(t *testing.T) {
 	}
 	for _, tt := range fails {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			f := writeValues(t, tt.values)
 			_, err := run(t, "template", "evf", chartDir, "-f", f)
 			if err == nil {
@@ -97,6 +101,7 @@ func TestUnservedQueueFails(t *testing.T) {
 	}
 	for _, tt := range renders {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			r := render(t, chartDir, []string{writeValues(t, tt.values)})
 			served := servedQueues(t, r)
 			for _, q := range jobs.AllQueues {
@@ -112,6 +117,7 @@ func TestUnservedQueueFails(t *testing.T) {
 // passes down, given on the command line, in a values file, and with the
 // chart installed as a subchart.
 func TestAsSubchart(t *testing.T) {
+	t.Parallel()
 	global := writeValues(t, "global: {imageRegistry: registry.example.com, foo: bar}\n")
 	r := render(t, chartDir, []string{global}, "--set", "global.foo=bar")
 	if len(r.deployments) != 3 {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	pages := map[int64]Page{
 		1: {Domain: "doi.org", Authors: []string{"A. Turing", "C. Shannon"}},
 		2: {Domain: "doi.org", Authors: []string{"c.  shannon"}},
@@ -42,6 +43,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestTwoSeparateCycles(t *testing.T) {
+	t.Parallel()
 	r := Check([]Edge{{10, 11}, {11, 10}, {20, 21}, {21, 22}, {22, 20}, {11, 20}}, nil)
 	if got := fmt.Sprint(r.Cycles); got != "[[10 11] [20 21 22]]" {
 		t.Errorf("cycles %s", got)

@@ -139,6 +139,7 @@ func newFetcher(t *testing.T, cfg Config) *Fetcher {
 }
 
 func TestFetchClassification(t *testing.T) {
+	t.Parallel()
 	srv := testSite(t)
 	cfg := testConfig()
 	cfg.MaxBodyBytes = 1024
@@ -205,6 +206,7 @@ func TestFetchClassification(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			u := tt.path
 			if strings.HasPrefix(u, "/") {
 				u = srv.URL + u
@@ -256,6 +258,7 @@ func TestFetchClassification(t *testing.T) {
 }
 
 func TestRobotsUserAgentGroupAndIgnore(t *testing.T) {
+	t.Parallel()
 	srv := testSite(t)
 	cfg := testConfig()
 	cfg.UserAgent = "OtherBot/2.0"
@@ -280,6 +283,7 @@ func TestRobotsUserAgentGroupAndIgnore(t *testing.T) {
 }
 
 func TestRobotsCachedAndServerErrors(t *testing.T) {
+	t.Parallel()
 	var robotsHits, status atomic.Int32
 	status.Store(500)
 	mux := http.NewServeMux()
@@ -313,6 +317,7 @@ func TestRobotsCachedAndServerErrors(t *testing.T) {
 }
 
 func TestSSRFGuard(t *testing.T) {
+	t.Parallel()
 	var targetHits atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		targetHits.Add(1)
@@ -377,6 +382,7 @@ func TestSSRFGuard(t *testing.T) {
 }
 
 func TestDomainDelayAcrossConcurrentFetches(t *testing.T) {
+	t.Parallel()
 	const delay = 200 * time.Millisecond
 	var mu sync.Mutex
 	var arrivals []time.Time
@@ -436,6 +442,7 @@ func TestDomainDelayAcrossConcurrentFetches(t *testing.T) {
 }
 
 func TestFetchContextCanceled(t *testing.T) {
+	t.Parallel()
 	srv := testSite(t)
 	cfg := testConfig()
 	cfg.DomainDelay = time.Hour // the second request would wait an hour
@@ -472,6 +479,7 @@ func writeArchive(t *testing.T, dir string, manifest string, files map[string]st
 }
 
 func TestReplayMode(t *testing.T) {
+	t.Parallel()
 	var liveHits atomic.Int32
 	live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		liveHits.Add(1)
@@ -568,6 +576,7 @@ func TestReplayMode(t *testing.T) {
 }
 
 func TestReplayManifestErrors(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"bad json":        `{"url":`,
 		"unknown field":   `{"url":"https://a.example/","bogus":1}`,
@@ -580,6 +589,7 @@ func TestReplayManifestErrors(t *testing.T) {
 	}
 	for name, manifest := range tests {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			if name != "missing archive" {
 				writeArchive(t, dir, manifest, nil)
@@ -592,6 +602,7 @@ func TestReplayManifestErrors(t *testing.T) {
 }
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := map[string]time.Duration{
 		"":                              0,
@@ -611,6 +622,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
 	live := Config{}.withDefaults()
 	if live.UserAgent != DefaultUserAgent || live.Timeout != DefaultTimeout || live.MaxBodyBytes != DefaultMaxBodyBytes ||
 		live.MaxRedirects != DefaultMaxRedirects || live.DomainDelay != DefaultDomainDelay {

@@ -3,6 +3,7 @@ package dashboard
 import "testing"
 
 func TestPromQL(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{`sum by (kind) (rate(evidencefleet_jobs_total{namespace=~"$namespace", kind=~"$kind"}[$__rate_interval]))`,
 			`sum by (kind) (rate(evidencefleet_jobs_total{namespace=~".*", kind=~".*"}[1m]))`},
@@ -19,6 +20,7 @@ func TestPromQL(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	qs, err := Parse([]byte(`{"uid":"u","title":"t",
 		"panels":[{"title":"row","type":"row","panels":[{"title":"inner","targets":[{"refId":"A","expr":"up"}]}]},
 		          {"title":"p","targets":[{"refId":"A","expr":"a"},{"refId":"B","expr":"b"}]}],

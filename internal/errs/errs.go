@@ -13,25 +13,25 @@ import (
 
 // Sentinels. Wrap them; compare with errors.Is.
 var (
-	// TaskNotFound: no task has this id (never created, or deleted).
-	TaskNotFound = errors.New("task does not exist")
-	// TaskStopped: the task was stopped (enqueue task stop, cleanup); it
+	// ErrTaskNotFound: no task has this id (never created, or deleted).
+	ErrTaskNotFound = errors.New("task does not exist")
+	// ErrTaskStopped: the task was stopped (enqueue task stop, cleanup); it
 	// takes no new work and its waiting jobs end.
-	TaskStopped = errors.New("task is stopped")
-	// PageNotFound: no page has this id.
-	PageNotFound = errors.New("page does not exist")
-	// BadInput: input that can never succeed as given (job args, a
+	ErrTaskStopped = errors.New("task is stopped")
+	// ErrPageNotFound: no page has this id.
+	ErrPageNotFound = errors.New("page does not exist")
+	// ErrBadInput: input that can never succeed as given (job args, a
 	// target, a flag value); the error text names the field.
-	BadInput = errors.New("invalid input")
+	ErrBadInput = errors.New("invalid input")
 )
 
 // TaskError is a problem with one task: "task 7 does not exist".
 type TaskError struct {
 	ID  int64
-	Err error // TaskNotFound or TaskStopped
+	Err error // ErrTaskNotFound or ErrTaskStopped
 }
 
-// Task returns the problem kind (TaskNotFound, TaskStopped) about task id.
+// Task returns the problem kind (ErrTaskNotFound, ErrTaskStopped) about task id.
 func Task(id int64, kind error) error { return &TaskError{ID: id, Err: kind} }
 
 func (e *TaskError) Error() string {
@@ -41,7 +41,7 @@ func (e *TaskError) Error() string {
 func (e *TaskError) Unwrap() error { return e.Err }
 
 // permanent are the sentinels no retry can fix.
-var permanent = []error{TaskNotFound, TaskStopped, PageNotFound, BadInput}
+var permanent = []error{ErrTaskNotFound, ErrTaskStopped, ErrPageNotFound, ErrBadInput}
 
 // Permanent reports whether err is, or wraps, a problem no retry can fix.
 func Permanent(err error) bool {
@@ -66,7 +66,7 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, BadInput):
+	case errors.Is(err, ErrBadInput):
 		return ExitUsage
 	default:
 		return ExitFailure

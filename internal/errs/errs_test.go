@@ -8,14 +8,14 @@ import (
 
 func TestVocabulary(t *testing.T) {
 	t.Parallel()
-	missing := fmt.Errorf("lock: %w", Task(7, TaskNotFound))
+	missing := fmt.Errorf("lock: %w", Task(7, ErrTaskNotFound))
 	if missing.Error() != "lock: task 7 does not exist" {
 		t.Errorf("message %q", missing)
 	}
-	if !errors.Is(missing, TaskNotFound) || errors.Is(missing, TaskStopped) {
-		t.Error("a missing task is not TaskNotFound only")
+	if !errors.Is(missing, ErrTaskNotFound) || errors.Is(missing, ErrTaskStopped) {
+		t.Error("a missing task is not ErrTaskNotFound only")
 	}
-	stopped := Task(3, TaskStopped)
+	stopped := Task(3, ErrTaskStopped)
 	if stopped.Error() != "task 3 is stopped" {
 		t.Errorf("message %q", stopped)
 	}
@@ -27,8 +27,8 @@ func TestVocabulary(t *testing.T) {
 		{nil, false, ExitOK},
 		{missing, true, ExitFailure},
 		{stopped, true, ExitFailure},
-		{fmt.Errorf("page 9: %w", PageNotFound), true, ExitFailure},
-		{fmt.Errorf("field \"depth\": %w", BadInput), true, ExitUsage},
+		{fmt.Errorf("page 9: %w", ErrPageNotFound), true, ExitFailure},
+		{fmt.Errorf("field \"depth\": %w", ErrBadInput), true, ExitUsage},
 		{errors.New("connection refused"), false, ExitFailure},
 	}
 	for _, tt := range tests {

@@ -27,6 +27,7 @@ func tallyOf(es ...[]Edge) Tally {
 
 // The reference rows of DESIGN §5.1, exactly.
 func TestPosteriorReferenceRows(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                      string
 		edges                     [][]Edge
@@ -41,6 +42,7 @@ func TestPosteriorReferenceRows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			p := Compute(tallyOf(tt.edges...))
 			if got := round3(p.Confidence); got != tt.conf {
 				t.Errorf("confidence = %v, want %v", got, tt.conf)
@@ -59,6 +61,7 @@ func TestPosteriorReferenceRows(t *testing.T) {
 }
 
 func TestPosteriorIgnoresNonEvidence(t *testing.T) {
+	t.Parallel()
 	base := Compute(tallyOf(edges("supports", 0.9, 1)))
 	tests := []struct {
 		name  string
@@ -73,6 +76,7 @@ func TestPosteriorIgnoresNonEvidence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			tl := tallyOf(edges("supports", 0.9, 1), []Edge{tt.extra})
 			p := Compute(tl)
 			if p.Alpha != base.Alpha || p.Beta != base.Beta || p.Confidence != base.Confidence {
@@ -83,6 +87,7 @@ func TestPosteriorIgnoresNonEvidence(t *testing.T) {
 }
 
 func TestVerdictBoundaries(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		conf, contr float64
 		want        string

@@ -15,6 +15,7 @@ import (
 const goldenSelectDigest = "671737caf4f9c16479b46de005d5563cd2d46ce16f5acdebfd71b8bb29403dd6"
 
 func TestSelectPairsGolden(t *testing.T) {
+	t.Parallel()
 	x := uint64(2024)
 	next := func(n uint64) uint64 {
 		x ^= x << 13

@@ -29,6 +29,7 @@ func ids(cs []Candidate) []int64 {
 }
 
 func TestSelectPairs(t *testing.T) {
+	t.Parallel()
 	judgedSet := func(ids ...int64) func(int64) bool {
 		m := map[int64]bool{}
 		for _, id := range ids {
@@ -87,6 +88,7 @@ func TestSelectPairs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, skipped := SelectPairs(tt.cands, tt.judged, tt.lim)
 			if fmt.Sprint(ids(got)) != fmt.Sprint(tt.want) {
 				t.Errorf("selected %v, want %v", ids(got), tt.want)

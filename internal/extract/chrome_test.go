@@ -17,6 +17,7 @@ func prunedText(t *testing.T, title, body, pageURL string) string {
 }
 
 func TestPruneChrome(t *testing.T) {
+	t.Parallel()
 	const article = `<p>Sea level rose by 15 to 25 cm between 1901 and 2018.</p>`
 	tests := []struct {
 		name, title, body, want string
@@ -78,6 +79,7 @@ func TestPruneChrome(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := prunedText(t, tc.title, tc.body, "https://example.org/page")
 			if got != tc.want {
 				t.Fatalf("got %q\nwant %q", got, tc.want)
@@ -88,6 +90,7 @@ func TestPruneChrome(t *testing.T) {
 }
 
 func TestPruneChromeHTMLClass(t *testing.T) {
+	t.Parallel()
 	doc := mustParse(t, `<html class="client-js feature-in-header-enabled" id="top" lang="en"><body><p>x</p></body></html>`)
 	pruneChrome(doc, nil, "")
 	root := firstElem(doc, atom.Html)
@@ -103,6 +106,7 @@ func TestPruneChromeHTMLClass(t *testing.T) {
 // category links, footer) surrounds the content. Only the paragraphs come
 // out, each its own block.
 func TestFromHTMLChromeShortArticle(t *testing.T) {
+	t.Parallel()
 	page := `<!DOCTYPE html><html class="client-nojs feature-language-in-header-enabled" lang="en">
 <head><title>Coral bleaching - Example Wiki</title></head><body>
 <a class="jump-link" href="#bodyContent">Jump to content</a>
@@ -142,6 +146,7 @@ Increasing sea temperatures in tropical regions have caused major coral bleachin
 // TestBlockSeparation: text on either side of a block boundary never ends up
 // in one block, including inline text that is a sibling of block elements.
 func TestBlockSeparation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, html, want string
 	}{
@@ -157,6 +162,7 @@ func TestBlockSeparation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := nodeText(mustParse(t, "<html><body>"+tc.html+"</body></html>"), false)
 			if got != tc.want {
 				t.Fatalf("got %q want %q", got, tc.want)

@@ -234,7 +234,33 @@ func verbForms(s string) map[string]bool {
 
 // scoreSentence applies the baseline filters and returns the score.
 func scoreSentence(s string) (float64, bool) {
-	// Ending: a full stop, possibly followed by closers.
+	if !statementShaped(s) {
+		return 0, false
+	}
+	f := sentenceFeatures(s)
+	if f.nWords < 8 || f.nWords > 60 {
+		return 0, false
+	}
+	if f.latin && !f.verb {
+		return 0, false
+	}
+	if f.total > 0 && f.nonText*10 > f.total*3 {
+		return 0, false // mostly punctuation/symbols: tables, lists of values
+	}
+	if strings.ContainsRune(s, '%') || strings.ContainsRune(s, '°') {
+		f.unit = true
+	}
+	firstRune, _ := utf8.DecodeRuneInString(s)
+	score := f.score(unicode.IsLower(firstRune))
+	if score < minClaimScore {
+		return 0, false
+	}
+	return float64(int(score*1000+0.5)) / 1000, true
+}
+
+// statementShaped reports whether s ends like a statement (a full stop,
+// possibly followed by closers; no ellipsis) and is not boilerplate.
+func statementShaped(s string) bool {
 	t := s
 	var last rune
 	for t != "" {
@@ -248,159 +274,122 @@ func scoreSentence(s string) (float64, bool) {
 	switch last {
 	case '.', '。', '．':
 	default:
-		return 0, false
+		return false
 	}
 	if strings.HasSuffix(t, "...") || strings.HasSuffix(t, "…") {
-		return 0, false
+		return false
 	}
-	firstRune, _ := utf8.DecodeRuneInString(s)
 	lower := strings.ToLower(s)
 	for _, b := range boilerplatePrefix {
 		if strings.HasPrefix(lower, b) {
-			return 0, false
+			return false
 		}
 	}
 	for _, b := range boilerplate {
 		if strings.Contains(lower, b) {
-			return 0, false
+			return false
 		}
 	}
+	return true
+}
 
-	var (
-		nWords, nProper                                    int
-		verb, latin, digit, date, comp, cause, unit, hedge bool
-		firstWord                                          string
-		personal, normative, edPending                     bool
-		cjk                                                int
-		first                                              = true // next word token is the first
-		nonText, total                                     int
-	)
+// features are what scoreSentence reads of a sentence's words.
+type features struct {
+	nWords, nProper                                    int
+	verb, latin, digit, date, comp, cause, unit, hedge bool
+	firstWord                                          string
+	personal, normative                                bool
+	nonText, total                                     int
+}
+
+// sentenceFeatures walks the words of s (UAX #29).
+func sentenceFeatures(s string) features {
+	var f features
+	var edPending bool
+	cjk := 0
+	first := true // next word token is the first
 	it := words.FromString(s)
 	for it.Next() {
 		tok := it.Value()
 		c, _ := utf8.DecodeRuneInString(tok)
 		if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
 			if !unicode.IsSpace(c) {
-				nonText++
-				total++
+				f.nonText++
+				f.total++
 				if edPending {
-					verb = true
+					f.verb = true
 					edPending = false
 				}
 			}
 			continue
 		}
-		total++
+		f.total++
 		if utf8.RuneCountInString(tok) == 1 && unicode.In(c, unicode.Han, unicode.Hiragana) {
 			cjk++ // UAX #29 makes each Han/Hiragana character a word
 		} else {
-			nWords++
+			f.nWords++
 		}
 		lw := strings.ToLower(tok)
 		if first {
-			firstWord = lw
+			f.firstWord = lw
 			first = false
 		} else if unicode.IsUpper(c) {
-			nProper++
+			f.nProper++
 		}
 		if c < utf8.RuneSelf && unicode.IsLetter(c) {
-			latin = true
+			f.latin = true
 		}
 		if unicode.IsDigit(c) {
-			digit = true
+			f.digit = true
 			if len(tok) == 4 && (strings.HasPrefix(tok, "1") || strings.HasPrefix(tok, "20")) {
-				date = true
+				f.date = true
 			}
 		}
 		if edPending && functionWords[lw] {
-			verb = true
+			f.verb = true
 		}
 		edPending = false
 		if auxVerbs[lw] || commonVerbs[lw] || irregularVerbs[lw] {
-			verb = true
+			f.verb = true
 		} else if len(lw) >= 5 && strings.HasSuffix(lw, "ed") {
 			// "-ed" is a verb when a function word, punctuation or the end
 			// follows ("deprecated the suite", "prices increased."), not
 			// when it modifies a noun ("fluorinated gases").
 			edPending = true
 		}
-		month := monthsEtc[lw] && (lw != "may" || nWords > 1 && unicode.IsUpper(c))
-		if month {
-			date = true
-		}
-		if comparatives[lw] {
-			comp = true
-		}
-		if causal[lw] {
-			cause = true
-		}
-		if units[lw] {
-			unit = true
-		}
-		if hedges[lw] && !month {
-			hedge = true
-		}
-		if person[lw] {
-			personal = true
-		}
-		if normativeWords[lw] {
-			normative = true
-		}
+		month := monthsEtc[lw] && (lw != "may" || f.nWords > 1 && unicode.IsUpper(c))
+		f.date = f.date || month
+		f.comp = f.comp || comparatives[lw]
+		f.cause = f.cause || causal[lw]
+		f.unit = f.unit || units[lw]
+		f.hedge = f.hedge || hedges[lw] && !month
+		f.personal = f.personal || person[lw]
+		f.normative = f.normative || normativeWords[lw]
 	}
-	nWords += (cjk + 1) / 2 // about two CJK characters per word
-	if nWords < 8 || nWords > 60 {
-		return 0, false
-	}
-	if latin && !verb {
-		return 0, false
-	}
-	if total > 0 && nonText*10 > total*3 {
-		return 0, false // mostly punctuation/symbols: tables, lists of values
-	}
-	if strings.ContainsRune(s, '%') || strings.ContainsRune(s, '°') {
-		unit = true
-	}
+	f.nWords += (cjk + 1) / 2 // about two CJK characters per word
+	return f
+}
 
+// score weighs the features (before the floor minClaimScore); lowerStart
+// is a sentence starting in lower case (a fragment of a longer one).
+func (f features) score(lowerStart bool) float64 {
 	score := 0.35
-	if digit {
-		score += 0.15
+	add := func(cond bool, w float64) {
+		if cond {
+			score += w
+		}
 	}
-	if date {
-		score += 0.10
-	}
-	if comp {
-		score += 0.10
-	}
-	if cause {
-		score += 0.15
-	}
-	if unit {
-		score += 0.05
-	}
-	if nProper > 0 {
-		score += 0.05
-	}
-	if nWords >= 12 && nWords <= 40 {
-		score += 0.10
-	}
-	if pronounStart[firstWord] {
-		score -= 0.10
-	}
-	if personal {
-		score -= 0.15
-	}
-	if hedge {
-		score -= 0.05
-	}
-	if normative {
-		score -= 0.10
-	}
-	if unicode.IsLower(firstRune) {
-		score -= 0.20
-	}
-	score = max(0, min(1, score))
-	if score < minClaimScore {
-		return 0, false
-	}
-	return float64(int(score*1000+0.5)) / 1000, true
+	add(f.digit, 0.15)
+	add(f.date, 0.10)
+	add(f.comp, 0.10)
+	add(f.cause, 0.15)
+	add(f.unit, 0.05)
+	add(f.nProper > 0, 0.05)
+	add(f.nWords >= 12 && f.nWords <= 40, 0.10)
+	add(pronounStart[f.firstWord], -0.10)
+	add(f.personal, -0.15)
+	add(f.hedge, -0.05)
+	add(f.normative, -0.10)
+	add(lowerStart, -0.20)
+	return max(0, min(1, score))
 }

@@ -54,6 +54,7 @@ func checkClaims(t *testing.T, text string, max int, claims []ExtractedClaim) {
 }
 
 func TestBuiltinClaims(t *testing.T) {
+	t.Parallel()
 	all := BuiltinClaims(claimsText, 100)
 	checkClaims(t, claimsText, 100, all)
 	got := map[string]float64{}
@@ -99,6 +100,7 @@ func TestBuiltinClaims(t *testing.T) {
 }
 
 func TestBuiltinClaimsWikipedia(t *testing.T) {
+	t.Parallel()
 	text := wikiText(t)
 	for _, max := range []int{1, 10, 1000} {
 		claims := BuiltinClaims(text, max)
@@ -122,6 +124,7 @@ func TestBuiltinClaimsWikipedia(t *testing.T) {
 }
 
 func TestBuiltinClaimsOffsetsNonASCII(t *testing.T) {
+	t.Parallel()
 	text := "Café 🌍 notes\n\nIn Montréal, the café’s owner said summer temperatures rose by 2 °C between 1990 and 2020 👩‍🔬."
 	claims := BuiltinClaims(text, 5)
 	checkClaims(t, text, 5, claims)
@@ -131,6 +134,7 @@ func TestBuiltinClaimsOffsetsNonASCII(t *testing.T) {
 }
 
 func TestTrimRefMarkers(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Done.[1]":                "Done.",
 		"Done.[1][23][a]":         "Done.",
@@ -148,6 +152,7 @@ func TestTrimRefMarkers(t *testing.T) {
 }
 
 func TestBuiltinClaimsFilters(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		sentence string
 		keep     bool

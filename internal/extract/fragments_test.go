@@ -59,6 +59,7 @@ var fragmentTexts = map[string]string{
 }
 
 func TestFragmentsInvariants(t *testing.T) {
+	t.Parallel()
 	texts := map[string]string{"wikipedia": wikiText(t)}
 	for k, v := range fragmentTexts {
 		texts[k] = v
@@ -76,6 +77,7 @@ func TestFragmentsInvariants(t *testing.T) {
 }
 
 func TestFragments(t *testing.T) {
+	t.Parallel()
 	type frag struct {
 		text, heading string
 	}
@@ -138,6 +140,7 @@ func TestFragments(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := Fragments(tc.text, tc.opt)
 			checkFragments(t, tc.text, tc.opt, got)
 			if len(got) != len(tc.want) {
@@ -153,6 +156,7 @@ func TestFragments(t *testing.T) {
 }
 
 func TestFragmentOffsetsNonASCII(t *testing.T) {
+	t.Parallel()
 	text := "Café 🌍\n\nÜber die Erde: 日本語のテキスト、絵文字👩‍🔬も含む。\n\nFin."
 	frags := Fragments(text, FragmentOptions{MinRunes: -1})
 	want := []struct{ s, e int }{{0, 6}, {8, 42}, {44, 48}}
@@ -168,6 +172,7 @@ func TestFragmentOffsetsNonASCII(t *testing.T) {
 }
 
 func TestIsHeadingBlock(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    string
 		want bool
@@ -192,6 +197,7 @@ func TestIsHeadingBlock(t *testing.T) {
 }
 
 func TestSentences(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		text string
@@ -213,6 +219,7 @@ func TestSentences(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := Sentences(tc.text)
 			var texts []string
 			for _, s := range got {
@@ -229,6 +236,7 @@ func TestSentences(t *testing.T) {
 }
 
 func TestSentencesWikipediaInvariant(t *testing.T) {
+	t.Parallel()
 	text := wikiText(t)
 	ss := Sentences(text)
 	if len(ss) < 50 {

@@ -107,6 +107,7 @@ func checkCanonical(t *testing.T, text string) {
 }
 
 func TestFromHTMLArticle(t *testing.T) {
+	t.Parallel()
 	d, err := FromHTML([]byte(articlePage), mustURL(t, "https://news.example.org/climate/global-warming"))
 	if err != nil {
 		t.Fatal(err)
@@ -158,6 +159,7 @@ func TestFromHTMLArticle(t *testing.T) {
 }
 
 func TestFromHTMLFallback(t *testing.T) {
+	t.Parallel()
 	// readability drops an <h1> that duplicates the <title> and then finds
 	// nothing; the fallback walk keeps it and still skips scripts and
 	// hidden elements.
@@ -179,6 +181,7 @@ func TestFromHTMLFallback(t *testing.T) {
 }
 
 func TestFromHTMLNoText(t *testing.T) {
+	t.Parallel()
 	for _, page := range []string{"", "<html><body></body></html>", "<button>OK</button><script>x()</script>"} {
 		d, err := FromHTML([]byte(page), nil)
 		if !errors.Is(err, ErrNoText) || d.Text != "" {
@@ -188,6 +191,7 @@ func TestFromHTMLNoText(t *testing.T) {
 }
 
 func TestFromHTMLBlocks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, html, want string
 	}{
@@ -207,6 +211,7 @@ para 2</pre>`, "visible text next line\n\ncode line 1 code line 2\n\npara 2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := nodeText(mustParse(t, "<html><body>"+tc.html+"</body></html>"), false)
 			if got != tc.want {
 				t.Fatalf("got %q want %q", got, tc.want)
@@ -217,6 +222,7 @@ para 2</pre>`, "visible text next line\n\ncode line 1 code line 2\n\npara 2"},
 }
 
 func TestFromHTMLCharset(t *testing.T) {
+	t.Parallel()
 	para := "<p>" + strings.Repeat("Plain ASCII prose about the climate system. ", 30) + "</p>"
 	tests := []struct {
 		name, ctype string
@@ -238,6 +244,7 @@ func TestFromHTMLCharset(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			d, err := FromHTMLWithContentType(tc.body, tc.ctype, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -250,6 +257,7 @@ func TestFromHTMLCharset(t *testing.T) {
 }
 
 func TestFromPlainText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want, title string
 	}{
@@ -261,6 +269,7 @@ func TestFromPlainText(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			d := FromPlainText([]byte(tc.in))
 			if d.Text != tc.want || d.Title != tc.title {
 				t.Fatalf("got text %q title %q; want %q, %q", d.Text, d.Title, tc.want, tc.title)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestIdentifiers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		html string
@@ -42,6 +43,7 @@ Listed at pubmed.ncbi.nlm.nih.gov/23456789 too. Not ids: PMC1234567, 10.12/too-s
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := Identifiers([]byte(tc.html), tc.text)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got  %v\nwant %v", got, tc.want)
@@ -51,6 +53,7 @@ Listed at pubmed.ncbi.nlm.nih.gov/23456789 too. Not ids: PMC1234567, 10.12/too-s
 }
 
 func TestMetaIdentifiers(t *testing.T) {
+	t.Parallel()
 	got := MetaIdentifiers([]byte(articlePage))
 	want := []Identifier{{"arxiv", "2101.01234"}, {"doi", "10.1038/nclimate2999"}, {"doi", "10.5194/esd-9-1-2018"}, {"pmid", "29512345"}}
 	if !reflect.DeepEqual(got, want) {

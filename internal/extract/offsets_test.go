@@ -13,6 +13,7 @@ func runeSub(s string, start, end int) string {
 }
 
 func TestRuneSpan(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		s            string
@@ -33,6 +34,7 @@ func TestRuneSpan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, e := RuneSpan(tc.s, tc.bs, tc.be)
 			if s != tc.wantS || e != tc.wantE {
 				t.Fatalf("RuneSpan(%q,%d,%d) = %d,%d want %d,%d", tc.s, tc.bs, tc.be, s, e, tc.wantS, tc.wantE)
@@ -44,6 +46,7 @@ func TestRuneSpan(t *testing.T) {
 // TestRuneSpanSubstring checks the conversion against rune slicing for every
 // rune-aligned byte span of non-ASCII strings.
 func TestRuneSpanSubstring(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"Ünïcödé — “quotes” and ‘apostrophes’",
 		"東京は日本の首都である。人口は約1400万人。",
@@ -70,6 +73,7 @@ func TestRuneSpanSubstring(t *testing.T) {
 }
 
 func TestRuneCursor(t *testing.T) {
+	t.Parallel()
 	s := "aé日👍b"
 	c := &runeCursor{s: s}
 	want := map[int]int{}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestLocateQuote(t *testing.T) {
+	t.Parallel()
 	text := "Global warming is the long-term rise in the average temperature of the Earth's climate system.\n\n" +
 		"Scientists said: “It is extremely likely that human influence has been the dominant cause.”\n\n" +
 		"東京の気温は　上昇している。Café owners in Montréal say it’s “hotter” 🌡️ now.\n\n" +
@@ -34,6 +35,7 @@ func TestLocateQuote(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, e, ok := LocateQuote(text, tc.quote)
 			if tc.want == "" {
 				if ok {
@@ -52,6 +54,7 @@ func TestLocateQuote(t *testing.T) {
 }
 
 func TestLocateQuoteOffsets(t *testing.T) {
+	t.Parallel()
 	text := "日本語 😀 “quoted  text” end"
 	s, e, ok := LocateQuote(text, `"quoted text"`)
 	if !ok || s != 6 || e != 20 {

@@ -71,8 +71,10 @@ var scholarChrome = []string{
 // exactly the article's paragraphs, each its own block and in order (for
 // Wikipedia an <h1> title block is allowed in front), and no page chrome.
 func TestReplayCorpus(t *testing.T) {
+	t.Parallel()
 	for _, p := range replayPages(t) {
 		t.Run(p.File, func(t *testing.T) {
+			t.Parallel()
 			body, err := os.ReadFile(filepath.Join(replayDir, p.File))
 			if err != nil {
 				t.Fatal(err)

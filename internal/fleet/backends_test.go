@@ -8,7 +8,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
 // runWorkload seeds the workload into a fresh database, runs one worker
@@ -63,7 +63,7 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 	if len(want["claims"]) < 2 || countNLI(want) == 0 || len(want["rankings"]) == 0 {
 		t.Fatalf("the reference graph is trivial (%s): the comparison would prove nothing", want.Summary())
 	}
-	hashModel := ml.NewHashEmbedder(256).Model()
+	hashModel := builtin.NewHashEmbedder(256).Model()
 	cases := []struct {
 		name   string
 		env    map[string]string
@@ -77,7 +77,7 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 				"EVF_RERANK_BACKEND": "jina", "EVF_RERANK_URL": servers.Jina.URL, "EVF_RERANK_MODEL": "bm25",
 				"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": servers.OpenAI.URL + "/v1", "EVF_LLM_MODEL": "sentences",
 			},
-			rename: map[string]string{"tei:hash": hashModel, "tei:lexical": ml.LexicalNLIModel, "jina:bm25": ml.BM25RerankerModel},
+			rename: map[string]string{"tei:hash": hashModel, "tei:lexical": builtin.LexicalNLIModel, "jina:bm25": builtin.BM25RerankerModel},
 		},
 		{
 			name: "openai-tei",
@@ -87,7 +87,7 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 				"EVF_RERANK_BACKEND": "tei", "EVF_RERANK_URL": servers.TEI.URL, "EVF_RERANK_MODEL": "bm25",
 				"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": servers.OpenAI.URL + "/v1", "EVF_LLM_MODEL": "sentences",
 			},
-			rename: map[string]string{"openai:hash": hashModel, "openai-nli:lexical+nli.v1": ml.LexicalNLIModel, "tei:bm25": ml.BM25RerankerModel},
+			rename: map[string]string{"openai:hash": hashModel, "openai-nli:lexical+nli.v1": builtin.LexicalNLIModel, "tei:bm25": builtin.BM25RerankerModel},
 		},
 	}
 	for _, tc := range cases {

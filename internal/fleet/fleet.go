@@ -23,13 +23,13 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/academic/openalex"
 	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
 	"github.com/evidencefleet/evidencefleet/internal/academic/s2"
-	"github.com/evidencefleet/evidencefleet/internal/backend"
-	"github.com/evidencefleet/evidencefleet/internal/backend/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
+	"github.com/evidencefleet/evidencefleet/internal/models/configured"
+	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
@@ -67,7 +67,7 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	if err != nil {
 		return nil, nil, fmt.Errorf("fetcher: %w", err)
 	}
-	models, err := backend.New(cfg, m)
+	models, err := configured.New(cfg, m)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,6 +3,7 @@ package ident
 import "testing"
 
 func TestNormalize(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"https://doi.org/10.1000/ABC.def": "10.1000/abc.def",
 		"DOI:10.1000/x)":                  "10.1000/x",

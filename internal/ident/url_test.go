@@ -6,6 +6,7 @@ import (
 )
 
 func TestNormalizeURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    string
@@ -49,6 +50,7 @@ func TestNormalizeURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
 			got, err := NormalizeURL(tt.in)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -68,6 +70,7 @@ func TestNormalizeURL(t *testing.T) {
 }
 
 func TestDomain(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"https://www.example.com/a":         "example.com",
 		"https://Example.com:8443/a":        "example.com",

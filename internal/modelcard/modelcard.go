@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
 // builtinPrefix starts the id of every built-in model.
@@ -38,7 +38,7 @@ var NLIReportAccuracy = []Measured{
 
 // quality is what is measured of each built-in, in a few words.
 func quality(model string) string {
-	if model == ml.LexicalNLIModel {
+	if model == builtin.LexicalNLIModel {
 		parts := make([]string, len(NLIReportAccuracy))
 		for i, m := range NLIReportAccuracy {
 			parts[i] = fmt.Sprintf("%s %.2f", m.Data, m.Accuracy)

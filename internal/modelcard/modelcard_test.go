@@ -9,8 +9,8 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/eval"
 	"github.com/evidencefleet/evidencefleet/internal/harness/repodata"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
 // TestNLIFiguresAreMeasured recomputes the built-in NLI's accuracy on each
@@ -24,7 +24,7 @@ func TestNLIFiguresAreMeasured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scores, err := eval.EvaluateNLI(context.Background(), &ml.LexicalNLI{}, 0, examples)
+		scores, err := eval.EvaluateNLI(context.Background(), &builtin.LexicalNLI{}, 0, examples)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,11 +39,11 @@ func TestBanner(t *testing.T) {
 	if b := modelcard.Banner([]string{"cross-encoder/nli-deberta-v3-base", "BAAI/bge-reranker-base"}); b != "" {
 		t.Errorf("banner for trained models only = %q, want none", b)
 	}
-	b := modelcard.Banner([]string{"BAAI/bge-m3", ml.LexicalNLIModel, ml.HashEmbedderModel, ml.LexicalNLIModel})
+	b := modelcard.Banner([]string{"BAAI/bge-m3", builtin.LexicalNLIModel, builtin.HashEmbedderModel, builtin.LexicalNLIModel})
 	if b == "" || strings.Contains(b, "\n") {
 		t.Fatalf("banner = %q, want one line", b)
 	}
-	for _, want := range []string{ml.LexicalNLIModel, ml.HashEmbedderModel, "deterministic", "SNLI"} {
+	for _, want := range []string{builtin.LexicalNLIModel, builtin.HashEmbedderModel, "deterministic", "SNLI"} {
 		if !strings.Contains(b, want) {
 			t.Errorf("banner %q does not name %q", b, want)
 		}
@@ -51,7 +51,7 @@ func TestBanner(t *testing.T) {
 	if strings.Contains(b, "bge-m3") {
 		t.Errorf("banner %q names a trained model", b)
 	}
-	if strings.Count(b, ml.LexicalNLIModel) != 1 {
+	if strings.Count(b, builtin.LexicalNLIModel) != 1 {
 		t.Errorf("banner %q repeats a model", b)
 	}
 }

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 // Domain trust levels (DESIGN §5.5), as stored in domains.trust_level.
@@ -150,7 +150,7 @@ func Shortlist(cands []Candidate, query []float32, w float64, n int) ([]Entry, e
 	for i, c := range kept {
 		cos := 0.0
 		if c.Embedding != nil {
-			cos = ml.Cosine(query, c.Embedding)
+			cos = models.Cosine(query, c.Embedding)
 		}
 		out[i] = Entry{FragmentID: c.FragmentID, Lexical: c.Lexical, LexicalNorm: norm[i], Cosine: cos,
 			Stage2: Combine(w, norm[i], cos), TrustLevel: c.TrustLevel, TrustWeight: TrustWeight(c.TrustLevel)}

@@ -3,7 +3,7 @@ package rank
 import (
 	"testing"
 
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
 // benchRankInput returns n stage-1 candidates with embeddings of dim
@@ -36,7 +36,7 @@ func benchRankInput(n, dim int) ([]Candidate, []float32) {
 // BenchmarkShortlist is stage 2 over 100 full-text hits with the default
 // rerank config (lexical weight 0.3, keep 50).
 func BenchmarkShortlist(b *testing.B) {
-	cands, query := benchRankInput(100, ml.HashEmbedderDim)
+	cands, query := benchRankInput(100, builtin.HashEmbedderDim)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Shortlist(cands, query, 0.3, 50); err != nil {
@@ -48,7 +48,7 @@ func BenchmarkShortlist(b *testing.B) {
 // BenchmarkFinish is stage 3 over a shortlist of 100 (from 100+ hits)
 // keeping the top 20.
 func BenchmarkFinish(b *testing.B) {
-	cands, query := benchRankInput(120, ml.HashEmbedderDim)
+	cands, query := benchRankInput(120, builtin.HashEmbedderDim)
 	short, err := Shortlist(cands, query, 0.3, 100)
 	if err != nil {
 		b.Fatal(err)

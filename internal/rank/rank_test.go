@@ -12,6 +12,7 @@ const eps = 1e-12
 func near(a, b float64) bool { return math.Abs(a-b) <= eps }
 
 func TestTrustWeight(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		level string
 		want  float64
@@ -35,12 +36,14 @@ func TestTrustWeight(t *testing.T) {
 }
 
 func TestExcludedLevels(t *testing.T) {
+	t.Parallel()
 	if got := ExcludedLevels(); !slices.Equal(got, []string{Blocked}) {
 		t.Errorf("ExcludedLevels() = %v, want [BLOCKED]", got)
 	}
 }
 
 func TestQueryHash(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b string
 		same bool
@@ -63,6 +66,7 @@ func TestQueryHash(t *testing.T) {
 }
 
 func TestNormalizeByMax(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   []float64
@@ -77,6 +81,7 @@ func TestNormalizeByMax(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := NormalizeByMax(tt.in)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %v, want %v", got, tt.want)
@@ -92,6 +97,7 @@ func TestNormalizeByMax(t *testing.T) {
 }
 
 func TestCombine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		w, lex, cos, want float64
 	}{
@@ -126,6 +132,7 @@ func fragmentIDs(es []Entry) []int64 {
 }
 
 func TestShortlist(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		cands   []Candidate
@@ -229,6 +236,7 @@ func TestShortlist(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := Shortlist(tt.cands, query, tt.w, tt.n)
 			if err != nil {
 				t.Fatal(err)
@@ -244,6 +252,7 @@ func TestShortlist(t *testing.T) {
 }
 
 func TestShortlistRejectsBadWeight(t *testing.T) {
+	t.Parallel()
 	for _, w := range []float64{-0.1, 1.1, math.NaN()} {
 		if _, err := Shortlist([]Candidate{{FragmentID: 1}}, query, w, 1); err == nil {
 			t.Errorf("Shortlist with lexical weight %v: no error", w)
@@ -262,6 +271,7 @@ func entries(spec ...Entry) []Entry {
 }
 
 func TestFinish(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		in        []Entry
@@ -340,6 +350,7 @@ func TestFinish(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			before := slices.Clone(tt.in)
 			got, err := Finish(tt.in, tt.rerank, tt.k)
 			if err != nil {
@@ -373,6 +384,7 @@ func TestFinish(t *testing.T) {
 }
 
 func TestFinishRejectsBadScores(t *testing.T) {
+	t.Parallel()
 	in := entries(Entry{FragmentID: 1}, Entry{FragmentID: 2})
 	tests := []struct {
 		name   string
@@ -392,6 +404,7 @@ func TestFinishRejectsBadScores(t *testing.T) {
 
 // The whole pipeline on one example: trust changes the order and nothing else.
 func TestTrustChangesOnlyTheOrder(t *testing.T) {
+	t.Parallel()
 	cands := []Candidate{
 		{FragmentID: 1, Lexical: 0.3, Embedding: cos1, TrustLevel: Unverified},
 		{FragmentID: 2, Lexical: 0.3, Embedding: cos1, TrustLevel: Unverified},

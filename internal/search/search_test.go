@@ -22,6 +22,7 @@ const answer = `{"query": "sea level rise", "number_of_results": 0,
  "answers": [], "corrections": [], "infoboxes": [], "suggestions": [], "unresponsive_engines": []}`
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		limit int
 		want  []string
@@ -50,6 +51,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestSearXNG(t *testing.T) {
+	t.Parallel()
 	var gotQuery, gotFormat string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {

@@ -16,7 +16,7 @@ import (
 	"sync"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 // BM25 parameters (the usual defaults).
@@ -258,7 +258,7 @@ func (ix *Index) Candidates(q Query, limit int) []evidence.Candidate {
 	for i := len(top) - 1; i >= 0; i-- {
 		h := heap.Pop((*minHeap)(&top)).(scored)
 		out[i] = evidence.Candidate{FragmentID: h.id, Domain: ix.domainNames[ix.domains[h.doc]],
-			Similarity: ml.Cosine(q.Vec, ix.vecs[int(h.doc)*ix.dim:(int(h.doc)+1)*ix.dim])}
+			Similarity: models.Cosine(q.Vec, ix.vecs[int(h.doc)*ix.dim:(int(h.doc)+1)*ix.dim])}
 	}
 	s.top = top[:0]
 	return out

@@ -30,6 +30,7 @@ func ids(t *testing.T, ix *Index, q Query, limit int) []int64 {
 }
 
 func TestCandidates(t *testing.T) {
+	t.Parallel()
 	ix, err := Build(docs())
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +55,7 @@ func TestCandidates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := ids(t, ix, tt.q, tt.limit)
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
@@ -63,6 +65,7 @@ func TestCandidates(t *testing.T) {
 }
 
 func TestCandidatesCarryCosineAndDomain(t *testing.T) {
+	t.Parallel()
 	ix, err := Build(docs())
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +84,7 @@ func TestCandidatesCarryCosineAndDomain(t *testing.T) {
 }
 
 func TestTiesBreakByFragmentID(t *testing.T) {
+	t.Parallel()
 	var ds []Doc
 	for i := range 50 {
 		ds = append(ds, Doc{ID: int64(100 - i), Domain: "x", Lexemes: []string{"same"}, Counts: []int32{1}, Vec: []float32{1}})
@@ -96,6 +100,7 @@ func TestTiesBreakByFragmentID(t *testing.T) {
 }
 
 func TestBuildRejectsMixedDimensions(t *testing.T) {
+	t.Parallel()
 	ds := docs()
 	ds[2].Vec = []float32{1, 2, 3}
 	if _, err := Build(ds); err == nil {
@@ -109,6 +114,7 @@ func TestBuildRejectsMixedDimensions(t *testing.T) {
 }
 
 func TestCandidatesConcurrent(t *testing.T) {
+	t.Parallel()
 	ix, err := Build(docs())
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +135,7 @@ func TestCandidatesConcurrent(t *testing.T) {
 }
 
 func TestCache(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	one, err := Build(docs())
 	if err != nil {
@@ -179,6 +186,7 @@ func TestCache(t *testing.T) {
 }
 
 func TestCacheSharesOneLoadAndKeepsErrorsOut(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := NewCache(1 << 20)
 	release := make(chan struct{})

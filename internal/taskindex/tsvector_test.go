@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseTSVector(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		lexemes []string
@@ -25,6 +26,7 @@ func TestParseTSVector(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
 			lex, cnt, err := ParseTSVector(tt.in)
 			if tt.bad {
 				if err == nil {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	vcs := func(rev, modified string) *debug.BuildInfo {
 		info := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}
 		if rev != "" {
@@ -33,6 +34,7 @@ func TestResolve(t *testing.T) {
 		{"no build info", "", nil, false, "dev"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if got := resolve(tc.set, tc.info, tc.ok); got != tc.want {
 				t.Errorf("resolve = %q, want %q", got, tc.want)
 			}

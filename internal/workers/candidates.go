@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -19,6 +20,17 @@ type RecallClaim struct {
 	ExcludeDomain string    // the claim's origin domain; "" for none
 }
 
+// Recaller finds a claim's candidate evidence among a task's fragments
+// (stages 1 and 2 of DESIGN §5.2): in memory through the process's task
+// indexes, or through Postgres.
+type Recaller struct {
+	Store     *store.Store
+	Embedder  models.Embedder
+	TaskIndex *taskindex.Cache // nil: always Postgres
+	Verify    VerifyConfig
+	Metrics   *metrics.Metrics
+}
+
 // indexBytesPerFragment estimates a task index's memory per fragment beside
 // its embedding (ids, postings, lexemes); taskindex.Index.Bytes is exact.
 const indexBytesPerFragment = 256
@@ -28,11 +40,11 @@ const indexBytesPerFragment = 256
 // Verify.RecallLimit, best lexical match first, none from the claim's origin
 // domain), each with its cosine similarity to the claim.
 //
-// When the task fits the process's index budget (Deps.TaskIndex), recall runs
+// When the task fits the process's index budget (TaskIndex), recall runs
 // in memory over an index of the task (BM25 on Postgres's lexemes), built once
 // per task state; its cost depends on the task only. Otherwise Postgres's
 // full-text search ranks by ts_rank through the graph-wide GIN index.
-func (d *Deps) Candidates(ctx context.Context, taskID int64, state store.TaskVerifyStateRow, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
+func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.TaskVerifyStateRow, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
 	model := d.Embedder.Model()
 	est := state.Fragments * int64(indexBytesPerFragment+4*d.Embedder.Dim())
 	if d.TaskIndex.Fits(est) {
@@ -64,7 +76,7 @@ func (d *Deps) Candidates(ctx context.Context, taskID int64, state store.TaskVer
 }
 
 // candidatesSQL recalls through Postgres full-text search (store.RecallCandidates).
-func (d *Deps) candidatesSQL(ctx context.Context, taskID int64, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
+func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
 	queries := make([]store.ClaimQuery, len(claims))
 	for i, c := range claims {
 		queries[i] = store.ClaimQuery{ClaimID: c.ID, Text: c.Text, ExcludeDomain: c.ExcludeDomain}
@@ -108,7 +120,7 @@ func (d *Deps) candidatesSQL(ctx context.Context, taskID int64, claims []RecallC
 		cands := make([]evidence.Candidate, 0, len(ids))
 		for _, id := range ids {
 			if f, ok := frags[id]; ok {
-				cands = append(cands, evidence.Candidate{FragmentID: id, Domain: f.domain, Similarity: ml.Cosine(c.Vec, f.vec)})
+				cands = append(cands, evidence.Candidate{FragmentID: id, Domain: f.domain, Similarity: models.Cosine(c.Vec, f.vec)})
 			}
 		}
 		out[c.ID] = cands

@@ -52,12 +52,12 @@ func TestCandidatesInMemoryMatchPostgres(t *testing.T) {
 	}
 
 	deps.TaskIndex = taskindex.NewCache(64 << 20)
-	inMemory, err := deps.Candidates(ctx, b.task, state, recall)
+	inMemory, err := deps.Recaller().Candidates(ctx, b.task, state, recall)
 	if err != nil {
 		t.Fatal(err)
 	}
 	deps.TaskIndex = nil
-	viaSQL, err := deps.Candidates(ctx, b.task, state, recall)
+	viaSQL, err := deps.Recaller().Candidates(ctx, b.task, state, recall)
 	if err != nil {
 		t.Fatal(err)
 	}

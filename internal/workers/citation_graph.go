@@ -13,7 +13,8 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -35,7 +36,14 @@ const (
 // CitationGraphWorker works citation_graph jobs.
 type CitationGraphWorker struct {
 	river.WorkerDefaults[jobs.CitationGraphArgs]
-	Deps *Deps
+	Store     *store.Store
+	Citations CitationSource // nil: no academic API, the job completes as skipped
+	Embedder  models.Embedder
+	LLM       models.LLM // relevance; nil: the built-in
+	Extract   ExtractConfig
+	Embed     EmbedConfig
+	Metrics   *metrics.Metrics
+	Logger    *slog.Logger
 }
 
 // CitationOutput is recorded as the job's output.
@@ -57,11 +65,10 @@ type CitationOutput struct {
 // relevant, stores them as abstract-only pages of the task with cites edges,
 // and completes, all in one transaction.
 func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.CitationGraphArgs]) error {
-	d := w.Deps
-	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("page_id", job.Args.PageID))
-	src, err := d.Store.CitationSourcePage(ctx, job.Args.PageID)
+	log := logger(w.Logger).With(slog.Int64("job_id", job.ID), slog.Int64("page_id", job.Args.PageID))
+	src, err := w.Store.CitationSourcePage(ctx, job.Args.PageID)
 	if store.IsNotFound(err) {
-		return fmt.Errorf("citation graph of page %d: %w", job.Args.PageID, errs.PageNotFound)
+		return fmt.Errorf("citation graph of page %d: %w", job.Args.PageID, errs.ErrPageNotFound)
 	}
 	if err != nil {
 		return fmt.Errorf("read page: %w", err)
@@ -69,18 +76,18 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 	var out CitationOutput
 	skip := func(reason, metric string) error {
 		out.Skipped = reason
-		d.Metrics.Academic("citation_graph", metric)
+		w.Metrics.Academic("citation_graph", metric)
 		log.WarnContext(ctx, "citation graph skipped: "+reason)
 		return river.RecordOutput(ctx, out)
 	}
-	if d.Citations == nil {
+	if w.Citations == nil {
 		return skip("no academic API configured (EVF_S2_URL, EVF_OPENALEX_URL)", "skipped")
 	}
 	ref := papers.Ref{DOI: src.Doi, S2ID: src.S2PaperID, OpenAlexID: src.OpenalexID}
 	if ref == (papers.Ref{}) {
 		return skip("not an academic page (no DOI, S2 or OpenAlex id)", "skipped")
 	}
-	neighbors, err := d.Citations.Neighbors(ctx, ref, citationFetch)
+	neighbors, err := w.Citations.Neighbors(ctx, ref, citationFetch)
 	if err != nil {
 		if job.Attempt < 3 && ctx.Err() == nil {
 			return fmt.Errorf("citation graph of page %d: %w", job.Args.PageID, err)
@@ -94,7 +101,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		return err
 	}
 	out.Selected = len(selected)
-	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		task, err := q.LockActiveTask(ctx, job.Args.TaskID)
 		if err != nil {
 			return err
@@ -103,7 +110,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		for _, n := range selected {
 			paper := n.Paper
 			res := paperResult(&paper)
-			p, err := processPage(res, d.Extract)
+			p, err := processPage(res, w.Extract)
 			if err != nil {
 				continue // neither title nor abstract: nothing to keep
 			}
@@ -111,7 +118,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 			if strings.TrimSpace(paper.Abstract) == "" {
 				out.Placeholders++
 			}
-			st, err := storePage(ctx, q, res, p, d.Embedder.Model())
+			st, err := storePage(ctx, q, res, p, w.Embedder.Model())
 			if err != nil {
 				return err
 			}
@@ -140,7 +147,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 			if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: job.Args.TaskID, NextEvidenceNo: task.NextEvidenceNo}); err != nil {
 				return fmt.Errorf("advance task: %w", err)
 			}
-			if err := insertFollowUps(ctx, tx, job.Args.TaskID, targetOutput{PageID: src.ID, ToEmbed: toEmbed}, d.Embed); err != nil {
+			if err := insertFollowUps(ctx, tx, job.Args.TaskID, targetOutput{PageID: src.ID, ToEmbed: toEmbed}, w.Embed); err != nil {
 				return err
 			}
 		}
@@ -149,7 +156,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 	if err != nil {
 		return fmt.Errorf("store citation graph of page %d: %w", job.Args.PageID, err)
 	}
-	d.Metrics.Academic("citation_graph", "ok")
+	w.Metrics.Academic("citation_graph", "ok")
 	log.InfoContext(ctx, "citation graph", slog.Int("neighbors", out.Neighbors), slog.Int("selected", out.Selected),
 		slog.Int("pages_new", out.PagesNew), slog.Int("edges_new", out.EdgesNew), slog.Int("llm_fallbacks", out.LLMFallbacks))
 	return nil
@@ -161,7 +168,6 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 // final = 0.5 · llm/10 + 0.3 · stage 1 + 0.2 · influential, top 10. NLI is
 // never used for relevance.
 func (w *CitationGraphWorker) rank(ctx context.Context, sourceText string, neighbors []papers.Neighbor, out *CitationOutput) ([]papers.Neighbor, error) {
-	d := w.Deps
 	if len(neighbors) == 0 {
 		return nil, nil
 	}
@@ -170,21 +176,21 @@ func (w *CitationGraphWorker) rank(ctx context.Context, sourceText string, neigh
 	for _, n := range neighbors {
 		texts = append(texts, candidateText(n))
 	}
-	vecs, err := d.Embedder.Embed(ctx, texts)
+	vecs, err := w.Embedder.Embed(ctx, texts)
 	if err == nil {
-		err = checkVectors(vecs, len(texts), d.Embedder.Dim())
+		err = checkVectors(vecs, len(texts), w.Embedder.Dim())
 	}
 	if err != nil {
-		return nil, modelWait(err, "embed citation candidates with "+d.Embedder.Model())
+		return nil, modelWait(err, "embed citation candidates with "+w.Embedder.Model())
 	}
 	cands := make([]CitationCandidate, len(neighbors))
 	for i, n := range neighbors {
-		cands[i] = CitationCandidate{Index: i, Influential: n.Influential, Similarity: ml.Cosine(vecs[0], vecs[i+1])}
+		cands[i] = CitationCandidate{Index: i, Influential: n.Influential, Similarity: models.Cosine(vecs[0], vecs[i+1])}
 	}
 	stage1 := TopByStage1(cands, citationStage1)
 	out.Stage1 = len(stage1)
 	for i := range stage1 {
-		r, err := d.llm().Relevance(ctx, sourceText, candidateText(neighbors[stage1[i].Index]))
+		r, err := claimExtractor(w.LLM).Relevance(ctx, sourceText, candidateText(neighbors[stage1[i].Index]))
 		if err != nil || math.IsNaN(r) || r < 0 || r > 10 {
 			out.LLMFallbacks++
 			stage1[i].LLM = llmFallback

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/extract"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 func TestAcceptClaimsValidatesQuotesAgainstThePage(t *testing.T) {
@@ -19,7 +19,7 @@ func TestAcceptClaimsValidatesQuotesAgainstThePage(t *testing.T) {
 	}
 	cases := []struct {
 		name               string
-		proposed           []ml.LLMClaim
+		proposed           []models.LLMClaim
 		max                int
 		wantSpans          [][2]int
 		wantRejected       int
@@ -28,20 +28,20 @@ func TestAcceptClaimsValidatesQuotesAgainstThePage(t *testing.T) {
 	}{
 		{
 			name:               "verbatim quote kept with exact offsets",
-			proposed:           []ml.LLMClaim{{Claim: "Arctic sea ice is declining.", Quote: "Arctic sea ice has declined in recent decades.", Confidence: 0.8}},
+			proposed:           []models.LLMClaim{{Claim: "Arctic sea ice is declining.", Quote: "Arctic sea ice has declined in recent decades.", Confidence: 0.8}},
 			max:                5,
 			wantSpans:          [][2]int{span("Arctic sea ice has declined in recent decades.")},
 			wantFirstConfident: 0.8,
 		},
 		{
 			name:         "quote not in the page is rejected",
-			proposed:     []ml.LLMClaim{{Claim: "Sea ice grows.", Quote: "Arctic sea ice has grown in recent decades.", Confidence: 0.9}},
+			proposed:     []models.LLMClaim{{Claim: "Sea ice grows.", Quote: "Arctic sea ice has grown in recent decades.", Confidence: 0.9}},
 			max:          5,
 			wantRejected: 1,
 		},
 		{
 			name:      "whitespace runs and typographic quotes are normalised",
-			proposed:  []ml.LLMClaim{{Claim: "Polar bears hunt seals.", Quote: "Polar bears hunt seals from the ice. They are \"vulnerable\" today.", Confidence: 2}},
+			proposed:  []models.LLMClaim{{Claim: "Polar bears hunt seals.", Quote: "Polar bears hunt seals from the ice. They are \"vulnerable\" today.", Confidence: 2}},
 			max:       5,
 			wantSpans: [][2]int{span("Polar bears  hunt seals from the ice. They are “vulnerable” today.")},
 			// confidence is clamped to [0,1]
@@ -49,13 +49,13 @@ func TestAcceptClaimsValidatesQuotesAgainstThePage(t *testing.T) {
 		},
 		{
 			name:         "case differs: rejected (matching is case-sensitive)",
-			proposed:     []ml.LLMClaim{{Claim: "x", Quote: "arctic sea ice has declined"}},
+			proposed:     []models.LLMClaim{{Claim: "x", Quote: "arctic sea ice has declined"}},
 			max:          5,
 			wantRejected: 1,
 		},
 		{
 			name: "empty claim, empty quote and duplicate span are rejected",
-			proposed: []ml.LLMClaim{
+			proposed: []models.LLMClaim{
 				{Claim: "", Quote: "Arctic sea ice"},
 				{Claim: "Ice", Quote: "  "},
 				{Claim: "Ice declined", Quote: "Arctic sea ice has declined"},
@@ -67,13 +67,13 @@ func TestAcceptClaimsValidatesQuotesAgainstThePage(t *testing.T) {
 		},
 		{
 			name:            "quote across two fragments is dropped as span",
-			proposed:        []ml.LLMClaim{{Claim: "Both.", Quote: "in recent decades.\n\nPolar bears"}},
+			proposed:        []models.LLMClaim{{Claim: "Both.", Quote: "in recent decades.\n\nPolar bears"}},
 			max:             5,
 			wantDroppedSpan: 1,
 		},
 		{
 			name: "at most max claims",
-			proposed: []ml.LLMClaim{
+			proposed: []models.LLMClaim{
 				{Claim: "a", Quote: "Arctic sea ice"},
 				{Claim: "b", Quote: "Polar bears"},
 			},

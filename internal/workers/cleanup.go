@@ -17,7 +17,8 @@ import (
 // CleanupWorker works cleanup jobs (DESIGN §5.6).
 type CleanupWorker struct {
 	river.WorkerDefaults[jobs.CleanupArgs]
-	Deps *Deps
+	Store  *store.Store
+	Logger *slog.Logger
 }
 
 // CleanupOutput is recorded as the job's output: rows deleted by kind.
@@ -41,7 +42,7 @@ type CleanupOutput struct {
 // crash at any point leaves either everything or nothing deleted.
 func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArgs]) error {
 	out := CleanupOutput{Mode: job.Args.Mode, TaskID: job.Args.TaskID}
-	err := w.Deps.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		if job.Args.Mode != jobs.CleanupOrphans {
 			if err := CleanupTask(ctx, q, job.Args.TaskID, &out); err != nil {
 				return err
@@ -57,7 +58,7 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArg
 	if err != nil {
 		return fmt.Errorf("cleanup %s: %w", job.Args.Mode, err)
 	}
-	w.Deps.logger().InfoContext(ctx, "cleanup done", slog.Int64("job_id", job.ID), slog.Any("deleted", out))
+	logger(w.Logger).InfoContext(ctx, "cleanup done", slog.Int64("job_id", job.ID), slog.Any("deleted", out))
 	return nil
 }
 
@@ -70,7 +71,7 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArg
 func CleanupTask(ctx context.Context, q *store.Queries, taskID int64, out *CleanupOutput) error {
 	if _, err := q.LockTask(ctx, taskID); err != nil {
 		if store.IsNotFound(err) {
-			return errs.Task(taskID, errs.TaskNotFound)
+			return errs.Task(taskID, errs.ErrTaskNotFound)
 		}
 		return fmt.Errorf("lock task: %w", err)
 	}

@@ -10,20 +10,22 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// Deps is what the workers need from the process that runs them.
+// Deps is what the process that runs the workers provides; AddWorkers gives
+// each worker only the part it uses.
 type Deps struct {
 	Store    *store.Store
 	Fetcher  *crawl.Fetcher
-	Embedder ml.Embedder
-	NLI      ml.NLI
-	Reranker ml.Reranker
-	LLM      ml.LLM // claim extraction; nil means the built-in sentence extractor
+	Embedder models.Embedder
+	NLI      models.NLI
+	Reranker models.Reranker
+	LLM      models.LLM // claim extraction; nil means the built-in sentence extractor
 	Logger   *slog.Logger
 	Metrics  *metrics.Metrics // may be nil
 	Extract  ExtractConfig
@@ -98,7 +100,7 @@ type VerifyConfig struct {
 }
 
 // VerifyConfigFrom takes the verify_nli settings of the configuration,
-// with the embedder's calibrated similarity floor (backend.Models).
+// with the embedder's calibrated similarity floor (configured.Models).
 func VerifyConfigFrom(cfg config.Config, minSimilarity float64) VerifyConfig {
 	return VerifyConfig{
 		MinSimilarity:     minSimilarity,
@@ -121,19 +123,25 @@ func (c VerifyConfig) Recall() store.Recall {
 	return store.Recall{PerClaim: c.RecallLimit, MaxTermFreq: c.RecallMaxTermFreq, MinTerms: c.RecallMinTerms}
 }
 
-func (d *Deps) logger() *slog.Logger {
-	if d.Logger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return d.Logger
+// Recaller is the candidate recall of these dependencies.
+func (d *Deps) Recaller() *Recaller {
+	return &Recaller{Store: d.Store, Embedder: d.Embedder, TaskIndex: d.TaskIndex, Verify: d.Verify, Metrics: d.Metrics}
 }
 
-// llm returns the configured claim extractor, or the built-in one.
-func (d *Deps) llm() ml.LLM {
-	if d.LLM == nil {
-		return ml.NewSentenceLLM()
+// logger is l, or a logger that discards when l is nil.
+func logger(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
 	}
-	return d.LLM
+	return l
+}
+
+// claimExtractor is llm, or the built-in sentence extractor when it is nil.
+func claimExtractor(llm models.LLM) models.LLM {
+	if llm == nil {
+		return builtin.NewSentenceLLM()
+	}
+	return llm
 }
 
 // PaperResolver resolves a DOI to its paper (papers.Resolver).

@@ -9,7 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -17,16 +18,18 @@ import (
 // EmbedWorker works embed jobs.
 type EmbedWorker struct {
 	river.WorkerDefaults[jobs.EmbedArgs]
-	Deps *Deps
+	Store    *store.Store
+	Embedder models.Embedder
+	Embed    EmbedConfig
+	Logger   *slog.Logger
 }
 
 // Work embeds in batches and stores the vectors with the completion.
 func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) error {
-	d := w.Deps
-	model := d.Embedder.Model()
+	model := w.Embedder.Model()
 	ids := job.Args.FragmentIDs
 	if job.Args.PageVersionID != 0 {
-		rows, err := d.Store.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: job.Args.PageVersionID, EmbedModel: model})
+		rows, err := w.Store.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: job.Args.PageVersionID, EmbedModel: model})
 		if err != nil {
 			return fmt.Errorf("read fragments of version %d: %w", job.Args.PageVersionID, err)
 		}
@@ -35,11 +38,11 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 			ids = append(ids, r.ID)
 		}
 	}
-	todo, err := d.Store.FragmentsToEmbed(ctx, store.FragmentsToEmbedParams{Ids: ids, EmbedModel: model})
+	todo, err := w.Store.FragmentsToEmbed(ctx, store.FragmentsToEmbedParams{Ids: ids, EmbedModel: model})
 	if err != nil {
 		return fmt.Errorf("read fragments to embed: %w", err)
 	}
-	batch := d.Embed.BatchSize
+	batch := w.Embed.BatchSize
 	if batch <= 0 {
 		batch = 64
 	}
@@ -52,9 +55,9 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 			texts = append(texts, f.Text)
 			fragIDs = append(fragIDs, f.ID)
 		}
-		vecs, err := d.Embedder.Embed(ctx, texts)
+		vecs, err := w.Embedder.Embed(ctx, texts)
 		if err == nil {
-			err = checkVectors(vecs, len(texts), d.Embedder.Dim())
+			err = checkVectors(vecs, len(texts), w.Embedder.Dim())
 		}
 		if err != nil {
 			return modelWait(err, fmt.Sprintf("embed %d fragments with %s", len(texts), model))
@@ -62,7 +65,7 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 		vectors = append(vectors, vecs...)
 	}
 	var stored int64
-	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		var err error
 		if stored, err = q.SetEmbeddings(ctx, fragIDs, vectors, model); err != nil {
 			return err
@@ -79,7 +82,7 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 	if err != nil {
 		return fmt.Errorf("store embeddings: %w", err)
 	}
-	d.logger().DebugContext(ctx, "fragments embedded", slog.Int64("job_id", job.ID), slog.Int64("embedded", stored))
+	logger(w.Logger).DebugContext(ctx, "fragments embedded", slog.Int64("job_id", job.ID), slog.Int64("embedded", stored))
 	return nil
 }
 
@@ -109,15 +112,15 @@ func signalVerify(ctx context.Context, tx pgx.Tx, q *store.Queries, taskID int64
 // a wrong dimension or non-finite values.
 func checkVectors(vecs [][]float32, n, dim int) error {
 	if len(vecs) != n {
-		return fmt.Errorf("%w: %d vectors for %d texts", ml.ErrBadResponse, len(vecs), n)
+		return fmt.Errorf("%w: %d vectors for %d texts", modelerr.ErrBadResponse, len(vecs), n)
 	}
 	for i, v := range vecs {
 		if len(v) != dim {
-			return fmt.Errorf("%w: vector %d has dimension %d, want %d", ml.ErrBadResponse, i, len(v), dim)
+			return fmt.Errorf("%w: vector %d has dimension %d, want %d", modelerr.ErrBadResponse, i, len(v), dim)
 		}
 		for _, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("%w: vector %d holds %v", ml.ErrBadResponse, i, x)
+				return fmt.Errorf("%w: vector %d holds %v", modelerr.ErrBadResponse, i, x)
 			}
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -22,7 +22,7 @@ import (
 func TestEmbedWorker(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	embedder := ml.NewHashEmbedder(256)
+	embedder := builtin.NewHashEmbedder(256)
 
 	type testBundle struct {
 		tx   pgx.Tx
@@ -35,7 +35,7 @@ func TestEmbedWorker(t *testing.T) {
 		task := fixture.Task(t, tx, "Glaciers are retreating.")
 		page := fixture.PageOf(t, tx, task, "https://glaciers.example.org/retreat",
 			"Glaciers are retreating worldwide.", "The Rhône Glacier lost a large part of its volume.")
-		w := &workers.EmbedWorker{Deps: &workers.Deps{Store: store.NewStore(tx), Embedder: embedder}}
+		w := &workers.EmbedWorker{Store: store.NewStore(tx), Embedder: embedder}
 		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w), &testBundle{tx: tx, task: task, page: page}
 	}
 	stored := func(t *testing.T, tx pgx.Tx, id int64) []float32 {

@@ -10,7 +10,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 // TestLLMClaimsAreKeptOnlyWithAVerbatimQuote runs target_queue with claim
@@ -25,8 +25,8 @@ func TestLLMClaimsAreKeptOnlyWithAVerbatimQuote(t *testing.T) {
 		"Arctic sea ice has declined in recent decades in area and volume due to climate change.",
 		"The Arctic's summer sea ice could disappear by the 2050s, scientists estimate.")
 	servers := testfleet.StartModelServers(t)
-	servers.EditClaims = func(_ string, _ []ml.LLMClaim) []ml.LLMClaim {
-		return []ml.LLMClaim{
+	servers.EditClaims = func(_ string, _ []models.LLMClaim) []models.LLMClaim {
+		return []models.LLMClaim{
 			{Claim: "Arctic summer sea ice could be gone by the 2050s.",
 				Quote: "The Arctic’s summer sea ice  could disappear by the 2050s", Confidence: 0.9},
 			{Claim: "Arctic sea ice is growing.", Quote: "Arctic sea ice has grown steadily since 1979.", Confidence: 0.8},

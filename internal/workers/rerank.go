@@ -11,7 +11,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/internal/rank"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -42,7 +43,11 @@ import (
 // their posteriors are never read or written.
 type RerankWorker struct {
 	river.WorkerDefaults[jobs.RerankArgs]
-	Deps *Deps
+	Store    *store.Store
+	Embedder models.Embedder
+	Reranker models.Reranker
+	Rerank   RerankConfig
+	Logger   *slog.Logger
 }
 
 // RerankOutput is recorded as the job's output: counts per stage.
@@ -78,12 +83,11 @@ func rerankConfig(c RerankConfig) RerankConfig {
 
 // Work ranks and stores the ranking together with the job's completion.
 func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]) error {
-	d := w.Deps
-	if d.Reranker == nil {
+	if w.Reranker == nil {
 		return fmt.Errorf("rerank: no reranker configured (Deps.Reranker is nil)")
 	}
-	cfg := rerankConfig(d.Rerank)
-	task, err := d.Store.ExistingTask(ctx, job.Args.TaskID)
+	cfg := rerankConfig(w.Rerank)
+	task, err := w.Store.ExistingTask(ctx, job.Args.TaskID)
 	if err != nil {
 		return err
 	}
@@ -104,7 +108,7 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 	if err != nil {
 		return err
 	}
-	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		// The task lock serialises writers of one task's rankings (so two
 		// runs for one query cannot interleave their DELETE and INSERT) and
 		// tells whether the task changed since it was read.
@@ -117,7 +121,7 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 			return fmt.Errorf("delete previous ranking: %w", err)
 		}
 		out.Replaced = int(replaced)
-		stored, err := q.InsertTaskRanking(ctx, rankingRows(job.Args.TaskID, query, out.QueryHash, d.Embedder.Model(), d.Reranker.Model(), ranked))
+		stored, err := q.InsertTaskRanking(ctx, rankingRows(job.Args.TaskID, query, out.QueryHash, w.Embedder.Model(), w.Reranker.Model(), ranked))
 		if err != nil {
 			return fmt.Errorf("insert ranking: %w", err)
 		}
@@ -142,7 +146,7 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 	if err != nil {
 		return fmt.Errorf("store ranking of task %d: %w", job.Args.TaskID, err)
 	}
-	d.logger().InfoContext(ctx, "fragments ranked", slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
+	logger(w.Logger).InfoContext(ctx, "fragments ranked", slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
 		slog.Int("lexical", out.Lexical), slog.Int("reranked", out.Reranked), slog.Int("ranked", out.Ranked),
 		slog.Bool("successor", out.Successor))
 	return nil
@@ -151,9 +155,8 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 // score reads the candidates and runs the three stages.
 func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs], query string, lexN, shortN, topK int,
 	cfg RerankConfig, out *RerankOutput) ([]rank.Entry, error) {
-	d := w.Deps
-	rows, err := d.Store.RankingCandidates(ctx, store.RankingCandidatesParams{
-		TaskID: job.Args.TaskID, Query: query, EmbedModel: d.Embedder.Model(),
+	rows, err := w.Store.RankingCandidates(ctx, store.RankingCandidatesParams{
+		TaskID: job.Args.TaskID, Query: query, EmbedModel: w.Embedder.Model(),
 		ExcludedLevels: rank.ExcludedLevels(), MaxCandidates: int32(lexN)})
 	if err != nil {
 		return nil, fmt.Errorf("read ranking candidates: %w", err)
@@ -175,12 +178,12 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs
 			out.NotEmbedded++
 		}
 	}
-	vecs, err := d.Embedder.Embed(ctx, []string{query})
+	vecs, err := w.Embedder.Embed(ctx, []string{query})
 	if err == nil {
-		err = checkVectors(vecs, 1, d.Embedder.Dim())
+		err = checkVectors(vecs, 1, w.Embedder.Dim())
 	}
 	if err != nil {
-		return nil, modelWait(err, fmt.Sprintf("rerank: embed the query with %s", d.Embedder.Model()))
+		return nil, modelWait(err, fmt.Sprintf("rerank: embed the query with %s", w.Embedder.Model()))
 	}
 	short, err := rank.Shortlist(cands, vecs[0], cfg.LexicalWeight, shortN)
 	if err != nil {
@@ -194,12 +197,12 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs
 	// One call for the whole shortlist: a Reranker's scores are comparable
 	// within one call only (the built-in BM25 takes its collection statistics
 	// from the call's documents); HTTP backends batch internally.
-	scores, err := d.Reranker.Rerank(ctx, query, docs)
+	scores, err := w.Reranker.Rerank(ctx, query, docs)
 	if err == nil {
 		err = checkScores(scores, len(docs))
 	}
 	if err != nil {
-		return nil, modelWait(err, fmt.Sprintf("rerank: rerank %d fragments with %s", len(docs), d.Reranker.Model()))
+		return nil, modelWait(err, fmt.Sprintf("rerank: rerank %d fragments with %s", len(docs), w.Reranker.Model()))
 	}
 	ranked, err := rank.Finish(short, scores, topK)
 	if err != nil {
@@ -212,11 +215,11 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs
 // a non-finite score.
 func checkScores(scores []float64, n int) error {
 	if len(scores) != n {
-		return fmt.Errorf("%w: %d scores for %d documents", ml.ErrBadResponse, len(scores), n)
+		return fmt.Errorf("%w: %d scores for %d documents", modelerr.ErrBadResponse, len(scores), n)
 	}
 	for i, s := range scores {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return fmt.Errorf("%w: score %d is %v", ml.ErrBadResponse, i, s)
+			return fmt.Errorf("%w: score %d is %v", modelerr.ErrBadResponse, i, s)
 		}
 	}
 	return nil

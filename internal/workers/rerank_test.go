@@ -13,7 +13,8 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
+	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/internal/rank"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -445,7 +446,7 @@ func TestRerankScoresTheShortlistInOneRerankerCall(t *testing.T) {
 	for i, r := range rows {
 		docs[i] = r.Text
 	}
-	bm25 := ml.NewBM25Reranker()
+	bm25 := builtin.NewBM25Reranker()
 	whole, err := bm25.Rerank(b.ctx, rerankHypothesis, docs)
 	if err != nil {
 		t.Fatal(err)
@@ -579,7 +580,7 @@ func TestRerankRetriesAGarbageAnswer(t *testing.T) {
 			if state != "retryable" && state != "available" && state != "running" {
 				t.Errorf("after a garbage answer the job is %s, want it retried", state)
 			}
-			if !strings.Contains(lastErr, "rerank") || !strings.Contains(lastErr, ml.ErrBadResponse.Error()) {
+			if !strings.Contains(lastErr, "rerank") || !strings.Contains(lastErr, modelerr.ErrBadResponse.Error()) {
 				t.Errorf("error %q does not say the reranker answered garbage", lastErr)
 			}
 			break

@@ -23,7 +23,9 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -32,24 +34,34 @@ import (
 // TargetQueueWorker works target_queue jobs.
 type TargetQueueWorker struct {
 	river.WorkerDefaults[jobs.TargetQueueArgs]
-	Deps *Deps
+	Store         *store.Store
+	Fetcher       *crawl.Fetcher
+	Embedder      models.Embedder // its model id marks the fragments to embed
+	LLM           models.LLM      // claim extraction; nil: the built-in sentence extractor
+	Papers        PaperResolver
+	Scholar       ScholarSearch
+	Search        search.Searcher
+	SearchResults int
+	Extract       ExtractConfig
+	Embed         EmbedConfig
+	Metrics       *metrics.Metrics
+	Logger        *slog.Logger
 }
 
 // Work fetches and processes the target, writing everything and the job's
 // completion in one transaction.
 func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.TargetQueueArgs]) error {
-	d := w.Deps
 	target, _ := job.Args.Target.Normalized()
-	tgt, err := d.Store.EnsureTarget(ctx, store.EnsureTargetParams{TaskID: job.Args.TaskID, Kind: target.Kind, Value: target.Value})
+	tgt, err := w.Store.EnsureTarget(ctx, store.EnsureTargetParams{TaskID: job.Args.TaskID, Kind: target.Kind, Value: target.Value})
 	if err != nil {
 		if isForeignKeyViolation(err) {
-			return errs.Task(job.Args.TaskID, errs.TaskNotFound)
+			return errs.Task(job.Args.TaskID, errs.ErrTaskNotFound)
 		}
 		return fmt.Errorf("register target: %w", err)
 	}
 	if tgt.Status == "extracted" {
 		// Extracted once per task, never again.
-		return completeAlone(ctx, d.Store, job)
+		return completeAlone(ctx, w.Store, job)
 	}
 	var res *crawl.Result
 	var resolved *academic.Paper
@@ -58,7 +70,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 	case jobs.TargetQuery:
 		return w.workQuery(ctx, job, tgt.ID, target)
 	case jobs.TargetDOI:
-		known, ok, err := knownDOI(ctx, d.Store.Queries, target.Value)
+		known, ok, err := knownDOI(ctx, w.Store.Queries, target.Value)
 		if err != nil {
 			return err
 		}
@@ -81,7 +93,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("unknown target kind %q", target.Kind))
 	}
 
-	page, err := processPage(res, d.Extract)
+	page, err := processPage(res, w.Extract)
 	if err != nil {
 		return w.failTarget(ctx, job, tgt.ID, res, err)
 	}
@@ -99,22 +111,21 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 // fetch fetches a url target. done means the job is finished with err (a
 // failed target, a snooze or a retry); otherwise res is the page.
 func (w *TargetQueueWorker) fetch(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target) (res *crawl.Result, done bool, err error) {
-	d := w.Deps
-	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID))
+	log := logger(w.Logger).With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID))
 	fetchStart := time.Now()
-	res, err = d.Fetcher.Fetch(ctx, target.Value)
+	res, err = w.Fetcher.Fetch(ctx, target.Value)
 	fetchSeconds := time.Since(fetchStart).Seconds()
 	if err != nil {
 		var pe *crawl.PermanentError
 		var te *crawl.TransientError
 		switch {
 		case errors.As(err, &pe):
-			d.Metrics.Fetch(pe.Reason, 0, fetchSeconds)
+			w.Metrics.Fetch(pe.Reason, 0, fetchSeconds)
 			return nil, true, w.failTarget(ctx, job, targetID, nil, err)
 		case errors.As(err, &te):
-			d.Metrics.Fetch(te.Reason, 0, fetchSeconds)
+			w.Metrics.Fetch(te.Reason, 0, fetchSeconds)
 		default:
-			d.Metrics.Fetch("error", 0, fetchSeconds)
+			w.Metrics.Fetch("error", 0, fetchSeconds)
 		}
 		if job.Attempt >= job.MaxAttempts {
 			return nil, true, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("giving up after %d attempts: %w", job.Attempt, err))
@@ -125,36 +136,35 @@ func (w *TargetQueueWorker) fetch(ctx context.Context, job *river.Job[jobs.Targe
 		}
 		return nil, true, fmt.Errorf("fetch %s: %w", target.Value, err)
 	}
-	d.Metrics.Fetch("ok", len(res.Body), fetchSeconds)
+	w.Metrics.Fetch("ok", len(res.Body), fetchSeconds)
 	return res, false, nil
 }
 
 // extractAndStore extracts the claims of a processed page and stores
 // everything, with the job's completion, in one transaction.
 func (w *TargetQueueWorker) extractAndStore(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target, res *crawl.Result, page processedPage) error {
-	d := w.Deps
-	log := d.logger().With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
+	log := logger(w.Logger).With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
 		slog.String("target_kind", target.Kind))
-	proposed, err := d.llm().ExtractClaims(ctx, ml.ClaimRequest{
+	proposed, err := claimExtractor(w.LLM).ExtractClaims(ctx, models.ClaimRequest{
 		URL: res.FinalURL, Title: page.doc.Title, Text: page.doc.Text, MaxClaims: page.maxClaims})
 	if err != nil {
-		if errors.Is(err, ml.ErrUnavailable) {
+		if errors.Is(err, modelerr.ErrUnavailable) {
 			log.WarnContext(ctx, "claim extraction waits for the LLM", slog.String("error", err.Error()))
 		}
 		return modelWait(err, "extract claims from "+target.Value)
 	}
 	page.acceptClaims(proposed)
-	page.extractor = d.llm().Model()
+	page.extractor = claimExtractor(w.LLM).Model()
 
 	var out targetOutput
-	err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		var err error
-		out, err = writePage(ctx, q, job.Args, targetID, res, page, d.Embedder.Model())
+		out, err = writePage(ctx, q, job.Args, targetID, res, page, w.Embedder.Model())
 		if err != nil {
 			return err
 		}
-		out.Extractor = d.llm().Model()
-		if err := insertFollowUps(ctx, tx, job.Args.TaskID, out, d.Embed); err != nil {
+		out.Extractor = claimExtractor(w.LLM).Model()
+		if err := insertFollowUps(ctx, tx, job.Args.TaskID, out, w.Embed); err != nil {
 			return err
 		}
 		return completeTx(ctx, tx, job, out)
@@ -162,9 +172,9 @@ func (w *TargetQueueWorker) extractAndStore(ctx context.Context, job *river.Job[
 	if err != nil {
 		return fmt.Errorf("store page %s: %w", target.Value, err)
 	}
-	d.Metrics.Claims("stored", out.ClaimsNew)
-	d.Metrics.Claims("dropped_quote", out.QuotesRejected)
-	d.Metrics.Claims("dropped_span", out.ClaimsDropped)
+	w.Metrics.Claims("stored", out.ClaimsNew)
+	w.Metrics.Claims("dropped_quote", out.QuotesRejected)
+	w.Metrics.Claims("dropped_span", out.ClaimsDropped)
 	log.InfoContext(ctx, "target extracted", slog.Int64("page_id", out.PageID),
 		slog.Int("fragments", out.Fragments), slog.Int("claims_new", out.ClaimsNew))
 	return nil
@@ -237,7 +247,7 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 // lies inside one fragment; it keeps the exact rune span of that occurrence.
 // Claims with an empty text or quote, or a span already taken, count as
 // rejected; at most maxClaims are kept. No I/O.
-func (p *processedPage) acceptClaims(proposed []ml.LLMClaim) {
+func (p *processedPage) acceptClaims(proposed []models.LLMClaim) {
 	taken := map[[2]int]bool{}
 	for _, c := range proposed {
 		if len(p.claims) >= p.maxClaims {
@@ -540,7 +550,7 @@ func insertFollowUps(ctx context.Context, tx pgx.Tx, taskID int64, out targetOut
 // was fetched) and cancels the job with the reason. The task goes on.
 func (w *TargetQueueWorker) failTarget(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, res *crawl.Result, cause error) error {
 	msg := cause.Error()
-	err := w.Deps.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		var pageID *int64
 		if res != nil {
 			id, err := store.RetryOnRace(ctx, func() (int64, error) {
@@ -564,7 +574,7 @@ func (w *TargetQueueWorker) failTarget(ctx context.Context, job *river.Job[jobs.
 	if err != nil {
 		return fmt.Errorf("record target failure (%s): %w", msg, err)
 	}
-	w.Deps.logger().WarnContext(ctx, "target failed", slog.Int64("job_id", job.ID), slog.String("error", msg))
+	logger(w.Logger).WarnContext(ctx, "target failed", slog.Int64("job_id", job.ID), slog.String("error", msg))
 	return river.JobCancel(cause)
 }
 
@@ -596,13 +606,12 @@ type queryOutput struct {
 // Targets are unique per task and their jobs unique per task and target, so
 // a URL two queries return is fetched once.
 func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target) error {
-	d := w.Deps
-	scholarly := d.Scholar != nil && papers.LooksAcademic(target.Value)
-	if d.Search == nil && !scholarly {
-		d.Metrics.Search("not_configured")
+	scholarly := w.Scholar != nil && papers.LooksAcademic(target.Value)
+	if w.Search == nil && !scholarly {
+		w.Metrics.Search("not_configured")
 		return w.failTarget(ctx, job, targetID, nil, search.ErrNotConfigured)
 	}
-	limit := d.SearchResults
+	limit := w.SearchResults
 	if limit <= 0 {
 		limit = 10
 	}
@@ -616,13 +625,13 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 		}
 	}
 	var webErr error
-	if d.Search != nil {
-		results, err := d.Search.Search(ctx, target.Value, limit)
+	if w.Search != nil {
+		results, err := w.Search.Search(ctx, target.Value, limit)
 		if err != nil {
-			d.Metrics.Search("error")
+			w.Metrics.Search("error")
 			webErr = err
 		} else {
-			d.Metrics.Search("ok")
+			w.Metrics.Search("ok")
 			out.Results = len(results)
 			for _, r := range results {
 				t, err := jobs.Target{Kind: jobs.TargetURL, Value: r.URL}.Normalized()
@@ -637,12 +646,12 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 	if scholarly {
 		// Research literature: the academic APIs' papers become doi targets;
 		// after that starting point they go the same path as any target.
-		dois, err := d.Scholar.SearchDOIs(ctx, target.Value, limit)
+		dois, err := w.Scholar.SearchDOIs(ctx, target.Value, limit)
 		if err != nil {
-			d.Metrics.Academic("search", "unavailable")
-			d.logger().WarnContext(ctx, "academic search skipped", slog.Int64("job_id", job.ID), slog.String("error", err.Error()))
+			w.Metrics.Academic("search", "unavailable")
+			logger(w.Logger).WarnContext(ctx, "academic search skipped", slog.Int64("job_id", job.ID), slog.String("error", err.Error()))
 		} else {
-			d.Metrics.Academic("search", "ok")
+			w.Metrics.Academic("search", "ok")
 			out.Papers = len(dois)
 			for _, doi := range dois {
 				add(jobs.Target{Kind: jobs.TargetDOI, Value: doi})
@@ -662,7 +671,7 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 		}
 		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("search %q: %w", target.Value, webErr))
 	}
-	err := d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		if _, err := q.LockActiveTask(ctx, job.Args.TaskID); err != nil {
 			return err
 		}
@@ -691,7 +700,7 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 	if err != nil {
 		return fmt.Errorf("register results of %q: %w", target.Value, err)
 	}
-	d.logger().InfoContext(ctx, "query searched", slog.Int64("job_id", job.ID), slog.String("query", target.Value),
+	logger(w.Logger).InfoContext(ctx, "query searched", slog.Int64("job_id", job.ID), slog.String("query", target.Value),
 		slog.Int("results", out.Results), slog.Int("registered", out.Registered), slog.Int("known", out.Known))
 	return nil
 }
@@ -770,23 +779,22 @@ func knownDOI(ctx context.Context, q *store.Queries, doi string) (*crawl.Result,
 // failed (not found, no API configured or reachable — the fleet goes on) or
 // the job was cancelled.
 func (w *TargetQueueWorker) resolveDOI(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, doi string) (*academic.Paper, error) {
-	d := w.Deps
-	log := d.logger().With(slog.Int64("job_id", job.ID), slog.String("doi", doi))
-	if d.Papers == nil {
-		d.Metrics.Academic("doi", "skipped")
+	log := logger(w.Logger).With(slog.Int64("job_id", job.ID), slog.String("doi", doi))
+	if w.Papers == nil {
+		w.Metrics.Academic("doi", "skipped")
 		log.WarnContext(ctx, "DOI target skipped: not a known page and no academic API is configured")
 		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s is not a known page and no academic API is configured to resolve it (EVF_S2_URL, EVF_OPENALEX_URL)", doi))
 	}
-	paper, err := d.Papers.ResolveDOI(ctx, doi)
+	paper, err := w.Papers.ResolveDOI(ctx, doi)
 	switch {
 	case err == nil:
-		d.Metrics.Academic("doi", "ok")
+		w.Metrics.Academic("doi", "ok")
 		return paper, nil
-	case errors.Is(err, academic.ErrNotFound):
-		d.Metrics.Academic("doi", "not_found")
+	case errors.Is(err, modelerr.ErrNotFound):
+		w.Metrics.Academic("doi", "not_found")
 		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s: not found in the academic APIs", doi))
 	default:
-		d.Metrics.Academic("doi", "unavailable")
+		w.Metrics.Academic("doi", "unavailable")
 		log.WarnContext(ctx, "DOI target skipped: academic APIs unreachable", slog.String("error", err.Error()))
 		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s: academic APIs unreachable after retries: %w", doi, err))
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -51,11 +51,10 @@ const (
 // with what was being done, so River records it and retries with backoff up
 // to the job's max attempts.
 func modelWait(err error, doing string) error {
-	if errors.Is(err, ml.ErrUnavailable) {
+	if errors.Is(err, modelerr.ErrUnavailable) {
 		wait := modelWaitDefault
-		var hint interface{ RetryAfter() time.Duration }
-		if errors.As(err, &hint) && hint.RetryAfter() > 0 {
-			wait = min(hint.RetryAfter(), modelWaitMax)
+		if hint, ok := modelerr.RetryAfter(err); ok {
+			wait = min(hint, modelWaitMax)
 		}
 		return river.JobSnooze(wait)
 	}

@@ -12,7 +12,9 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -20,7 +22,13 @@ import (
 // VerifyNLIWorker works verify_nli jobs.
 type VerifyNLIWorker struct {
 	river.WorkerDefaults[jobs.VerifyNLIArgs]
-	Deps *Deps
+	Store    *store.Store
+	Embedder models.Embedder
+	NLI      models.NLI
+	Recall   *Recaller
+	Verify   VerifyConfig
+	Metrics  *metrics.Metrics
+	Logger   *slog.Logger
 }
 
 // VerifyOutput is recorded as the job's output.
@@ -43,38 +51,37 @@ const maxRounds = 5
 
 // Work runs verification rounds until the task did not change during a round.
 func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) error {
-	d := w.Deps
 	var out VerifyOutput
 	for round := 1; round <= maxRounds; round++ {
 		out.Rounds = round
-		state, err := d.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: job.Args.TaskID, EmbedModel: d.Embedder.Model()})
+		state, err := w.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: job.Args.TaskID, EmbedModel: w.Embedder.Model()})
 		if err != nil {
 			if store.IsNotFound(err) {
-				return errs.Task(job.Args.TaskID, errs.TaskNotFound)
+				return errs.Task(job.Args.TaskID, errs.ErrTaskNotFound)
 			}
 			return fmt.Errorf("read task: %w", err)
 		}
 		version := state.WorkVersion
 		if pending := state.NotEmbedded; pending > 0 {
-			if snoozeCount(job.Metadata) < int64(d.Verify.MaxEmbedWaits) {
+			if snoozeCount(job.Metadata) < int64(w.Verify.MaxEmbedWaits) {
 				// Judging now would rank without those fragments: wait for the embed jobs.
-				return river.JobSnooze(d.Verify.EmbedWait)
+				return river.JobSnooze(w.Verify.EmbedWait)
 			}
 			out.NotEmbedded = int(pending)
-			d.logger().WarnContext(ctx, "verifying without fragments that are still not embedded",
+			logger(w.Logger).WarnContext(ctx, "verifying without fragments that are still not embedded",
 				slog.Int64("job_id", job.ID), slog.Int64("fragments", pending))
 		}
 		plan, err := w.plan(ctx, job.Args, state, &out)
 		if err != nil {
 			return modelWait(err, "plan verification")
 		}
-		judgements, err := judge(ctx, d.NLI, plan.pairs, d.Verify.NLIBatchSize)
+		judgements, err := judge(ctx, w.NLI, plan.pairs, w.Verify.NLIBatchSize)
 		if err != nil {
-			return modelWait(err, "NLI with "+d.NLI.Model())
+			return modelWait(err, "NLI with "+w.NLI.Model())
 		}
 		done := false
 		var verdicts []evidence.Posterior
-		err = d.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 			// The task lock first: writers of a task serialise here, and a
 			// target_queue that adds pages while we judged is seen below.
 			task, err := q.LockActiveTask(ctx, job.Args.TaskID)
@@ -115,10 +122,10 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 			byVerdict[p.Verdict]++
 		}
 		for v, n := range byVerdict {
-			d.Metrics.Verdict(v, n)
+			w.Metrics.Verdict(v, n)
 		}
 		if done {
-			d.logger().InfoContext(ctx, "claims verified", slog.Int64("job_id", job.ID),
+			logger(w.Logger).InfoContext(ctx, "claims verified", slog.Int64("job_id", job.ID),
 				slog.Int64("task_id", job.Args.TaskID), slog.Int("claims", out.Claims),
 				slog.Int("inserted", out.Inserted), slog.Int("skipped_judged", out.SkippedJudged),
 				slog.Int("skipped_conflict", out.SkippedConflict))
@@ -131,7 +138,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 // verifyPlan is what one round will judge.
 type verifyPlan struct {
 	claimIDs []int64 // every claim of the round, for the posterior recompute
-	pairs    []ml.Pair
+	pairs    []models.Pair
 	meta     []pairMeta // parallel to pairs
 }
 
@@ -144,13 +151,12 @@ type pairMeta struct {
 
 // plan reads the claims and candidates and selects the pairs (DESIGN §5.2).
 func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, state store.TaskVerifyStateRow, out *VerifyOutput) (verifyPlan, error) {
-	d := w.Deps
 	var plan verifyPlan
 	claimIDs := args.ClaimIDs
 	if claimIDs == nil {
 		claimIDs = []int64{}
 	}
-	claims, err := d.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: args.TaskID, ClaimIds: claimIDs})
+	claims, err := w.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: args.TaskID, ClaimIds: claimIDs})
 	if err != nil {
 		return plan, fmt.Errorf("read claims: %w", err)
 	}
@@ -163,22 +169,22 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 		texts[i] = c.Text
 		plan.claimIDs = append(plan.claimIDs, c.ID)
 	}
-	claimVecs, err := d.Embedder.Embed(ctx, texts)
+	claimVecs, err := w.Embedder.Embed(ctx, texts)
 	if err == nil {
-		err = checkVectors(claimVecs, len(texts), d.Embedder.Dim())
+		err = checkVectors(claimVecs, len(texts), w.Embedder.Dim())
 	}
 	if err != nil {
-		return plan, fmt.Errorf("embed claims with %s: %w", d.Embedder.Model(), err)
+		return plan, fmt.Errorf("embed claims with %s: %w", w.Embedder.Model(), err)
 	}
 	recall := make([]RecallClaim, len(claims))
 	for i, c := range claims {
 		recall[i] = RecallClaim{ID: c.ID, Text: c.Text, Lexemes: c.Lexemes, Vec: claimVecs[i], ExcludeDomain: c.OriginDomain}
 	}
-	candidates, err := d.Candidates(ctx, args.TaskID, state, recall)
+	candidates, err := w.Recall.Candidates(ctx, args.TaskID, state, recall)
 	if err != nil {
 		return plan, err
 	}
-	judgedRows, err := d.Store.JudgedPairs(ctx, plan.claimIDs)
+	judgedRows, err := w.Store.JudgedPairs(ctx, plan.claimIDs)
 	if err != nil {
 		return plan, fmt.Errorf("read judged pairs: %w", err)
 	}
@@ -186,8 +192,8 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 	for _, r := range judgedRows {
 		judged[[2]int64{r.ClaimID, r.FragmentID}] = true
 	}
-	lim := evidence.SelectLimits{MinSimilarity: d.Verify.MinSimilarity, TopK: d.Verify.TopK,
-		MaxDomains: d.Verify.MaxDomains, MaxPairs: d.Verify.MaxPairsPerClaim}
+	lim := evidence.SelectLimits{MinSimilarity: w.Verify.MinSimilarity, TopK: w.Verify.TopK,
+		MaxDomains: w.Verify.MaxDomains, MaxPairs: w.Verify.MaxPairsPerClaim}
 	type selection struct {
 		claim    int
 		fragment int64
@@ -204,11 +210,11 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 			fragIDs = append(fragIDs, s.FragmentID)
 		}
 	}
-	d.Metrics.NLISkipped("already_judged", out.SkippedJudged)
+	w.Metrics.NLISkipped("already_judged", out.SkippedJudged)
 	if len(selected) == 0 {
 		return plan, nil
 	}
-	rows, err := d.Store.PairFragments(ctx, fragIDs)
+	rows, err := w.Store.PairFragments(ctx, fragIDs)
 	if err != nil {
 		return plan, fmt.Errorf("read selected fragments: %w", err)
 	}
@@ -222,7 +228,7 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 			continue // deleted since it was recalled
 		}
 		c := claims[s.claim]
-		plan.pairs = append(plan.pairs, ml.Pair{Premise: f.Text, Hypothesis: c.Text})
+		plan.pairs = append(plan.pairs, models.Pair{Premise: f.Text, Hypothesis: c.Text})
 		plan.meta = append(plan.meta, pairMeta{claimID: c.ID, fragmentID: s.fragment,
 			sourceTrust: f.TrustLevel, sourceCategory: f.Category, targetTrust: c.OriginTrustLevel})
 	}
@@ -230,11 +236,11 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 }
 
 // judge calls the NLI backend in batches and checks what it answers.
-func judge(ctx context.Context, nli ml.NLI, pairs []ml.Pair, batch int) ([]ml.Judgement, error) {
+func judge(ctx context.Context, nli models.NLI, pairs []models.Pair, batch int) ([]models.Judgement, error) {
 	if batch <= 0 {
 		batch = 32
 	}
-	out := make([]ml.Judgement, 0, len(pairs))
+	out := make([]models.Judgement, 0, len(pairs))
 	for start := 0; start < len(pairs); start += batch {
 		end := min(start+batch, len(pairs))
 		js, err := nli.Judge(ctx, pairs[start:end])
@@ -242,14 +248,14 @@ func judge(ctx context.Context, nli ml.NLI, pairs []ml.Pair, batch int) ([]ml.Ju
 			return nil, err
 		}
 		if len(js) != end-start {
-			return nil, fmt.Errorf("%w: %d judgements for %d pairs", ml.ErrBadResponse, len(js), end-start)
+			return nil, fmt.Errorf("%w: %d judgements for %d pairs", modelerr.ErrBadResponse, len(js), end-start)
 		}
 		for i, j := range js {
-			if j.Label != ml.Supports && j.Label != ml.Refutes && j.Label != ml.Neutral {
-				return nil, fmt.Errorf("%w: judgement %d: unknown label %q", ml.ErrBadResponse, start+i, j.Label)
+			if j.Label != models.Supports && j.Label != models.Refutes && j.Label != models.Neutral {
+				return nil, fmt.Errorf("%w: judgement %d: unknown label %q", modelerr.ErrBadResponse, start+i, j.Label)
 			}
 			if math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
-				return nil, fmt.Errorf("%w: judgement %d: confidence %v outside [0,1]", ml.ErrBadResponse, start+i, j.Confidence)
+				return nil, fmt.Errorf("%w: judgement %d: confidence %v outside [0,1]", modelerr.ErrBadResponse, start+i, j.Confidence)
 			}
 		}
 		out = append(out, js...)
@@ -261,8 +267,8 @@ func judge(ctx context.Context, nli ml.NLI, pairs []ml.Pair, batch int) ([]ml.Ju
 // idx_edges_nli_unique. supports/refutes below min_nli_confidence are recorded
 // as neutral (nli_label keeps the model's label): they never count in the
 // posterior, yet the pair stays judged once, so a re-run does not ask again.
-func (w *VerifyNLIWorker) writeEdges(ctx context.Context, q *store.Queries, plan verifyPlan, js []ml.Judgement, out *VerifyOutput) error {
-	cfg := w.Deps.Verify
+func (w *VerifyNLIWorker) writeEdges(ctx context.Context, q *store.Queries, plan verifyPlan, js []models.Judgement, out *VerifyOutput) error {
+	cfg := w.Verify
 	type row struct {
 		meta     pairMeta
 		relation string
@@ -273,11 +279,11 @@ func (w *VerifyNLIWorker) writeEdges(ctx context.Context, q *store.Queries, plan
 	for i, j := range js {
 		out.Judged++
 		rel := j.Label
-		if rel != ml.Neutral && j.Confidence < cfg.MinNLIConfidence {
-			rel = ml.Neutral
+		if rel != models.Neutral && j.Confidence < cfg.MinNLIConfidence {
+			rel = models.Neutral
 			out.Downgraded++
 		}
-		if rel == ml.Neutral && !cfg.SaveNeutral {
+		if rel == models.Neutral && !cfg.SaveNeutral {
 			out.DroppedNeutral++
 			continue
 		}
@@ -293,7 +299,7 @@ func (w *VerifyNLIWorker) writeEdges(ctx context.Context, q *store.Queries, plan
 		}
 		return compareInt64(a.meta.fragmentID, b.meta.fragmentID)
 	})
-	p := store.InsertNLIEdgesParams{NliModel: w.Deps.NLI.Model()}
+	p := store.InsertNLIEdgesParams{NliModel: w.NLI.Model()}
 	byRelation := map[string]int{}
 	for _, r := range rows {
 		p.FragmentIds = append(p.FragmentIds, r.meta.fragmentID)
@@ -313,10 +319,10 @@ func (w *VerifyNLIWorker) writeEdges(ctx context.Context, q *store.Queries, plan
 	out.Inserted += int(n)
 	conflicts := len(rows) - int(n)
 	out.SkippedConflict += conflicts
-	w.Deps.Metrics.NLISkipped("conflict", conflicts)
+	w.Metrics.NLISkipped("conflict", conflicts)
 	if conflicts == 0 {
 		for rel, c := range byRelation {
-			w.Deps.Metrics.NLIEdge(rel, c)
+			w.Metrics.NLIEdge(rel, c)
 		}
 	}
 	return nil

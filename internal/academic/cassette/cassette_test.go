@@ -73,6 +73,7 @@ recorded_with: VCR-vcr/2.0.0
 )
 
 func TestParseShapes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		yaml       string
@@ -89,6 +90,7 @@ func TestParseShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			c, err := Parse([]byte(tt.yaml))
 			if err != nil {
 				t.Fatal(err)
@@ -116,6 +118,7 @@ func TestParseShapes(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
+	t.Parallel()
 	for name, y := range map[string]string{
 		"no interactions": "version: 1\n",
 		"no status":       "interactions:\n- request: {method: GET, uri: 'http://x/'}\n  response: {content: ''}\n",
@@ -129,6 +132,7 @@ func TestParseRejects(t *testing.T) {
 }
 
 func TestReplayerMatching(t *testing.T) {
+	t.Parallel()
 	c, err := Parse([]byte(vcrpyHTTPX))
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +185,7 @@ func TestReplayerMatching(t *testing.T) {
 // The recorded cassettes load with every interaction; the counts are those of
 // the files (checked with grep -c 'uri:').
 func TestLoadRecorded(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		path string
 		n    int

@@ -8,6 +8,7 @@ import (
 )
 
 func TestLooksAcademic(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		q    string
 		want bool
@@ -29,6 +30,7 @@ func TestLooksAcademic(t *testing.T) {
 }
 
 func TestMergeDOIsAndLinks(t *testing.T) {
+	t.Parallel()
 	s2 := []academic.Paper{{DOI: "10.1000/A"}, {Title: "no doi"}, {DOI: "10.1000/b"}}
 	oa := []academic.Paper{{DOI: "https://doi.org/10.1000/a"}, {DOI: "10.1000/c"}}
 	if got := fmt.Sprint(MergeDOIs(10, s2, oa)); got != "[10.1000/a 10.1000/b 10.1000/c]" {

@@ -17,9 +17,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/evidencefleet/evidencefleet/internal/backend"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/scratchdb"
+	"github.com/evidencefleet/evidencefleet/internal/models/configured"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/migrations"
 )
@@ -211,7 +211,7 @@ type synthEnv struct {
 	url       string
 	done      func()
 	sentences *sentencePool
-	models    backend.Models
+	models    configured.Models
 }
 
 func (h *harness) synthEnv(ctx context.Context) (*synthEnv, error) {
@@ -219,7 +219,7 @@ func (h *harness) synthEnv(ctx context.Context) (*synthEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	models, err := backend.New(cfg, nil)
+	models, err := configured.New(cfg, nil)
 	if err != nil {
 		return nil, err
 	}

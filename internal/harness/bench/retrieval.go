@@ -142,7 +142,7 @@ func retrieveOne(ctx context.Context, deps *workers.Deps, state store.TaskVerify
 	if err != nil {
 		return 0, err
 	}
-	cands, err := deps.Candidates(ctx, taskID, state, []workers.RecallClaim{{ID: claimID, Text: text, Lexemes: lexemes, Vec: vecs[0]}})
+	cands, err := deps.Recaller().Candidates(ctx, taskID, state, []workers.RecallClaim{{ID: claimID, Text: text, Lexemes: lexemes, Vec: vecs[0]}})
 	if err != nil {
 		return 0, err
 	}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestQuantile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		xs   []float64
 		q    float64

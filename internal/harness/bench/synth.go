@@ -16,7 +16,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/eval"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -135,7 +135,7 @@ type taskSpec struct {
 // loadTask writes a task with its claims, pages, page versions and embedded
 // fragments in bulk (COPY), the way target_queue and embed jobs would have
 // left them, then ANALYZEs the tables as a bulk loader should.
-func loadTask(ctx context.Context, pool *pgxpool.Pool, emb ml.Embedder, p *sentencePool, spec taskSpec) (synthTask, error) {
+func loadTask(ctx context.Context, pool *pgxpool.Pool, emb models.Embedder, p *sentencePool, spec taskSpec) (synthTask, error) {
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x5eed))
 	var t synthTask
 	if spec.FragsPerPage <= 0 {
@@ -222,7 +222,7 @@ func loadTask(ctx context.Context, pool *pgxpool.Pool, emb ml.Embedder, p *sente
 
 // loadPage writes one page of the task: its version is the fragments'
 // texts joined by blank lines, with exact character offsets.
-func loadPage(ctx context.Context, tx pgx.Tx, emb ml.Embedder, taskID int64, domain string, n int, texts []string) error {
+func loadPage(ctx context.Context, tx pgx.Tx, emb models.Embedder, taskID int64, domain string, n int, texts []string) error {
 	url := fmt.Sprintf("https://%s/t%d/p%d", domain, taskID, n)
 	var pageID, versionID int64
 	content := strings.Join(texts, "\n\n")

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
 // TestLoadTaskKeepsExactSpans: the synthetic graph obeys the schema's
@@ -18,7 +18,7 @@ func TestLoadTaskKeepsExactSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := loadTask(ctx, pool, ml.NewHashEmbedder(64), sp, taskSpec{
+	task, err := loadTask(ctx, pool, builtin.NewHashEmbedder(64), sp, taskSpec{
 		Claims: 30, Fragments: 700, Related: 20, Domains: 12, FragsPerPage: 20, DomainPrefix: "t", Seed: 1})
 	if err != nil {
 		t.Fatal(err)

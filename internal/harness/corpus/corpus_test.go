@@ -21,6 +21,7 @@ const (
 )
 
 func TestWikipediaURL(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"Global warming":                     "https://en.wikipedia.org/wiki/Global_warming",
 		"El Niño":                            "https://en.wikipedia.org/wiki/El_Ni%C3%B1o",
@@ -48,6 +49,7 @@ func TestWikipediaURL(t *testing.T) {
 }
 
 func TestRenderArticlesGroupsAndOrders(t *testing.T) {
+	t.Parallel()
 	recs := []Record{
 		{ClaimID: "1", Claim: "c1", Evidences: []Evidence{
 			{EvidenceID: "Polar bear:40", Article: "Polar bear", Evidence: "Fourth <sentence> & more."},
@@ -98,6 +100,7 @@ func TestRenderArticlesGroupsAndOrders(t *testing.T) {
 }
 
 func TestOpenAlexAbstractWordForWord(t *testing.T) {
+	t.Parallel()
 	w, err := ReadOpenAlexWork(openAlexPath)
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +143,7 @@ func TestOpenAlexAbstractWordForWord(t *testing.T) {
 }
 
 func TestSemanticScholarPage(t *testing.T) {
+	t.Parallel()
 	sp, err := ReadSemanticScholarPaper(s2PaperPath)
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +166,7 @@ func TestSemanticScholarPage(t *testing.T) {
 }
 
 func TestClimateFeverArchiveReplay(t *testing.T) {
+	t.Parallel()
 	recs, err := ReadClimateFever(climateFeverPath)
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +218,7 @@ func TestClimateFeverArchiveReplay(t *testing.T) {
 }
 
 func TestWriteArchiveReplacesStaleFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := Page{URL: "https://example.org/a", Body: []byte("<p>a</p>")}
 	b := Page{URL: "https://example.org/b", Body: []byte("<p>b</p>")}
@@ -239,6 +245,7 @@ func TestWriteArchiveReplacesStaleFiles(t *testing.T) {
 }
 
 func TestWriteClaims(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "claims.jsonl")
 	recs := []Record{{ClaimID: "0", Claim: `Sea "level" <rise>`, ClaimLabel: "SUPPORTS", Evidences: []Evidence{{EvidenceID: "X:1"}}}}
 	if err := WriteClaims(path, recs); err != nil {

@@ -12,7 +12,7 @@ type GoldPair struct {
 	Record   int    // index of the claim's record
 	URL      string // the replay page of the sentence's article (corpus.WikipediaURL)
 	Sentence string
-	Gold     string // ml.Supports, ml.Refutes or ml.Neutral
+	Gold     string // models.Supports, models.Refutes or models.Neutral
 }
 
 // GoldPairs lists the evidence pairs of records in order. Evidence whose

@@ -8,6 +8,7 @@ import (
 )
 
 func TestGoldPairs(t *testing.T) {
+	t.Parallel()
 	records := []corpus.Record{
 		{ClaimID: "1", Claim: "c1", ClaimLabel: "SUPPORTS", Evidences: []corpus.Evidence{
 			{EvidenceID: "Sea level rise:3", EvidenceLabel: "SUPPORTS", Article: "Sea level rise", Evidence: "  Seas rise. "},

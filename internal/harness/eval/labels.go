@@ -10,11 +10,11 @@ package eval
 import (
 	"strings"
 
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 // NLILabels are the relation labels an NLI backend predicts, in table order.
-var NLILabels = []string{ml.Supports, ml.Refutes, ml.Neutral}
+var NLILabels = []string{models.Supports, models.Refutes, models.Neutral}
 
 // Climate-FEVER claim labels; they double as the predicted classes of the
 // claim-verdict matrix (see VerdictClass).
@@ -34,11 +34,11 @@ var ClaimClasses = []string{ClaimSupports, ClaimRefutes, ClaimNotEnoughInfo, Cla
 func NLIGoldLabel(label string) (rel string, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(label)) {
 	case "entailment":
-		return ml.Supports, true
+		return models.Supports, true
 	case "neutral":
-		return ml.Neutral, true
+		return models.Neutral, true
 	case "contradiction":
-		return ml.Refutes, true
+		return models.Refutes, true
 	}
 	return "", false
 }
@@ -49,11 +49,11 @@ func NLIGoldLabel(label string) (rel string, ok bool) {
 func EvidenceGoldLabel(label string) (rel string, ok bool) {
 	switch strings.TrimSpace(label) {
 	case "SUPPORTS":
-		return ml.Supports, true
+		return models.Supports, true
 	case "REFUTES":
-		return ml.Refutes, true
+		return models.Refutes, true
 	case "NOT_ENOUGH_INFO":
-		return ml.Neutral, true
+		return models.Neutral, true
 	}
 	return "", false
 }

@@ -3,6 +3,7 @@ package eval
 import "testing"
 
 func TestNLIGoldLabel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 		ok       bool
@@ -25,6 +26,7 @@ func TestNLIGoldLabel(t *testing.T) {
 }
 
 func TestEvidenceGoldLabel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 		ok       bool
@@ -45,6 +47,7 @@ func TestEvidenceGoldLabel(t *testing.T) {
 }
 
 func TestClaimGoldClass(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 		ok       bool
@@ -66,6 +69,7 @@ func TestClaimGoldClass(t *testing.T) {
 }
 
 func TestVerdictClass(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		verdict, want string
 		ok            bool

@@ -28,6 +28,7 @@ func sameNormalized(t *testing.T, text string, s Span, sentence string) {
 }
 
 func TestLocate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text, sentence string
 		want                 Span
@@ -47,6 +48,7 @@ func TestLocate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, ok := Locate(tt.text, tt.sentence)
 			if got != tt.want || ok != tt.ok {
 				t.Fatalf("Locate = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
@@ -59,6 +61,7 @@ func TestLocate(t *testing.T) {
 }
 
 func TestOverlaps(t *testing.T) {
+	t.Parallel()
 	frags := []FragmentSpan{{ID: 3, Span: Span{21, 30}}, {ID: 1, Span: Span{0, 10}}, {ID: 2, Span: Span{11, 20}}}
 	tests := []struct {
 		name string
@@ -75,6 +78,7 @@ func TestOverlaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := Overlaps(frags, tt.span); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Overlaps(%v) = %v, want %v", tt.span, got, tt.want)
 			}
@@ -83,6 +87,7 @@ func TestOverlaps(t *testing.T) {
 }
 
 func TestPickEdge(t *testing.T) {
+	t.Parallel()
 	overlaps := []Overlap{{2, 9}, {3, 4}, {1, 2}}
 	tests := []struct {
 		name      string
@@ -99,6 +104,7 @@ func TestPickEdge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			label, frag, ok := PickEdge(overlaps, func(id int64) (string, bool) {
 				l, ok := tt.edges[id]
 				return l, ok
@@ -119,6 +125,7 @@ func TestPickEdge(t *testing.T) {
 // fragments — with the default fragment size and with one small enough that
 // sentences straddle fragments.
 func TestLocateInExtractedPages(t *testing.T) {
+	t.Parallel()
 	records, err := corpus.ReadClimateFever(climateFeverFile)
 	if err != nil {
 		t.Fatal(err)

@@ -8,11 +8,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 // NLIExample is one labelled premise/hypothesis pair; Gold is a relation
-// label (ml.Supports, ml.Refutes or ml.Neutral).
+// label (models.Supports, models.Refutes or models.Neutral).
 type NLIExample struct {
 	Gold       string
 	Premise    string
@@ -72,10 +72,10 @@ func ReadNLIFile(path string) ([]NLIExample, error) {
 }
 
 // Pairs returns the examples as NLI inputs, in order.
-func Pairs(examples []NLIExample) []ml.Pair {
-	out := make([]ml.Pair, len(examples))
+func Pairs(examples []NLIExample) []models.Pair {
+	out := make([]models.Pair, len(examples))
 	for i, e := range examples {
-		out[i] = ml.Pair{Premise: e.Premise, Hypothesis: e.Hypothesis}
+		out[i] = models.Pair{Premise: e.Premise, Hypothesis: e.Hypothesis}
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 )
 
 func TestReadNLIFile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		content string
@@ -36,6 +37,7 @@ func TestReadNLIFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join(t.TempDir(), "x.tsv")
 			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
@@ -64,6 +66,7 @@ func TestReadNLIFile(t *testing.T) {
 }
 
 func TestNLIDataFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"b.tsv", "a.tsv", "notes.txt"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("entailment\tP\tH\n"), 0o644); err != nil {

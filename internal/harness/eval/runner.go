@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
-	"github.com/evidencefleet/evidencefleet/internal/backend"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
@@ -24,7 +23,8 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/harness/scratchdb"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/configured"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/migrations"
@@ -162,10 +162,10 @@ type Report struct {
 	DatabaseIsTemp bool               `json:"scratch_database"`
 }
 
-// ConfiguredModels builds the configured backends (backend.New) to read their
+// ConfiguredModels builds the configured backends (configured.New) to read their
 // model ids.
 func ConfiguredModels(cfg config.Config) (Models, error) {
-	m, err := backend.New(cfg, nil)
+	m, err := configured.New(cfg, nil)
 	if err != nil {
 		return Models{}, err
 	}
@@ -194,7 +194,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{Measured: version.Measured(ctx), NLIData: opts.NLIDir, ClaimsFile: opts.ClaimsFile,
 		Models: models, NLI: []NLIFileResult{}, DatabaseIsTemp: opts.FreshDB}
 	if opts.NLIDir != "" {
-		nli, err := backend.NewNLI(opts.Config, nil)
+		nli, err := configured.NewNLI(opts.Config, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -213,7 +213,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 // RunNLIFiles evaluates nli on every *.tsv file of dir (at most limit rows
 // each when limit > 0), judging batch pairs per call.
-func RunNLIFiles(ctx context.Context, nli ml.NLI, batch int, dir string, limit int) ([]NLIFileResult, error) {
+func RunNLIFiles(ctx context.Context, nli models.NLI, batch int, dir string, limit int) ([]NLIFileResult, error) {
 	files, err := NLIDataFiles(dir)
 	if err != nil {
 		return nil, err
@@ -244,12 +244,12 @@ func RunNLIFiles(ctx context.Context, nli ml.NLI, batch int, dir string, limit i
 
 // EvaluateNLI judges the examples with nli, batch pairs per call (≤ 0: 32),
 // and scores the predictions against the gold labels.
-func EvaluateNLI(ctx context.Context, nli ml.NLI, batch int, examples []NLIExample) (Scores, error) {
+func EvaluateNLI(ctx context.Context, nli models.NLI, batch int, examples []NLIExample) (Scores, error) {
 	if batch <= 0 {
 		batch = 32
 	}
 	pairs := Pairs(examples)
-	var c ml.Confusion
+	var c Confusion
 	for start := 0; start < len(pairs); start += batch {
 		end := min(start+batch, len(pairs))
 		js, err := nli.Judge(ctx, pairs[start:end])
@@ -595,7 +595,7 @@ func scoreClaims(ctx context.Context, pool *pgxpool.Pool, records []corpus.Recor
 		return fmt.Errorf("read verdicts: %w", err)
 	}
 	res.Verdicts = map[string]int{}
-	var c ml.Confusion
+	var c Confusion
 	for i, r := range records {
 		v, ok := verdicts[claimIDs[i]]
 		if !ok {
@@ -698,7 +698,7 @@ func scorePairs(ctx context.Context, pool *pgxpool.Pool, records []corpus.Record
 		return fmt.Errorf("read edges: %w", err)
 	}
 
-	var c ml.Confusion
+	var c Confusion
 	for _, p := range pairs {
 		norm, err := ident.NormalizeURL(p.URL)
 		if err != nil {

@@ -22,12 +22,14 @@ const nliDataDir = "../../../testdata/nli/report"
 // claims and 30 rows per NLI file against a real Postgres and checks that
 // the tables add up (not the scores themselves, which depend on the models).
 func TestRunEndToEnd(t *testing.T) {
+	t.Parallel()
 	const claims, rows = 10, 30
-	t.Setenv("DATABASE_URL", pgtest.URL(t))
-	cfg, err := config.Load()
+	dbURL := pgtest.URL(t)
+	cfg, err := config.Load() // DATABASE_URL, set for pgtest, satisfies Load; Run uses cfg.DatabaseURL
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.DatabaseURL = dbURL
 	rep, err := Run(context.Background(), Options{
 		Config: cfg, ClaimsFile: climateFeverFile, Limit: claims,
 		NLIDir: nliDataDir, NLILimit: rows, Timeout: 5 * time.Minute,

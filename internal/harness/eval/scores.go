@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
-
-	"github.com/evidencefleet/evidencefleet/internal/ml"
 )
 
 // ClassScore is one class of a confusion matrix: how often it was the gold
@@ -36,7 +34,7 @@ type Scores struct {
 // Score summarises c over labels (rows and columns in that order, including
 // labels that never occur). Every label recorded in c must be in labels, or
 // the matrix would not add up to N: it returns an error naming the stray one.
-func Score(c *ml.Confusion, labels []string) (Scores, error) {
+func Score(c *Confusion, labels []string) (Scores, error) {
 	known := make(map[string]bool, len(labels))
 	for _, l := range labels {
 		known[l] = true

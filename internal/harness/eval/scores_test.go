@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/evidencefleet/evidencefleet/internal/ml"
 )
 
 func TestScore(t *testing.T) {
@@ -59,7 +57,7 @@ func TestScore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var c ml.Confusion
+			var c Confusion
 			for _, o := range tt.obs {
 				c.Add(o.gold, o.pred)
 			}

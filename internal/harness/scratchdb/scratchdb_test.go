@@ -13,6 +13,7 @@ import (
 
 // TestScratchDatabase creates a scratch database, uses it and drops it.
 func TestScratchDatabase(t *testing.T) {
+	t.Parallel()
 	base := pgtest.BaseURL(t)
 	ctx := context.Background()
 	u, drop, err := scratchdb.Create(ctx, base, "evf_scratch_")
@@ -52,6 +53,7 @@ func TestScratchDatabase(t *testing.T) {
 }
 
 func TestWithDatabase(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		base, want string
 		wantErr    bool

@@ -13,7 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/evidencefleet/evidencefleet/internal/ml"
+	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
 // ModelServers are httptest servers that speak the documented wire formats
@@ -30,12 +31,12 @@ type ModelServers struct {
 
 	// EditClaims, when set, may change the claims the chat server answers
 	// for a page text (e.g. add one whose quote is not in the page).
-	EditClaims func(pageText string, claims []ml.LLMClaim) []ml.LLMClaim
+	EditClaims func(pageText string, claims []models.LLMClaim) []models.LLMClaim
 
-	embedder *ml.HashEmbedder
-	nli      *ml.LexicalNLI
-	reranker *ml.BM25Reranker
-	llm      *ml.SentenceLLM
+	embedder *builtin.HashEmbedder
+	nli      *builtin.LexicalNLI
+	reranker *builtin.BM25Reranker
+	llm      *builtin.SentenceLLM
 
 	mu    sync.Mutex
 	calls map[string]int // "server path" → requests
@@ -44,8 +45,8 @@ type ModelServers struct {
 // StartModelServers starts the servers; they stop when the test ends.
 func StartModelServers(t testing.TB) *ModelServers {
 	t.Helper()
-	s := &ModelServers{embedder: ml.NewHashEmbedder(256), nli: ml.NewLexicalNLI(),
-		reranker: ml.NewBM25Reranker(), llm: ml.NewSentenceLLM(), calls: map[string]int{}}
+	s := &ModelServers{embedder: builtin.NewHashEmbedder(256), nli: builtin.NewLexicalNLI(),
+		reranker: builtin.NewBM25Reranker(), llm: builtin.NewSentenceLLM(), calls: map[string]int{}}
 	oai := http.NewServeMux()
 	oai.HandleFunc("POST /v1/chat/completions", s.chat)
 	oai.HandleFunc("POST /v1/embeddings", s.embeddings)
@@ -141,7 +142,7 @@ func (s *ModelServers) teiEmbed(w http.ResponseWriter, r *http.Request) {
 }
 
 // nliLabelName is the label name of an NLI cross-encoder for a relation.
-var nliLabelName = map[string]string{ml.Supports: "entailment", ml.Refutes: "contradiction", ml.Neutral: "neutral"}
+var nliLabelName = map[string]string{models.Supports: "entailment", models.Refutes: "contradiction", models.Neutral: "neutral"}
 
 // teiPredict: POST /predict {"inputs": [[premise, hypothesis], …]} → one
 // list of {"label","score"} per pair, sorted by score as TEI sorts them.
@@ -157,13 +158,13 @@ func (s *ModelServers) teiPredict(w http.ResponseWriter, r *http.Request) {
 	if !decodeStrictly(w, r, &req) {
 		return
 	}
-	pairs := make([]ml.Pair, len(req.Inputs))
+	pairs := make([]models.Pair, len(req.Inputs))
 	for i, in := range req.Inputs {
 		if len(in) != 2 {
 			teiError(w, http.StatusUnprocessableEntity, "inputs[%d]: want a [premise, hypothesis] pair", i)
 			return
 		}
-		pairs[i] = ml.Pair{Premise: in[0], Hypothesis: in[1]}
+		pairs[i] = models.Pair{Premise: in[0], Hypothesis: in[1]}
 	}
 	js, err := s.nli.Judge(r.Context(), pairs)
 	if err != nil {
@@ -178,7 +179,7 @@ func (s *ModelServers) teiPredict(w http.ResponseWriter, r *http.Request) {
 	for i, j := range js {
 		rest := (1 - j.Confidence) / 2
 		row := []labelScore{{nliLabelName[j.Label], j.Confidence}}
-		for _, l := range []string{ml.Refutes, ml.Supports, ml.Neutral} {
+		for _, l := range []string{models.Refutes, models.Supports, models.Neutral} {
 			if l != j.Label {
 				row = append(row, labelScore{nliLabelName[l], rest})
 			}
@@ -297,7 +298,7 @@ func openAIError(w http.ResponseWriter, status int, format string, args ...any) 
 }
 
 // between returns the text between the markers begin and end of the prompt
-// templates (internal/backend/openai/prompts).
+// templates (internal/models/openai/prompts).
 func between(s, begin, end string) (string, bool) {
 	_, rest, ok := strings.Cut(s, begin)
 	if !ok {
@@ -317,7 +318,7 @@ func (s *ModelServers) chatAnswer(r *http.Request, format, user string) (any, er
 		if !ok {
 			return nil, fmt.Errorf("no page text between the markers")
 		}
-		claims, err := s.llm.ExtractClaims(r.Context(), ml.ClaimRequest{Text: text, MaxClaims: 1000})
+		claims, err := s.llm.ExtractClaims(r.Context(), models.ClaimRequest{Text: text, MaxClaims: 1000})
 		if err != nil {
 			return nil, err
 		}
@@ -348,7 +349,7 @@ func (s *ModelServers) chatAnswer(r *http.Request, format, user string) (any, er
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("no premise or hypothesis in the prompt")
 		}
-		js, err := s.nli.Judge(r.Context(), []ml.Pair{{Premise: p, Hypothesis: h}})
+		js, err := s.nli.Judge(r.Context(), []models.Pair{{Premise: p, Hypothesis: h}})
 		if err != nil {
 			return nil, err
 		}

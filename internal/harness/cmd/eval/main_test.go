@@ -55,8 +55,9 @@ func TestRunMissingData(t *testing.T) {
 // TestRunJSON runs the command on 5 claims and 20 NLI rows per file in a
 // scratch database on the test server and decodes its JSON summary.
 func TestRunJSON(t *testing.T) {
+	t.Parallel()
 	claimsFile, nliDir := repodata.Path(t, repodata.ClimateFever...), repodata.Path(t, repodata.NLIReport...)
-	t.Setenv("DATABASE_URL", pgtest.BaseURL(t))
+	pgtest.BaseURL(t) // run reads DATABASE_URL, the test server
 	var out, errOut bytes.Buffer
 	args := []string{"-claims", claimsFile, "-nli-data", nliDir, "-limit", "5", "-nli-limit", "20", "-json"}
 	if err := run(context.Background(), args, &out, &errOut); err != nil {

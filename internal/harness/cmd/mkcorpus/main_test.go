@@ -20,6 +20,7 @@ func dataArgs(t *testing.T) []string {
 }
 
 func TestRunWritesArchiveAndClaims(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	var stdout bytes.Buffer
 	if err := run(append(dataArgs(t), "-out", out, "-claims", "3", "-with-academic"), &stdout); err != nil {
@@ -54,6 +55,7 @@ func TestRunWritesArchiveAndClaims(t *testing.T) {
 }
 
 func TestRunFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{}, // -out missing
 		{"-out", t.TempDir(), "-claims", "-1"},
@@ -71,6 +73,7 @@ func TestRunFlagErrors(t *testing.T) {
 //
 //	go run ./internal/harness/cmd/mkcorpus -out testdata/replay/demo -claims 12 -with-academic
 func TestDemoCorpusUpToDate(t *testing.T) {
+	t.Parallel()
 	demo := filepath.Dir(repodata.Path(t, "replay", "demo", crawl.ManifestFile))
 	out := t.TempDir()
 	if err := run(append(dataArgs(t), "-out", out, "-claims", "12", "-with-academic"), io.Discard); err != nil {

@@ -1,0 +1,52 @@
+package builtin
+
+import (
+	"context"
+
+	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/models"
+)
+
+// SentenceLLMModel is the model id of SentenceLLM.
+const SentenceLLMModel = "builtin-sentence-claims-v1"
+
+// SentenceLLM is the built-in, deterministic stand-in for an LLM — a
+// BASELINE, not a language model. ExtractClaims proposes the page's most
+// checkable declarative sentences (extract.BuiltinClaims) as claims, each
+// quoting itself, with the sentence score as confidence. Relevance is the
+// hashed n-gram cosine of query and text scaled to 0–10.
+// A SentenceLLM is safe for concurrent use.
+type SentenceLLM struct {
+	embed *HashEmbedder
+}
+
+var _ models.LLM = (*SentenceLLM)(nil)
+
+// NewSentenceLLM returns the built-in claim extractor.
+func NewSentenceLLM() *SentenceLLM { return &SentenceLLM{embed: NewHashEmbedder(256)} }
+
+// Model implements LLM.
+func (*SentenceLLM) Model() string { return SentenceLLMModel }
+
+// ExtractClaims implements LLM.
+func (*SentenceLLM) ExtractClaims(ctx context.Context, req models.ClaimRequest) ([]models.LLMClaim, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	runes := []rune(req.Text)
+	var out []models.LLMClaim
+	for _, c := range extract.BuiltinClaims(req.Text, req.MaxClaims) {
+		q := string(runes[c.QuoteStart:c.QuoteEnd])
+		out = append(out, models.LLMClaim{Claim: c.Text, Quote: q, Confidence: c.Confidence})
+	}
+	return out, nil
+}
+
+// Relevance implements LLM: 10 × max(0, cosine of the hashed n-gram embeddings).
+func (l *SentenceLLM) Relevance(ctx context.Context, query, text string) (float64, error) {
+	vs, err := l.embed.Embed(ctx, []string{query, text})
+	if err != nil {
+		return 0, err
+	}
+	return 10 * max(0, models.Cosine(vs[0], vs[1])), nil
+}

@@ -1,0 +1,89 @@
+// Package models holds the model capabilities of the fleet — one small
+// interface per capability: Embedder, NLI, Reranker and LLM (claim
+// extraction, relevance) — with the values they exchange (Pair, Judgement,
+// the relation labels, ClaimRequest, LLMClaim) and the vector math used on
+// embeddings (Cosine, TopK). It imports the standard library only.
+//
+// The implementations live in subpackages: the built-in, deterministic,
+// offline baselines in models/builtin; the HTTP backends (OpenAI-compatible,
+// TEI, Jina-style) in models/openai, models/tei and models/jina on the
+// resilient client of models/httpx; the choice among them from the
+// configuration in models/configured. The errors they share are in
+// models/modelerr.
+package models
+
+import "context"
+
+// Relation labels of NLI edges.
+const (
+	// Supports means the premise entails the hypothesis.
+	Supports = "supports"
+	// Refutes means the premise contradicts the hypothesis.
+	Refutes = "refutes"
+	// Neutral means the premise neither entails nor contradicts the hypothesis.
+	Neutral = "neutral"
+)
+
+// Pair is one NLI input: Premise is the evidence fragment text, Hypothesis the claim text.
+type Pair struct{ Premise, Hypothesis string }
+
+// Judgement is one NLI output: Label is Supports/Refutes/Neutral, Confidence
+// in [0,1] (the top-class probability).
+type Judgement struct {
+	Label      string
+	Confidence float64
+}
+
+// Embedder turns texts into L2-normalised vectors of Dim() floats.
+type Embedder interface {
+	// Model is the stable model id stored with every embedding, e.g. "builtin-hash-ngram-v1".
+	Model() string
+	// Dim is the length of every returned vector.
+	Dim() int
+	// Embed returns one vector per text, in order.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// NLI judges premise/hypothesis pairs in batches; len(out)==len(pairs).
+type NLI interface {
+	// Model is the stable model id stored with every judgement.
+	Model() string
+	// Judge returns one Judgement per pair, in order.
+	Judge(ctx context.Context, pairs []Pair) ([]Judgement, error)
+}
+
+// Reranker scores documents against a query; higher is more relevant. Scores
+// are comparable within one call only.
+type Reranker interface {
+	// Model is the stable model id stored with every ranking.
+	Model() string
+	// Rerank returns one score per document, in order.
+	Rerank(ctx context.Context, query string, docs []string) ([]float64, error)
+}
+
+// ClaimRequest is one page version handed to an LLM for claim extraction.
+type ClaimRequest struct {
+	URL, Title string
+	Text       string // the page version's canonical text
+	MaxClaims  int    // at most this many claims are wanted
+}
+
+// LLMClaim is one extracted claim: an atomic statement, the verbatim quote
+// of the page it rests on, and the model's self-reported confidence in [0,1].
+// The quote is only a proposal: callers validate it against the page text
+// (extract.LocateQuote) and drop claims whose quote does not occur.
+type LLMClaim struct {
+	Claim      string
+	Quote      string
+	Confidence float64
+}
+
+// LLM is a chat model used for claim extraction and relevance scoring.
+type LLM interface {
+	// Model is the stable model id (and prompt version) of the extractor.
+	Model() string
+	// ExtractClaims proposes atomic claims with verbatim quotes from a page.
+	ExtractClaims(ctx context.Context, req ClaimRequest) ([]LLMClaim, error)
+	// Relevance rates how relevant text is to query on a 0–10 scale.
+	Relevance(ctx context.Context, query, text string) (float64, error)
+}

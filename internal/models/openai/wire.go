@@ -1,0 +1,140 @@
+package openaibackend
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+)
+
+// maxBodyBytes bounds the answer body read into memory (64 MiB holds 256
+// vectors of 8192 floats as JSON text with room to spare).
+const maxBodyBytes = 64 << 20
+
+// wireDoer wraps the configured Doer so that every outcome is classified the
+// same way whatever the Doer is: it reads a 2xx body completely (a broken
+// connection mid-body is then a transport failure, and any decoding error
+// afterwards is certainly a bad answer), turns non-2xx answers into errors
+// wrapping modelerr.ErrUnavailable / modelerr.ErrRejected /
+// modelerr.ErrBadResponse, and wraps transport errors in
+// modelerr.ErrUnavailable unless they already carry a sentinel or the caller's
+// context ended.
+type wireDoer struct{ inner Doer }
+
+// Do implements Doer (and go-openai's HTTPDoer).
+func (d *wireDoer) Do(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	where := req.Method + " " + req.URL.Path
+	resp, err := d.inner.Do(req)
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			_ = resp.Body.Close()
+		}
+		return nil, transportError(ctx, where, err)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, transportError(ctx, where, fmt.Errorf("reading the body: %w", err))
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, statusError(where, resp.StatusCode, body)
+	}
+	if len(body) > maxBodyBytes {
+		return nil, fmt.Errorf("openai backend: %s: %w: body larger than %d bytes", where, modelerr.ErrBadResponse, maxBodyBytes)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	return resp, nil
+}
+
+// isClassified reports whether err already carries a sentinel or a context error.
+func isClassified(err error) bool {
+	return errors.Is(err, modelerr.ErrUnavailable) || errors.Is(err, modelerr.ErrRejected) || errors.Is(err, modelerr.ErrBadResponse) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// transportError classifies an error of the Doer or of reading the body.
+func transportError(ctx context.Context, where string, err error) error {
+	switch {
+	case ctx.Err() != nil && !errors.Is(err, ctx.Err()):
+		return fmt.Errorf("openai backend: %s: %w (%v)", where, ctx.Err(), err)
+	case ctx.Err() != nil,
+		errors.Is(err, modelerr.ErrUnavailable), errors.Is(err, modelerr.ErrRejected), errors.Is(err, modelerr.ErrBadResponse):
+		return fmt.Errorf("openai backend: %s: %w", where, err)
+	}
+	// Connection refused, reset, per-request timeouts of the Doer (which
+	// wrap context.DeadlineExceeded although the caller's context is fine):
+	// the server could not answer.
+	return fmt.Errorf("openai backend: %s: %w: %w", where, modelerr.ErrUnavailable, err)
+}
+
+// statusError classifies a non-2xx answer the Doer handed back (a plain
+// http.Client does; httpx.Client turns them into errors itself, the same way).
+func statusError(where string, status int, body []byte) error {
+	msg := errorMessage(body)
+	var sentinel error
+	hint := ""
+	switch {
+	case status == http.StatusRequestTimeout, status == http.StatusTooManyRequests,
+		status == http.StatusFailedDependency, status >= 500:
+		sentinel = modelerr.ErrUnavailable
+	case status == http.StatusNotFound:
+		sentinel = modelerr.ErrRejected
+		hint = " (does BaseURL include the /v1 prefix, and does the server have the model?)"
+	case status >= 400:
+		sentinel = modelerr.ErrRejected
+	default:
+		sentinel = modelerr.ErrBadResponse
+	}
+	return fmt.Errorf("openai backend: %s: %w: status %d%s: %q", where, sentinel, status, hint, msg)
+}
+
+// errorMessage extracts the server's message from an error body: OpenAI's and
+// Ollama's {"error":{"message":…}}, Ollama's native {"error":"…"} and vLLM's
+// {"message":…}; anything else is returned as text. At most 200 bytes.
+func errorMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	msg := ""
+	if json.Unmarshal(body, &v) == nil {
+		var s string
+		var obj struct {
+			Message string `json:"message"`
+		}
+		switch {
+		case len(v.Error) > 0 && json.Unmarshal(v.Error, &s) == nil && s != "":
+			msg = s
+		case len(v.Error) > 0 && json.Unmarshal(v.Error, &obj) == nil && obj.Message != "":
+			msg = obj.Message
+		case v.Message != "":
+			msg = v.Message
+		}
+	}
+	if msg == "" {
+		msg = string(bytes.TrimSpace(body))
+	}
+	return snippet(msg, 200)
+}
+
+// snippet cuts s to at most n bytes on a rune boundary, marking a cut with "…".
+func snippet(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

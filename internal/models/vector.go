@@ -1,0 +1,115 @@
+package models
+
+import (
+	"math"
+	"slices"
+)
+
+// Cosine returns the cosine similarity of a and b. For L2-normalised vectors
+// this equals their dot product. It returns 0 when the lengths differ, when
+// either vector is empty or all zeros (e.g. the embedding of an empty text),
+// or when the inputs hold NaN/Inf; the result is clamped to [-1,1].
+func Cosine(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	b = b[:len(a)]
+	var dot, na, nb float64
+	for i, x := range a {
+		y := float64(b[i])
+		fx := float64(x)
+		dot += fx * y
+		na += fx * fx
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	c := dot / math.Sqrt(na*nb)
+	switch {
+	case math.IsNaN(c):
+		return 0
+	case c > 1:
+		return 1
+	case c < -1:
+		return -1
+	}
+	return c
+}
+
+// TopK returns indices of the k highest scores >= min, best first, ties
+// broken by lower index (deterministic). NaN scores are never returned; k <= 0
+// yields an empty result.
+func TopK(scores []float64, k int, min float64) []int {
+	if k <= 0 || len(scores) == 0 {
+		return []int{}
+	}
+	// better reports whether index i ranks before index j.
+	better := func(i, j int) bool {
+		if scores[i] != scores[j] {
+			return scores[i] > scores[j]
+		}
+		return i < j
+	}
+	if k > len(scores) {
+		k = len(scores)
+	}
+	// h is a binary heap whose root is the worst of the kept indices.
+	h := make([]int, 0, k)
+	down := func(i int) {
+		n := len(h)
+		for {
+			l := 2*i + 1
+			if l >= n {
+				return
+			}
+			w := l
+			if r := l + 1; r < n && better(h[l], h[r]) {
+				w = r
+			}
+			if !better(h[i], h[w]) {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	i := 0
+	for ; i < len(scores) && len(h) < k; i++ {
+		if !(scores[i] >= min) { // also rejects NaN
+			continue
+		}
+		h = append(h, i)
+		for j := len(h) - 1; j > 0; {
+			p := (j - 1) / 2
+			if !better(h[p], h[j]) {
+				break
+			}
+			h[p], h[j] = h[j], h[p]
+			j = p
+		}
+	}
+	if len(h) == k {
+		// Only a higher score than the root's beats it: on a tie the root's
+		// lower index wins, as every kept index is lower than i. Such a
+		// score is also >= min and no NaN.
+		worst := scores[h[0]]
+		for ; i < len(scores); i++ {
+			if scores[i] > worst {
+				h[0] = i
+				down(0)
+				worst = scores[h[0]]
+			}
+		}
+	}
+	slices.SortFunc(h, func(a, b int) int {
+		switch {
+		case a == b:
+			return 0
+		case better(a, b):
+			return -1
+		}
+		return 1
+	})
+	return h
+}
