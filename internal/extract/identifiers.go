@@ -14,9 +14,9 @@ import (
 
 // Identifier types.
 const (
-	IDDOI   = "doi"
-	IDPMID  = "pmid"
-	IDArXiv = "arxiv"
+	IDDOI   = ident.DOI
+	IDPMID  = ident.PMID
+	IDArXiv = ident.ArXiv
 )
 
 // Identifier is an academic identifier found in a page.

@@ -6,6 +6,13 @@ import (
 	"strings"
 )
 
+// Types of academic identifiers, as resource_index and targets name them.
+const (
+	DOI   = "doi"
+	PMID  = "pmid"
+	ArXiv = "arxiv"
+)
+
 // Academic identifiers: the normal forms under which pages are indexed and
 // targets are keyed. Finding them in a page is internal/extract's business.
 

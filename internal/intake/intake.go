@@ -7,11 +7,8 @@ package intake
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -67,7 +64,7 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 			return nil, fmt.Errorf("claim %d: empty text", i+1)
 		}
 		out = append(out, AddedClaim{Text: t})
-		hashes = append(hashes, TextHash(t))
+		hashes = append(hashes, store.TextHash(t))
 	}
 	existing, err := q.ExistingHypotheses(ctx, store.ExistingHypothesesParams{TaskID: taskID, TextHashes: hashes})
 	if err != nil {
@@ -151,12 +148,4 @@ func AddTargetsAt(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, 
 		return nil, fmt.Errorf("insert target_queue jobs: %w", err)
 	}
 	return res, nil
-}
-
-// TextHash identifies a claim text for idempotent inserts: SHA-256 of the
-// text lowercased with whitespace collapsed.
-func TextHash(text string) string {
-	norm := strings.Join(strings.FieldsFunc(strings.ToLower(text), unicode.IsSpace), " ")
-	sum := sha256.Sum256([]byte(norm))
-	return hex.EncodeToString(sum[:])
 }

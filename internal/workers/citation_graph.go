@@ -118,14 +118,14 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 			if strings.TrimSpace(paper.Abstract) == "" {
 				out.Placeholders++
 			}
-			st, err := storePage(ctx, q, res, p, w.Embedder.Model())
+			st, err := q.StorePage(ctx, pageWrite(res, p, w.Embedder.Model()))
 			if err != nil {
 				return err
 			}
-			toEmbed = append(toEmbed, st.toEmbed...)
-			citing, cited := src.ID, st.pageID
+			toEmbed = append(toEmbed, st.ToEmbed...)
+			citing, cited := src.ID, st.PageID
 			if !n.Reference {
-				citing, cited = st.pageID, src.ID
+				citing, cited = st.PageID, src.ID
 			}
 			source := strings.Join(n.Sources, "+")
 			added, err := q.InsertCitesEdge(ctx, store.InsertCitesEdgeParams{CitingPageID: citing, CitedPageID: cited, CitationSource: &source})
@@ -134,8 +134,8 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 			}
 			out.EdgesNew += int(added)
 			sourcePage := src.ID
-			isNew, err := q.AddTaskPage(ctx, store.AddTaskPageParams{TaskID: job.Args.TaskID, PageID: st.pageID,
-				PageVersionID: &st.versionID, Reason: "citation", Depth: 1, SourcePageID: &sourcePage})
+			isNew, err := q.AddTaskPage(ctx, store.AddTaskPageParams{TaskID: job.Args.TaskID, PageID: st.PageID,
+				PageVersionID: &st.VersionID, Reason: "citation", Depth: 1, SourcePageID: &sourcePage})
 			if err != nil {
 				return fmt.Errorf("add task page: %w", err)
 			}

@@ -21,7 +21,6 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
-	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
@@ -70,12 +69,17 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 	case jobs.TargetQuery:
 		return w.workQuery(ctx, job, tgt.ID, target)
 	case jobs.TargetDOI:
-		known, ok, err := knownDOI(ctx, w.Store.Queries, target.Value)
+		// A doi target of a paper that is already a page starts from its
+		// latest version, as a fetch of its own URL would give it, and goes
+		// the url path (claims for this task, task_pages).
+		known, ok, err := w.Store.KnownDOIVersion(ctx, target.Value)
 		if err != nil {
 			return err
 		}
 		if ok {
-			res, fromStore = known, true
+			res = &crawl.Result{URL: known.Url, FinalURL: known.Url, Status: 200, ContentType: "text/plain",
+				Body: []byte(known.Content), FetchedAt: known.FetchedAt}
+			fromStore = true
 			break
 		}
 		paper, failed := w.resolveDOI(ctx, job, tgt.ID, target.Value)
@@ -293,6 +297,50 @@ func containingFragment(frags []extract.Fragment, start, end int) int {
 	return -1
 }
 
+// pageWrite is the store's view of a processed page.
+func pageWrite(res *crawl.Result, p processedPage, embedModel string) store.PageWrite {
+	pw := store.PageWrite{URL: res.URL, FinalURL: res.FinalURL, Title: p.doc.Title, Fetched: !p.fromStore,
+		Status: res.Status, ContentType: res.ContentType, FetchedAt: res.FetchedAt,
+		SHA256: p.sha, Content: p.doc.Text, Identifiers: storeIDs(p.identifiers), Linked: storeIDs(p.linked),
+		EmbedModel: embedModel}
+	for _, f := range p.fragments {
+		pw.Fragments = append(pw.Fragments, store.FragmentSpan{Start: f.Start, End: f.End, Text: f.Text, Heading: f.Heading})
+	}
+	if a := p.paper; a != nil {
+		pw.Paper = &store.PaperMeta{Title: a.Title, Venue: a.Venue, S2ID: a.S2ID, OpenAlexID: a.OpenAlexID, Year: a.Year, Authors: a.Authors}
+	}
+	return pw
+}
+
+func storeIDs(ids []extract.Identifier) []store.Identifier {
+	out := make([]store.Identifier, len(ids))
+	for i, id := range ids {
+		out[i] = store.Identifier{Type: id.Type, Value: id.Value}
+	}
+	return out
+}
+
+// writePage writes a processed page for the job's task in one store call
+// (store.WritePage) and reports what it did as the job's output.
+func writePage(ctx context.Context, q *store.Queries, args jobs.TargetQueueArgs, targetID int64, res *crawl.Result, p processedPage, embedModel string) (targetOutput, error) {
+	task := store.PageForTask{TaskID: args.TaskID, TargetID: targetID, Depth: args.Depth, Extractor: p.extractor}
+	for i, c := range p.claims {
+		f := p.fragments[p.claimFragment[i]]
+		task.Claims = append(task.Claims, store.ClaimWrite{Text: c.Text, QuoteStart: c.QuoteStart, QuoteEnd: c.QuoteEnd,
+			Confidence: c.Confidence, Fragment: [2]int{f.Start, f.End}})
+	}
+	wr, err := q.WritePage(ctx, pageWrite(res, p, embedModel), task)
+	if err != nil {
+		return targetOutput{}, err
+	}
+	return targetOutput{PageID: wr.PageID, PageVersionID: wr.VersionID, NewVersion: wr.NewVersion,
+		Fragments: wr.Fragments, ClaimsNew: wr.ClaimsNew, ClaimsExisting: wr.ClaimsExisting,
+		ClaimsDropped: wr.ClaimsDropped + p.droppedClaims, QuotesRejected: p.rejected,
+		Identifiers: wr.Identifiers, ToEmbed: wr.ToEmbed, NewToTask: wr.NewToTask,
+		Academic: p.paper != nil || slices.ContainsFunc(p.identifiers, func(id extract.Identifier) bool { return id.Type == extract.IDDOI }),
+	}, nil
+}
+
 // targetOutput is recorded as the job's output and drives the follow-ups.
 type targetOutput struct {
 	PageID          int64   `json:"page_id"`
@@ -309,216 +357,6 @@ type targetOutput struct {
 	NewToTask       bool    `json:"new_to_task"`
 	EmbedJobsQueued int     `json:"embed_jobs"`
 	Academic        bool    `json:"academic,omitempty"` // a paper (DOI): its citation graph is queued
-}
-
-// storedPage is what storePage wrote.
-type storedPage struct {
-	pageID, versionID int64
-	newVersion        bool
-	fragID            map[[2]int32]int64 // (start, end) → fragment id
-	toEmbed           []int64            // fragments without an embedding for the model
-	fragments         int
-	identifiers       int
-}
-
-// storePage stores a processed page's shared part — page (one per paper:
-// resolvePage), fetch record, version, fragments, academic metadata and
-// identifiers — idempotently, without touching any task.
-func storePage(ctx context.Context, q *store.Queries, res *crawl.Result, p processedPage, embedModel string) (storedPage, error) {
-	var out storedPage
-	domain := ident.Domain(res.URL)
-	pageID, err := resolvePage(ctx, q, res.URL, domain, p.identifiers, p.linked...)
-	if err != nil {
-		return out, err
-	}
-	out.pageID = pageID
-	title := strings.TrimSpace(p.doc.Title)
-	if !p.fromStore {
-		if err := q.RecordPageFetch(ctx, store.RecordPageFetchParams{
-			ID: pageID, FinalUrl: &res.FinalURL, Title: nonEmpty(title), FetchedAt: &res.FetchedAt,
-			HttpStatus: int32Ptr(res.Status), ContentType: &res.ContentType,
-		}); err != nil {
-			return out, fmt.Errorf("record fetch: %w", err)
-		}
-	}
-	if err := q.EnsureDomain(ctx, domain); err != nil {
-		return out, fmt.Errorf("ensure domain: %w", err)
-	}
-	ver, err := store.RetryOnRace(ctx, func() (store.UpsertPageVersionRow, error) {
-		return q.UpsertPageVersion(ctx, store.UpsertPageVersionParams{
-			PageID: pageID, Sha256: p.sha, Content: p.doc.Text, FetchedAt: res.FetchedAt})
-	})
-	if err != nil {
-		return out, fmt.Errorf("upsert page version: %w", err)
-	}
-	out.versionID, out.newVersion = ver.ID, ver.Created
-
-	n := len(p.fragments)
-	fp := store.InsertFragmentsParams{PageID: pageID, PageVersionID: ver.ID,
-		Starts: make([]int32, n), Ends: make([]int32, n), Texts: make([]string, n), Headings: make([]string, n)}
-	for i, f := range p.fragments {
-		fp.Starts[i], fp.Ends[i], fp.Texts[i], fp.Headings[i] = int32(f.Start), int32(f.End), f.Text, f.Heading
-	}
-	if err := q.InsertFragments(ctx, fp); err != nil {
-		return out, fmt.Errorf("insert fragments: %w", err)
-	}
-	rows, err := q.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: ver.ID, EmbedModel: embedModel})
-	if err != nil {
-		return out, fmt.Errorf("read fragments: %w", err)
-	}
-	out.fragID = make(map[[2]int32]int64, len(rows))
-	for _, r := range rows {
-		out.fragID[[2]int32{r.StartChar, r.EndChar}] = r.ID
-		if r.NeedsEmbedding {
-			out.toEmbed = append(out.toEmbed, r.ID)
-		}
-	}
-	out.fragments = len(rows)
-
-	if a := p.paper; a != nil {
-		var year *int32
-		if a.Year > 0 {
-			y := int32(a.Year)
-			year = &y
-		}
-		if err := q.SetPageAcademic(ctx, store.SetPageAcademicParams{ID: pageID, Title: nonEmpty(a.Title), Year: year,
-			Venue: nonEmpty(a.Venue), S2PaperID: nonEmpty(a.S2ID), OpenalexID: nonEmpty(a.OpenAlexID), Authors: nonNil(a.Authors), AbstractOnly: true}); err != nil {
-			return out, fmt.Errorf("set academic metadata: %w", err)
-		}
-	}
-	// The URL and the page's own identifiers point at this page from now on.
-	if err := q.IndexResources(ctx, store.IndexResourcesParams{PageID: pageID,
-		Types: []string{"url"}, Identifiers: []string{res.URL}}); err != nil {
-		return out, fmt.Errorf("index url: %w", err)
-	}
-	if len(p.identifiers) > 0 {
-		ip := store.IndexResourcesParams{PageID: pageID}
-		var doi, pmid, arxiv *string
-		for _, id := range p.identifiers {
-			ip.Types = append(ip.Types, id.Type)
-			ip.Identifiers = append(ip.Identifiers, id.Value)
-			v := id.Value
-			switch id.Type {
-			case extract.IDDOI:
-				if doi == nil {
-					doi = &v
-				}
-			case extract.IDPMID:
-				if pmid == nil {
-					pmid = &v
-				}
-			case extract.IDArXiv:
-				if arxiv == nil {
-					arxiv = &v
-				}
-			}
-		}
-		if err := q.IndexResources(ctx, ip); err != nil {
-			return out, fmt.Errorf("index identifiers: %w", err)
-		}
-		if err := q.SetPageIdentifiers(ctx, store.SetPageIdentifiersParams{ID: pageID, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
-			return out, fmt.Errorf("set page identifiers: %w", err)
-		}
-		out.identifiers = len(p.identifiers)
-	}
-
-	for _, id := range p.linked {
-		stub, err := stubPage(ctx, q, id)
-		if err != nil {
-			return out, err
-		}
-		if stub == pageID {
-			continue
-		}
-		link := "link"
-		if _, err := q.InsertCitesEdge(ctx, store.InsertCitesEdgeParams{CitingPageID: pageID, CitedPageID: stub, CitationSource: &link}); err != nil {
-			return out, fmt.Errorf("insert cites edge to %s %s: %w", id.Type, id.Value, err)
-		}
-	}
-	return out, nil
-}
-
-// writePage stores the page, its version, fragments, identifiers, claims and
-// origin edges, links the page to the task and marks the target extracted.
-// Every write is idempotent on its natural key.
-func writePage(ctx context.Context, q *store.Queries, args jobs.TargetQueueArgs, targetID int64, res *crawl.Result, p processedPage, embedModel string) (targetOutput, error) {
-	var out targetOutput
-	st, err := storePage(ctx, q, res, p, embedModel)
-	if err != nil {
-		return out, err
-	}
-	pageID, fragID := st.pageID, st.fragID
-	out.PageID, out.PageVersionID, out.NewVersion = st.pageID, st.versionID, st.newVersion
-	out.ToEmbed, out.Fragments, out.Identifiers = st.toEmbed, st.fragments, st.identifiers
-	out.Academic = p.paper != nil || slices.ContainsFunc(p.identifiers, func(id extract.Identifier) bool { return id.Type == extract.IDDOI })
-
-	// Claims: numbered under the task's row lock, so E-numbers are gapless
-	// and a retry finds the claims it already stored.
-	task, err := q.LockActiveTask(ctx, args.TaskID)
-	if err != nil {
-		return out, err
-	}
-	existing, err := q.ExistingExtractedClaims(ctx, store.ExistingExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &st.versionID})
-	if err != nil {
-		return out, fmt.Errorf("read existing claims: %w", err)
-	}
-	have := make(map[[2]int32]bool, len(existing))
-	for _, c := range existing {
-		have[[2]int32{*c.QuoteStart, *c.QuoteEnd}] = true
-	}
-	next := task.NextEvidenceNo
-	cp := store.InsertExtractedClaimsParams{TaskID: args.TaskID, PageVersionID: &st.versionID, ExtractorModel: p.extractor}
-	for i, c := range p.claims {
-		span := [2]int32{int32(c.QuoteStart), int32(c.QuoteEnd)}
-		if have[span] {
-			out.ClaimsExisting++
-			continue
-		}
-		f := p.fragments[p.claimFragment[i]]
-		id, ok := fragID[[2]int32{int32(f.Start), int32(f.End)}]
-		if !ok {
-			out.ClaimsDropped++
-			continue
-		}
-		cp.EvidenceNos = append(cp.EvidenceNos, next)
-		next++
-		cp.Texts = append(cp.Texts, c.Text)
-		cp.TextHashes = append(cp.TextHashes, intake.TextHash(c.Text))
-		cp.OriginFragmentIds = append(cp.OriginFragmentIds, id)
-		cp.QuoteStarts = append(cp.QuoteStarts, span[0])
-		cp.QuoteEnds = append(cp.QuoteEnds, span[1])
-		cp.LlmConfidences = append(cp.LlmConfidences, c.Confidence)
-	}
-	out.ClaimsDropped += p.droppedClaims
-	out.QuotesRejected = p.rejected
-	if len(cp.Texts) > 0 {
-		inserted, err := q.InsertExtractedClaims(ctx, cp)
-		if err != nil {
-			return out, fmt.Errorf("insert claims: %w", err)
-		}
-		out.ClaimsNew = len(inserted)
-		ep := store.InsertOriginEdgesParams{}
-		for _, c := range inserted {
-			ep.ClaimIds = append(ep.ClaimIds, c.ID)
-			ep.FragmentIds = append(ep.FragmentIds, *c.OriginFragmentID)
-		}
-		if err := q.InsertOriginEdges(ctx, ep); err != nil {
-			return out, fmt.Errorf("insert origin edges: %w", err)
-		}
-	}
-	added, err := q.AddTaskPage(ctx, store.AddTaskPageParams{TaskID: args.TaskID, PageID: pageID,
-		PageVersionID: &st.versionID, Reason: "target", Depth: int32(args.Depth)})
-	if err != nil {
-		return out, fmt.Errorf("add task page: %w", err)
-	}
-	out.NewToTask = added
-	if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: args.TaskID, NextEvidenceNo: next}); err != nil {
-		return out, fmt.Errorf("advance task: %w", err)
-	}
-	if err := q.FinishTarget(ctx, store.FinishTargetParams{ID: targetID, Status: "extracted", Stage: "extracted", PageID: &pageID}); err != nil {
-		return out, fmt.Errorf("mark target extracted: %w", err)
-	}
-	return out, nil
 }
 
 // insertFollowUps enqueues embed jobs for fragments lacking embeddings and one
@@ -550,27 +388,13 @@ func insertFollowUps(ctx context.Context, tx pgx.Tx, taskID int64, out targetOut
 // was fetched) and cancels the job with the reason. The task goes on.
 func (w *TargetQueueWorker) failTarget(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, res *crawl.Result, cause error) error {
 	msg := cause.Error()
-	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		var pageID *int64
-		if res != nil {
-			id, err := store.RetryOnRace(ctx, func() (int64, error) {
-				return q.UpsertPage(ctx, store.UpsertPageParams{Url: res.URL, Domain: ident.Domain(res.URL)})
-			})
-			if err != nil {
-				return fmt.Errorf("upsert page: %w", err)
-			}
-			pageID = &id
-			if err := q.RecordPageFetch(ctx, store.RecordPageFetchParams{ID: id, FinalUrl: &res.FinalURL,
-				FetchedAt: &res.FetchedAt, HttpStatus: int32Ptr(res.Status), ContentType: &res.ContentType, Error: &msg}); err != nil {
-				return fmt.Errorf("record page error: %w", err)
-			}
-		}
-		if err := q.FinishTarget(ctx, store.FinishTargetParams{ID: targetID, Status: "failed", Stage: "failed", PageID: pageID, Error: &msg}); err != nil {
-			return fmt.Errorf("mark target failed: %w", err)
-		}
-		return q.InsertEvent(ctx, store.InsertEventParams{TaskID: &job.Args.TaskID, EventType: "target_failed",
-			Payload: mustJSON(map[string]any{"target": job.Args.Target, "error": msg, "job_id": job.ID})})
-	})
+	failure := store.TargetFailure{TaskID: job.Args.TaskID, TargetID: targetID, Reason: msg,
+		Event: mustJSON(map[string]any{"target": job.Args.Target, "error": msg, "job_id": job.ID})}
+	if res != nil {
+		failure.Fetch = &store.FailedFetch{URL: res.URL, FinalURL: res.FinalURL, ContentType: res.ContentType,
+			Status: res.Status, FetchedAt: res.FetchedAt}
+	}
+	err := w.Store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error { return q.FailTarget(ctx, failure) })
 	if err != nil {
 		return fmt.Errorf("record target failure (%s): %w", msg, err)
 	}
@@ -582,15 +406,6 @@ func (w *TargetQueueWorker) failTarget(ctx context.Context, job *river.Job[jobs.
 func completeAlone[T river.JobArgs](ctx context.Context, s *store.Store, job *river.Job[T]) error {
 	return s.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error { return completeTx(ctx, tx, job, nil) })
 }
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func int32Ptr(v int) *int32 { x := int32(v); return &x }
 
 // queryOutput is recorded as a query target's job output.
 type queryOutput struct {
@@ -705,75 +520,6 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 	return nil
 }
 
-// resolvePage returns the page a fetched URL belongs to: the page its URL or
-// one of its own identifiers (DOI, PMID, arXiv id, in that order) already
-// points at in resource_index, or else the page of that URL, created on
-// first sight. One paper is one page whatever URL or id found it. Advisory
-// locks on the URL and the identifiers, held to the end of the transaction,
-// keep two workers resolving the same paper at once from making two pages.
-func resolvePage(ctx context.Context, q *store.Queries, pageURL, domain string, ids []extract.Identifier, alsoLock ...extract.Identifier) (int64, error) {
-	keys := []store.PageByResourceParams{{IdentifierType: "url", Identifier: pageURL}}
-	for _, typ := range []string{extract.IDDOI, extract.IDPMID, extract.IDArXiv} {
-		for _, id := range ids {
-			if id.Type == typ {
-				keys = append(keys, store.PageByResourceParams{IdentifierType: id.Type, Identifier: id.Value})
-			}
-		}
-	}
-	lockKeys := make([]string, 0, len(keys)+len(alsoLock))
-	for _, k := range keys {
-		lockKeys = append(lockKeys, k.IdentifierType+":"+k.Identifier)
-	}
-	for _, id := range alsoLock { // every key of the transaction at once, in one order: no deadlock
-		lockKeys = append(lockKeys, id.Type+":"+id.Value)
-	}
-	slices.Sort(lockKeys)
-	lockKeys = slices.Compact(lockKeys)
-	for _, k := range lockKeys {
-		if err := q.LockResourceKey(ctx, k); err != nil {
-			return 0, fmt.Errorf("lock %s: %w", k, err)
-		}
-	}
-	for _, k := range keys {
-		id, err := q.PageByResource(ctx, k)
-		if err == nil {
-			return id, nil
-		}
-		if !store.IsNotFound(err) {
-			return 0, fmt.Errorf("look up %s %s: %w", k.IdentifierType, k.Identifier, err)
-		}
-	}
-	id, err := store.RetryOnRace(ctx, func() (int64, error) {
-		return q.UpsertPage(ctx, store.UpsertPageParams{Url: pageURL, Domain: domain})
-	})
-	if err != nil {
-		return 0, fmt.Errorf("upsert page: %w", err)
-	}
-	return id, nil
-}
-
-// knownDOI is the starting point of a doi target whose paper is already a
-// page: its latest version, as a fetch of its own URL would give it, so the
-// rest of the target goes the url path (claims for this task, task_pages).
-func knownDOI(ctx context.Context, q *store.Queries, doi string) (*crawl.Result, bool, error) {
-	pageID, err := q.PageByResource(ctx, store.PageByResourceParams{IdentifierType: extract.IDDOI, Identifier: doi})
-	if store.IsNotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("look up DOI %s: %w", doi, err)
-	}
-	v, err := q.PageLatestVersion(ctx, pageID)
-	if store.IsNotFound(err) {
-		return nil, false, nil // known id, never fetched: resolve it
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("read page %d: %w", pageID, err)
-	}
-	return &crawl.Result{URL: v.Url, FinalURL: v.Url, Status: 200, ContentType: "text/plain",
-		Body: []byte(v.Content), FetchedAt: v.FetchedAt}, true, nil
-}
-
 // resolveDOI asks the academic APIs for a DOI unknown to the graph. When it
 // returns no paper, the job is finished with the returned error: the target
 // failed (not found, no API configured or reachable — the fleet goes on) or
@@ -825,49 +571,5 @@ func paperIdentifiers(p *academic.Paper) []extract.Identifier {
 	return out
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // maxLinkedIDs bounds the works one page registers as cited.
 const maxLinkedIDs = 200
-
-// stubPage returns the page of a work known only by an id (a DOI, PMID or
-// arXiv id a page links to): the indexed page, or a new, unfetched one at
-// the id's canonical URL, indexed under it. Its key is locked by the caller.
-func stubPage(ctx context.Context, q *store.Queries, id extract.Identifier) (int64, error) {
-	if pid, err := q.PageByResource(ctx, store.PageByResourceParams{IdentifierType: id.Type, Identifier: id.Value}); err == nil {
-		return pid, nil
-	} else if !store.IsNotFound(err) {
-		return 0, fmt.Errorf("look up %s %s: %w", id.Type, id.Value, err)
-	}
-	var u string
-	var doi, pmid, arxiv *string
-	v := id.Value
-	switch id.Type {
-	case extract.IDDOI:
-		u, doi = "https://doi.org/"+v, &v
-	case extract.IDPMID:
-		u, pmid = "https://pubmed.ncbi.nlm.nih.gov/"+v+"/", &v
-	case extract.IDArXiv:
-		u, arxiv = "https://arxiv.org/abs/"+v, &v
-	default:
-		return 0, fmt.Errorf("no page URL for identifier type %q", id.Type)
-	}
-	pid, err := store.RetryOnRace(ctx, func() (int64, error) {
-		return q.UpsertPage(ctx, store.UpsertPageParams{Url: u, Domain: ident.Domain(u)})
-	})
-	if err != nil {
-		return 0, fmt.Errorf("stub page for %s %s: %w", id.Type, id.Value, err)
-	}
-	if err := q.IndexResources(ctx, store.IndexResourcesParams{PageID: pid, Types: []string{id.Type, "url"}, Identifiers: []string{id.Value, u}}); err != nil {
-		return 0, fmt.Errorf("index %s %s: %w", id.Type, id.Value, err)
-	}
-	if err := q.SetPageIdentifiers(ctx, store.SetPageIdentifiersParams{ID: pid, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
-		return 0, fmt.Errorf("set identifiers of %s %s: %w", id.Type, id.Value, err)
-	}
-	return pid, nil
-}

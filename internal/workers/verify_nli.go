@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -81,22 +80,17 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 		}
 		done := false
 		var verdicts []evidence.Posterior
+		write := w.judgements(job.Args.TaskID, plan, judgements, &out)
 		err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-			// The task lock first: writers of a task serialise here, and a
-			// target_queue that adds pages while we judged is seen below.
-			task, err := q.LockActiveTask(ctx, job.Args.TaskID)
+			// A target_queue that added pages while we judged is seen in the
+			// task's work_version, read under its lock.
+			res, err := q.WriteJudgements(ctx, write)
 			if err != nil {
 				return err
 			}
-			if err := w.writeEdges(ctx, q, plan, judgements, &out); err != nil {
-				return err
-			}
-			posteriors, err := q.RecomputePosteriors(ctx, plan.claimIDs)
-			if err != nil {
-				return err
-			}
-			verdicts = posteriors
-			changed := task.WorkVersion != version
+			w.countEdges(write.Edges, res.Inserted, &out)
+			verdicts = res.Posteriors
+			changed := res.Task.WorkVersion != version
 			if changed && round < maxRounds {
 				return nil // commit this round's edges, then go round again
 			}
@@ -266,16 +260,12 @@ func judge(ctx context.Context, nli models.NLI, pairs []models.Pair, batch int) 
 // writeEdges inserts one edge per judged pair with ON CONFLICT DO NOTHING on
 // idx_edges_nli_unique. supports/refutes below min_nli_confidence are recorded
 // as neutral (nli_label keeps the model's label): they never count in the
-// posterior, yet the pair stays judged once, so a re-run does not ask again.
-func (w *VerifyNLIWorker) writeEdges(ctx context.Context, q *store.Queries, plan verifyPlan, js []models.Judgement, out *VerifyOutput) error {
+// judgements turns a round's NLI answers into the edges to store (DESIGN
+// §5.2): a supports/refutes below MinNLIConfidence is stored as neutral with
+// the model's label kept, and neutral pairs are dropped unless SaveNeutral.
+func (w *VerifyNLIWorker) judgements(taskID int64, plan verifyPlan, js []models.Judgement, out *VerifyOutput) store.Judgements {
 	cfg := w.Verify
-	type row struct {
-		meta     pairMeta
-		relation string
-		label    string
-		conf     float64
-	}
-	rows := make([]row, 0, len(js))
+	write := store.Judgements{TaskID: taskID, Model: w.NLI.Model(), ClaimIDs: plan.claimIDs}
 	for i, j := range js {
 		out.Judged++
 		rel := j.Label
@@ -287,53 +277,31 @@ func (w *VerifyNLIWorker) writeEdges(ctx context.Context, q *store.Queries, plan
 			out.DroppedNeutral++
 			continue
 		}
-		rows = append(rows, row{meta: plan.meta[i], relation: rel, label: j.Label, conf: j.Confidence})
+		m := plan.meta[i]
+		write.Edges = append(write.Edges, store.Judgement{ClaimID: m.claimID, FragmentID: m.fragmentID,
+			Relation: rel, Label: j.Label, Confidence: j.Confidence,
+			SourceCategory: m.sourceCategory, SourceTrust: m.sourceTrust, TargetTrust: m.targetTrust})
 	}
-	if len(rows) == 0 {
-		return nil
+	return write
+}
+
+// countEdges records what was inserted: edges by relation, or, when another
+// worker judged some of the pairs first, the conflicts.
+func (w *VerifyNLIWorker) countEdges(edges []store.Judgement, inserted int, out *VerifyOutput) {
+	if len(edges) == 0 {
+		return
 	}
-	// A fixed order keeps concurrent inserters from deadlocking on the index.
-	slices.SortFunc(rows, func(a, b row) int {
-		if a.meta.claimID != b.meta.claimID {
-			return compareInt64(a.meta.claimID, b.meta.claimID)
-		}
-		return compareInt64(a.meta.fragmentID, b.meta.fragmentID)
-	})
-	p := store.InsertNLIEdgesParams{NliModel: w.NLI.Model()}
-	byRelation := map[string]int{}
-	for _, r := range rows {
-		p.FragmentIds = append(p.FragmentIds, r.meta.fragmentID)
-		p.ClaimIds = append(p.ClaimIds, r.meta.claimID)
-		p.Relations = append(p.Relations, r.relation)
-		p.Labels = append(p.Labels, r.label)
-		p.Confidences = append(p.Confidences, r.conf)
-		p.DomainCategories = append(p.DomainCategories, r.meta.sourceCategory)
-		p.SourceTrustLevels = append(p.SourceTrustLevels, r.meta.sourceTrust)
-		p.TargetTrustLevels = append(p.TargetTrustLevels, r.meta.targetTrust)
-		byRelation[r.relation]++
-	}
-	n, err := q.InsertNLIEdges(ctx, p)
-	if err != nil {
-		return fmt.Errorf("insert NLI edges: %w", err)
-	}
-	out.Inserted += int(n)
-	conflicts := len(rows) - int(n)
+	out.Inserted += inserted
+	conflicts := len(edges) - inserted
 	out.SkippedConflict += conflicts
 	w.Metrics.NLISkipped("conflict", conflicts)
 	if conflicts == 0 {
+		byRelation := map[string]int{}
+		for _, e := range edges {
+			byRelation[e.Relation]++
+		}
 		for rel, c := range byRelation {
 			w.Metrics.NLIEdge(rel, c)
 		}
 	}
-	return nil
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/eval"
-	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -177,7 +176,7 @@ func loadTask(ctx context.Context, pool *pgxpool.Pool, emb models.Embedder, p *s
 	if spec.Claims > 0 {
 		rows := make([][]any, spec.Claims)
 		for i, c := range claimTexts {
-			rows[i] = []any{t.ID, int32(i + 1), c, intake.TextHash(c), "hypothesis"}
+			rows[i] = []any{t.ID, int32(i + 1), c, store.TextHash(c), "hypothesis"}
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"claims"}, []string{"task_id", "evidence_no", "text", "text_hash", "kind"},
 			pgx.CopyFromRows(rows)); err != nil {

@@ -1,0 +1,443 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/ident"
+)
+
+// PageWrite is a processed page version as target_queue and citation_graph
+// hand it to the store: plain values, no parser or crawler types.
+type PageWrite struct {
+	URL      string // normalised; the page's natural key
+	FinalURL string
+	Title    string
+	// Fetched is true for a fetch (its status, content type and time are
+	// recorded on the page), false for a version read back from the store.
+	Fetched     bool
+	Status      int
+	ContentType string
+	FetchedAt   time.Time
+
+	SHA256    string // of Content
+	Content   string // the version's canonical text
+	Fragments []FragmentSpan
+	// Identifiers are the page's own ids (indexed under it); Linked are ids
+	// of other works it links to or mentions (stub pages it cites).
+	Identifiers []Identifier
+	Linked      []Identifier
+	Paper       *PaperMeta // academic metadata of an abstract-only page
+
+	EmbedModel string // fragments lacking an embedding of this model are returned to embed
+}
+
+// FragmentSpan is one fragment: [Start, End) in characters of the content.
+type FragmentSpan struct {
+	Start, End    int
+	Text, Heading string
+}
+
+// Identifier is an academic id in its normal form (internal/ident).
+type Identifier struct{ Type, Value string }
+
+// PaperMeta is what the academic APIs say of a paper.
+type PaperMeta struct {
+	Title, Venue, S2ID, OpenAlexID string
+	Year                           int
+	Authors                        []string
+}
+
+// ClaimWrite is one extracted claim, with the fragment holding its quote.
+type ClaimWrite struct {
+	Text                 string
+	QuoteStart, QuoteEnd int
+	Confidence           float64
+	Fragment             [2]int // (Start, End) of its origin fragment
+}
+
+// PageStored is what StorePage wrote.
+type PageStored struct {
+	PageID, VersionID int64
+	NewVersion        bool
+	FragmentIDs       map[[2]int32]int64 // (start, end) → fragment id
+	ToEmbed           []int64            // fragments without an embedding for EmbedModel
+	Fragments         int
+	Identifiers       int
+}
+
+// StorePage stores a page's shared part — the page (one per paper:
+// resolvePage), its fetch record, version, fragments, academic metadata,
+// identifiers and the stub pages it cites — idempotently, without touching
+// any task. Lock order: the advisory locks of the page's URL and of all its
+// identifiers and linked ids, taken at once in sorted order, before any row.
+func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error) {
+	var out PageStored
+	domain := ident.Domain(p.URL)
+	pageID, err := q.resolvePage(ctx, p.URL, domain, p.Identifiers, p.Linked...)
+	if err != nil {
+		return out, err
+	}
+	out.PageID = pageID
+	if p.Fetched {
+		status := int32(p.Status)
+		if err := q.RecordPageFetch(ctx, RecordPageFetchParams{
+			ID: pageID, FinalUrl: &p.FinalURL, Title: nonEmpty(strings.TrimSpace(p.Title)), FetchedAt: &p.FetchedAt,
+			HttpStatus: &status, ContentType: &p.ContentType,
+		}); err != nil {
+			return out, fmt.Errorf("record fetch: %w", err)
+		}
+	}
+	if err := q.EnsureDomain(ctx, domain); err != nil {
+		return out, fmt.Errorf("ensure domain: %w", err)
+	}
+	ver, err := RetryOnRace(ctx, func() (UpsertPageVersionRow, error) {
+		return q.UpsertPageVersion(ctx, UpsertPageVersionParams{
+			PageID: pageID, Sha256: p.SHA256, Content: p.Content, FetchedAt: p.FetchedAt})
+	})
+	if err != nil {
+		return out, fmt.Errorf("upsert page version: %w", err)
+	}
+	out.VersionID, out.NewVersion = ver.ID, ver.Created
+
+	n := len(p.Fragments)
+	fp := InsertFragmentsParams{PageID: pageID, PageVersionID: ver.ID,
+		Starts: make([]int32, n), Ends: make([]int32, n), Texts: make([]string, n), Headings: make([]string, n)}
+	for i, f := range p.Fragments {
+		fp.Starts[i], fp.Ends[i], fp.Texts[i], fp.Headings[i] = int32(f.Start), int32(f.End), f.Text, f.Heading
+	}
+	if err := q.InsertFragments(ctx, fp); err != nil {
+		return out, fmt.Errorf("insert fragments: %w", err)
+	}
+	rows, err := q.VersionFragments(ctx, VersionFragmentsParams{PageVersionID: ver.ID, EmbedModel: p.EmbedModel})
+	if err != nil {
+		return out, fmt.Errorf("read fragments: %w", err)
+	}
+	out.FragmentIDs = make(map[[2]int32]int64, len(rows))
+	for _, r := range rows {
+		out.FragmentIDs[[2]int32{r.StartChar, r.EndChar}] = r.ID
+		if r.NeedsEmbedding {
+			out.ToEmbed = append(out.ToEmbed, r.ID)
+		}
+	}
+	out.Fragments = len(rows)
+
+	if a := p.Paper; a != nil {
+		var year *int32
+		if a.Year > 0 {
+			y := int32(a.Year)
+			year = &y
+		}
+		authors := a.Authors
+		if authors == nil {
+			authors = []string{}
+		}
+		if err := q.SetPageAcademic(ctx, SetPageAcademicParams{ID: pageID, Title: nonEmpty(a.Title), Year: year,
+			Venue: nonEmpty(a.Venue), S2PaperID: nonEmpty(a.S2ID), OpenalexID: nonEmpty(a.OpenAlexID), Authors: authors, AbstractOnly: true}); err != nil {
+			return out, fmt.Errorf("set academic metadata: %w", err)
+		}
+	}
+	// The URL and the page's own identifiers point at this page from now on.
+	if err := q.IndexResources(ctx, IndexResourcesParams{PageID: pageID,
+		Types: []string{"url"}, Identifiers: []string{p.URL}}); err != nil {
+		return out, fmt.Errorf("index url: %w", err)
+	}
+	if len(p.Identifiers) > 0 {
+		ip := IndexResourcesParams{PageID: pageID}
+		var doi, pmid, arxiv *string
+		for _, id := range p.Identifiers {
+			ip.Types = append(ip.Types, id.Type)
+			ip.Identifiers = append(ip.Identifiers, id.Value)
+			v := id.Value
+			switch id.Type {
+			case ident.DOI:
+				if doi == nil {
+					doi = &v
+				}
+			case ident.PMID:
+				if pmid == nil {
+					pmid = &v
+				}
+			case ident.ArXiv:
+				if arxiv == nil {
+					arxiv = &v
+				}
+			}
+		}
+		if err := q.IndexResources(ctx, ip); err != nil {
+			return out, fmt.Errorf("index identifiers: %w", err)
+		}
+		if err := q.SetPageIdentifiers(ctx, SetPageIdentifiersParams{ID: pageID, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
+			return out, fmt.Errorf("set page identifiers: %w", err)
+		}
+		out.Identifiers = len(p.Identifiers)
+	}
+
+	for _, id := range p.Linked {
+		stub, err := q.stubPage(ctx, id)
+		if err != nil {
+			return out, err
+		}
+		if stub == pageID {
+			continue
+		}
+		link := "link"
+		if _, err := q.InsertCitesEdge(ctx, InsertCitesEdgeParams{CitingPageID: pageID, CitedPageID: stub, CitationSource: &link}); err != nil {
+			return out, fmt.Errorf("insert cites edge to %s %s: %w", id.Type, id.Value, err)
+		}
+	}
+	return out, nil
+}
+
+// PageForTask says which task a page is written for, from which target, and
+// the claims extracted from it.
+type PageForTask struct {
+	TaskID, TargetID int64
+	Depth            int
+	Claims           []ClaimWrite
+	Extractor        string // model id of the claim extractor
+}
+
+// PageWritten is what WritePage did.
+type PageWritten struct {
+	PageStored
+	ClaimsNew, ClaimsExisting int
+	ClaimsDropped             int // origin fragment not among the stored ones
+	NewToTask                 bool
+}
+
+// WritePage is target_queue's one write: the page's shared part
+// (StorePage), then, under the task's row lock (an active task), the claims
+// numbered with gapless E-numbers and their origin edges, the page's link to
+// the task, the task's work_version, and the target marked extracted. Every
+// write is idempotent on its natural key, so a retry finds what it stored.
+// Lock order: page keys (advisory), then the task row.
+func (q *Queries) WritePage(ctx context.Context, p PageWrite, t PageForTask) (PageWritten, error) {
+	var out PageWritten
+	st, err := q.StorePage(ctx, p)
+	if err != nil {
+		return out, err
+	}
+	out.PageStored = st
+	task, err := q.LockActiveTask(ctx, t.TaskID)
+	if err != nil {
+		return out, err
+	}
+	existing, err := q.ExistingExtractedClaims(ctx, ExistingExtractedClaimsParams{TaskID: t.TaskID, PageVersionID: &st.VersionID})
+	if err != nil {
+		return out, fmt.Errorf("read existing claims: %w", err)
+	}
+	have := make(map[[2]int32]bool, len(existing))
+	for _, c := range existing {
+		have[[2]int32{*c.QuoteStart, *c.QuoteEnd}] = true
+	}
+	next := task.NextEvidenceNo
+	cp := InsertExtractedClaimsParams{TaskID: t.TaskID, PageVersionID: &st.VersionID, ExtractorModel: t.Extractor}
+	for _, c := range t.Claims {
+		span := [2]int32{int32(c.QuoteStart), int32(c.QuoteEnd)}
+		if have[span] {
+			out.ClaimsExisting++
+			continue
+		}
+		id, ok := st.FragmentIDs[[2]int32{int32(c.Fragment[0]), int32(c.Fragment[1])}]
+		if !ok {
+			out.ClaimsDropped++
+			continue
+		}
+		cp.EvidenceNos = append(cp.EvidenceNos, next)
+		next++
+		cp.Texts = append(cp.Texts, c.Text)
+		cp.TextHashes = append(cp.TextHashes, TextHash(c.Text))
+		cp.OriginFragmentIds = append(cp.OriginFragmentIds, id)
+		cp.QuoteStarts = append(cp.QuoteStarts, span[0])
+		cp.QuoteEnds = append(cp.QuoteEnds, span[1])
+		cp.LlmConfidences = append(cp.LlmConfidences, c.Confidence)
+	}
+	if len(cp.Texts) > 0 {
+		inserted, err := q.InsertExtractedClaims(ctx, cp)
+		if err != nil {
+			return out, fmt.Errorf("insert claims: %w", err)
+		}
+		out.ClaimsNew = len(inserted)
+		ep := InsertOriginEdgesParams{}
+		for _, c := range inserted {
+			ep.ClaimIds = append(ep.ClaimIds, c.ID)
+			ep.FragmentIds = append(ep.FragmentIds, *c.OriginFragmentID)
+		}
+		if err := q.InsertOriginEdges(ctx, ep); err != nil {
+			return out, fmt.Errorf("insert origin edges: %w", err)
+		}
+	}
+	added, err := q.AddTaskPage(ctx, AddTaskPageParams{TaskID: t.TaskID, PageID: st.PageID,
+		PageVersionID: &st.VersionID, Reason: "target", Depth: int32(t.Depth)})
+	if err != nil {
+		return out, fmt.Errorf("add task page: %w", err)
+	}
+	out.NewToTask = added
+	if err := q.AdvanceTask(ctx, AdvanceTaskParams{ID: t.TaskID, NextEvidenceNo: next}); err != nil {
+		return out, fmt.Errorf("advance task: %w", err)
+	}
+	pageID := st.PageID
+	if err := q.FinishTarget(ctx, FinishTargetParams{ID: t.TargetID, Status: "extracted", Stage: "extracted", PageID: &pageID}); err != nil {
+		return out, fmt.Errorf("mark target extracted: %w", err)
+	}
+	return out, nil
+}
+
+// resolvePage returns the page a fetched URL belongs to: the page its URL or
+// one of its own identifiers (DOI, PMID, arXiv id, in that order) already
+// points at in resource_index, or else the page of that URL, created on
+// first sight. One paper is one page whatever URL or id found it. Advisory
+// locks on the URL and the identifiers (and alsoLock), taken at once in one
+// sorted order and held to the end of the transaction, keep two workers
+// resolving the same paper at once from making two pages.
+func (q *Queries) resolvePage(ctx context.Context, pageURL, domain string, ids []Identifier, alsoLock ...Identifier) (int64, error) {
+	keys := []PageByResourceParams{{IdentifierType: "url", Identifier: pageURL}}
+	for _, typ := range []string{ident.DOI, ident.PMID, ident.ArXiv} {
+		for _, id := range ids {
+			if id.Type == typ {
+				keys = append(keys, PageByResourceParams{IdentifierType: id.Type, Identifier: id.Value})
+			}
+		}
+	}
+	lockKeys := make([]string, 0, len(keys)+len(alsoLock))
+	for _, k := range keys {
+		lockKeys = append(lockKeys, k.IdentifierType+":"+k.Identifier)
+	}
+	for _, id := range alsoLock { // every key of the transaction at once, in one order: no deadlock
+		lockKeys = append(lockKeys, id.Type+":"+id.Value)
+	}
+	slices.Sort(lockKeys)
+	lockKeys = slices.Compact(lockKeys)
+	for _, k := range lockKeys {
+		if err := q.LockResourceKey(ctx, k); err != nil {
+			return 0, fmt.Errorf("lock %s: %w", k, err)
+		}
+	}
+	for _, k := range keys {
+		id, err := q.PageByResource(ctx, k)
+		if err == nil {
+			return id, nil
+		}
+		if !IsNotFound(err) {
+			return 0, fmt.Errorf("look up %s %s: %w", k.IdentifierType, k.Identifier, err)
+		}
+	}
+	id, err := RetryOnRace(ctx, func() (int64, error) {
+		return q.UpsertPage(ctx, UpsertPageParams{Url: pageURL, Domain: domain})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("upsert page: %w", err)
+	}
+	return id, nil
+}
+
+// stubPage returns the page of a work known only by an id (a DOI, PMID or
+// arXiv id a page links to): the indexed page, or a new, unfetched one at
+// the id's canonical URL, indexed under it. Its key is locked by the caller.
+func (q *Queries) stubPage(ctx context.Context, id Identifier) (int64, error) {
+	if pid, err := q.PageByResource(ctx, PageByResourceParams{IdentifierType: id.Type, Identifier: id.Value}); err == nil {
+		return pid, nil
+	} else if !IsNotFound(err) {
+		return 0, fmt.Errorf("look up %s %s: %w", id.Type, id.Value, err)
+	}
+	var u string
+	var doi, pmid, arxiv *string
+	v := id.Value
+	switch id.Type {
+	case ident.DOI:
+		u, doi = "https://doi.org/"+v, &v
+	case ident.PMID:
+		u, pmid = "https://pubmed.ncbi.nlm.nih.gov/"+v+"/", &v
+	case ident.ArXiv:
+		u, arxiv = "https://arxiv.org/abs/"+v, &v
+	default:
+		return 0, fmt.Errorf("no page URL for identifier type %q", id.Type)
+	}
+	pid, err := RetryOnRace(ctx, func() (int64, error) {
+		return q.UpsertPage(ctx, UpsertPageParams{Url: u, Domain: ident.Domain(u)})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("stub page for %s %s: %w", id.Type, id.Value, err)
+	}
+	if err := q.IndexResources(ctx, IndexResourcesParams{PageID: pid, Types: []string{id.Type, "url"}, Identifiers: []string{id.Value, u}}); err != nil {
+		return 0, fmt.Errorf("index %s %s: %w", id.Type, id.Value, err)
+	}
+	if err := q.SetPageIdentifiers(ctx, SetPageIdentifiersParams{ID: pid, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
+		return 0, fmt.Errorf("set identifiers of %s %s: %w", id.Type, id.Value, err)
+	}
+	return pid, nil
+}
+
+// KnownDOIVersion is the latest version of the page a DOI already points
+// at; ok is false when the DOI is not indexed or its page was never fetched.
+func (q *Queries) KnownDOIVersion(ctx context.Context, doi string) (v PageLatestVersionRow, ok bool, err error) {
+	pageID, err := q.PageByResource(ctx, PageByResourceParams{IdentifierType: ident.DOI, Identifier: doi})
+	if IsNotFound(err) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, fmt.Errorf("look up DOI %s: %w", doi, err)
+	}
+	v, err = q.PageLatestVersion(ctx, pageID)
+	if IsNotFound(err) {
+		return v, false, nil // known id, never fetched: resolve it
+	}
+	if err != nil {
+		return v, false, fmt.Errorf("read page %d: %w", pageID, err)
+	}
+	return v, true, nil
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// FailedFetch is the fetch record of a page that could not be used.
+type FailedFetch struct {
+	URL, FinalURL, ContentType string
+	Status                     int
+	FetchedAt                  time.Time
+}
+
+// TargetFailure is a permanent failure of one target.
+type TargetFailure struct {
+	TaskID, TargetID int64
+	Fetch            *FailedFetch // nil when nothing was fetched
+	Reason           string
+	Event            []byte // the target_failed event's JSON payload
+}
+
+// FailTarget records a permanent failure in one transaction: the page's
+// fetch record with the error (when it was fetched), the target failed with
+// the reason, and a target_failed event of the task.
+func (q *Queries) FailTarget(ctx context.Context, f TargetFailure) error {
+	var pageID *int64
+	if r := f.Fetch; r != nil {
+		id, err := RetryOnRace(ctx, func() (int64, error) {
+			return q.UpsertPage(ctx, UpsertPageParams{Url: r.URL, Domain: ident.Domain(r.URL)})
+		})
+		if err != nil {
+			return fmt.Errorf("upsert page: %w", err)
+		}
+		pageID = &id
+		status := int32(r.Status)
+		if err := q.RecordPageFetch(ctx, RecordPageFetchParams{ID: id, FinalUrl: &r.FinalURL,
+			FetchedAt: &r.FetchedAt, HttpStatus: &status, ContentType: &r.ContentType, Error: &f.Reason}); err != nil {
+			return fmt.Errorf("record page error: %w", err)
+		}
+	}
+	if err := q.FinishTarget(ctx, FinishTargetParams{ID: f.TargetID, Status: "failed", Stage: "failed", PageID: pageID, Error: &f.Reason}); err != nil {
+		return fmt.Errorf("mark target failed: %w", err)
+	}
+	if err := q.InsertEvent(ctx, InsertEventParams{TaskID: &f.TaskID, EventType: "target_failed", Payload: f.Event}); err != nil {
+		return fmt.Errorf("record target_failed event: %w", err)
+	}
+	return nil
+}
