@@ -35,3 +35,42 @@ func (q *Queries) SetEmbeddings(ctx context.Context, ids []int64, vectors [][]fl
 	}
 	return tag.RowsAffected(), nil
 }
+
+// EmbeddingsWritten is what WriteEmbeddings did.
+type EmbeddingsWritten struct {
+	Stored int64
+	// Verify: new embeddings of an active task were stored, so its
+	// work_version moved and a verify_nli must see them.
+	Verify bool
+}
+
+// WriteEmbeddings is the embed job's one write: the vectors, then — when
+// some were new and the job belongs to an active task — the task's
+// work_version bumped under its row lock, so that a verify_nli that stopped
+// waiting for them (or runs now) sees them.
+func (q *Queries) WriteEmbeddings(ctx context.Context, taskID int64, ids []int64, vectors [][]float32, model string) (EmbeddingsWritten, error) {
+	var out EmbeddingsWritten
+	stored, err := q.SetEmbeddings(ctx, ids, vectors, model)
+	if err != nil {
+		return out, err
+	}
+	out.Stored = stored
+	if stored == 0 || taskID <= 0 {
+		return out, nil
+	}
+	task, err := q.LockTask(ctx, taskID)
+	if err != nil {
+		if IsNotFound(err) {
+			return out, nil // the task was removed; nothing to verify
+		}
+		return out, fmt.Errorf("lock task: %w", err)
+	}
+	if task.Status == TaskStopped {
+		return out, nil // cleaned up; nothing to verify
+	}
+	if err := q.AdvanceTask(ctx, AdvanceTaskParams{ID: taskID, NextEvidenceNo: task.NextEvidenceNo}); err != nil {
+		return out, fmt.Errorf("advance task: %w", err)
+	}
+	out.Verify = true
+	return out, nil
+}

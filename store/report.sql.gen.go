@@ -7,6 +7,7 @@ package store
 
 import (
 	"context"
+	"time"
 )
 
 const taskCitations = `-- name: TaskCitations :many
@@ -438,6 +439,133 @@ func (q *Queries) TaskPages(ctx context.Context, taskID int64) ([]TaskPagesRow, 
 			&i.Reason,
 			&i.Depth,
 			&i.HttpStatus,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const taskRanking = `-- name: TaskRanking :many
+SELECT r.rank, r.fragment_id, r.final_score, r.rerank_score, r.trust_level, r.trust_weight,
+       r.lexical_score, r.cosine, r.stage2_score, r.page_id, r.page_version_id, r.start_char, r.end_char,
+       substring(pv.content FROM r.start_char + 1 FOR r.end_char - r.start_char)::text AS text,
+       p.url, p.domain, COALESCE(p.title, '')::text AS title,
+       r.query, r.embed_model, r.rerank_model, r.ranked_at
+FROM task_rankings r
+JOIN page_versions pv ON pv.id = r.page_version_id
+JOIN pages p ON p.id = r.page_id
+WHERE r.task_id = $1 AND r.query_hash = $2
+ORDER BY r.rank
+`
+
+type TaskRankingParams struct {
+	TaskID    int64  `json:"task_id"`
+	QueryHash string `json:"query_hash"`
+}
+
+type TaskRankingRow struct {
+	Rank          int32     `json:"rank"`
+	FragmentID    int64     `json:"fragment_id"`
+	FinalScore    float64   `json:"final_score"`
+	RerankScore   float64   `json:"rerank_score"`
+	TrustLevel    string    `json:"trust_level"`
+	TrustWeight   float64   `json:"trust_weight"`
+	LexicalScore  float64   `json:"lexical_score"`
+	Cosine        float64   `json:"cosine"`
+	Stage2Score   float64   `json:"stage2_score"`
+	PageID        int64     `json:"page_id"`
+	PageVersionID int64     `json:"page_version_id"`
+	StartChar     int32     `json:"start_char"`
+	EndChar       int32     `json:"end_char"`
+	Text          string    `json:"text"`
+	Url           string    `json:"url"`
+	Domain        string    `json:"domain"`
+	Title         string    `json:"title"`
+	Query         string    `json:"query"`
+	EmbedModel    string    `json:"embed_model"`
+	RerankModel   string    `json:"rerank_model"`
+	RankedAt      time.Time `json:"ranked_at"`
+}
+
+// The current ranking of a task for one query, best first, with each row's
+// exact span, the page version's text at that span, and its page.
+func (q *Queries) TaskRanking(ctx context.Context, arg TaskRankingParams) ([]TaskRankingRow, error) {
+	rows, err := q.db.Query(ctx, taskRanking, arg.TaskID, arg.QueryHash)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TaskRankingRow{}
+	for rows.Next() {
+		var i TaskRankingRow
+		if err := rows.Scan(
+			&i.Rank,
+			&i.FragmentID,
+			&i.FinalScore,
+			&i.RerankScore,
+			&i.TrustLevel,
+			&i.TrustWeight,
+			&i.LexicalScore,
+			&i.Cosine,
+			&i.Stage2Score,
+			&i.PageID,
+			&i.PageVersionID,
+			&i.StartChar,
+			&i.EndChar,
+			&i.Text,
+			&i.Url,
+			&i.Domain,
+			&i.Title,
+			&i.Query,
+			&i.EmbedModel,
+			&i.RerankModel,
+			&i.RankedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const taskRankingQueries = `-- name: TaskRankingQueries :many
+SELECT query_hash, query, count(*)::int AS fragments, max(ranked_at)::timestamptz AS ranked_at
+FROM task_rankings
+WHERE task_id = $1
+GROUP BY query_hash, query
+ORDER BY max(ranked_at) DESC, query_hash
+`
+
+type TaskRankingQueriesRow struct {
+	QueryHash string    `json:"query_hash"`
+	Query     string    `json:"query"`
+	Fragments int32     `json:"fragments"`
+	RankedAt  time.Time `json:"ranked_at"`
+}
+
+// The queries a task has a ranking for, most recently ranked first.
+func (q *Queries) TaskRankingQueries(ctx context.Context, taskID int64) ([]TaskRankingQueriesRow, error) {
+	rows, err := q.db.Query(ctx, taskRankingQueries, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TaskRankingQueriesRow{}
+	for rows.Next() {
+		var i TaskRankingQueriesRow
+		if err := rows.Scan(
+			&i.QueryHash,
+			&i.Query,
+			&i.Fragments,
+			&i.RankedAt,
 		); err != nil {
 			return nil, err
 		}

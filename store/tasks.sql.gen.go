@@ -29,39 +29,13 @@ func (q *Queries) AdvanceTask(ctx context.Context, arg AdvanceTaskParams) error 
 	return err
 }
 
-const createTask = `-- name: CreateTask :one
-INSERT INTO tasks (organization_id, hypothesis, budget_class)
-VALUES ($1, $2, $3)
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at
-`
-
-type CreateTaskParams struct {
-	OrganizationID string `json:"organization_id"`
-	Hypothesis     string `json:"hypothesis"`
-	BudgetClass    string `json:"budget_class"`
-}
-
-func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, error) {
-	row := q.db.QueryRow(ctx, createTask, arg.OrganizationID, arg.Hypothesis, arg.BudgetClass)
-	var i Task
-	err := row.Scan(
-		&i.ID,
-		&i.OrganizationID,
-		&i.Hypothesis,
-		&i.Status,
-		&i.BudgetClass,
-		&i.NextEvidenceNo,
-		&i.WorkVersion,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-	)
-	return i, err
-}
-
 const getTask = `-- name: GetTask :one
+
 SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at FROM tasks WHERE id = $1
 `
 
+// The task row every writer shares: read, lock (store.LockActiveTask),
+// advance and log.
 func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 	row := q.db.QueryRow(ctx, getTask, id)
 	var i Task

@@ -2,14 +2,12 @@ package workers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
-	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -22,36 +20,18 @@ type CleanupWorker struct {
 }
 
 // CleanupOutput is recorded as the job's output: rows deleted by kind.
-type CleanupOutput struct {
-	Mode         string `json:"mode"`
-	TaskID       int64  `json:"task_id,omitempty"`
-	Edges        int64  `json:"edges"`
-	Claims       int64  `json:"claims"`
-	Rankings     int64  `json:"rankings"`
-	TaskPages    int64  `json:"task_pages"`
-	Targets      int64  `json:"targets"`
-	Events       int64  `json:"events"`
-	OrphanEdges  int64  `json:"orphan_edges"`
-	Fragments    int64  `json:"fragments"`
-	PageVersions int64  `json:"page_versions"`
-	Pages        int64  `json:"pages"`
-	Identifiers  int64  `json:"identifiers"`
-}
+type CleanupOutput = store.CleanupResult
 
 // Work runs the cleanup and completes the job in one transaction, so a
 // crash at any point leaves either everything or nothing deleted.
 func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArgs]) error {
-	out := CleanupOutput{Mode: job.Args.Mode, TaskID: job.Args.TaskID}
+	var out CleanupOutput
 	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		if job.Args.Mode != jobs.CleanupOrphans {
-			if err := CleanupTask(ctx, q, job.Args.TaskID, &out); err != nil {
-				return err
-			}
-		}
-		if job.Args.Mode != jobs.CleanupSoft {
-			if err := CleanupOrphanRows(ctx, q, &out); err != nil {
-				return err
-			}
+		var err error
+		out, err = q.Cleanup(ctx, store.CleanupRequest{Mode: job.Args.Mode, TaskID: job.Args.TaskID,
+			Task: job.Args.Mode != jobs.CleanupOrphans, Orphans: job.Args.Mode != jobs.CleanupSoft})
+		if err != nil {
+			return err
 		}
 		return completeTx(ctx, tx, job, out)
 	})
@@ -59,99 +39,5 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArg
 		return fmt.Errorf("cleanup %s: %w", job.Args.Mode, err)
 	}
 	logger(w.Logger).InfoContext(ctx, "cleanup done", slog.Int64("job_id", job.ID), slog.Any("deleted", out))
-	return nil
-}
-
-// CleanupTask is the soft cleanup of one task in the caller's transaction:
-// the task is stopped under its lock (its writers check the status under the
-// same lock, so nothing is added afterwards), then its task-scoped rows and
-// every edge touching its claims are deleted. Nothing shared is touched:
-// pages, versions and fragments stay for the other tasks (and for a hard
-// cleanup to judge). The task row stays, stopped, with one cleanup event.
-func CleanupTask(ctx context.Context, q *store.Queries, taskID int64, out *CleanupOutput) error {
-	if _, err := q.LockTask(ctx, taskID); err != nil {
-		if store.IsNotFound(err) {
-			return errs.Task(taskID, errs.ErrTaskNotFound)
-		}
-		return fmt.Errorf("lock task: %w", err)
-	}
-	if _, err := q.StopTask(ctx, taskID); err != nil {
-		return fmt.Errorf("stop task: %w", err)
-	}
-	steps := []struct {
-		name string
-		run  func(context.Context, int64) (int64, error)
-		n    *int64
-	}{
-		{"edges of the task's claims", q.DeleteTaskClaimEdges, &out.Edges},
-		{"rankings", q.DeleteTaskRankings, &out.Rankings},
-		{"claims", q.DeleteTaskClaims, &out.Claims},
-		{"task pages", q.DeleteTaskPages, &out.TaskPages},
-		{"targets", q.DeleteTaskTargets, &out.Targets},
-		{"events", func(ctx context.Context, id int64) (int64, error) { return q.DeleteTaskEvents(ctx, &id) }, &out.Events},
-	}
-	for _, s := range steps {
-		n, err := s.run(ctx, taskID)
-		if err != nil {
-			return fmt.Errorf("delete %s: %w", s.name, err)
-		}
-		*s.n += n
-	}
-	payload, err := json.Marshal(out)
-	if err != nil {
-		return fmt.Errorf("cleanup event: %w", err)
-	}
-	if err := q.InsertEvent(ctx, store.InsertEventParams{TaskID: &taskID, EventType: "cleanup", Payload: payload}); err != nil {
-		return fmt.Errorf("record cleanup event: %w", err)
-	}
-	return nil
-}
-
-// CleanupOrphanRows deletes, in the caller's transaction, what no task
-// reaches: edges whose ends are gone, then page versions outside every task
-// with their unreferenced fragments, then pages left without versions,
-// tasks, targets, rankings or citations, with their identifiers. Versions and
-// pages are locked first (skipping those a writer holds), and every delete
-// re-checks reachability in a fresh snapshot, so a task that links a version
-// or page meanwhile either keeps it or — if it links after the lock — fails
-// its foreign key check and retries; nothing reachable is lost.
-func CleanupOrphanRows(ctx context.Context, q *store.Queries, out *CleanupOutput) error {
-	n, err := q.DeleteOrphanEdges(ctx)
-	if err != nil {
-		return fmt.Errorf("delete orphan edges: %w", err)
-	}
-	out.OrphanEdges += n
-	versions, err := q.LockOrphanVersions(ctx)
-	if err != nil {
-		return fmt.Errorf("lock orphan page versions: %w", err)
-	}
-	if len(versions) > 0 {
-		if n, err = q.DeleteOrphanFragments(ctx, versions); err != nil {
-			return fmt.Errorf("delete orphan fragments: %w", err)
-		}
-		out.Fragments += n
-		if n, err = q.DeleteOrphanVersions(ctx, versions); err != nil {
-			return fmt.Errorf("delete orphan page versions: %w", err)
-		}
-		out.PageVersions += n
-	}
-	pages, err := q.LockOrphanPages(ctx)
-	if err != nil {
-		return fmt.Errorf("lock orphan pages: %w", err)
-	}
-	if len(pages) > 0 {
-		if n, err = q.DeletePageIdentifiers(ctx, pages); err != nil {
-			return fmt.Errorf("delete identifiers of orphan pages: %w", err)
-		}
-		out.Identifiers += n
-		if n, err = q.DeletePageEdges(ctx, pages); err != nil {
-			return fmt.Errorf("delete edges of orphan pages: %w", err)
-		}
-		out.OrphanEdges += n
-		if n, err = q.DeletePages(ctx, pages); err != nil {
-			return fmt.Errorf("delete orphan pages: %w", err)
-		}
-		out.Pages += n
-	}
 	return nil
 }

@@ -66,15 +66,16 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 	}
 	var stored int64
 	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		var err error
-		if stored, err = q.SetEmbeddings(ctx, fragIDs, vectors, model); err != nil {
+		res, err := q.WriteEmbeddings(ctx, job.Args.TaskID, fragIDs, vectors, model)
+		if err != nil {
 			return err
 		}
-		if stored > 0 && job.Args.TaskID > 0 {
+		stored = res.Stored
+		if res.Verify {
 			// New embeddings are new evidence: a verify_nli that stopped
 			// waiting for them (or is running now) must see them.
-			if err := signalVerify(ctx, tx, q, job.Args.TaskID); err != nil {
-				return err
+			if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertTx(ctx, tx, jobs.VerifyNLIArgs{TaskID: job.Args.TaskID}, nil); err != nil {
+				return fmt.Errorf("enqueue verify_nli: %w", err)
 			}
 		}
 		return completeTx(ctx, tx, job, map[string]any{"embedded": stored, "requested": len(ids), "model": model})
@@ -83,28 +84,6 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 		return fmt.Errorf("store embeddings: %w", err)
 	}
 	logger(w.Logger).DebugContext(ctx, "fragments embedded", slog.Int64("job_id", job.ID), slog.Int64("embedded", stored))
-	return nil
-}
-
-// signalVerify bumps the task's work_version under its row lock and enqueues
-// a verify_nli for it (deduplicated against one waiting or running).
-func signalVerify(ctx context.Context, tx pgx.Tx, q *store.Queries, taskID int64) error {
-	task, err := q.LockTask(ctx, taskID)
-	if err != nil {
-		if store.IsNotFound(err) {
-			return nil // the task was removed; nothing to verify
-		}
-		return fmt.Errorf("lock task: %w", err)
-	}
-	if task.Status == "stopped" {
-		return nil // cleaned up; nothing to verify
-	}
-	if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: taskID, NextEvidenceNo: task.NextEvidenceNo}); err != nil {
-		return fmt.Errorf("advance task: %w", err)
-	}
-	if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertTx(ctx, tx, jobs.VerifyNLIArgs{TaskID: taskID}, nil); err != nil {
-		return fmt.Errorf("enqueue verify_nli: %w", err)
-	}
 	return nil
 }
 

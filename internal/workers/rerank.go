@@ -109,28 +109,13 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 		return err
 	}
 	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		// The task lock serialises writers of one task's rankings (so two
-		// runs for one query cannot interleave their DELETE and INSERT) and
-		// tells whether the task changed since it was read.
-		locked, err := q.LockActiveTask(ctx, job.Args.TaskID)
+		res, err := q.WriteRanking(ctx, job.Args.TaskID, out.QueryHash,
+			rankingRows(job.Args.TaskID, query, out.QueryHash, w.Embedder.Model(), w.Reranker.Model(), ranked))
 		if err != nil {
 			return err
 		}
-		replaced, err := q.DeleteTaskRanking(ctx, store.DeleteTaskRankingParams{TaskID: job.Args.TaskID, QueryHash: out.QueryHash})
-		if err != nil {
-			return fmt.Errorf("delete previous ranking: %w", err)
-		}
-		out.Replaced = int(replaced)
-		stored, err := q.InsertTaskRanking(ctx, rankingRows(job.Args.TaskID, query, out.QueryHash, w.Embedder.Model(), w.Reranker.Model(), ranked))
-		if err != nil {
-			return fmt.Errorf("insert ranking: %w", err)
-		}
-		if int(stored) != len(ranked) {
-			// A fragment vanished between read and write (hard cleanup): rank again.
-			return fmt.Errorf("insert ranking: stored %d of %d rows", stored, len(ranked))
-		}
-		out.Ranked = len(ranked)
-		out.Successor = locked.WorkVersion != task.WorkVersion
+		out.Replaced, out.Ranked = res.Replaced, res.Stored
+		out.Successor = res.Task.WorkVersion != task.WorkVersion
 		if err := completeTx(ctx, tx, job, out); err != nil {
 			return err
 		}

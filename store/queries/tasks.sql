@@ -1,7 +1,5 @@
--- name: CreateTask :one
-INSERT INTO tasks (organization_id, hypothesis, budget_class)
-VALUES (@organization_id, @hypothesis, @budget_class)
-RETURNING *;
+-- The task row every writer shares: read, lock (store.LockActiveTask),
+-- advance and log.
 
 -- name: GetTask :one
 SELECT * FROM tasks WHERE id = @id;

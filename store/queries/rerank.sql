@@ -1,3 +1,5 @@
+-- rerank: candidates and the stored ranking.
+
 -- name: RankingCandidates :many
 -- Stage 1 of ranking (DESIGN §5.3): the task's fragments (of the page
 -- versions the task saw) that match any term of the query (an OR of its
@@ -43,25 +45,3 @@ FROM (SELECT unnest(@ranks::int[]) AS rank, unnest(@fragment_ids::bigint[]) AS f
              unnest(@trust_levels::text[]) AS trust_level, unnest(@trust_weights::float8[]) AS trust_weight,
              unnest(@final_scores::float8[]) AS final_score) AS r
 JOIN fragments f ON f.id = r.fragment_id;
-
--- name: TaskRanking :many
--- The current ranking of a task for one query, best first, with each row's
--- exact span, the page version's text at that span, and its page.
-SELECT r.rank, r.fragment_id, r.final_score, r.rerank_score, r.trust_level, r.trust_weight,
-       r.lexical_score, r.cosine, r.stage2_score, r.page_id, r.page_version_id, r.start_char, r.end_char,
-       substring(pv.content FROM r.start_char + 1 FOR r.end_char - r.start_char)::text AS text,
-       p.url, p.domain, COALESCE(p.title, '')::text AS title,
-       r.query, r.embed_model, r.rerank_model, r.ranked_at
-FROM task_rankings r
-JOIN page_versions pv ON pv.id = r.page_version_id
-JOIN pages p ON p.id = r.page_id
-WHERE r.task_id = @task_id AND r.query_hash = @query_hash
-ORDER BY r.rank;
-
--- name: TaskRankingQueries :many
--- The queries a task has a ranking for, most recently ranked first.
-SELECT query_hash, query, count(*)::int AS fragments, max(ranked_at)::timestamptz AS ranked_at
-FROM task_rankings
-WHERE task_id = @task_id
-GROUP BY query_hash, query
-ORDER BY max(ranked_at) DESC, query_hash;

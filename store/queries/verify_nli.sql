@@ -1,27 +1,19 @@
--- name: ExistingExtractedClaims :many
-SELECT id, evidence_no, quote_start, quote_end FROM claims
-WHERE task_id = @task_id AND kind = 'extracted' AND page_version_id = @page_version_id;
+-- verify_nli: task state, claims, candidate details, judged pairs, the NLI
+-- edges and the posteriors (store.WriteJudgements, store/verify_nli.go;
+-- recall in store/candidates.go).
 
--- name: ExistingHypotheses :many
-SELECT id, evidence_no, text_hash FROM claims
-WHERE task_id = @task_id AND kind = 'hypothesis' AND text_hash = ANY(@text_hashes::text[]);
-
--- name: InsertExtractedClaims :many
--- E-numbers are allocated by the caller under the task's row lock (LockTask).
-INSERT INTO claims (task_id, evidence_no, text, text_hash, kind, origin_fragment_id,
-                    page_version_id, quote_start, quote_end, llm_claim_confidence, extractor_model)
-SELECT @task_id, unnest(@evidence_nos::int[]), unnest(@texts::text[]), unnest(@text_hashes::text[]),
-       'extracted', unnest(@origin_fragment_ids::bigint[]), @page_version_id,
-       unnest(@quote_starts::int[]), unnest(@quote_ends::int[]), unnest(@llm_confidences::float8[]),
-       @extractor_model::text
-ON CONFLICT DO NOTHING
-RETURNING id, evidence_no, origin_fragment_id;
-
--- name: InsertHypotheses :many
-INSERT INTO claims (task_id, evidence_no, text, text_hash, kind)
-SELECT @task_id, unnest(@evidence_nos::int[]), unnest(@texts::text[]), unnest(@text_hashes::text[]), 'hypothesis'
-ON CONFLICT DO NOTHING
-RETURNING id, evidence_no;
+-- name: TaskVerifyState :one
+-- What verify_nli reads first: the task's work_version and how many of its
+-- fragments there are and still lack an embedding for the model. The three
+-- together key the in-memory task index (internal/taskindex).
+SELECT t.work_version,
+       count(f.id)::bigint AS fragments,
+       count(f.id) FILTER (WHERE f.embedding IS NULL OR f.embed_model <> @embed_model::text)::bigint AS not_embedded
+FROM tasks t
+LEFT JOIN task_pages tp ON tp.task_id = t.id
+LEFT JOIN fragments f ON f.page_version_id = tp.page_version_id
+WHERE t.id = @task_id
+GROUP BY t.id;
 
 -- name: TaskClaimsForVerification :many
 -- The claims of a task with their origin domain ('' for hypotheses), the
@@ -36,6 +28,49 @@ LEFT JOIN domains d ON d.domain = p.domain
 WHERE c.task_id = @task_id
   AND (cardinality(@claim_ids::bigint[]) = 0 OR c.id = ANY(@claim_ids::bigint[]))
 ORDER BY c.id;
+
+-- name: CandidateFragmentDetails :many
+-- What stage 2 ranks a recalled fragment by (SQL recall path).
+SELECT f.id, p.domain, f.embedding
+FROM fragments f
+JOIN pages p ON p.id = f.page_id
+WHERE f.id = ANY(@ids::bigint[]);
+
+-- name: JudgedPairs :many
+-- The pairs of the claims that were judged already. One index probe per claim
+-- (idx_edges_nli_unique leads with target_id): OFFSET 0 keeps the subquery
+-- on the inner side of the join, so a young edges table whose statistics
+-- still say "empty" is not scanned whole once per claim.
+SELECT u.id::bigint AS claim_id, e.source_id AS fragment_id
+FROM unnest(@claim_ids::bigint[]) AS u(id)
+JOIN LATERAL (
+    SELECT source_id FROM edges
+    WHERE target_id = u.id AND source_type = 'fragment' AND target_type = 'claim'
+      AND relation IN ('supports', 'refutes', 'neutral')
+    OFFSET 0
+) AS e ON true;
+
+-- name: PairFragments :many
+-- What a selected pair needs: the premise text and the source domain's trust.
+SELECT f.id, f.text,
+       COALESCE(d.trust_level, '')::text AS trust_level, COALESCE(d.category, '')::text AS category
+FROM fragments f
+JOIN pages p ON p.id = f.page_id
+LEFT JOIN domains d ON d.domain = p.domain
+WHERE f.id = ANY(@ids::bigint[]);
+
+-- name: InsertNLIEdges :execrows
+-- One judgement per (fragment, claim) pair, ever: a pair judged concurrently
+-- by another worker is skipped here.
+INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_label,
+                   nli_edge_confidence, nli_model, source_domain_category, source_trust_level, target_trust_level)
+SELECT 'fragment', unnest(@fragment_ids::bigint[]), 'claim', unnest(@claim_ids::bigint[]),
+       unnest(@relations::text[]), unnest(@labels::text[]), unnest(@confidences::float8[]), @nli_model::text,
+       NULLIF(unnest(@domain_categories::text[]), ''), NULLIF(unnest(@source_trust_levels::text[]), ''),
+       NULLIF(unnest(@target_trust_levels::text[]), '')
+ON CONFLICT (source_type, source_id, target_type, target_id)
+    WHERE source_type = 'fragment' AND target_type = 'claim' AND relation IN ('supports', 'refutes', 'neutral')
+    DO NOTHING;
 
 -- name: ClaimTallies :many
 -- The sums the posterior is computed from (DESIGN §5.1): only supports and

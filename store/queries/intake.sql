@@ -1,0 +1,21 @@
+-- Task intake (internal/intake): tasks, hypothesis claims, targets.
+
+-- name: CreateTask :one
+INSERT INTO tasks (organization_id, hypothesis, budget_class)
+VALUES (@organization_id, @hypothesis, @budget_class)
+RETURNING *;
+
+-- name: ExistingHypotheses :many
+SELECT id, evidence_no, text_hash FROM claims
+WHERE task_id = @task_id AND kind = 'hypothesis' AND text_hash = ANY(@text_hashes::text[]);
+
+-- name: InsertHypotheses :many
+INSERT INTO claims (task_id, evidence_no, text, text_hash, kind)
+SELECT @task_id, unnest(@evidence_nos::int[]), unnest(@texts::text[]), unnest(@text_hashes::text[]), 'hypothesis'
+ON CONFLICT DO NOTHING
+RETURNING id, evidence_no;
+
+-- name: EnsureTargets :exec
+INSERT INTO targets (task_id, kind, value)
+SELECT @task_id, unnest(@kinds::text[]), unnest(@vals::text[])
+ON CONFLICT (task_id, kind, value) DO NOTHING;

@@ -1,0 +1,144 @@
+-- target_queue: the writes of store.WritePage / StorePage / FailTarget
+-- (store/target_queue.go) and the target's own bookkeeping. InsertCitesEdge
+-- and AddTaskPage serve citation_graph too; VersionFragments is in embed.sql.
+
+-- name: EnsureTarget :one
+WITH ins AS (
+    INSERT INTO targets (task_id, kind, value) VALUES (@task_id, @kind, @value)
+    ON CONFLICT (task_id, kind, value) DO NOTHING
+    RETURNING id, status
+)
+SELECT id, status FROM ins
+UNION ALL
+SELECT id, status FROM targets WHERE task_id = @task_id AND kind = @kind AND value = @value
+LIMIT 1;
+
+-- name: FinishTarget :exec
+UPDATE targets
+SET status = @status, stage = @stage, page_id = sqlc.narg(page_id), error = sqlc.narg(error), updated_at = now()
+WHERE id = @id;
+
+-- name: UpsertPage :one
+-- Returns the page for a normalized URL, creating it on first sight.
+WITH ins AS (
+    INSERT INTO pages (url, domain)
+    VALUES (@url, @domain)
+    ON CONFLICT (url) DO NOTHING
+    RETURNING id
+)
+SELECT id FROM ins
+UNION ALL
+SELECT id FROM pages WHERE url = @url
+LIMIT 1;
+
+-- name: RecordPageFetch :exec
+UPDATE pages
+SET final_url    = @final_url,
+    title        = COALESCE(sqlc.narg(title), title),
+    fetched_at   = @fetched_at,
+    http_status  = @http_status,
+    content_type = @content_type,
+    error        = sqlc.narg(error)
+WHERE id = @id;
+
+-- name: EnsureDomain :exec
+INSERT INTO domains (domain) VALUES (@domain) ON CONFLICT (domain) DO NOTHING;
+
+-- name: UpsertPageVersion :one
+-- Versions are keyed by content hash: the same text fetched again is the same version.
+WITH ins AS (
+    INSERT INTO page_versions (page_id, sha256, content, fetched_at)
+    VALUES (@page_id, @sha256, @content, @fetched_at)
+    ON CONFLICT (page_id, sha256) DO NOTHING
+    RETURNING id, true AS created
+)
+SELECT id, created FROM ins
+UNION ALL
+SELECT id, false AS created FROM page_versions WHERE page_id = @page_id AND sha256 = @sha256
+LIMIT 1;
+
+-- name: InsertFragments :exec
+INSERT INTO fragments (page_id, page_version_id, start_char, end_char, text, heading_context)
+SELECT @page_id, @page_version_id, unnest(@starts::int[]), unnest(@ends::int[]),
+       unnest(@texts::text[]), unnest(@headings::text[])
+ON CONFLICT (page_version_id, start_char, end_char) DO NOTHING;
+
+-- name: SetPageAcademic :exec
+-- Academic metadata of a paper page (from Semantic Scholar / OpenAlex).
+UPDATE pages
+SET title         = COALESCE(sqlc.narg(title), title),
+    year          = COALESCE(sqlc.narg(year), year),
+    venue         = COALESCE(sqlc.narg(venue), venue),
+    s2_paper_id   = COALESCE(sqlc.narg(s2_paper_id), s2_paper_id),
+    openalex_id   = COALESCE(sqlc.narg(openalex_id), openalex_id),
+    authors       = CASE WHEN cardinality(@authors::text[]) > 0 THEN @authors::text[] ELSE authors END,
+    abstract_only = @abstract_only
+WHERE id = @id;
+
+-- name: IndexResources :exec
+-- Records identifiers for a page; an identifier already owned by another page keeps its first owner.
+INSERT INTO resource_index (identifier_type, identifier, page_id)
+SELECT unnest(@types::text[]), unnest(@identifiers::text[]), @page_id
+ON CONFLICT (identifier_type, identifier) DO NOTHING;
+
+-- name: SetPageIdentifiers :exec
+UPDATE pages
+SET doi      = COALESCE(sqlc.narg(doi), doi),
+    pmid     = COALESCE(sqlc.narg(pmid), pmid),
+    arxiv_id = COALESCE(sqlc.narg(arxiv_id), arxiv_id)
+WHERE id = @id;
+
+-- name: PageByResource :one
+SELECT page_id FROM resource_index WHERE identifier_type = @identifier_type AND identifier = @identifier;
+
+-- name: LockResourceKey :exec
+-- Serialises, until the transaction ends, writers resolving the same URL or
+-- identifier to a page, so one paper found through two URLs at once still
+-- becomes one page.
+SELECT pg_advisory_xact_lock(hashtextextended(@resource_key::text, 0));
+
+-- name: PageLatestVersion :one
+-- A page's URL and the content of its latest version.
+SELECT p.id, p.url, pv.id AS version_id, pv.content, pv.fetched_at
+FROM pages p
+JOIN page_versions pv ON pv.page_id = p.id
+WHERE p.id = @page_id
+ORDER BY pv.fetched_at DESC, pv.id DESC
+LIMIT 1;
+
+-- name: InsertCitesEdge :execrows
+-- citing cites cited; one edge per pair (idx_edges_cites_unique).
+INSERT INTO edges (source_type, source_id, target_type, target_id, relation, citation_source)
+VALUES ('page', @citing_page_id, 'page', @cited_page_id, 'cites', @citation_source)
+ON CONFLICT (source_id, target_id) WHERE relation = 'cites' DO NOTHING;
+
+-- name: ExistingExtractedClaims :many
+SELECT id, evidence_no, quote_start, quote_end FROM claims
+WHERE task_id = @task_id AND kind = 'extracted' AND page_version_id = @page_version_id;
+
+-- name: InsertExtractedClaims :many
+-- E-numbers are allocated by the caller under the task's row lock (LockTask).
+INSERT INTO claims (task_id, evidence_no, text, text_hash, kind, origin_fragment_id,
+                    page_version_id, quote_start, quote_end, llm_claim_confidence, extractor_model)
+SELECT @task_id, unnest(@evidence_nos::int[]), unnest(@texts::text[]), unnest(@text_hashes::text[]),
+       'extracted', unnest(@origin_fragment_ids::bigint[]), @page_version_id,
+       unnest(@quote_starts::int[]), unnest(@quote_ends::int[]), unnest(@llm_confidences::float8[]),
+       @extractor_model::text
+ON CONFLICT DO NOTHING
+RETURNING id, evidence_no, origin_fragment_id;
+
+-- name: InsertOriginEdges :exec
+INSERT INTO edges (source_type, source_id, target_type, target_id, relation, source_domain_category, source_trust_level)
+SELECT 'fragment', unnest(@fragment_ids::bigint[]), 'claim', unnest(@claim_ids::bigint[]), 'origin',
+       sqlc.narg(domain_category), sqlc.narg(trust_level)
+ON CONFLICT (source_id, target_id) WHERE relation = 'origin' DO NOTHING;
+
+-- name: AddTaskPage :one
+-- Returns true when the page is new to the task.
+WITH ins AS (
+    INSERT INTO task_pages (task_id, page_id, page_version_id, reason, depth, source_page_id)
+    VALUES (@task_id, @page_id, @page_version_id, @reason, @depth, sqlc.narg(source_page_id))
+    ON CONFLICT (task_id, page_id) DO NOTHING
+    RETURNING true AS added
+)
+SELECT COALESCE((SELECT added FROM ins), false)::boolean AS added;
