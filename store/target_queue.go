@@ -295,27 +295,9 @@ func (q *Queries) WritePage(ctx context.Context, p PageWrite, t PageForTask) (Pa
 // sorted order and held to the end of the transaction, keep two workers
 // resolving the same paper at once from making two pages.
 func (q *Queries) resolvePage(ctx context.Context, pageURL, domain string, ids []Identifier, alsoLock ...Identifier) (int64, error) {
-	keys := []PageByResourceParams{{IdentifierType: "url", Identifier: pageURL}}
-	for _, typ := range []string{ident.DOI, ident.PMID, ident.ArXiv} {
-		for _, id := range ids {
-			if id.Type == typ {
-				keys = append(keys, PageByResourceParams{IdentifierType: id.Type, Identifier: id.Value})
-			}
-		}
-	}
-	lockKeys := make([]string, 0, len(keys)+len(alsoLock))
-	for _, k := range keys {
-		lockKeys = append(lockKeys, k.IdentifierType+":"+k.Identifier)
-	}
-	for _, id := range alsoLock { // every key of the transaction at once, in one order: no deadlock
-		lockKeys = append(lockKeys, id.Type+":"+id.Value)
-	}
-	slices.Sort(lockKeys)
-	lockKeys = slices.Compact(lockKeys)
-	for _, k := range lockKeys {
-		if err := q.LockResourceKey(ctx, k); err != nil {
-			return 0, fmt.Errorf("lock %s: %w", k, err)
-		}
+	keys := lookupKeys(pageURL, ids)
+	if err := q.lockResourceKeys(ctx, pageLockKeys(PageWrite{URL: pageURL, Identifiers: ids, Linked: alsoLock})); err != nil {
+		return 0, err
 	}
 	for _, k := range keys {
 		id, err := q.PageByResource(ctx, k)
@@ -333,6 +315,50 @@ func (q *Queries) resolvePage(ctx context.Context, pageURL, domain string, ids [
 		return 0, fmt.Errorf("upsert page: %w", err)
 	}
 	return id, nil
+}
+
+// lookupKeys are the resource_index keys a page is found under, in the
+// order they are tried: its URL, then its DOI, PMID and arXiv ids.
+func lookupKeys(pageURL string, ids []Identifier) []PageByResourceParams {
+	keys := []PageByResourceParams{{IdentifierType: "url", Identifier: pageURL}}
+	for _, typ := range []string{ident.DOI, ident.PMID, ident.ArXiv} {
+		for _, id := range ids {
+			if id.Type == typ {
+				keys = append(keys, PageByResourceParams{IdentifierType: id.Type, Identifier: id.Value})
+			}
+		}
+	}
+	return keys
+}
+
+// pageLockKeys are the advisory lock keys of writing pages: each page's
+// lookup keys and the ids it links to.
+func pageLockKeys(pages ...PageWrite) []string {
+	var out []string
+	for _, p := range pages {
+		for _, k := range lookupKeys(p.URL, p.Identifiers) {
+			out = append(out, k.IdentifierType+":"+k.Identifier)
+		}
+		for _, id := range p.Linked {
+			out = append(out, id.Type+":"+id.Value)
+		}
+	}
+	return out
+}
+
+// lockResourceKeys takes the transaction's advisory locks of keys all at
+// once, sorted and without repeats: every writer takes its page keys in
+// this one order, before any row lock, so none waits on another in a
+// cycle. Taking a key again later in the transaction does not wait.
+func (q *Queries) lockResourceKeys(ctx context.Context, keys []string) error {
+	keys = slices.Clone(keys)
+	slices.Sort(keys)
+	for _, k := range slices.Compact(keys) {
+		if err := q.LockResourceKey(ctx, k); err != nil {
+			return fmt.Errorf("lock %s: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // stubPage returns the page of a work known only by an id (a DOI, PMID or

@@ -101,53 +101,29 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		return err
 	}
 	out.Selected = len(selected)
+	write := store.CitationGraphWrite{TaskID: job.Args.TaskID, SourcePageID: src.ID}
+	for _, n := range selected {
+		paper := n.Paper
+		res := paperResult(&paper)
+		p, err := processPage(res, w.Extract)
+		if err != nil {
+			continue // neither title nor abstract: nothing to keep
+		}
+		p.paper, p.identifiers = &paper, paperIdentifiers(&paper)
+		if strings.TrimSpace(paper.Abstract) == "" {
+			out.Placeholders++
+		}
+		write.Pages = append(write.Pages, store.CitedPage{Page: pageWrite(res, p, w.Embedder.Model()),
+			Reference: n.Reference, Sources: strings.Join(n.Sources, "+")})
+	}
 	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		task, err := q.LockActiveTask(ctx, job.Args.TaskID)
+		res, err := q.WriteCitationGraph(ctx, write)
 		if err != nil {
 			return err
 		}
-		var toEmbed []int64
-		for _, n := range selected {
-			paper := n.Paper
-			res := paperResult(&paper)
-			p, err := processPage(res, w.Extract)
-			if err != nil {
-				continue // neither title nor abstract: nothing to keep
-			}
-			p.paper, p.identifiers = &paper, paperIdentifiers(&paper)
-			if strings.TrimSpace(paper.Abstract) == "" {
-				out.Placeholders++
-			}
-			st, err := q.StorePage(ctx, pageWrite(res, p, w.Embedder.Model()))
-			if err != nil {
-				return err
-			}
-			toEmbed = append(toEmbed, st.ToEmbed...)
-			citing, cited := src.ID, st.PageID
-			if !n.Reference {
-				citing, cited = st.PageID, src.ID
-			}
-			source := strings.Join(n.Sources, "+")
-			added, err := q.InsertCitesEdge(ctx, store.InsertCitesEdgeParams{CitingPageID: citing, CitedPageID: cited, CitationSource: &source})
-			if err != nil {
-				return fmt.Errorf("insert cites edge: %w", err)
-			}
-			out.EdgesNew += int(added)
-			sourcePage := src.ID
-			isNew, err := q.AddTaskPage(ctx, store.AddTaskPageParams{TaskID: job.Args.TaskID, PageID: st.PageID,
-				PageVersionID: &st.VersionID, Reason: "citation", Depth: 1, SourcePageID: &sourcePage})
-			if err != nil {
-				return fmt.Errorf("add task page: %w", err)
-			}
-			if isNew {
-				out.PagesNew++
-			}
-		}
+		out.EdgesNew, out.PagesNew = res.EdgesNew, res.PagesNew
 		if out.PagesNew > 0 {
-			if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: job.Args.TaskID, NextEvidenceNo: task.NextEvidenceNo}); err != nil {
-				return fmt.Errorf("advance task: %w", err)
-			}
-			if err := insertFollowUps(ctx, tx, job.Args.TaskID, targetOutput{PageID: src.ID, ToEmbed: toEmbed}, w.Embed); err != nil {
+			if err := insertFollowUps(ctx, tx, job.Args.TaskID, targetOutput{PageID: src.ID, ToEmbed: res.ToEmbed}, w.Embed); err != nil {
 				return err
 			}
 		}
