@@ -270,20 +270,9 @@ func EvaluateNLI(ctx context.Context, nli models.NLI, batch int, examples []NLIE
 // fleet on it in-process until the task's jobs are done, and scores the
 // verdicts and the judged gold evidence pairs.
 func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
-	records, err := corpus.ReadClimateFever(opts.ClaimsFile)
+	records, err := readClaims(opts.ClaimsFile, opts.Limit)
 	if err != nil {
-		return nil, fmt.Errorf("claims: %w", err)
-	}
-	if opts.Limit > 0 && len(records) > opts.Limit {
-		records = records[:opts.Limit]
-	}
-	if len(records) == 0 {
-		return nil, fmt.Errorf("claims: %s has no records", opts.ClaimsFile)
-	}
-	for _, r := range records {
-		if _, ok := ClaimGoldClass(r.ClaimLabel); !ok {
-			return nil, fmt.Errorf("claims: claim %s has label %q, want one of %v", r.ClaimID, r.ClaimLabel, ClaimClasses)
-		}
+		return nil, err
 	}
 	res := &FleetResult{ClaimsFile: opts.ClaimsFile, Claims: len(records)}
 
@@ -389,6 +378,27 @@ func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// readClaims reads the first limit (0: all) Climate-FEVER records of file
+// and checks their gold labels.
+func readClaims(file string, limit int) ([]corpus.Record, error) {
+	records, err := corpus.ReadClimateFever(file)
+	if err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	if limit > 0 && len(records) > limit {
+		records = records[:limit]
+	}
+	if len(records) == 0 {
+		return nil, fmt.Errorf("claims: %s has no records", file)
+	}
+	for _, r := range records {
+		if _, ok := ClaimGoldClass(r.ClaimLabel); !ok {
+			return nil, fmt.Errorf("claims: claim %s has label %q, want one of %v", r.ClaimID, r.ClaimLabel, ClaimClasses)
+		}
+	}
+	return records, nil
 }
 
 // TaskClaims are the evaluation task and its claim per record.
