@@ -84,7 +84,7 @@ func rerankConfig(c RerankConfig) RerankConfig {
 // Work ranks and stores the ranking together with the job's completion.
 func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]) error {
 	if w.Reranker == nil {
-		return fmt.Errorf("rerank: no reranker configured (Deps.Reranker is nil)")
+		return fmt.Errorf("rerank: no reranker configured (RerankWorker.Reranker is nil)")
 	}
 	cfg := rerankConfig(w.Rerank)
 	task, err := w.Store.ExistingTask(ctx, job.Args.TaskID)
