@@ -1,0 +1,121 @@
+package workers_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
+
+	"github.com/evidencefleet/evidencefleet/internal/academic/cassette"
+	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
+	"github.com/evidencefleet/evidencefleet/internal/academic/s2"
+	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// TestCitationGraphWorker works citation_graph jobs through rivertest
+// inside a transaction rolled back when each subtest ends; Semantic Scholar
+// answers from the recorded session of a paper's references.
+func TestCitationGraphWorker(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, err := cassette.Load(referencesCassette)
+	if err != nil {
+		t.Fatalf("recorded Semantic Scholar session: %v", err)
+	}
+	srv := httptest.NewServer(c.Replayer("fields"))
+	t.Cleanup(srv.Close)
+	client, err := s2.New(s2.Options{BaseURL: srv.URL + "/graph/v1", MinInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolver := &papers.Resolver{S2: client}
+
+	type testBundle struct {
+		tx         pgx.Tx
+		task, page int64
+	}
+	setup := func(t *testing.T, citations workers.CitationSource) (*rivertest.Worker[jobs.CitationGraphArgs, pgx.Tx], *testBundle) {
+		t.Helper()
+		tx := pgtest.Tx(t)
+		b := &testBundle{tx: tx, task: fixture.Task(t, tx, "Constrained optimization controls the sparsity of neural networks.")}
+		src := fixture.PageOf(t, tx, b.task, "https://doi.org/10.0000/source",
+			"Sparse neural networks. We study how to train sparse neural networks with constrained optimization and pruning.")
+		if _, err := tx.Exec(ctx, `UPDATE pages SET doi = '10.0000/source', s2_paper_id = 'CorpusID:1033682', abstract_only = true WHERE id = $1`, src.ID); err != nil {
+			t.Fatal(err)
+		}
+		b.page = src.ID
+		w := &workers.CitationGraphWorker{Store: store.NewStore(tx), Citations: citations, Embedder: builtin.NewHashEmbedder(256),
+			Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20}}
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w), b
+	}
+	output := func(t *testing.T, res *rivertest.WorkResult) workers.CitationOutput {
+		t.Helper()
+		var out workers.CitationOutput
+		if err := json.Unmarshal(res.Job.Output(), &out); err != nil {
+			t.Fatalf("output %s: %v", res.Job.Output(), err)
+		}
+		return out
+	}
+
+	t.Run("KeepsTheTopTenOnceWithCitesEdges", func(t *testing.T) {
+		t.Parallel()
+		w, b := setup(t, resolver)
+		args := jobs.CitationGraphArgs{TaskID: b.task, PageID: b.page}
+		res, err := w.Work(ctx, t, b.tx, args, nil)
+		if err != nil || res.EventKind != river.EventKindJobCompleted {
+			t.Fatalf("work: %v, %+v", err, res)
+		}
+		out := output(t, res)
+		if out.Neighbors != 147 || out.Selected != 10 || out.PagesNew == 0 || out.PagesNew > 10 || out.EdgesNew != out.PagesNew {
+			t.Errorf("output %+v: want 147 neighbors, 10 selected, 1–10 new pages each with its cites edge", out)
+		}
+		var pages int
+		if err := b.tx.QueryRow(ctx, `SELECT count(*) FROM task_pages WHERE task_id = $1 AND reason = 'citation' AND source_page_id = $2`,
+			b.task, b.page).Scan(&pages); err != nil || pages != out.PagesNew {
+			t.Errorf("%d cited task pages (%v), want %d", pages, err, out.PagesNew)
+		}
+		rivertest.RequireInsertedTx[*riverpgxv5.Driver](ctx, t, b.tx, &jobs.VerifyNLIArgs{}, nil)
+		again, err := w.Work(ctx, t, b.tx, args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := output(t, again); o.PagesNew != 0 || o.EdgesNew != 0 {
+			t.Errorf("a second run created pages or edges: %+v", o)
+		}
+	})
+
+	t.Run("WithoutAnAcademicAPIItCompletesAsSkipped", func(t *testing.T) {
+		t.Parallel()
+		w, b := setup(t, nil)
+		res, err := w.Work(ctx, t, b.tx, jobs.CitationGraphArgs{TaskID: b.task, PageID: b.page}, nil)
+		if err != nil || res.EventKind != river.EventKindJobCompleted {
+			t.Fatalf("work: %v, %+v", err, res)
+		}
+		if out := output(t, res); out.Skipped == "" {
+			t.Errorf("output %+v: want the reason it was skipped", out)
+		}
+	})
+
+	t.Run("MissingPageIsCancelled", func(t *testing.T) {
+		t.Parallel()
+		w, b := setup(t, resolver)
+		res, err := w.Work(ctx, t, b.tx, jobs.CitationGraphArgs{TaskID: b.task, PageID: b.page + 1000}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.EventKind != river.EventKindJobCancelled {
+			t.Errorf("event %v, want cancelled", res.EventKind)
+		}
+	})
+}
