@@ -44,21 +44,21 @@ func cliPages() []corpus.Page {
 	}
 }
 
-// bundle is a running worker on a fresh database that DATABASE_URL points
-// at, so the CLI under test talks to it (EVF_DATABASE_URL, which would win,
-// is cleared).
+// bundle is a running worker on a fresh database; every command of the CLI
+// under test gets --database-url pointing at it (the flag wins over
+// EVF_DATABASE_URL and DATABASE_URL), so no test changes the environment and
+// the tests can run in parallel.
 type bundle struct {
 	ctx context.Context
 	f   *testfleet.Fleet
 	dir string // scratch directory for input files
+	url string // given as --database-url to every command; "" gives none
 }
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
 	f := testfleet.Start(t, testfleet.Options{Pages: cliPages()})
-	t.Setenv("DATABASE_URL", f.URL)
-	t.Setenv("EVF_DATABASE_URL", "")
-	return &bundle{ctx: context.Background(), f: f, dir: t.TempDir()}
+	return &bundle{ctx: context.Background(), f: f, dir: t.TempDir(), url: f.URL}
 }
 
 // result is one in-process run of the CLI.
@@ -70,9 +70,13 @@ type result struct {
 // code is the exit code main would use.
 func (r result) code() int { return exitCode(r.err) }
 
-// run executes the enqueue root command with args, as main does.
+// run executes the enqueue root command with args, as main does, preceded
+// by --database-url b.url when b.url is set.
 func (b *bundle) run(t *testing.T, args ...string) result {
 	t.Helper()
+	if b.url != "" {
+		args = append([]string{"--database-url", b.url}, args...)
+	}
 	root := newRoot()
 	var out, errOut bytes.Buffer
 	root.SetOut(&out)
@@ -165,6 +169,7 @@ func (b *bundle) runTask(t *testing.T) (int64, statusJSON) {
 }
 
 func TestTaskCreate(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 
 	t.Run("json returns the task id and makes the hypothesis E1", func(t *testing.T) {
@@ -217,17 +222,21 @@ func TestTaskCreate(t *testing.T) {
 			}
 		})
 	}
+}
 
-	t.Run("no DATABASE_URL exits 2", func(t *testing.T) {
-		t.Setenv("DATABASE_URL", "")
-		r := b.run(t, "task", "create", "--hypothesis", "x")
-		if r.code() != 2 || !strings.Contains(r.err.Error(), "DATABASE_URL") {
-			t.Errorf("exit %d (%v), want 2 naming DATABASE_URL", r.code(), r.err)
-		}
-	})
+// TestTaskCreateWithoutDatabaseURL changes the environment: it stays serial.
+func TestTaskCreateWithoutDatabaseURL(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("EVF_DATABASE_URL", "")
+	b := &bundle{ctx: context.Background()} // no fleet, no --database-url
+	r := b.run(t, "task", "create", "--hypothesis", "x")
+	if r.code() != 2 || !strings.Contains(r.err.Error(), "DATABASE_URL") {
+		t.Errorf("exit %d (%v), want 2 naming DATABASE_URL", r.code(), r.err)
+	}
 }
 
 func TestClaimAdd(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task := b.createTask(t)
 	taskArg := fmt.Sprint(task)
@@ -325,6 +334,7 @@ type targetAddJSON struct {
 }
 
 func TestTargetAdd(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task := b.createTask(t)
 	taskArg := fmt.Sprint(task)
@@ -394,6 +404,7 @@ func TestTargetAdd(t *testing.T) {
 }
 
 func TestTargetAddRefusesInvalidURLsAndInsertsNothing(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task := b.createTask(t)
 	taskArg := fmt.Sprint(task)
@@ -444,6 +455,7 @@ func TestTargetAddRefusesInvalidURLsAndInsertsNothing(t *testing.T) {
 }
 
 func TestJobInsertsValidatedArgs(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task := b.createTask(t)
 	testfleet.WaitIdle(t, b.f.Pool, 30*time.Second) // the task's own verify_nli is done
@@ -530,6 +542,7 @@ func TestJobInsertsValidatedArgs(t *testing.T) {
 }
 
 func TestStatusWaitReturnsWhenNothingIsPending(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task, st := b.runTask(t)
 
@@ -597,6 +610,7 @@ func TestStatusWaitReturnsWhenNothingIsPending(t *testing.T) {
 }
 
 func TestStatusWaitExitCodes(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task := b.createTask(t)
 	taskArg := fmt.Sprint(task)
@@ -723,6 +737,7 @@ type spanJSON struct {
 }
 
 func TestGraphJSON(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task, _ := b.runTask(t)
 
@@ -904,6 +919,7 @@ func (b *bundle) versionSubstring(t *testing.T, versionID int64, start, end int)
 }
 
 func TestGraphDOT(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task, _ := b.runTask(t)
 	var g graphJSON
@@ -1014,6 +1030,7 @@ func checkDOTSyntax(s string) error {
 }
 
 func TestReportPrintsEachClaimsVerdict(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task, _ := b.runTask(t)
 	var g graphJSON
@@ -1075,6 +1092,7 @@ func TestReportPrintsEachClaimsVerdict(t *testing.T) {
 // that fail after connecting, and checks none leaves a connection open (the
 // CLI is also run in-process, by these tests and by tools).
 func TestCommandsCloseTheirConnections(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task := b.createTask(t)
 	const app = "enqueue-conn-test"
@@ -1082,7 +1100,7 @@ func TestCommandsCloseTheirConnections(t *testing.T) {
 	if strings.Contains(b.f.URL, "?") {
 		sep = "&"
 	}
-	t.Setenv("DATABASE_URL", b.f.URL+sep+"application_name="+app)
+	b.url = b.f.URL + sep + "application_name=" + app
 	// open counts the CLI's connections once backends had a moment to leave
 	// pg_stat_activity after the client hung up.
 	open := func() int {
@@ -1123,6 +1141,7 @@ func TestCommandsCloseTheirConnections(t *testing.T) {
 }
 
 func TestTaskStop(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task, _ := b.runTask(t)
 	if n := b.count(t, `SELECT count(*) FROM claims WHERE task_id = $1`, task); n == 0 {

@@ -42,6 +42,7 @@ type materialJSON struct {
 }
 
 func TestMaterials(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task, _ := b.runTask(t)
 	taskArg := fmt.Sprint(task)

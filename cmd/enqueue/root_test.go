@@ -35,6 +35,7 @@ func TestVersionFlag(t *testing.T) {
 // the command succeeds only when it picked the right one.
 func TestDatabaseURLSources(t *testing.T) {
 	b := setup(t)
+	b.url = "" // the sources under test choose the database
 	good := b.f.URL
 	const closed = "postgres://evf@127.0.0.1:1/nowhere?connect_timeout=5"
 	for _, tc := range []struct {

@@ -30,6 +30,7 @@ const testLLMModel = "openai:test-llm+extract_claims.v1"
 // model here, the NLI, embedder and reranker are built-ins, so the baseline
 // banner names those and not the extractor.
 func TestExportedSpansArePageText(t *testing.T) {
+	t.Parallel()
 	servers := testfleet.StartModelServers(t)
 	servers.EditClaims = func(_ string, claims []models.LLMClaim) []models.LLMClaim {
 		for i := range claims {
@@ -41,9 +42,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 		c.LLM = config.Model{Backend: "openai", URL: servers.OpenAI.URL + "/v1", ModelName: "test-llm",
 			Concurrency: 2, Retries: 1, BreakerFailures: 5, BreakerCooldown: time.Second}
 	}})
-	t.Setenv("DATABASE_URL", f.URL)
-	t.Setenv("EVF_DATABASE_URL", "")
-	b := &bundle{ctx: context.Background(), f: f, dir: t.TempDir()}
+	b := &bundle{ctx: context.Background(), f: f, dir: t.TempDir(), url: f.URL}
 	task, _ := b.runTask(t)
 	b.mustRun(t, "job", "--kind", "rerank", "--args", fmt.Sprintf(`{"task_id": %d, "top_k": 5}`, task))
 	b.mustRun(t, "status", "--task", fmt.Sprint(task), "--wait", "--interval", "50ms", "--timeout", "90s")

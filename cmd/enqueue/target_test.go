@@ -53,6 +53,7 @@ func (b *bundle) targetRows(t *testing.T, task int64) (targets, jobTargets []str
 // worker normalises them, with one target_queue job each, mixed with --url
 // in one call; --json reports the normalised targets and the jobs.
 func TestTargetAddDOIAndQuery(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task := b.createTask(t)
 	taskArg := fmt.Sprint(task)
@@ -136,6 +137,7 @@ func TestTargetAddDOIAndQuery(t *testing.T) {
 // A bad --doi or --query is a usage error naming the flag and the value, and
 // nothing of the call is inserted, not even its good targets.
 func TestTargetAddRefusesBadDOIAndQuery(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	task := b.createTask(t)
 	taskArg := fmt.Sprint(task)
@@ -184,6 +186,7 @@ func TestTargetAddRefusesBadDOIAndQuery(t *testing.T) {
 // that does not exist or is stopped alike (store's one "task is active"
 // rule), exit 1, name the task, and insert nothing.
 func TestWritersShareTheActiveTaskRule(t *testing.T) {
+	t.Parallel()
 	b := setup(t)
 	stopped := b.createTask(t)
 	b.mustRun(t, "task", "stop", "--task", fmt.Sprint(stopped))

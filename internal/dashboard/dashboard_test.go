@@ -46,6 +46,7 @@ func tools(t *testing.T) (prom, promtool string) {
 // shipped dashboard through Prometheus's HTTP API: each must parse and return
 // data. promtool must accept the worker's exposition.
 func TestDashboardAgainstRealPrometheus(t *testing.T) {
+	t.Parallel()
 	prom, promtool := tools(t)
 	queries, err := dashboard.Load(dashboardPath)
 	if err != nil {

@@ -24,11 +24,10 @@ func TestCleanupWorker(t *testing.T) {
 	ctx := context.Background()
 
 	type testBundle struct {
-		tx               pgx.Tx
-		a, b             int64
-		shared, onlyA    fixture.Page
-		claimA, claimB   int64
-		sharedURL, onlyB string
+		tx             pgx.Tx
+		a, b           int64
+		shared, onlyA  fixture.Page
+		claimA, claimB int64
 	}
 	setup := func(t *testing.T) (*rivertest.Worker[jobs.CleanupArgs, pgx.Tx], *testBundle) {
 		t.Helper()

@@ -25,14 +25,13 @@ import (
 )
 
 // Config returns a worker configuration for tests: the defaults of
-// `worker config`, the given database and replay archive, short waits.
+// `worker config` (config.Defaults: the environment is neither read nor
+// changed, so tests using it may run in parallel), the given database and
+// replay archive, short waits.
 func Config(t testing.TB, dbURL, replayDir string) config.Config {
 	t.Helper()
-	t.Setenv("DATABASE_URL", dbURL)
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
+	cfg := config.Defaults()
+	cfg.DatabaseURL = dbURL
 	cfg.ReplayDir = replayDir
 	cfg.MetricsAddr = "127.0.0.1:0"
 	cfg.EmbedWait = 100 * time.Millisecond
