@@ -1,7 +1,10 @@
-// Package store holds all SQL of evidencefleet: the sqlc-generated queries
-// (store/queries/*.sql → *.gen.go), transactions, and the posterior
-// recomputation. Pure logic lives elsewhere (internal/evidence); store only
-// moves rows.
+// Package store holds all SQL of evidencefleet: one queries file per job
+// kind (store/queries/<kind>.sql → sqlc's *.gen.go) beside that kind's one
+// write (store/<kind>.go: WritePage, WriteJudgements, WriteEmbeddings,
+// WriteRanking, WriteCitationGraph, Cleanup), transactions, and the
+// posterior recomputation. Every writer takes its locks in one order: the
+// advisory locks of page keys, all at once and sorted, then the task row.
+// Pure logic lives elsewhere (internal/evidence); store only moves rows.
 package store
 
 import (

@@ -81,7 +81,7 @@ type LockTaskRow struct {
 
 // Takes the task's row lock for the rest of the transaction. Every writer that
 // adds claims or pages to a task takes it, and so does verify_nli before it
-// completes (see jobs/verify_nli.go).
+// completes (see internal/workers/verify_nli.go).
 func (q *Queries) LockTask(ctx context.Context, id int64) (LockTaskRow, error) {
 	row := q.db.QueryRow(ctx, lockTask, id)
 	var i LockTaskRow

@@ -7,7 +7,7 @@ SELECT * FROM tasks WHERE id = @id;
 -- name: LockTask :one
 -- Takes the task's row lock for the rest of the transaction. Every writer that
 -- adds claims or pages to a task takes it, and so does verify_nli before it
--- completes (see jobs/verify_nli.go).
+-- completes (see internal/workers/verify_nli.go).
 SELECT id, next_evidence_no, work_version, status FROM tasks WHERE id = @id FOR UPDATE;
 
 -- name: AdvanceTask :exec
