@@ -26,7 +26,7 @@ var polarURLs = []string{
 const polarHypothesis = "Polar bear populations are declining because the Arctic sea ice is melting."
 
 // verifyBundle is a task whose pages are fetched and embedded while nothing
-// serves the nli queue; verify then runs once, in a second worker.
+// serves the nli queue (candidates_test compares its two recall paths).
 type verifyBundle struct {
 	pages *testfleet.Fleet
 	task  int64
@@ -41,13 +41,6 @@ func setupVerify(t *testing.T) *verifyBundle {
 	return &verifyBundle{pages: f, task: task}
 }
 
-// verify starts an nli-only worker on the bundle's database and waits.
-func (b *verifyBundle) verify(t *testing.T, adjust func(*config.Config)) {
-	t.Helper()
-	testfleet.Start(t, testfleet.Options{DatabaseURL: b.pages.URL, Pages: polarPages(), Queues: []string{jobs.QueueNLI}, Adjust: adjust})
-	testfleet.WaitIdle(t, b.pages.Pool, 60*time.Second)
-}
-
 func queryInt(t *testing.T, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }, sql string, args ...any) int {
@@ -60,114 +53,6 @@ func queryInt(t *testing.T, q interface {
 }
 
 const nliRelations = `('supports','refutes','neutral')`
-
-func TestVerifyExcludesTheClaimsOriginDomain(t *testing.T) {
-	b := setupVerify(t)
-	b.verify(t, nil)
-	pool := b.pages.Pool
-	sameDomain := queryInt(t, pool, `
-		SELECT count(*) FROM edges e
-		JOIN claims c ON c.id = e.target_id AND e.target_type = 'claim'
-		JOIN fragments cf ON cf.id = c.origin_fragment_id JOIN pages cp ON cp.id = cf.page_id
-		JOIN fragments f ON f.id = e.source_id JOIN pages p ON p.id = f.page_id
-		WHERE e.relation IN `+nliRelations+` AND p.domain = cp.domain`)
-	if sameDomain != 0 {
-		t.Errorf("%d NLI edges come from the claim's own origin domain", sameDomain)
-	}
-	crossDomain := queryInt(t, pool, `
-		SELECT count(*) FROM edges e JOIN claims c ON c.id = e.target_id AND e.target_type = 'claim'
-		WHERE e.relation IN `+nliRelations+` AND c.kind = 'extracted'`)
-	if crossDomain == 0 {
-		t.Fatal("no NLI edge on any extracted claim: the exclusion test proves nothing")
-	}
-	// Hypotheses have no origin: every domain of the task may judge them.
-	hypothesisDomains := queryInt(t, pool, `
-		SELECT count(DISTINCT p.domain) FROM edges e JOIN claims c ON c.id = e.target_id AND e.target_type = 'claim'
-		JOIN fragments f ON f.id = e.source_id JOIN pages p ON p.id = f.page_id
-		WHERE e.relation IN `+nliRelations+` AND c.kind = 'hypothesis'`)
-	if hypothesisDomains != 3 {
-		t.Errorf("hypothesis claims judged against %d domains, want all 3", hypothesisDomains)
-	}
-}
-
-func TestVerifyHonoursLimits(t *testing.T) {
-	tests := []struct {
-		name   string
-		adjust func(*config.Config)
-		check  func(t *testing.T, pool *verifyBundle)
-	}{
-		{
-			name:   "max_domains",
-			adjust: func(c *config.Config) { c.MaxDomains = 1 },
-			check: func(t *testing.T, b *verifyBundle) {
-				over := queryInt(t, b.pages.Pool, `SELECT count(*) FROM (
-					SELECT e.target_id FROM edges e JOIN fragments f ON f.id = e.source_id JOIN pages p ON p.id = f.page_id
-					WHERE e.relation IN `+nliRelations+` GROUP BY e.target_id HAVING count(DISTINCT p.domain) > 1) x`)
-				if over != 0 {
-					t.Errorf("%d claims judged against more than 1 domain", over)
-				}
-			},
-		},
-		{
-			name:   "max_pairs_per_claim",
-			adjust: func(c *config.Config) { c.MaxPairsPerClaim = 2 },
-			check: func(t *testing.T, b *verifyBundle) {
-				over := queryInt(t, b.pages.Pool, `SELECT count(*) FROM (
-					SELECT target_id FROM edges WHERE relation IN `+nliRelations+` GROUP BY target_id HAVING count(*) > 2) x`)
-				if over != 0 {
-					t.Errorf("%d claims with more than 2 NLI edges", over)
-				}
-				atLimit := queryInt(t, b.pages.Pool, `SELECT count(*) FROM (
-					SELECT target_id FROM edges WHERE relation IN `+nliRelations+` GROUP BY target_id HAVING count(*) = 2) x`)
-				if atLimit == 0 {
-					t.Error("no claim reached the limit: the test proves nothing")
-				}
-			},
-		},
-		{
-			name:   "min_nli_confidence",
-			adjust: func(c *config.Config) { c.MinNLIConfidence = 0.97 },
-			check: func(t *testing.T, b *verifyBundle) {
-				low := queryInt(t, b.pages.Pool, `SELECT count(*) FROM edges WHERE relation IN ('supports','refutes') AND nli_edge_confidence < 0.97`)
-				if low != 0 {
-					t.Errorf("%d supports/refutes edges below min_nli_confidence", low)
-				}
-				downgraded := queryInt(t, b.pages.Pool, `SELECT count(*) FROM edges WHERE relation = 'neutral' AND nli_label IN ('supports','refutes')`)
-				if downgraded == 0 {
-					t.Error("no judgement was below the threshold: the test proves nothing")
-				}
-			},
-		},
-		{
-			name:   "save_neutral false",
-			adjust: func(c *config.Config) { c.SaveNeutral = false },
-			check: func(t *testing.T, b *verifyBundle) {
-				if n := queryInt(t, b.pages.Pool, `SELECT count(*) FROM edges WHERE relation = 'neutral'`); n != 0 {
-					t.Errorf("%d neutral edges stored with save_neutral=false", n)
-				}
-				if n := queryInt(t, b.pages.Pool, `SELECT count(*) FROM edges WHERE relation IN ('supports','refutes')`); n == 0 {
-					t.Error("no supports/refutes edges at all")
-				}
-			},
-		},
-		{
-			name:   "save_neutral true keeps neutral edges",
-			adjust: nil,
-			check: func(t *testing.T, b *verifyBundle) {
-				if n := queryInt(t, b.pages.Pool, `SELECT count(*) FROM edges WHERE relation = 'neutral'`); n == 0 {
-					t.Error("no neutral edges stored with save_neutral=true")
-				}
-			},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b := setupVerify(t)
-			b.verify(t, tt.adjust)
-			tt.check(t, b)
-		})
-	}
-}
 
 func TestVerifyWaitsForEmbeddingsInsteadOfJudgingBlind(t *testing.T) {
 	f := testfleet.Start(t, testfleet.Options{Pages: polarPages(), Queues: []string{jobs.QueueTarget}})

@@ -1,0 +1,187 @@
+package workers_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
+
+	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
+	"github.com/evidencefleet/evidencefleet/internal/taskindex"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// polarFragments are the paragraphs of the three polar pages (see
+// polarPages), one fragment each, on three domains.
+var polarFragments = map[string][]string{
+	"https://en.wikipedia.org/wiki/Polar_bear": {
+		"The polar bear is a large bear native to the Arctic and nearby areas. It is closely related to the brown bear, and the two species can interbreed.",
+		"Because of expected habitat loss caused by climate change, the polar bear is classified as a vulnerable species. The loss of sea ice reduces the ability of polar bears to hunt seals.",
+		"Polar bear populations are declining because the sea ice in the Arctic is melting earlier each year.",
+	},
+	"https://www.example-science.org/arctic/sea-ice": {
+		"Arctic sea ice has declined in recent decades in area and volume due to climate change. The decline of sea ice is driving polar bear populations toward extinction.",
+		"Scientists estimate that two thirds of polar bears could disappear by 2050 as the sea ice melts.",
+	},
+	"https://news.example-daily.com/polar-bears-thriving": {
+		"Some commentators argue that polar bear populations are not declining and that the sea ice is not melting in the Arctic.",
+		"Hunting quotas were introduced in the 1970s, and several subpopulations have grown since then.",
+	},
+}
+
+// verifyPolar stores the polar task in a rolled-back transaction — two
+// hypotheses, every paragraph an embedded fragment and an extracted claim of
+// its page — and works one verify_nli job on it with the configuration
+// adjusted.
+func verifyPolar(t *testing.T, adjust func(*workers.VerifyConfig)) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	tx := pgtest.Tx(t)
+	embedder := builtin.NewHashEmbedder(256)
+	task := fixture.Task(t, tx, polarHypothesis)
+	fixture.Claim(t, tx, task, polarHypothesis)
+	fixture.Claim(t, tx, task, "Arctic sea ice has declined in area and volume.")
+	for _, url := range polarURLs {
+		texts := polarFragments[url]
+		p := fixture.PageOf(t, tx, task, url, texts...)
+		vecs, err := embedder.Embed(ctx, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range texts {
+			fixture.Embed(t, tx, p.Fragments[i], embedder.Model(), vecs[i])
+			fixture.ExtractedClaim(t, tx, task, p, i, texts[i])
+		}
+	}
+	verify := workers.VerifyConfigFrom(config.Defaults(), builtin.HashEmbedderMinSimilarity)
+	if adjust != nil {
+		adjust(&verify)
+	}
+	st := store.NewStore(tx)
+	w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: builtin.NewLexicalNLI(), Verify: verify,
+		Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
+	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w).
+		Work(ctx, t, tx, jobs.VerifyNLIArgs{TaskID: task}, nil)
+	if err != nil || res.EventKind != river.EventKindJobCompleted {
+		t.Fatalf("verify_nli: %v, %+v", err, res)
+	}
+	return tx
+}
+
+func TestVerifyExcludesTheClaimsOriginDomain(t *testing.T) {
+	t.Parallel()
+	tx := verifyPolar(t, nil)
+	sameDomain := queryInt(t, tx, `
+		SELECT count(*) FROM edges e
+		JOIN claims c ON c.id = e.target_id AND e.target_type = 'claim'
+		JOIN fragments cf ON cf.id = c.origin_fragment_id JOIN pages cp ON cp.id = cf.page_id
+		JOIN fragments f ON f.id = e.source_id JOIN pages p ON p.id = f.page_id
+		WHERE e.relation IN `+nliRelations+` AND p.domain = cp.domain`)
+	if sameDomain != 0 {
+		t.Errorf("%d NLI edges come from the claim's own origin domain", sameDomain)
+	}
+	crossDomain := queryInt(t, tx, `
+		SELECT count(*) FROM edges e JOIN claims c ON c.id = e.target_id AND e.target_type = 'claim'
+		WHERE e.relation IN `+nliRelations+` AND c.kind = 'extracted'`)
+	if crossDomain == 0 {
+		t.Fatal("no NLI edge on any extracted claim: the exclusion test proves nothing")
+	}
+	// Hypotheses have no origin: every domain of the task may judge them.
+	hypothesisDomains := queryInt(t, tx, `
+		SELECT count(DISTINCT p.domain) FROM edges e JOIN claims c ON c.id = e.target_id AND e.target_type = 'claim'
+		JOIN fragments f ON f.id = e.source_id JOIN pages p ON p.id = f.page_id
+		WHERE e.relation IN `+nliRelations+` AND c.kind = 'hypothesis'`)
+	if hypothesisDomains != 3 {
+		t.Errorf("hypothesis claims judged against %d domains, want all 3", hypothesisDomains)
+	}
+}
+
+func TestVerifyHonoursLimits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		adjust func(*workers.VerifyConfig)
+		check  func(t *testing.T, tx pgx.Tx)
+	}{
+		{
+			name:   "max_domains",
+			adjust: func(c *workers.VerifyConfig) { c.MaxDomains = 1 },
+			check: func(t *testing.T, tx pgx.Tx) {
+				over := queryInt(t, tx, `SELECT count(*) FROM (
+					SELECT e.target_id FROM edges e JOIN fragments f ON f.id = e.source_id JOIN pages p ON p.id = f.page_id
+					WHERE e.relation IN `+nliRelations+` GROUP BY e.target_id HAVING count(DISTINCT p.domain) > 1) x`)
+				if over != 0 {
+					t.Errorf("%d claims judged against more than 1 domain", over)
+				}
+				if queryInt(t, tx, `SELECT count(*) FROM edges WHERE relation IN `+nliRelations) == 0 {
+					t.Error("no NLI edges at all: the test proves nothing")
+				}
+			},
+		},
+		{
+			name:   "max_pairs_per_claim",
+			adjust: func(c *workers.VerifyConfig) { c.MaxPairsPerClaim = 2 },
+			check: func(t *testing.T, tx pgx.Tx) {
+				over := queryInt(t, tx, `SELECT count(*) FROM (
+					SELECT target_id FROM edges WHERE relation IN `+nliRelations+` GROUP BY target_id HAVING count(*) > 2) x`)
+				if over != 0 {
+					t.Errorf("%d claims with more than 2 NLI edges", over)
+				}
+				atLimit := queryInt(t, tx, `SELECT count(*) FROM (
+					SELECT target_id FROM edges WHERE relation IN `+nliRelations+` GROUP BY target_id HAVING count(*) = 2) x`)
+				if atLimit == 0 {
+					t.Error("no claim reached the limit: the test proves nothing")
+				}
+			},
+		},
+		{
+			name:   "min_nli_confidence",
+			adjust: func(c *workers.VerifyConfig) { c.MinNLIConfidence = 0.97 },
+			check: func(t *testing.T, tx pgx.Tx) {
+				low := queryInt(t, tx, `SELECT count(*) FROM edges WHERE relation IN ('supports','refutes') AND nli_edge_confidence < 0.97`)
+				if low != 0 {
+					t.Errorf("%d supports/refutes edges below min_nli_confidence", low)
+				}
+				downgraded := queryInt(t, tx, `SELECT count(*) FROM edges WHERE relation = 'neutral' AND nli_label IN ('supports','refutes')`)
+				if downgraded == 0 {
+					t.Error("no judgement was below the threshold: the test proves nothing")
+				}
+			},
+		},
+		{
+			name:   "save_neutral false",
+			adjust: func(c *workers.VerifyConfig) { c.SaveNeutral = false },
+			check: func(t *testing.T, tx pgx.Tx) {
+				if n := queryInt(t, tx, `SELECT count(*) FROM edges WHERE relation = 'neutral'`); n != 0 {
+					t.Errorf("%d neutral edges stored with save_neutral=false", n)
+				}
+				if n := queryInt(t, tx, `SELECT count(*) FROM edges WHERE relation IN ('supports','refutes')`); n == 0 {
+					t.Error("no supports/refutes edges at all")
+				}
+			},
+		},
+		{
+			name:   "save_neutral true keeps neutral edges",
+			adjust: nil,
+			check: func(t *testing.T, tx pgx.Tx) {
+				if n := queryInt(t, tx, `SELECT count(*) FROM edges WHERE relation = 'neutral'`); n == 0 {
+					t.Error("no neutral edges stored with save_neutral=true")
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.check(t, verifyPolar(t, tt.adjust))
+		})
+	}
+}
