@@ -18,15 +18,25 @@ const TaskStopped = "stopped"
 // as writers that number claims or bump work_version must, and returns the
 // task when it is active.
 func (q *Queries) LockActiveTask(ctx context.Context, id int64) (LockTaskRow, error) {
+	task, err := q.LockExistingTask(ctx, id)
+	if err != nil {
+		return task, err
+	}
+	if task.Status == TaskStopped {
+		return task, errs.Task(id, errs.ErrTaskStopped)
+	}
+	return task, nil
+}
+
+// LockExistingTask takes the task's row lock whatever its status (stopping
+// and cleaning a task); a missing one is errs.ErrTaskNotFound.
+func (q *Queries) LockExistingTask(ctx context.Context, id int64) (LockTaskRow, error) {
 	task, err := q.LockTask(ctx, id)
 	if err != nil {
 		if IsNotFound(err) {
 			return task, errs.Task(id, errs.ErrTaskNotFound)
 		}
 		return task, fmt.Errorf("lock task %d: %w", id, err)
-	}
-	if task.Status == TaskStopped {
-		return task, errs.Task(id, errs.ErrTaskStopped)
 	}
 	return task, nil
 }

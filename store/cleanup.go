@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/evidencefleet/evidencefleet/internal/errs"
 )
 
 // CleanupResult counts the rows a cleanup deleted, by kind (the cleanup
@@ -60,11 +58,8 @@ func (q *Queries) Cleanup(ctx context.Context, r CleanupRequest) (CleanupResult,
 // pages, versions and fragments stay for the other tasks (and for a hard
 // cleanup to judge). The task row stays, stopped, with one cleanup event.
 func (q *Queries) cleanupTask(ctx context.Context, taskID int64, out *CleanupResult) error {
-	if _, err := q.LockTask(ctx, taskID); err != nil {
-		if IsNotFound(err) {
-			return errs.Task(taskID, errs.ErrTaskNotFound)
-		}
-		return fmt.Errorf("lock task: %w", err)
+	if _, err := q.LockExistingTask(ctx, taskID); err != nil {
+		return err
 	}
 	if _, err := q.StopTask(ctx, taskID); err != nil {
 		return fmt.Errorf("stop task: %w", err)

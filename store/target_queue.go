@@ -77,7 +77,7 @@ type PageStored struct {
 func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error) {
 	var out PageStored
 	domain := ident.Domain(p.URL)
-	pageID, err := q.resolvePage(ctx, p.URL, domain, p.Identifiers, p.Linked...)
+	pageID, err := q.resolvePage(ctx, p, domain)
 	if err != nil {
 		return out, err
 	}
@@ -291,15 +291,14 @@ func (q *Queries) WritePage(ctx context.Context, p PageWrite, t PageForTask) (Pa
 // one of its own identifiers (DOI, PMID, arXiv id, in that order) already
 // points at in resource_index, or else the page of that URL, created on
 // first sight. One paper is one page whatever URL or id found it. Advisory
-// locks on the URL and the identifiers (and alsoLock), taken at once in one
+// locks on the URL, the identifiers and the linked ids, taken at once in one
 // sorted order and held to the end of the transaction, keep two workers
 // resolving the same paper at once from making two pages.
-func (q *Queries) resolvePage(ctx context.Context, pageURL, domain string, ids []Identifier, alsoLock ...Identifier) (int64, error) {
-	keys := lookupKeys(pageURL, ids)
-	if err := q.lockResourceKeys(ctx, pageLockKeys(PageWrite{URL: pageURL, Identifiers: ids, Linked: alsoLock})); err != nil {
+func (q *Queries) resolvePage(ctx context.Context, p PageWrite, domain string) (int64, error) {
+	if err := q.lockResourceKeys(ctx, pageLockKeys(p)); err != nil {
 		return 0, err
 	}
-	for _, k := range keys {
+	for _, k := range lookupKeys(p.URL, p.Identifiers) {
 		id, err := q.PageByResource(ctx, k)
 		if err == nil {
 			return id, nil
@@ -309,7 +308,7 @@ func (q *Queries) resolvePage(ctx context.Context, pageURL, domain string, ids [
 		}
 	}
 	id, err := RetryOnRace(ctx, func() (int64, error) {
-		return q.UpsertPage(ctx, UpsertPageParams{Url: pageURL, Domain: domain})
+		return q.UpsertPage(ctx, UpsertPageParams{Url: p.URL, Domain: domain})
 	})
 	if err != nil {
 		return 0, fmt.Errorf("upsert page: %w", err)

@@ -102,9 +102,6 @@ func loadStatus(ctx context.Context, st *store.Store, taskID int64) (*taskStatus
 	for _, f := range failed {
 		s.Failed = append(s.Failed, failedTarget{Kind: f.Kind, Value: f.Value, Error: f.Error})
 	}
-	if s.Models, s.Notice, err = loadModels(ctx, st, taskID); err != nil {
-		return nil, err
-	}
 	return s, nil
 }
 
@@ -177,6 +174,10 @@ func (a *app) statusCmd() *cobra.Command {
 				s, err = loadStatus(ctx, a.store, taskID)
 			}
 			if err != nil {
+				return err
+			}
+			// The models once, for what is printed (not on every poll of --wait).
+			if s.Models, s.Notice, err = loadModels(ctx, a.store, taskID); err != nil {
 				return err
 			}
 			if err := a.emit(s, s.print); err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
-	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -78,11 +77,8 @@ func (a *app) taskStopCmd() *cobra.Command {
 			var jobID int64
 			var skipped bool
 			err := a.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-				if _, err := q.LockTask(ctx, taskID); err != nil {
-					if store.IsNotFound(err) {
-						return errs.Task(taskID, errs.ErrTaskNotFound)
-					}
-					return fmt.Errorf("lock task: %w", err)
+				if _, err := q.LockExistingTask(ctx, taskID); err != nil {
+					return err
 				}
 				if _, err := q.StopTask(ctx, taskID); err != nil {
 					return fmt.Errorf("stop task: %w", err)

@@ -16,8 +16,8 @@ func WriteText(w io.Writer, r *Report) error {
 	if r.NLIData != "" {
 		fmt.Fprintf(ew, "NLI pairs: %s\n", r.NLIData)
 	}
-	if r.ClaimsFile != "" {
-		fmt.Fprintf(ew, "Climate-FEVER claims: %s\n", r.ClaimsFile)
+	if r.ClimateFever != nil {
+		fmt.Fprintf(ew, "Climate-FEVER claims: %s\n", r.ClimateFever.ClaimsFile)
 	}
 	if b := modelcard.Banner([]string{r.Models.Embed, r.Models.NLI, r.Models.LLM}); b != "" {
 		fmt.Fprintln(ew, b)

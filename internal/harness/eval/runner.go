@@ -153,8 +153,7 @@ type Report struct {
 	// Measured names the commit and time of the run: the README quotes it
 	// with every figure.
 	Measured       version.Provenance `json:"measured"`
-	NLIData        string             `json:"nli_data,omitempty"`    // the directory of the NLI pairs
-	ClaimsFile     string             `json:"claims_file,omitempty"` // the Climate-FEVER file
+	NLIData        string             `json:"nli_data,omitempty"` // the directory of the NLI pairs
 	Models         Models             `json:"models"`
 	NLI            []NLIFileResult    `json:"nli"`
 	ClimateFever   *FleetResult       `json:"climate_fever,omitempty"`
@@ -191,7 +190,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Measured: version.Measured(ctx), NLIData: opts.NLIDir, ClaimsFile: opts.ClaimsFile,
+	rep := &Report{Measured: version.Measured(ctx), NLIData: opts.NLIDir,
 		Models: models, NLI: []NLIFileResult{}, DatabaseIsTemp: opts.FreshDB}
 	if opts.NLIDir != "" {
 		nli, err := configured.NewNLI(opts.Config, nil)

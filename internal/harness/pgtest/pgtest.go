@@ -50,19 +50,9 @@ func BaseURL(t testing.TB) string {
 func URL(t testing.TB) string {
 	t.Helper()
 	base := BaseURL(t)
-	templateOnce.Do(func() { templateName, templateErr = ensureTemplate(base) })
-	if templateErr != nil {
-		t.Fatalf("pgtest: template database: %v", templateErr)
-	}
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
+	name, err := cloneTemplate(base, "evf_test_")
 	if err != nil {
-		t.Fatalf("pgtest: connect: %v", err)
-	}
-	defer admin.Close(ctx)
-	name := "evf_test_" + randomSuffix()
-	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, templateName)); err != nil {
-		t.Fatalf("pgtest: clone template: %v", err)
+		t.Fatalf("pgtest: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -106,20 +96,8 @@ func Tx(t testing.TB) pgx.Tx {
 	t.Helper()
 	base := BaseURL(t)
 	sharedOnce.Do(func() {
-		templateOnce.Do(func() { templateName, templateErr = ensureTemplate(base) })
-		if templateErr != nil {
-			sharedErr = templateErr
-			return
-		}
-		ctx := context.Background()
-		name := "evf_txtest_" + randomSuffix()
-		admin, err := pgx.Connect(ctx, base)
+		name, err := cloneTemplate(base, "evf_txtest_")
 		if err != nil {
-			sharedErr = err
-			return
-		}
-		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, templateName)); err != nil {
 			sharedErr = err
 			return
 		}
@@ -128,7 +106,7 @@ func Tx(t testing.TB) pgx.Tx {
 			sharedErr = err
 			return
 		}
-		sharedPool, sharedErr = pgxpool.New(ctx, u)
+		sharedPool, sharedErr = pgxpool.New(context.Background(), u)
 	})
 	if sharedErr != nil {
 		t.Fatalf("pgtest: shared database: %v", sharedErr)
@@ -139,6 +117,26 @@ func Tx(t testing.TB) pgx.Tx {
 	}
 	t.Cleanup(func() { _ = tx.Rollback(context.WithoutCancel(context.Background())) })
 	return tx
+}
+
+// cloneTemplate creates a database named prefix + a random suffix from the
+// migrated template (built once per run) and returns its name.
+func cloneTemplate(base, prefix string) (string, error) {
+	templateOnce.Do(func() { templateName, templateErr = ensureTemplate(base) })
+	if templateErr != nil {
+		return "", fmt.Errorf("template database: %w", templateErr)
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return "", fmt.Errorf("connect: %w", err)
+	}
+	defer admin.Close(ctx)
+	name := prefix + randomSuffix()
+	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, templateName)); err != nil {
+		return "", fmt.Errorf("clone template: %w", err)
+	}
+	return name, nil
 }
 
 func withDatabase(t testing.TB, base, name string) string {
