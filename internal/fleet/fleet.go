@@ -157,6 +157,12 @@ func RiverConfig(cfg config.Config, log *slog.Logger) *river.Config {
 	}
 }
 
+// Middleware is what every job of a worker goes through: its metrics, then
+// the workers' own (workers.Middleware).
+func Middleware(m *metrics.Metrics) []rivertype.Middleware {
+	return append([]rivertype.Middleware{&jobMetrics{m: m}}, workers.Middleware()...)
+}
+
 // New connects and builds a worker; Start runs it.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, error) {
 	m := metrics.New()
@@ -184,7 +190,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 	}
 	rc := RiverConfig(cfg, log)
 	rc.Queues, rc.Workers = queues, registry
-	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}}, workers.Middleware()...)
+	rc.Middleware = Middleware(m)
 	rc.PeriodicJobs = periodicJobs(cfg, queues)
 	served := map[string]string{}
 	for kind, queue := range jobs.KindQueues {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
@@ -14,20 +13,19 @@ import (
 
 // URLs of the bad-input replay archive.
 const (
-	badInputGoodA    = "https://en.wikipedia.org/wiki/Sea_ice"
-	badInputGoodB    = "https://www.example-science.org/arctic/melt"
-	badInputEmpty    = "https://blank.example.net/empty"
-	badInputNoBody   = "https://blank.example.net/zero-bytes"
-	badInputImage    = "https://img.example.net/chart.png"
-	badInputMissing  = "https://missing.example.org/not-archived"
-	badInputIdleWait = 90 * time.Second
+	badInputGoodA   = "https://en.wikipedia.org/wiki/Sea_ice"
+	badInputGoodB   = "https://www.example-science.org/arctic/melt"
+	badInputEmpty   = "https://blank.example.net/empty"
+	badInputNoBody  = "https://blank.example.net/zero-bytes"
+	badInputImage   = "https://img.example.net/chart.png"
+	badInputMissing = "https://missing.example.org/not-archived"
 )
 
-// badInputBundle is a running worker with a replay archive holding two
+// badInputBundle is a TxFleet with a replay archive holding two
 // readable pages, two HTML pages without text and an image, plus one task.
 type badInputBundle struct {
 	ctx  context.Context
-	f    *testfleet.Fleet
+	f    *testfleet.TxFleet
 	task int64
 }
 
@@ -47,7 +45,7 @@ func setupBadInput(t *testing.T) *badInputBundle {
 		{URL: badInputNoBody, ContentType: "text/html; charset=utf-8", Body: []byte{}},
 		{URL: badInputImage, ContentType: "image/png", Body: png},
 	}
-	f := testfleet.Start(t, testfleet.Options{Pages: pages})
+	f := testfleet.InTx(t, testfleet.Options{Pages: pages})
 	task := f.CreateTask(t, "Arctic sea ice is declining because of climate change.")
 	return &badInputBundle{ctx: context.Background(), f: f, task: task}
 }
@@ -60,7 +58,7 @@ func targetArgs(task int64, url string) string {
 // jobAttempts returns a job's attempt counter and the number of errors River recorded.
 func (b *badInputBundle) jobAttempts(t *testing.T, id int64) (attempt, errs int) {
 	t.Helper()
-	err := b.f.Pool.QueryRow(b.ctx, `SELECT attempt, COALESCE(array_length(errors, 1), 0) FROM river_job WHERE id = $1`, id).
+	err := b.f.Tx.QueryRow(b.ctx, `SELECT attempt, COALESCE(array_length(errors, 1), 0) FROM river_job WHERE id = $1`, id).
 		Scan(&attempt, &errs)
 	if err != nil {
 		t.Fatalf("read job %d: %v", id, err)
@@ -71,7 +69,7 @@ func (b *badInputBundle) jobAttempts(t *testing.T, id int64) (attempt, errs int)
 // target returns the status and error of the task's URL target.
 func (b *badInputBundle) target(t *testing.T, url string) (status, errMsg string) {
 	t.Helper()
-	err := b.f.Pool.QueryRow(b.ctx, `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1 AND kind = 'url' AND value = $2`,
+	err := b.f.Tx.QueryRow(b.ctx, `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1 AND kind = 'url' AND value = $2`,
 		b.task, url).Scan(&status, &errMsg)
 	if err != nil {
 		t.Fatalf("read target %s: %v", url, err)
@@ -83,7 +81,7 @@ func (b *badInputBundle) target(t *testing.T, url string) (status, errMsg string
 func (b *badInputBundle) targetJobID(t *testing.T, url string) int64 {
 	t.Helper()
 	var id int64
-	err := b.f.Pool.QueryRow(b.ctx, `SELECT id FROM river_job WHERE kind = 'target_queue'
+	err := b.f.Tx.QueryRow(b.ctx, `SELECT id FROM river_job WHERE kind = 'target_queue'
 		AND args ->> 'task_id' = $1::text AND args -> 'target' ->> 'value' = $2`, fmt.Sprint(b.task), url).Scan(&id)
 	if err != nil {
 		t.Fatalf("find target_queue job for %s: %v", url, err)
@@ -99,7 +97,7 @@ func (b *badInputBundle) requireExtracted(t *testing.T, url string) {
 		t.Errorf("target %s: status %q error %q, want extracted without error", url, status, errMsg)
 	}
 	var versions, fragments, claims int
-	err := b.f.Pool.QueryRow(b.ctx, `
+	err := b.f.Tx.QueryRow(b.ctx, `
 		SELECT (SELECT count(*) FROM page_versions v WHERE v.page_id = p.id),
 		       (SELECT count(*) FROM fragments fr WHERE fr.page_id = p.id),
 		       (SELECT count(*) FROM claims c JOIN page_versions v ON v.id = c.page_version_id
@@ -107,7 +105,7 @@ func (b *badInputBundle) requireExtracted(t *testing.T, url string) {
 		FROM pages p JOIN task_pages tp ON tp.page_id = p.id AND tp.task_id = $1
 		WHERE p.url = $2`, b.task, url).Scan(&versions, &fragments, &claims)
 	if err != nil {
-		t.Fatalf("page %s is not a stored page of task %d: %v\n%s", url, b.task, err, testfleet.JobDump(t, b.f.Pool))
+		t.Fatalf("page %s is not a stored page of task %d: %v\n%s", url, b.task, err, testfleet.JobDump(t, b.f.Tx))
 	}
 	if versions != 1 || fragments == 0 || claims == 0 {
 		t.Errorf("page %s: %d versions, %d fragments, %d extracted claims; want 1 version and some fragments and claims",
@@ -116,15 +114,16 @@ func (b *badInputBundle) requireExtracted(t *testing.T, url string) {
 }
 
 func TestRawInsertedTargetQueueJobIsProcessed(t *testing.T) {
+	t.Parallel()
 	b := setupBadInput(t)
 	// Not normalised on purpose: the worker normalises like the CLI does.
-	id := testfleet.InsertRawJob(t, b.f.Pool, jobs.KindTargetQueue, jobs.QueueTarget,
+	id := testfleet.InsertRawJob(t, b.f.Tx, jobs.KindTargetQueue, jobs.QueueTarget,
 		targetArgs(b.task, "HTTPS://EN.Wikipedia.org/wiki/Sea_ice#History"))
-	testfleet.WaitIdle(t, b.f.Pool, badInputIdleWait)
+	b.f.Drain(t)
 
-	state, lastErr, output := testfleet.JobRow(t, b.f.Pool, id)
+	state, lastErr, output := testfleet.JobRow(t, b.f.Tx, id)
 	if state != "completed" {
-		t.Fatalf("job %d: state %s (error %q), want completed\n%s", id, state, lastErr, testfleet.JobDump(t, b.f.Pool))
+		t.Fatalf("job %d: state %s (error %q), want completed\n%s", id, state, lastErr, testfleet.JobDump(t, b.f.Tx))
 	}
 	if attempt, errs := b.jobAttempts(t, id); attempt != 1 || errs != 0 {
 		t.Errorf("job %d: attempt %d with %d errors, want 1 attempt without errors", id, attempt, errs)
@@ -137,10 +136,10 @@ func TestRawInsertedTargetQueueJobIsProcessed(t *testing.T) {
 	// The follow-ups ran for the task: its fragments are embedded and the
 	// hypothesis was verified against the page.
 	var notEmbedded, verified int
-	if err := b.f.Pool.QueryRow(b.ctx, `SELECT count(*) FROM fragments WHERE embedding IS NULL`).Scan(&notEmbedded); err != nil {
+	if err := b.f.Tx.QueryRow(b.ctx, `SELECT count(*) FROM fragments WHERE embedding IS NULL`).Scan(&notEmbedded); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.f.Pool.QueryRow(b.ctx, `SELECT count(*) FROM river_job WHERE kind = 'verify_nli' AND state = 'completed'
+	if err := b.f.Tx.QueryRow(b.ctx, `SELECT count(*) FROM river_job WHERE kind = 'verify_nli' AND state = 'completed'
 		AND args ->> 'task_id' = $1::text`, fmt.Sprint(b.task)).Scan(&verified); err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +149,7 @@ func TestRawInsertedTargetQueueJobIsProcessed(t *testing.T) {
 }
 
 func TestMalformedRawJobsAreCancelledAfterOneAttemptWithTheReason(t *testing.T) {
+	t.Parallel()
 	b := setupBadInput(t)
 	const missingTask = 987654
 	cases := []struct {
@@ -209,16 +209,16 @@ func TestMalformedRawJobsAreCancelledAfterOneAttemptWithTheReason(t *testing.T) 
 	var good int64
 	for i, tc := range cases {
 		if i == len(cases)/2 {
-			good = testfleet.InsertRawJob(t, b.f.Pool, jobs.KindTargetQueue, jobs.QueueTarget, targetArgs(b.task, badInputGoodA))
+			good = testfleet.InsertRawJob(t, b.f.Tx, jobs.KindTargetQueue, jobs.QueueTarget, targetArgs(b.task, badInputGoodA))
 		}
-		ids[i] = testfleet.InsertRawJob(t, b.f.Pool, tc.kind, tc.queue, tc.args)
+		ids[i] = testfleet.InsertRawJob(t, b.f.Tx, tc.kind, tc.queue, tc.args)
 	}
-	testfleet.WaitIdle(t, b.f.Pool, badInputIdleWait)
-	dump := testfleet.JobDump(t, b.f.Pool)
+	b.f.Drain(t)
+	dump := testfleet.JobDump(t, b.f.Tx)
 
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			state, lastErr, _ := testfleet.JobRow(t, b.f.Pool, ids[i])
+			state, lastErr, _ := testfleet.JobRow(t, b.f.Tx, ids[i])
 			if state != "cancelled" {
 				t.Errorf("job %d (%s): state %s, want cancelled\n%s", ids[i], tc.args, state, dump)
 			}
@@ -233,7 +233,7 @@ func TestMalformedRawJobsAreCancelledAfterOneAttemptWithTheReason(t *testing.T) 
 		})
 	}
 
-	state, lastErr, _ := testfleet.JobRow(t, b.f.Pool, good)
+	state, lastErr, _ := testfleet.JobRow(t, b.f.Tx, good)
 	if state != "completed" {
 		t.Fatalf("good job %d next to the bad ones: state %s (error %q), want completed\n%s", good, state, lastErr, dump)
 	}
@@ -241,10 +241,10 @@ func TestMalformedRawJobsAreCancelledAfterOneAttemptWithTheReason(t *testing.T) 
 
 	// The bad jobs left nothing behind: no page, target or claim for them.
 	var pages, strayTargets int
-	if err := b.f.Pool.QueryRow(b.ctx, `SELECT count(*) FROM pages`).Scan(&pages); err != nil {
+	if err := b.f.Tx.QueryRow(b.ctx, `SELECT count(*) FROM pages`).Scan(&pages); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.f.Pool.QueryRow(b.ctx, `SELECT count(*) FROM targets WHERE value <> $1`, badInputGoodA).Scan(&strayTargets); err != nil {
+	if err := b.f.Tx.QueryRow(b.ctx, `SELECT count(*) FROM targets WHERE value <> $1`, badInputGoodA).Scan(&strayTargets); err != nil {
 		t.Fatal(err)
 	}
 	if pages != 1 || strayTargets != 0 {
@@ -253,10 +253,11 @@ func TestMalformedRawJobsAreCancelledAfterOneAttemptWithTheReason(t *testing.T) 
 }
 
 func TestUnreadableTargetsFailButTheTaskGoesOn(t *testing.T) {
+	t.Parallel()
 	b := setupBadInput(t)
 	b.f.AddTargets(t, b.task, badInputGoodA, badInputMissing, badInputEmpty, badInputNoBody, badInputImage, badInputGoodB)
-	testfleet.WaitIdle(t, b.f.Pool, badInputIdleWait)
-	dump := testfleet.JobDump(t, b.f.Pool)
+	b.f.Drain(t)
+	dump := testfleet.JobDump(t, b.f.Tx)
 
 	cases := []struct {
 		name      string
@@ -275,7 +276,7 @@ func TestUnreadableTargetsFailButTheTaskGoesOn(t *testing.T) {
 				t.Errorf("target %s: status %q, want failed\n%s", tc.url, status, dump)
 			}
 			id := b.targetJobID(t, tc.url)
-			state, lastErr, _ := testfleet.JobRow(t, b.f.Pool, id)
+			state, lastErr, _ := testfleet.JobRow(t, b.f.Tx, id)
 			if state != "cancelled" {
 				t.Errorf("job %d for %s: state %s, want cancelled (a permanent failure is not retried)", id, tc.url, state)
 			}
@@ -291,7 +292,7 @@ func TestUnreadableTargetsFailButTheTaskGoesOn(t *testing.T) {
 				}
 			}
 			var events int
-			if err := b.f.Pool.QueryRow(b.ctx, `SELECT count(*) FROM event_log WHERE task_id = $1 AND event_type = 'target_failed'
+			if err := b.f.Tx.QueryRow(b.ctx, `SELECT count(*) FROM event_log WHERE task_id = $1 AND event_type = 'target_failed'
 				AND payload -> 'target' ->> 'value' = $2 AND payload ->> 'error' = $3`, b.task, tc.url, errMsg).Scan(&events); err != nil {
 				t.Fatal(err)
 			}
@@ -306,7 +307,7 @@ func TestUnreadableTargetsFailButTheTaskGoesOn(t *testing.T) {
 	b.requireExtracted(t, badInputGoodA)
 	b.requireExtracted(t, badInputGoodB)
 	var nliEdges int
-	if err := b.f.Pool.QueryRow(b.ctx, `SELECT count(*) FROM edges e JOIN claims c ON c.id = e.target_id
+	if err := b.f.Tx.QueryRow(b.ctx, `SELECT count(*) FROM edges e JOIN claims c ON c.id = e.target_id
 		WHERE e.target_type = 'claim' AND c.task_id = $1 AND e.relation IN ('supports','refutes','neutral')`, b.task).Scan(&nliEdges); err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +315,7 @@ func TestUnreadableTargetsFailButTheTaskGoesOn(t *testing.T) {
 		t.Errorf("no NLI edges for the task: verification did not run over the extracted pages\n%s", dump)
 	}
 	var nonTerminal int
-	if err := b.f.Pool.QueryRow(b.ctx, `SELECT count(*) FROM river_job WHERE state NOT IN ('completed','cancelled')`).Scan(&nonTerminal); err != nil {
+	if err := b.f.Tx.QueryRow(b.ctx, `SELECT count(*) FROM river_job WHERE state NOT IN ('completed','cancelled')`).Scan(&nonTerminal); err != nil {
 		t.Fatal(err)
 	}
 	if nonTerminal != 0 {

@@ -19,13 +19,16 @@ import (
 // cosine similarities, for every claim; only the order differs (BM25 in
 // memory, ts_rank in Postgres).
 func TestCandidatesInMemoryMatchPostgres(t *testing.T) {
+	t.Parallel()
 	b := setupVerify(t)
 	ctx := context.Background()
 	m := metrics.New()
-	deps, _, err := fleet.NewDeps(b.pages.Config, b.pages.Pool, nil, m)
+	deps, fetcher, err := fleet.NewDeps(b.f.Config, nil, nil, m)
 	if err != nil {
 		t.Fatal(err)
 	}
+	fetcher.Close()
+	deps.Store = b.f.Store
 	deps.Verify.RecallLimit = 1 << 20
 	deps.Verify.RecallMaxTermFreq = 1 // no pruning: the OR of every term
 	claims, err := deps.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: b.task, ClaimIds: []int64{}})

@@ -21,7 +21,7 @@ const referencesCassette = "../../testdata/api-fixtures/semantic-scholar/test_ge
 // citationBundle is a task holding one academic page whose references
 // Semantic Scholar answers from the recorded session.
 type citationBundle struct {
-	f          *testfleet.Fleet
+	f          *testfleet.TxFleet
 	task, page int64
 }
 
@@ -33,7 +33,7 @@ func setupCitation(t *testing.T, adjust func(*config.Config)) *citationBundle {
 	}
 	srv := httptest.NewServer(c.Replayer("fields"))
 	t.Cleanup(srv.Close)
-	f := testfleet.Start(t, testfleet.Options{Adjust: func(cfg *config.Config) {
+	f := testfleet.InTx(t, testfleet.Options{Adjust: func(cfg *config.Config) {
 		cfg.S2URL, cfg.OpenAlexURL = srv.URL+"/graph/v1", ""
 		if adjust != nil {
 			adjust(cfg)
@@ -41,7 +41,7 @@ func setupCitation(t *testing.T, adjust func(*config.Config)) *citationBundle {
 	}})
 	task := f.CreateTask(t, "Constrained optimization controls the sparsity of neural networks.")
 	var page int64
-	err = f.Pool.QueryRow(context.Background(), `
+	err = f.Tx.QueryRow(context.Background(), `
 		WITH p AS (INSERT INTO pages (url, domain, title, doi, s2_paper_id, abstract_only)
 		           VALUES ('https://doi.org/10.0000/source', 'doi.org', 'Sparse neural networks', '10.0000/source', 'CorpusID:1033682', true) RETURNING id),
 		     v AS (INSERT INTO page_versions (page_id, sha256, content) SELECT id, 'src', 'Sparse neural networks. We study how to train sparse neural networks with constrained optimization and pruning.' FROM p RETURNING id, page_id),
@@ -57,9 +57,9 @@ func (b *citationBundle) run(t *testing.T) workers.CitationOutput {
 	t.Helper()
 	// A raw insert, as another service might: not deduplicated by River, so
 	// a second run really runs.
-	id := testfleet.InsertRawJob(t, b.f.Pool, jobs.KindCitationGraph, jobs.QueueCitation, fmt.Sprintf(`{"task_id": %d, "page_id": %d}`, b.task, b.page))
-	testfleet.WaitIdle(t, b.f.Pool, 120*time.Second)
-	state, lastErr, output := testfleet.JobRow(t, b.f.Pool, id)
+	id := testfleet.InsertRawJob(t, b.f.Tx, jobs.KindCitationGraph, jobs.QueueCitation, fmt.Sprintf(`{"task_id": %d, "page_id": %d}`, b.task, b.page))
+	b.f.Drain(t)
+	state, lastErr, output := testfleet.JobRow(t, b.f.Tx, id)
 	if state != "completed" {
 		t.Fatalf("citation_graph %s: %s", state, lastErr)
 	}
@@ -71,9 +71,10 @@ func (b *citationBundle) run(t *testing.T) workers.CitationOutput {
 }
 
 func TestCitationGraphOnARecordedPaper(t *testing.T) {
+	t.Parallel()
 	b := setupCitation(t, nil)
 	out := b.run(t)
-	pool := b.f.Pool
+	pool := b.f.Tx
 	// 156 references are recorded; 9 have no paper id of any kind (a
 	// parsing failure of the API: author names in the title) and are left out.
 	if out.Neighbors != 147 {
@@ -114,6 +115,7 @@ func TestCitationGraphOnARecordedPaper(t *testing.T) {
 // TestCitationGraphWithGarbageLLM: the LLM answers nonsense to every
 // relevance question; 0.5 is used and the job completes.
 func TestCitationGraphWithGarbageLLM(t *testing.T) {
+	t.Parallel()
 	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"id":"x","object":"chat.completion","created":0,"model":"garbage","choices":[{"index":0,"message":{"role":"assistant","content":"bananas are yellow"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":3,"total_tokens":4}}`)
@@ -124,7 +126,7 @@ func TestCitationGraphWithGarbageLLM(t *testing.T) {
 			BreakerFailures: 1000, BreakerCooldown: time.Second}
 	})
 	out := b.run(t)
-	bad, _ := b.f.Worker.Metrics().Sum("evidencefleet_model_errors_total", map[string]string{"backend": "openai", "capability": "llm", "kind": "bad_response"})
+	bad, _ := b.f.Metrics.Sum("evidencefleet_model_errors_total", map[string]string{"backend": "openai", "capability": "llm", "kind": "bad_response"})
 	if out.Stage1 == 0 || int(bad)+out.LLMFallbacks < out.Stage1 {
 		t.Errorf("%v unparsable answers and %d failed calls for %d stage-1 candidates: every one should fall back to 0.5", bad, out.LLMFallbacks, out.Stage1)
 	}
@@ -134,6 +136,7 @@ func TestCitationGraphWithGarbageLLM(t *testing.T) {
 }
 
 func TestCitationRanking(t *testing.T) {
+	t.Parallel()
 	c := []workers.CitationCandidate{
 		{Index: 0, Influential: false, Similarity: 0.9, LLM: 0.2},
 		{Index: 1, Influential: true, Similarity: 0.1, LLM: 0.1},

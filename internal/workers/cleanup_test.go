@@ -9,12 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // Two tasks sharing two of their pages: A reads polar bear pages 1–3, B pages
@@ -33,31 +32,49 @@ func cleanupPages() []corpus.Page {
 		"Mountain glaciers have also lost mass in most regions since 1980."))
 }
 
+// taskAdder is a Fleet or a TxFleet.
+type taskAdder interface {
+	CreateTask(t testing.TB, hypothesis string, claims ...string) int64
+	AddTargets(t testing.TB, taskID int64, urls ...string)
+}
+
+// addCleanupTasks creates tasks A and B with their targets.
+func addCleanupTasks(t *testing.T, f taskAdder) (a, b int64) {
+	t.Helper()
+	a = f.CreateTask(t, "Polar bear populations are declining because the Arctic sea ice is melting.")
+	b = f.CreateTask(t, "Arctic sea ice is melting earlier each year.")
+	f.AddTargets(t, a, aTarget...)
+	f.AddTargets(t, b, bTarget...)
+	return a, b
+}
+
 type cleanupBundle struct {
-	f    *testfleet.Fleet
+	f    *testfleet.TxFleet
 	a, b int64
 }
 
-// setupCleanup runs both tasks; with queues given, only those are served
-// (the rest of the work waits).
-func setupCleanup(t *testing.T, queues ...string) *cleanupBundle {
+// setupCleanup runs both tasks through every job in a TxFleet.
+func setupCleanup(t *testing.T) *cleanupBundle {
 	t.Helper()
-	f := testfleet.Start(t, testfleet.Options{Pages: cleanupPages(), Queues: queues})
-	a := f.CreateTask(t, "Polar bear populations are declining because the Arctic sea ice is melting.")
-	b := f.CreateTask(t, "Arctic sea ice is melting earlier each year.")
-	f.AddTargets(t, a, aTarget...)
-	f.AddTargets(t, b, bTarget...)
-	if len(queues) == 0 {
-		testfleet.WaitIdle(t, f.Pool, 60*time.Second)
-	} else {
-		testfleet.WaitIdleExcept(t, f.Pool, 60*time.Second, jobs.QueueNLI, jobs.QueueRerank, jobs.QueueMaintenance)
-	}
+	f := testfleet.InTx(t, testfleet.Options{Pages: cleanupPages()})
+	a, b := addCleanupTasks(t, f)
+	f.Drain(t)
 	return &cleanupBundle{f: f, a: a, b: b}
+}
+
+// startCleanupFleet is a worker serving target_queue and embed only, with
+// tasks A and B fetched and embedded and nothing verified yet.
+func startCleanupFleet(t *testing.T) (f *testfleet.Fleet, a, b int64) {
+	t.Helper()
+	f = testfleet.Start(t, testfleet.Options{Pages: cleanupPages(), Queues: []string{jobs.QueueTarget, jobs.QueueEmbed}})
+	a, b = addCleanupTasks(t, f)
+	testfleet.WaitIdleExcept(t, f.Pool, 60*time.Second, jobs.QueueNLI, jobs.QueueRerank, jobs.QueueMaintenance)
+	return f, a, b
 }
 
 // taskGraph is everything task reaches, by value (no ids, no E-numbers:
 // those follow the order pages happened to finish in), sorted.
-func taskGraph(t *testing.T, pool *pgxpool.Pool, task int64) string {
+func taskGraph(t *testing.T, pool store.DBTX, task int64) string {
 	t.Helper()
 	parts := []string{
 		`SELECT 'claim', c.kind, c.text, COALESCE(c.quote_start::text, ''), c.alpha::text, c.beta::text, c.verdict FROM claims c WHERE c.task_id = $1`,
@@ -91,7 +108,7 @@ func taskGraph(t *testing.T, pool *pgxpool.Pool, task int64) string {
 	return strings.Join(rows, "\n")
 }
 
-func counts(t *testing.T, pool *pgxpool.Pool) map[string]int {
+func counts(t *testing.T, pool store.DBTX) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for _, table := range []string{"pages", "page_versions", "fragments", "edges", "claims", "task_pages", "targets", "resource_index"} {
@@ -102,12 +119,12 @@ func counts(t *testing.T, pool *pgxpool.Pool) map[string]int {
 
 func runCleanup(t *testing.T, b *cleanupBundle, args jobs.CleanupArgs) workers.CleanupOutput {
 	t.Helper()
-	res, err := b.f.Client.Insert(context.Background(), args, nil)
+	res, err := b.f.Client.InsertTx(context.Background(), b.f.Tx, args, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testfleet.WaitIdle(t, b.f.Pool, 60*time.Second)
-	state, lastErr, output := testfleet.JobRow(t, b.f.Pool, res.Job.ID)
+	b.f.Drain(t)
+	state, lastErr, output := testfleet.JobRow(t, b.f.Tx, res.Job.ID)
 	if state != "completed" {
 		t.Fatalf("cleanup job %s: %s", state, lastErr)
 	}
@@ -119,8 +136,9 @@ func runCleanup(t *testing.T, b *cleanupBundle, args jobs.CleanupArgs) workers.C
 }
 
 func TestSoftCleanupLeavesTheOtherTaskIdentical(t *testing.T) {
+	t.Parallel()
 	b := setupCleanup(t)
-	pool := b.f.Pool
+	pool := b.f.Tx
 	beforeB := taskGraph(t, pool, b.b)
 	if !strings.Contains(beforeB, "| supports |") && !strings.Contains(beforeB, "| refutes |") && !strings.Contains(beforeB, "| neutral |") {
 		t.Fatalf("task B has no NLI edge: the comparison proves little\n%s", beforeB)
@@ -149,19 +167,20 @@ func TestSoftCleanupLeavesTheOtherTaskIdentical(t *testing.T) {
 		t.Errorf("task A is %s after cleanup, want stopped", status)
 	}
 	// A stopped task takes nothing new: its jobs cancel.
-	res, err := b.f.Client.Insert(context.Background(), jobs.VerifyNLIArgs{TaskID: b.a}, nil)
+	res, err := b.f.Client.InsertTx(context.Background(), b.f.Tx, jobs.VerifyNLIArgs{TaskID: b.a}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testfleet.WaitIdle(t, pool, 30*time.Second)
+	b.f.Drain(t)
 	if state, lastErr, _ := testfleet.JobRow(t, pool, res.Job.ID); state != "cancelled" || !strings.Contains(lastErr, "stopped") {
 		t.Errorf("verify_nli of a stopped task: %s (%s), want cancelled: task stopped", state, lastErr)
 	}
 }
 
 func TestHardCleanupRemovesExactlyTheOrphans(t *testing.T) {
+	t.Parallel()
 	b := setupCleanup(t)
-	pool := b.f.Pool
+	pool := b.f.Tx
 	beforeB := taskGraph(t, pool, b.b)
 	before := counts(t, pool)
 	// What only A reaches, counted independently of the cleanup's queries.
@@ -214,16 +233,16 @@ func TestCleanupConcurrentWithVerifyLosesNothing(t *testing.T) {
 	const hypothesisC = "Polar bears are related to brown bears."
 	all := []string{jobs.QueueNLI, jobs.QueueMaintenance, jobs.QueueTarget, jobs.QueueEmbed}
 
-	ref := setupCleanup(t, jobs.QueueTarget, jobs.QueueEmbed)
-	refC := ref.f.CreateTask(t, hypothesisC)
-	ref.f.AddTargets(t, refC, onlyA)
-	testfleet.Start(t, testfleet.Options{DatabaseURL: ref.f.URL, Pages: cleanupPages(), Queues: all})
-	testfleet.WaitIdle(t, ref.f.Pool, 60*time.Second)
-	wantB, wantC := taskGraph(t, ref.f.Pool, ref.b), taskGraph(t, ref.f.Pool, refC)
+	ref, _, refB := startCleanupFleet(t)
+	refC := ref.CreateTask(t, hypothesisC)
+	ref.AddTargets(t, refC, onlyA)
+	testfleet.Start(t, testfleet.Options{DatabaseURL: ref.URL, Pages: cleanupPages(), Queues: all})
+	testfleet.WaitIdle(t, ref.Pool, 60*time.Second)
+	wantB, wantC := taskGraph(t, ref.Pool, refB), taskGraph(t, ref.Pool, refC)
 
-	run := setupCleanup(t, jobs.QueueTarget, jobs.QueueEmbed)
+	run, runA, runB := startCleanupFleet(t)
 	ctx := context.Background()
-	if _, err := run.f.Client.Insert(ctx, jobs.CleanupArgs{TaskID: run.a, Mode: jobs.CleanupSoft}, nil); err != nil {
+	if _, err := run.Client.Insert(ctx, jobs.CleanupArgs{TaskID: runA, Mode: jobs.CleanupSoft}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var stop atomic.Bool
@@ -231,41 +250,41 @@ func TestCleanupConcurrentWithVerifyLosesNothing(t *testing.T) {
 	go func() {
 		n := 0
 		for !stop.Load() {
-			if res, err := run.f.Client.Insert(ctx, jobs.CleanupArgs{Mode: jobs.CleanupOrphans}, nil); err == nil && !res.UniqueSkippedAsDuplicate {
+			if res, err := run.Client.Insert(ctx, jobs.CleanupArgs{Mode: jobs.CleanupOrphans}, nil); err == nil && !res.UniqueSkippedAsDuplicate {
 				n++
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 		sweeps <- n
 	}()
-	runC := run.f.CreateTask(t, hypothesisC)
-	run.f.AddTargets(t, runC, onlyA)
-	testfleet.Start(t, testfleet.Options{DatabaseURL: run.f.URL, Pages: cleanupPages(), Queues: all})
-	testfleet.WaitIdle(t, run.f.Pool, 60*time.Second)
+	runC := run.CreateTask(t, hypothesisC)
+	run.AddTargets(t, runC, onlyA)
+	testfleet.Start(t, testfleet.Options{DatabaseURL: run.URL, Pages: cleanupPages(), Queues: all})
+	testfleet.WaitIdle(t, run.Pool, 60*time.Second)
 	stop.Store(true)
 	n := <-sweeps
-	testfleet.WaitIdle(t, run.f.Pool, 60*time.Second)
+	testfleet.WaitIdle(t, run.Pool, 60*time.Second)
 	if n < 2 {
 		t.Fatalf("only %d orphan sweeps ran: nothing ran concurrently", n)
 	}
-	if got := taskGraph(t, run.f.Pool, run.b); got != wantB {
+	if got := taskGraph(t, run.Pool, runB); got != wantB {
 		t.Errorf("B's graph differs from the run without cleanup:\nwant:\n%s\ngot:\n%s", wantB, got)
 	}
-	if got := taskGraph(t, run.f.Pool, runC); got != wantC {
+	if got := taskGraph(t, run.Pool, runC); got != wantC {
 		t.Errorf("C's graph differs from the run without cleanup:\nwant:\n%s\ngot:\n%s", wantC, got)
 	}
-	if got := taskGraph(t, run.f.Pool, run.a); got != "" {
+	if got := taskGraph(t, run.Pool, runA); got != "" {
 		t.Errorf("A still reaches:\n%s", got)
 	}
-	if failed := queryInt(t, run.f.Pool, `SELECT count(*) FROM river_job WHERE state IN ('discarded', 'retryable')
-		OR (state = 'cancelled' AND NOT (kind = 'verify_nli' AND args->>'task_id' = $1::bigint::text))`, run.a); failed != 0 {
-		t.Errorf("%d jobs failed:\n%s", failed, testfleet.JobDump(t, run.f.Pool))
+	if failed := queryInt(t, run.Pool, `SELECT count(*) FROM river_job WHERE state IN ('discarded', 'retryable')
+		OR (state = 'cancelled' AND NOT (kind = 'verify_nli' AND args->>'task_id' = $1::bigint::text))`, runA); failed != 0 {
+		t.Errorf("%d jobs failed:\n%s", failed, testfleet.JobDump(t, run.Pool))
 	}
 	t.Logf("%d orphan sweeps ran alongside; C's page fetched %d time(s)", n,
-		queryInt(t, run.f.Pool, `SELECT count(*) FROM river_job WHERE kind = 'target_queue' AND args->>'task_id' = $1::bigint::text AND cardinality(errors) > 0`, runC)+1)
+		queryInt(t, run.Pool, `SELECT count(*) FROM river_job WHERE kind = 'target_queue' AND args->>'task_id' = $1::bigint::text AND cardinality(errors) > 0`, runC)+1)
 }
 
-func queryString(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) string {
+func queryString(t *testing.T, pool store.DBTX, sql string, args ...any) string {
 	t.Helper()
 	var s string
 	if err := pool.QueryRow(context.Background(), sql, args...).Scan(&s); err != nil {

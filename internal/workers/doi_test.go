@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 
@@ -33,6 +32,7 @@ func paperPage(url, title string, paragraphs ...string) corpus.Page {
 // TestOnePaperOnePage: a DOI found on two different pages (publisher and
 // mirror) and given as a direct target yields one page.
 func TestOnePaperOnePage(t *testing.T) {
+	t.Parallel()
 	publisher := "https://journal.example.org/article/5678"
 	mirror := "https://mirror.example.net/papers/abc-5678"
 	pages := []corpus.Page{
@@ -44,15 +44,15 @@ func TestOnePaperOnePage(t *testing.T) {
 			"Polar bear body condition declined where the ice-free season lengthened.",
 			"This preprint version has not been peer reviewed."),
 	}
-	f := testfleet.Start(t, testfleet.Options{Pages: pages})
+	f := testfleet.InTx(t, testfleet.Options{Pages: pages})
 	first := f.CreateTask(t, "Arctic sea ice is declining.")
 	f.AddTargets(t, first, publisher, mirror)
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	f.Drain(t)
 	second := f.CreateTask(t, "Polar bears suffer from sea ice loss.")
 	f.AddTargetsOf(t, second, jobs.Target{Kind: jobs.TargetDOI, Value: "https://doi.org/" + strings.ToUpper(paperDOI)})
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	f.Drain(t)
 
-	pool := f.Pool
+	pool := f.Tx
 	if n := queryInt(t, pool, `SELECT count(*) FROM pages WHERE fetched_at IS NOT NULL`); n != 1 {
 		t.Errorf("%d fetched pages for one paper found through two URLs and its DOI, want 1", n)
 	}
@@ -90,24 +90,25 @@ func TestOnePaperOnePage(t *testing.T) {
 	if n := queryInt(t, pool, `SELECT count(*) FROM river_job WHERE kind = 'citation_graph' AND state = 'completed' AND metadata->'output'->>'skipped' LIKE 'no academic API%'`); n == 0 {
 		t.Errorf("no citation_graph completed as skipped:\n%s", testfleet.JobDump(t, pool))
 	}
-	if got, _ := f.Worker.Metrics().Sum("evidencefleet_academic_steps_total", map[string]string{"step": "citation_graph", "outcome": "skipped"}); got == 0 {
+	if got, _ := f.Metrics.Sum("evidencefleet_academic_steps_total", map[string]string{"step": "citation_graph", "outcome": "skipped"}); got == 0 {
 		t.Error("skipped citation graphs are not counted")
 	}
 }
 
 func TestUnknownDOIWithoutAcademicSourceFailsClearly(t *testing.T) {
-	f := testfleet.Start(t, testfleet.Options{Pages: polarPages()})
+	t.Parallel()
+	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages()})
 	task := f.CreateTask(t, polarHypothesis)
 	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetDOI, Value: "10.5555/never.seen"})
-	testfleet.WaitIdle(t, f.Pool, 30*time.Second)
+	f.Drain(t)
 	var status, errText string
-	if err := f.Pool.QueryRow(t.Context(), `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1`, task).Scan(&status, &errText); err != nil {
+	if err := f.Tx.QueryRow(t.Context(), `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1`, task).Scan(&status, &errText); err != nil {
 		t.Fatal(err)
 	}
 	if status != "failed" || !strings.Contains(errText, "10.5555/never.seen") || !strings.Contains(errText, "academic") {
 		t.Errorf("target %s (%q), want failed naming the DOI and the missing academic source", status, errText)
 	}
-	if got, _ := f.Worker.Metrics().Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "skipped"}); got != 1 {
+	if got, _ := f.Metrics.Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "skipped"}); got != 1 {
 		t.Errorf("skipped counted %v times, want 1", got)
 	}
 }
@@ -141,19 +142,20 @@ func s2Server(t *testing.T) *httptest.Server {
 const turingDOI = "10.1093/mind/lix.236.433"
 
 func TestDOIResolvedToAnAbstractOnlyPage(t *testing.T) {
+	t.Parallel()
 	srv := s2Server(t)
 	mirror := "https://philosophy.example.org/turing-1950"
 	pages := []corpus.Page{{URL: mirror, ContentType: "text/html; charset=utf-8", Body: []byte(`<!doctype html><html><head>
 <title>Computing machinery and intelligence</title><meta name="citation_doi" content="10.1093/MIND/LIX.236.433"></head>
 <body><article><h1>Computing machinery and intelligence</h1><p>I propose to consider the question, "Can machines think?" This should begin with definitions of the meaning of the terms "machine" and "think".</p></article></body></html>`)}}
-	f := testfleet.Start(t, testfleet.Options{Pages: pages, Adjust: func(c *config.Config) {
+	f := testfleet.InTx(t, testfleet.Options{Pages: pages, Adjust: func(c *config.Config) {
 		c.S2URL, c.OpenAlexURL = srv.URL, ""
 	}})
 	task := f.CreateTask(t, "Machines can think.")
 	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetDOI, Value: "doi:10.1093/MIND/LIX.236.433"})
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	f.Drain(t)
 
-	pool := f.Pool
+	pool := f.Tx
 	var url, title string
 	var year int
 	var abstractOnly bool
@@ -176,11 +178,11 @@ func TestDOIResolvedToAnAbstractOnlyPage(t *testing.T) {
 	}
 	// The same paper found later through a URL is the same page.
 	f.AddTargets(t, task, mirror)
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	f.Drain(t)
 	if n := queryInt(t, pool, `SELECT count(*) FROM pages`); n != 1 {
 		t.Errorf("%d pages after the paper's mirror was fetched, want 1", n)
 	}
-	if got, _ := f.Worker.Metrics().Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "ok"}); got != 1 {
+	if got, _ := f.Metrics.Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "ok"}); got != 1 {
 		t.Errorf("DOI resolutions counted %v, want 1", got)
 	}
 }
@@ -189,24 +191,25 @@ func TestDOIResolvedToAnAbstractOnlyPage(t *testing.T) {
 // DOI target fails with a clear error and a metric; the task's other
 // targets are extracted as usual.
 func TestNoAcademicNetworkTheFleetGoesOn(t *testing.T) {
-	f := testfleet.Start(t, testfleet.Options{Pages: polarPages(), Adjust: func(c *config.Config) {
+	t.Parallel()
+	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: func(c *config.Config) {
 		c.S2URL, c.OpenAlexURL = "http://127.0.0.1:1", ""
 	}})
 	task := f.CreateTask(t, polarHypothesis)
 	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetDOI, Value: "10.5555/unreachable.1"})
 	f.AddTargets(t, task, polarURLs...)
-	testfleet.WaitIdle(t, f.Pool, 90*time.Second)
+	f.Drain(t)
 	var status, errText string
-	if err := f.Pool.QueryRow(t.Context(), `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1 AND kind = 'doi'`, task).Scan(&status, &errText); err != nil {
+	if err := f.Tx.QueryRow(t.Context(), `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1 AND kind = 'doi'`, task).Scan(&status, &errText); err != nil {
 		t.Fatal(err)
 	}
 	if status != "failed" || !strings.Contains(errText, "unreachable") {
 		t.Errorf("DOI target %s (%q), want failed: unreachable", status, errText)
 	}
-	if n := queryInt(t, f.Pool, `SELECT count(*) FROM targets WHERE task_id = $1 AND kind = 'url' AND status = 'extracted'`, task); n != len(polarURLs) {
+	if n := queryInt(t, f.Tx, `SELECT count(*) FROM targets WHERE task_id = $1 AND kind = 'url' AND status = 'extracted'`, task); n != len(polarURLs) {
 		t.Errorf("%d url targets extracted, want %d", n, len(polarURLs))
 	}
-	if got, _ := f.Worker.Metrics().Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "unavailable"}); got != 1 {
+	if got, _ := f.Metrics.Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "unavailable"}); got != 1 {
 		t.Errorf("unavailable counted %v times, want 1", got)
 	}
 }

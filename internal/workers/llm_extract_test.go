@@ -20,6 +20,7 @@ import (
 // page does not have) and one whose quote is not: the first is stored with
 // the exact span of the page version, the second is dropped and counted.
 func TestLLMClaimsAreKeptOnlyWithAVerbatimQuote(t *testing.T) {
+	t.Parallel()
 	const url = "https://www.example-science.org/arctic/sea-ice"
 	page := testfleet.Page(url, "Arctic sea ice",
 		"Arctic sea ice has declined in recent decades in area and volume due to climate change.",
@@ -32,16 +33,16 @@ func TestLLMClaimsAreKeptOnlyWithAVerbatimQuote(t *testing.T) {
 			{Claim: "Arctic sea ice is growing.", Quote: "Arctic sea ice has grown steadily since 1979.", Confidence: 0.8},
 		}
 	}
-	f := testfleet.Start(t, testfleet.Options{Pages: []corpus.Page{page}, Adjust: func(c *config.Config) {
+	f := testfleet.InTx(t, testfleet.Options{Pages: []corpus.Page{page}, Adjust: func(c *config.Config) {
 		c.LLM = config.Model{Backend: "openai", URL: servers.OpenAI.URL + "/v1", ModelName: "test-llm",
 			Concurrency: 2, Retries: 1, BreakerFailures: 5, BreakerCooldown: time.Second}
 	}})
 	task := f.CreateTask(t, "Arctic sea ice is declining.")
 	f.AddTargets(t, task, url)
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	f.Drain(t)
 
 	ctx := context.Background()
-	rows, err := f.Pool.Query(ctx, `SELECT c.text, c.llm_claim_confidence, c.quote_start, c.quote_end,
+	rows, err := f.Tx.Query(ctx, `SELECT c.text, c.llm_claim_confidence, c.quote_start, c.quote_end,
 			substring(v.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start)
 		FROM claims c JOIN page_versions v ON v.id = c.page_version_id WHERE c.kind = 'extracted'`)
 	if err != nil {
@@ -75,7 +76,7 @@ func TestLLMClaimsAreKeptOnlyWithAVerbatimQuote(t *testing.T) {
 	}
 
 	var output []byte
-	if err := f.Pool.QueryRow(ctx, `SELECT metadata->'output' FROM river_job WHERE kind = 'target_queue'`).Scan(&output); err != nil {
+	if err := f.Tx.QueryRow(ctx, `SELECT metadata->'output' FROM river_job WHERE kind = 'target_queue'`).Scan(&output); err != nil {
 		t.Fatal(err)
 	}
 	var out struct {
@@ -89,7 +90,7 @@ func TestLLMClaimsAreKeptOnlyWithAVerbatimQuote(t *testing.T) {
 	if out.ClaimsNew != 1 || out.QuotesRejected != 1 || !strings.Contains(out.Extractor, "test-llm") {
 		t.Errorf("job output %s: want claims_new 1, quotes_rejected 1, extractor naming the model", output)
 	}
-	n, err := f.Worker.Metrics().Sum("evidencefleet_claims_extracted_total", map[string]string{"result": "dropped_quote"})
+	n, err := f.Metrics.Sum("evidencefleet_claims_extracted_total", map[string]string{"result": "dropped_quote"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
@@ -37,23 +36,24 @@ func searxng(t *testing.T, answers map[string][]string) *httptest.Server {
 }
 
 func TestQueryTargetsFanOutAndFetchEachURLOnce(t *testing.T) {
+	t.Parallel()
 	const q1, q2 = "polar bear population decline", "arctic sea ice melting"
 	srv := searxng(t, map[string][]string{
 		q1: {"https://en.wikipedia.org/wiki/Polar_bear", "https://news.example-daily.com/polar-bears-thriving", "not a url"},
 		q2: {"https://www.example-science.org/arctic/sea-ice", "https://en.wikipedia.org/wiki/Polar_bear#Population"},
 	})
-	f := testfleet.Start(t, testfleet.Options{Pages: polarPages(), Adjust: func(c *config.Config) { c.SearchURL = srv.URL }})
+	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: func(c *config.Config) { c.SearchURL = srv.URL }})
 	task := f.CreateTask(t, polarHypothesis)
 	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetQuery, Value: q1}, jobs.Target{Kind: jobs.TargetQuery, Value: q2})
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	f.Drain(t)
 
-	pool := f.Pool
+	pool := f.Tx
 	// Three distinct pages (the fragment #Population normalises away), each fetched by one job.
 	if n := queryInt(t, pool, `SELECT count(*) FROM targets WHERE task_id = $1 AND kind = 'url'`, task); n != 3 {
 		t.Errorf("%d url targets, want 3", n)
 	}
 	if n := queryInt(t, pool, `SELECT count(*) FROM river_job WHERE kind = 'target_queue' AND args->'target'->>'kind' = 'url'`); n != 3 {
-		t.Errorf("%d url target_queue jobs, want 3 (one per URL, even for the URL both queries returned)", n)
+		t.Errorf("%d url target_queue jobs, want 3 (one per URL, even for the URL both queries returned):\n%s", n, testfleet.JobDump(t, f.Tx))
 	}
 	if n := queryInt(t, pool, `SELECT count(*) FROM river_job WHERE kind = 'target_queue' AND args->'target'->>'kind' = 'url' AND (args->>'depth')::int = 1 AND state = 'completed'`); n != 3 {
 		t.Errorf("%d url jobs completed at depth 1, want 3", n)
@@ -69,28 +69,29 @@ func TestQueryTargetsFanOutAndFetchEachURLOnce(t *testing.T) {
 	}
 	// Searching the same query again registers nothing new.
 	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetQuery, Value: q1 + "  "})
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	f.Drain(t)
 	if n := queryInt(t, pool, `SELECT count(*) FROM river_job WHERE kind = 'target_queue'`); n != 5 {
 		t.Errorf("%d target_queue jobs after the same query again, want 5 (the repeat is a duplicate)", n)
 	}
-	if got, _ := f.Worker.Metrics().Sum("evidencefleet_search_requests_total", map[string]string{"outcome": "ok"}); got != 2 {
+	if got, _ := f.Metrics.Sum("evidencefleet_search_requests_total", map[string]string{"outcome": "ok"}); got != 2 {
 		t.Errorf("%v searches, want 2", got)
 	}
 }
 
 func TestQueryTargetWithoutSearchBackendFailsClearly(t *testing.T) {
-	f := testfleet.Start(t, testfleet.Options{Pages: polarPages()})
+	t.Parallel()
+	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages()})
 	task := f.CreateTask(t, polarHypothesis)
 	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetQuery, Value: "polar bears"})
-	testfleet.WaitIdle(t, f.Pool, 30*time.Second)
+	f.Drain(t)
 	var status, errText string
-	if err := f.Pool.QueryRow(t.Context(), `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1`, task).Scan(&status, &errText); err != nil {
+	if err := f.Tx.QueryRow(t.Context(), `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1`, task).Scan(&status, &errText); err != nil {
 		t.Fatal(err)
 	}
 	if status != "failed" || !strings.Contains(errText, "EVF_SEARCH_URL") {
 		t.Errorf("target %s (%q), want failed naming EVF_SEARCH_URL", status, errText)
 	}
-	if got, _ := f.Worker.Metrics().Sum("evidencefleet_search_requests_total", map[string]string{"outcome": "not_configured"}); got != 1 {
+	if got, _ := f.Metrics.Sum("evidencefleet_search_requests_total", map[string]string{"outcome": "not_configured"}); got != 1 {
 		t.Errorf("not_configured counted %v times, want 1", got)
 	}
 }
@@ -99,6 +100,7 @@ func TestQueryTargetWithoutSearchBackendFailsClearly(t *testing.T) {
 // the academic search too (here the only backend); its papers become doi
 // targets, resolved like any doi target.
 func TestAcademicQueryFansOutToDOITargets(t *testing.T) {
+	t.Parallel()
 	paper, err := os.ReadFile(s2PaperFixture)
 	if err != nil {
 		t.Fatalf("recorded Semantic Scholar paper: %v", err)
@@ -122,16 +124,16 @@ func TestAcademicQueryFansOutToDOITargets(t *testing.T) {
 		}
 	}))
 	t.Cleanup(s2.Close)
-	f := testfleet.Start(t, testfleet.Options{Adjust: func(c *config.Config) { c.S2URL, c.OpenAlexURL = s2.URL, "" }})
+	f := testfleet.InTx(t, testfleet.Options{Adjust: func(c *config.Config) { c.S2URL, c.OpenAlexURL = s2.URL, "" }})
 	task := f.CreateTask(t, "Machines can think.")
 	const q = "study of machine intelligence"
 	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetQuery, Value: q})
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	f.Drain(t)
 
 	if searched != q {
 		t.Errorf("the academic search was asked %q, want %q", searched, q)
 	}
-	pool := f.Pool
+	pool := f.Tx
 	if n := queryInt(t, pool, `SELECT count(*) FROM targets WHERE task_id = $1 AND kind = 'doi'`, task); n != 2 {
 		t.Errorf("%d doi targets, want 2 (the paper without a DOI is skipped)", n)
 	}

@@ -11,30 +11,53 @@ import (
 
 // AddWorkers registers the workers of every implemented kind.
 func AddWorkers(workers *river.Workers, d *Deps) error {
-	if err := river.AddWorkerSafely(workers, &TargetQueueWorker{Store: d.Store, Fetcher: d.Fetcher, Embedder: d.Embedder, LLM: d.LLM,
-		Papers: d.Papers, Scholar: d.Scholar, Search: d.Search, SearchResults: d.SearchResults,
-		Extract: d.Extract, Embed: d.Embed, Metrics: d.Metrics, Logger: d.Logger}); err != nil {
-		return fmt.Errorf("register target_queue: %w", err)
-	}
-	if err := river.AddWorkerSafely(workers, &EmbedWorker{Store: d.Store, Embedder: d.Embedder, Embed: d.Embed, Logger: d.Logger}); err != nil {
-		return fmt.Errorf("register embed: %w", err)
-	}
-	if err := river.AddWorkerSafely(workers, &VerifyNLIWorker{Store: d.Store, Embedder: d.Embedder, NLI: d.NLI,
-		Recall: d.Recaller(),
-		Verify: d.Verify, Metrics: d.Metrics, Logger: d.Logger}); err != nil {
-		return fmt.Errorf("register verify_nli: %w", err)
-	}
-	if err := river.AddWorkerSafely(workers, &RerankWorker{Store: d.Store, Embedder: d.Embedder, Reranker: d.Reranker, Rerank: d.Rerank, Logger: d.Logger}); err != nil {
-		return fmt.Errorf("register rerank: %w", err)
-	}
-	if err := river.AddWorkerSafely(workers, &CitationGraphWorker{Store: d.Store, Citations: d.Citations, Embedder: d.Embedder, LLM: d.LLM,
-		Extract: d.Extract, Embed: d.Embed, Metrics: d.Metrics, Logger: d.Logger}); err != nil {
-		return fmt.Errorf("register citation_graph: %w", err)
-	}
-	if err := river.AddWorkerSafely(workers, &CleanupWorker{Store: d.Store, Logger: d.Logger}); err != nil {
-		return fmt.Errorf("register cleanup: %w", err)
+	for _, add := range []func() error{
+		func() error { return river.AddWorkerSafely(workers, d.TargetQueueWorker()) },
+		func() error { return river.AddWorkerSafely(workers, d.EmbedWorker()) },
+		func() error { return river.AddWorkerSafely(workers, d.VerifyNLIWorker()) },
+		func() error { return river.AddWorkerSafely(workers, d.RerankWorker()) },
+		func() error { return river.AddWorkerSafely(workers, d.CitationGraphWorker()) },
+		func() error { return river.AddWorkerSafely(workers, d.CleanupWorker()) },
+	} {
+		if err := add(); err != nil {
+			return fmt.Errorf("register workers: %w", err)
+		}
 	}
 	return nil
+}
+
+// TargetQueueWorker is the target_queue worker of these dependencies.
+func (d *Deps) TargetQueueWorker() *TargetQueueWorker {
+	return &TargetQueueWorker{Store: d.Store, Fetcher: d.Fetcher, Embedder: d.Embedder, LLM: d.LLM,
+		Papers: d.Papers, Scholar: d.Scholar, Search: d.Search, SearchResults: d.SearchResults,
+		Extract: d.Extract, Embed: d.Embed, Metrics: d.Metrics, Logger: d.Logger}
+}
+
+// EmbedWorker is the embed worker of these dependencies.
+func (d *Deps) EmbedWorker() *EmbedWorker {
+	return &EmbedWorker{Store: d.Store, Embedder: d.Embedder, Embed: d.Embed, Logger: d.Logger}
+}
+
+// VerifyNLIWorker is the verify_nli worker of these dependencies.
+func (d *Deps) VerifyNLIWorker() *VerifyNLIWorker {
+	return &VerifyNLIWorker{Store: d.Store, Embedder: d.Embedder, NLI: d.NLI, Recall: d.Recaller(),
+		Verify: d.Verify, Metrics: d.Metrics, Logger: d.Logger}
+}
+
+// RerankWorker is the rerank worker of these dependencies.
+func (d *Deps) RerankWorker() *RerankWorker {
+	return &RerankWorker{Store: d.Store, Embedder: d.Embedder, Reranker: d.Reranker, Rerank: d.Rerank, Logger: d.Logger}
+}
+
+// CitationGraphWorker is the citation_graph worker of these dependencies.
+func (d *Deps) CitationGraphWorker() *CitationGraphWorker {
+	return &CitationGraphWorker{Store: d.Store, Citations: d.Citations, Embedder: d.Embedder, LLM: d.LLM,
+		Extract: d.Extract, Embed: d.Embed, Metrics: d.Metrics, Logger: d.Logger}
+}
+
+// CleanupWorker is the cleanup worker of these dependencies.
+func (d *Deps) CleanupWorker() *CleanupWorker {
+	return &CleanupWorker{Store: d.Store, Logger: d.Logger}
 }
 
 // Queues builds River's queue config for the queues this process serves,

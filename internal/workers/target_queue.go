@@ -51,6 +51,11 @@ type TargetQueueWorker struct {
 // completion in one transaction.
 func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.TargetQueueArgs]) error {
 	target, _ := job.Args.Target.Normalized()
+	// Task state first: a job of a missing or stopped task registers,
+	// fetches and asks nothing.
+	if _, err := w.Store.ActiveTask(ctx, job.Args.TaskID); err != nil {
+		return err
+	}
 	tgt, err := w.Store.EnsureTarget(ctx, store.EnsureTargetParams{TaskID: job.Args.TaskID, Kind: target.Kind, Value: target.Value})
 	if err != nil {
 		if isForeignKeyViolation(err) {

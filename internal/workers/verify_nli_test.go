@@ -3,14 +3,14 @@ package workers_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
-	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -25,20 +25,21 @@ var polarURLs = []string{
 
 const polarHypothesis = "Polar bear populations are declining because the Arctic sea ice is melting."
 
-// verifyBundle is a task whose pages are fetched and embedded while nothing
-// serves the nli queue (candidates_test compares its two recall paths).
+// verifyBundle is a task whose pages are fetched and embedded and whose
+// verify_nli jobs have not run yet (candidates_test compares its two recall
+// paths).
 type verifyBundle struct {
-	pages *testfleet.Fleet
-	task  int64
+	f    *testfleet.TxFleet
+	task int64
 }
 
 func setupVerify(t *testing.T) *verifyBundle {
 	t.Helper()
-	f := testfleet.Start(t, testfleet.Options{Pages: polarPages(), Queues: []string{jobs.QueueTarget, jobs.QueueEmbed}})
+	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages()})
 	task := f.CreateTask(t, polarHypothesis, "Arctic sea ice has declined in area and volume.")
 	f.AddTargets(t, task, polarURLs...)
-	testfleet.WaitIdleExcept(t, f.Pool, 60*time.Second, jobs.QueueNLI)
-	return &verifyBundle{pages: f, task: task}
+	f.Drain(t, jobs.KindTargetQueue, jobs.KindEmbed)
+	return &verifyBundle{f: f, task: task}
 }
 
 func queryInt(t *testing.T, q interface {
@@ -55,51 +56,49 @@ func queryInt(t *testing.T, q interface {
 const nliRelations = `('supports','refutes','neutral')`
 
 func TestVerifyWaitsForEmbeddingsInsteadOfJudgingBlind(t *testing.T) {
-	f := testfleet.Start(t, testfleet.Options{Pages: polarPages(), Queues: []string{jobs.QueueTarget}})
+	t.Parallel()
+	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages()})
 	task := f.CreateTask(t, polarHypothesis)
 	f.AddTargets(t, task, polarURLs...)
-	testfleet.WaitIdleExcept(t, f.Pool, 60*time.Second, jobs.QueueNLI, jobs.QueueEmbed)
+	f.Drain(t, jobs.KindTargetQueue)
 
-	// An nli worker with nothing embedded yet: the job must snooze, not judge or fail.
-	testfleet.Start(t, testfleet.Options{DatabaseURL: f.URL, Pages: polarPages(), Queues: []string{jobs.QueueNLI},
-		Adjust: func(c *config.Config) { c.EmbedWait = 200 * time.Millisecond }})
-	deadline := time.Now().Add(20 * time.Second)
-	for queryInt(t, f.Pool, `SELECT COALESCE(max((metadata->>'snoozes')::int), 0) FROM river_job WHERE kind = 'verify_nli'`) < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("verify_nli never snoozed:\n%s", testfleet.JobDump(t, f.Pool))
+	// Nothing embedded yet: every verify_nli job snoozes, none judges or fails.
+	for queryInt(t, f.Tx, `SELECT COALESCE(max((metadata->>'snoozes')::int), 0) FROM river_job WHERE kind = 'verify_nli'`) < 2 {
+		res := f.WorkNext(t, jobs.KindVerifyNLI)
+		if res == nil || res.EventKind != river.EventKindJobSnoozed {
+			t.Fatalf("verify_nli without embeddings: %+v, want snoozed:\n%s", res, testfleet.JobDump(t, f.Tx))
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	if n := queryInt(t, f.Pool, `SELECT count(*) FROM edges WHERE relation IN `+nliRelations); n != 0 {
+	if n := queryInt(t, f.Tx, `SELECT count(*) FROM edges WHERE relation IN `+nliRelations); n != 0 {
 		t.Fatalf("%d NLI edges written before fragments were embedded", n)
 	}
-	if n := queryInt(t, f.Pool, `SELECT count(*) FROM river_job WHERE kind = 'verify_nli' AND state IN ('completed','cancelled','discarded')`); n != 0 {
-		t.Fatalf("verify_nli finished without embeddings:\n%s", testfleet.JobDump(t, f.Pool))
+	// Once the embed jobs have run, the same jobs complete with edges.
+	f.Drain(t)
+	if n := queryInt(t, f.Tx, `SELECT count(*) FROM river_job WHERE kind = 'verify_nli' AND state <> 'completed'`); n != 0 {
+		t.Errorf("%d verify_nli jobs did not complete:\n%s", n, testfleet.JobDump(t, f.Tx))
 	}
-	// Once the embed queue is served, the same job completes with edges.
-	testfleet.Start(t, testfleet.Options{DatabaseURL: f.URL, Pages: polarPages(), Queues: []string{jobs.QueueEmbed}})
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
-	if n := queryInt(t, f.Pool, `SELECT count(*) FROM edges WHERE relation IN `+nliRelations); n == 0 {
-		t.Fatalf("no NLI edges after embeddings arrived:\n%s", testfleet.JobDump(t, f.Pool))
+	if n := queryInt(t, f.Tx, `SELECT count(*) FROM edges WHERE relation IN `+nliRelations); n == 0 {
+		t.Fatalf("no NLI edges after embeddings arrived:\n%s", testfleet.JobDump(t, f.Tx))
 	}
 }
 
 func TestVerifyRerunCreatesNothingAndReportsSkipped(t *testing.T) {
-	f := testfleet.Start(t, testfleet.Options{Pages: polarPages()})
+	t.Parallel()
+	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages()})
 	task := f.CreateTask(t, polarHypothesis)
 	f.AddTargets(t, task, polarURLs...)
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
-	before := queryInt(t, f.Pool, `SELECT count(*) FROM edges`)
+	f.Drain(t)
+	before := queryInt(t, f.Tx, `SELECT count(*) FROM edges`)
 
-	res, err := f.Client.Insert(context.Background(), jobs.VerifyNLIArgs{TaskID: task}, nil)
+	res, err := f.Client.InsertTx(context.Background(), f.Tx, jobs.VerifyNLIArgs{TaskID: task}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.UniqueSkippedAsDuplicate {
 		t.Fatal("a re-run was deduplicated against a completed job")
 	}
-	testfleet.WaitIdle(t, f.Pool, 30*time.Second)
-	state, lastErr, output := testfleet.JobRow(t, f.Pool, res.Job.ID)
+	f.Drain(t)
+	state, lastErr, output := testfleet.JobRow(t, f.Tx, res.Job.ID)
 	if state != "completed" {
 		t.Fatalf("re-run ended %s: %s", state, lastErr)
 	}
@@ -107,7 +106,7 @@ func TestVerifyRerunCreatesNothingAndReportsSkipped(t *testing.T) {
 	if err := json.Unmarshal(output, &out); err != nil {
 		t.Fatalf("output %s: %v", output, err)
 	}
-	if after := queryInt(t, f.Pool, `SELECT count(*) FROM edges`); after != before {
+	if after := queryInt(t, f.Tx, `SELECT count(*) FROM edges`); after != before {
 		t.Errorf("re-run changed the edge count %d → %d", before, after)
 	}
 	if out.Inserted != 0 || out.Judged != 0 {
@@ -118,22 +117,17 @@ func TestVerifyRerunCreatesNothingAndReportsSkipped(t *testing.T) {
 	}
 }
 
+// TestConcurrentJudgementsOfOnePairLeaveOneEdge: sixteen connections insert
+// a judgement of one pair at once (committed, on its own database).
 func TestConcurrentJudgementsOfOnePairLeaveOneEdge(t *testing.T) {
-	f := testfleet.Start(t, testfleet.Options{Pages: polarPages()})
-	task := f.CreateTask(t, polarHypothesis)
-	f.AddTargets(t, task, polarURLs[0])
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	st := store.NewStore(pool)
 	ctx := context.Background()
-
-	var claimID, fragmentID, originFragment int64
-	if err := f.Pool.QueryRow(ctx, `SELECT c.id, c.origin_fragment_id FROM claims c WHERE c.kind = 'extracted' ORDER BY id LIMIT 1`).
-		Scan(&claimID, &originFragment); err != nil {
-		t.Fatal(err)
-	}
-	fragmentID = originFragment // the pair (origin fragment, claim) also has an origin edge
-	if _, err := f.Pool.Exec(ctx, `DELETE FROM edges WHERE target_id = $1 AND relation IN `+nliRelations, claimID); err != nil {
-		t.Fatal(err)
-	}
+	task := fixture.Task(t, pool, polarHypothesis)
+	page := fixture.PageOf(t, pool, task, polarURLs[0], "Polar bear populations are declining as the sea ice retreats.")
+	claimID := fixture.ExtractedClaim(t, pool, task, page, 0, "Polar bear populations are declining.")
+	fragmentID := page.Fragments[0] // the pair (origin fragment, claim) also has an origin edge
 	const writers = 16
 	var wg sync.WaitGroup
 	inserted := make([]int64, writers)
@@ -143,7 +137,7 @@ func TestConcurrentJudgementsOfOnePairLeaveOneEdge(t *testing.T) {
 		wg.Go(func() {
 			<-start
 			rel := []string{"supports", "refutes", "neutral"}[i%3]
-			errs[i] = f.Store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
+			errs[i] = st.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
 				n, err := q.InsertNLIEdges(ctx, store.InsertNLIEdgesParams{
 					FragmentIds: []int64{fragmentID}, ClaimIds: []int64{claimID}, Relations: []string{rel}, Labels: []string{rel},
 					Confidences: []float64{0.9}, NliModel: "test", DomainCategories: []string{""}, SourceTrustLevels: []string{""},
@@ -165,23 +159,24 @@ func TestConcurrentJudgementsOfOnePairLeaveOneEdge(t *testing.T) {
 	if total != 1 {
 		t.Errorf("writers reported %d inserts, want exactly 1", total)
 	}
-	if n := queryInt(t, f.Pool, `SELECT count(*) FROM edges WHERE source_id = $1 AND target_id = $2 AND relation IN `+nliRelations, fragmentID, claimID); n != 1 {
+	if n := queryInt(t, pool, `SELECT count(*) FROM edges WHERE source_id = $1 AND target_id = $2 AND relation IN `+nliRelations, fragmentID, claimID); n != 1 {
 		t.Errorf("%d NLI edges for the pair, want 1", n)
 	}
-	if n := queryInt(t, f.Pool, `SELECT count(*) FROM edges WHERE source_id = $1 AND target_id = $2 AND relation = 'origin'`, fragmentID, claimID); n != 1 {
+	if n := queryInt(t, pool, `SELECT count(*) FROM edges WHERE source_id = $1 AND target_id = $2 AND relation = 'origin'`, fragmentID, claimID); n != 1 {
 		t.Errorf("%d origin edges for the pair, want 1 (the NLI index must not touch origin edges)", n)
 	}
 }
 
 func TestRediscoveredURLSharesPageButNotClaims(t *testing.T) {
-	f := testfleet.Start(t, testfleet.Options{Pages: polarPages()})
+	t.Parallel()
+	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages()})
 	taskA := f.CreateTask(t, polarHypothesis)
 	taskB := f.CreateTask(t, "Arctic sea ice is melting earlier each year.")
 	f.AddTargets(t, taskA, polarURLs...)
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
-	fragmentsBefore := queryInt(t, f.Pool, `SELECT count(*) FROM fragments`)
+	f.Drain(t)
+	fragmentsBefore := queryInt(t, f.Tx, `SELECT count(*) FROM fragments`)
 	f.AddTargets(t, taskB, polarURLs[0])
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	f.Drain(t)
 
 	checks := []struct {
 		name string
@@ -194,22 +189,21 @@ func TestRediscoveredURLSharesPageButNotClaims(t *testing.T) {
 		{"tasks linked to the page", `SELECT count(*) FROM task_pages tp JOIN pages p ON p.id = tp.page_id WHERE p.url = '` + polarURLs[0] + `'`, 2},
 	}
 	for _, c := range checks {
-		if got := queryInt(t, f.Pool, c.sql); got != c.want {
+		if got := queryInt(t, f.Tx, c.sql); got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
 	}
-	claimsA := queryInt(t, f.Pool, `SELECT count(*) FROM claims c JOIN fragments fr ON fr.id = c.origin_fragment_id JOIN pages p ON p.id = fr.page_id WHERE c.task_id = $1 AND p.url = $2`, taskA, polarURLs[0])
-	claimsB := queryInt(t, f.Pool, `SELECT count(*) FROM claims c JOIN fragments fr ON fr.id = c.origin_fragment_id JOIN pages p ON p.id = fr.page_id WHERE c.task_id = $1 AND p.url = $2`, taskB, polarURLs[0])
+	claimsA := queryInt(t, f.Tx, `SELECT count(*) FROM claims c JOIN fragments fr ON fr.id = c.origin_fragment_id JOIN pages p ON p.id = fr.page_id WHERE c.task_id = $1 AND p.url = $2`, taskA, polarURLs[0])
+	claimsB := queryInt(t, f.Tx, `SELECT count(*) FROM claims c JOIN fragments fr ON fr.id = c.origin_fragment_id JOIN pages p ON p.id = fr.page_id WHERE c.task_id = $1 AND p.url = $2`, taskB, polarURLs[0])
 	if claimsA == 0 || claimsA != claimsB {
 		t.Errorf("claims from the page: task A %d, task B %d; want the same non-zero number, separately stored", claimsA, claimsB)
 	}
-	shared := queryInt(t, f.Pool, `SELECT count(*) FROM claims a JOIN claims b ON a.id = b.id WHERE a.task_id = $1 AND b.task_id = $2`, taskA, taskB)
+	shared := queryInt(t, f.Tx, `SELECT count(*) FROM claims a JOIN claims b ON a.id = b.id WHERE a.task_id = $1 AND b.task_id = $2`, taskA, taskB)
 	if shared != 0 {
 		t.Errorf("%d claims shared between tasks", shared)
 	}
-	originB := queryInt(t, f.Pool, `SELECT count(*) FROM edges e JOIN claims c ON c.id = e.target_id WHERE e.relation = 'origin' AND c.task_id = $1`, taskB)
+	originB := queryInt(t, f.Tx, `SELECT count(*) FROM edges e JOIN claims c ON c.id = e.target_id WHERE e.relation = 'origin' AND c.task_id = $1`, taskB)
 	if originB != claimsB {
 		t.Errorf("task B has %d origin edges for %d claims", originB, claimsB)
 	}
-	_ = fmt.Sprint
 }

@@ -1,6 +1,9 @@
-// Package testfleet runs a real worker (River client, real Postgres, replay
-// fetching) inside a test, and offers helpers to drive it: insert jobs, wait
-// for the queue to drain, read the graph back.
+// Package testfleet runs the fleet's workers inside a test, two ways: Start
+// is a real worker process in miniature (River client, its own database,
+// replay fetching) for tests of crashes, shutdown and concurrency; InTx works
+// the same workers one job at a time through rivertest inside one rolled-back
+// transaction, for everything else. Both insert tasks and targets as the CLI
+// does; model test servers speak the backends' wire formats.
 package testfleet
 
 import (
@@ -19,7 +22,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
-	"github.com/evidencefleet/evidencefleet/internal/intake"
+	taskintake "github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -40,6 +43,7 @@ func Config(t testing.TB, dbURL, replayDir string) config.Config {
 
 // Fleet is a running in-process worker on a fresh database.
 type Fleet struct {
+	intake
 	URL    string
 	Pool   *pgxpool.Pool
 	Store  *store.Store
@@ -77,16 +81,11 @@ func Start(t testing.TB, opts Options) *Fleet {
 		opts.Adjust(&cfg)
 	}
 	ctx := context.Background()
-	level := slog.LevelWarn
-	if os.Getenv("EVF_TEST_LOG") != "" {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: level}))
-	w, err := fleet.New(ctx, cfg, log)
+	w, err := fleet.New(ctx, cfg, testLogger(t))
 	if err != nil {
 		t.Fatalf("worker: %v", err)
 	}
-	f := &Fleet{URL: url, Pool: w.Pool(), Store: store.NewStore(w.Pool()), Worker: w, Client: w.Client(), Config: cfg}
+	f := &Fleet{intake: intake{store: store.NewStore(w.Pool()), client: w.Client()}, URL: url, Pool: w.Pool(), Store: store.NewStore(w.Pool()), Worker: w, Client: w.Client(), Config: cfg}
 	if !opts.NoStart {
 		if err := w.Start(ctx); err != nil {
 			t.Fatalf("start worker: %v", err)
@@ -98,6 +97,15 @@ func Start(t testing.TB, opts Options) *Fleet {
 		}
 	})
 	return f
+}
+
+// testLogger logs warnings to the test's log (everything with EVF_TEST_LOG set).
+func testLogger(t testing.TB) *slog.Logger {
+	level := slog.LevelWarn
+	if os.Getenv("EVF_TEST_LOG") != "" {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: level}))
 }
 
 type testWriter struct{ t testing.TB }
@@ -122,19 +130,26 @@ func Page(url, title string, paragraphs ...string) corpus.Page {
 	return corpus.Page{URL: url, ContentType: "text/html; charset=utf-8", Body: HTML(title, paragraphs...)}
 }
 
+// intake adds tasks and targets through a store and a client, as the CLI
+// does; Fleet commits them, TxFleet writes them in its transaction.
+type intake struct {
+	store  *store.Store
+	client *river.Client[pgx.Tx]
+}
+
 // CreateTask creates a task with the hypothesis and extra hypothesis claims.
-func (f *Fleet) CreateTask(t testing.TB, hypothesis string, claims ...string) int64 {
+func (in intake) CreateTask(t testing.TB, hypothesis string, claims ...string) int64 {
 	t.Helper()
 	ctx := context.Background()
 	var id int64
-	err := f.Store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-		task, err := intake.CreateTask(ctx, f.Client, tx, "test-org", hypothesis)
+	err := in.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		task, err := taskintake.CreateTask(ctx, in.client, tx, "test-org", hypothesis)
 		if err != nil {
 			return err
 		}
 		id = task.ID
 		if len(claims) > 0 {
-			_, err = intake.AddHypotheses(ctx, f.Client, tx, id, claims)
+			_, err = taskintake.AddHypotheses(ctx, in.client, tx, id, claims)
 		}
 		return err
 	})
@@ -144,21 +159,27 @@ func (f *Fleet) CreateTask(t testing.TB, hypothesis string, claims ...string) in
 	return id
 }
 
-// AddTargets inserts target_queue jobs for URLs.
-func (f *Fleet) AddTargets(t testing.TB, taskID int64, urls ...string) {
+// AddTargets inserts target_queue jobs for URLs, as another service would
+// (no target rows registered beforehand).
+func (in intake) AddTargets(t testing.TB, taskID int64, urls ...string) {
 	t.Helper()
 	params := make([]river.InsertManyParams, len(urls))
 	for i, u := range urls {
 		params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: taskID, Target: jobs.Target{Kind: jobs.TargetURL, Value: u}}}
 	}
-	if _, err := f.Client.InsertMany(context.Background(), params); err != nil {
+	ctx := context.Background()
+	err := in.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		_, err := in.client.InsertManyTx(ctx, tx, params)
+		return err
+	})
+	if err != nil {
 		t.Fatalf("insert targets: %v", err)
 	}
 }
 
 // AddTargetsOf normalises targets of any kind and adds them as the CLI does
 // (intake.AddTargets: registered once per task, one unique job each).
-func (f *Fleet) AddTargetsOf(t testing.TB, taskID int64, targets ...jobs.Target) {
+func (in intake) AddTargetsOf(t testing.TB, taskID int64, targets ...jobs.Target) {
 	t.Helper()
 	norm := make([]jobs.Target, len(targets))
 	for i, tg := range targets {
@@ -169,8 +190,8 @@ func (f *Fleet) AddTargetsOf(t testing.TB, taskID int64, targets ...jobs.Target)
 		norm[i] = n
 	}
 	ctx := context.Background()
-	err := f.Store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-		_, err := intake.AddTargets(ctx, f.Client, tx, taskID, norm)
+	err := in.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		_, err := taskintake.AddTargets(ctx, in.client, tx, taskID, norm)
 		return err
 	})
 	if err != nil {
@@ -217,7 +238,7 @@ func WaitIdleExcept(t testing.TB, pool *pgxpool.Pool, timeout time.Duration, ign
 }
 
 // JobDump lists every job with its state and last error, for failure messages.
-func JobDump(t testing.TB, pool *pgxpool.Pool) string {
+func JobDump(t testing.TB, pool store.DBTX) string {
 	t.Helper()
 	rows, err := pool.Query(context.Background(), `SELECT id, kind, state, attempt, args::text,
 		COALESCE(errors[array_length(errors,1)]->>'error','') FROM river_job ORDER BY id`)
@@ -239,7 +260,7 @@ func JobDump(t testing.TB, pool *pgxpool.Pool) string {
 }
 
 // InsertRawJob inserts a job the way another service would with plain SQL.
-func InsertRawJob(t testing.TB, pool *pgxpool.Pool, kind, queue, argsJSON string) int64 {
+func InsertRawJob(t testing.TB, pool store.DBTX, kind, queue, argsJSON string) int64 {
 	t.Helper()
 	var id int64
 	err := pool.QueryRow(context.Background(), `
@@ -255,7 +276,7 @@ func InsertRawJob(t testing.TB, pool *pgxpool.Pool, kind, queue, argsJSON string
 }
 
 // JobRow reads one job's state, last error and recorded output.
-func JobRow(t testing.TB, pool *pgxpool.Pool, id int64) (state, lastErr string, output []byte) {
+func JobRow(t testing.TB, pool store.DBTX, id int64) (state, lastErr string, output []byte) {
 	t.Helper()
 	err := pool.QueryRow(context.Background(), `SELECT state, COALESCE(errors[array_length(errors,1)]->>'error',''),
 		COALESCE(metadata->'output', 'null'::jsonb)::text FROM river_job WHERE id = $1`, id).Scan(&state, &lastErr, &output)
