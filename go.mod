@@ -3,6 +3,7 @@ module github.com/evidencefleet/evidencefleet
 go 1.26.0
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	codeberg.org/readeck/go-readability/v2 v2.1.2
 	github.com/PuerkitoBio/goquery v1.11.0
 	github.com/clipperhouse/uax29/v2 v2.7.0

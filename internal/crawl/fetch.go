@@ -185,8 +185,8 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 	if err != nil {
 		return nil, &PermanentError{Reason: ReasonInvalidURL, Err: err}
 	}
-	if f.blockedLiteral(u) {
-		return nil, &PermanentError{Reason: ReasonBlockedAddress, Err: &BlockedAddressError{Addr: u.Host}}
+	if err := f.blockedLiteral(u); err != nil {
+		return nil, &PermanentError{Reason: ReasonBlockedAddress, Err: err}
 	}
 	if f.cfg.RespectRobots {
 		if err := f.checkRobots(ctx, u); err != nil {
@@ -229,8 +229,13 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 	}, nil
 }
 
-func (f *Fetcher) blockedLiteral(u *url.URL) bool {
-	return f.replay == nil && !f.cfg.AllowPrivate && literalHostBlocked(u.Hostname())
+// blockedLiteral is the guard's refusal of u's host when it is a non-public
+// IP literal (live fetching with the guard on), else nil.
+func (f *Fetcher) blockedLiteral(u *url.URL) error {
+	if f.replay != nil || f.cfg.AllowPrivate {
+		return nil
+	}
+	return literalHostBlocked(u.Hostname())
 }
 
 // exchangeResult is what one colly visit observed.
@@ -322,8 +327,8 @@ func (f *Fetcher) redirectPolicy(page bool) func(req *http.Request, via []*http.
 		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 			return &PermanentError{Reason: ReasonInvalidURL, Err: fmt.Errorf("redirect to unsupported scheme: %s", req.URL)}
 		}
-		if f.blockedLiteral(req.URL) {
-			return &PermanentError{Reason: ReasonBlockedAddress, Err: &BlockedAddressError{Addr: req.URL.Host}}
+		if err := f.blockedLiteral(req.URL); err != nil {
+			return &PermanentError{Reason: ReasonBlockedAddress, Err: err}
 		}
 		if page && f.cfg.RespectRobots {
 			if err := f.checkRobots(req.Context(), req.URL); err != nil {

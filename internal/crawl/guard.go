@@ -4,70 +4,56 @@ import (
 	"fmt"
 	"net/netip"
 	"syscall"
+
+	"code.dny.dev/ssrf"
 )
 
 // BlockedAddressError is the cause of a ReasonBlockedAddress PermanentError:
 // the SSRF guard refused to connect to a non-public IP address.
 type BlockedAddressError struct {
 	Addr string // the ip:port the dialer was about to connect to, or the literal host
+	Err  error  // the guard's reason, may be nil
 }
 
-// Error names the refused address.
+// Error names the refused address and why.
 func (e *BlockedAddressError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("refusing to connect to non-public address %s: %v", e.Addr, e.Err)
+	}
 	return fmt.Sprintf("refusing to connect to non-public address %s", e.Addr)
 }
 
-// extraBlocked lists special-purpose ranges not covered by the netip.Addr
-// predicates used in isPublicAddr.
-var extraBlocked = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT shared space
-	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, incl. 255.255.255.255
-	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
-	netip.MustParsePrefix("100::/64"),       // discard-only
-	netip.MustParsePrefix("fec0::/10"),      // deprecated site-local
-}
+// Unwrap returns the guard's reason.
+func (e *BlockedAddressError) Unwrap() error { return e.Err }
 
-// isPublicAddr reports whether ip is a globally routable unicast address the
-// fetcher may connect to: not loopback, private, link-local, multicast,
-// unspecified or one of the special-purpose ranges above.
-func isPublicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() || ip.IsUnspecified() || ip.IsLoopback() || ip.IsPrivate() ||
-		ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() ||
-		ip.IsMulticast() {
-		return false
-	}
-	for _, p := range extraBlocked {
-		if p.Contains(ip) {
-			return false
-		}
-	}
-	return true
-}
+// guardian refuses every address outside the public unicast space: the IANA
+// special-purpose registries for IPv4 and IPv6 (loopback, private, link-local,
+// CGNAT, documentation, benchmarking, 6to4, Teredo, …) and all IPv6 outside
+// 2000::/3 (so NAT64 64:ff9b::/96, IPv4-compatible ::/96 and IPv4-mapped
+// addresses too). Any port is allowed; only TCP is dialled.
+var guardian = ssrf.New(ssrf.WithAnyPort())
 
 // guardControl is a net.Dialer.Control hook. It runs after DNS resolution,
 // for every address actually dialled (including redirect targets and
 // re-resolutions), so DNS rebinding cannot slip a private address through.
-func guardControl(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return &BlockedAddressError{Addr: address}
-	}
-	if !isPublicAddr(ap.Addr()) {
-		return &BlockedAddressError{Addr: address}
+func guardControl(network, address string, c syscall.RawConn) error {
+	if err := guardian.Safe(network, address, c); err != nil {
+		return &BlockedAddressError{Addr: address, Err: err}
 	}
 	return nil
 }
 
-// literalHostBlocked reports whether host is an IP literal outside the public
-// address space; used to fail fast before any request is made.
-func literalHostBlocked(host string) bool {
+// literalHostBlocked returns the guard's refusal of host when it is an IP
+// literal outside the public address space, to fail before any request.
+// (ident.NormalizeURL has already turned numeric hosts such as 2130706433
+// or 127.1 into the dotted quad they name.)
+func literalHostBlocked(host string) error {
 	ip, err := netip.ParseAddr(host)
 	if err != nil {
-		return false
+		return nil
 	}
-	return !isPublicAddr(ip)
+	if err := guardian.SafeAddr(ip); err != nil {
+		return &BlockedAddressError{Addr: host, Err: err}
+	}
+	return nil
 }

@@ -112,6 +112,13 @@ func normalizeHost(h string) (string, error) {
 			return "", fmt.Errorf("invalid character %q in host %q", c, h)
 		}
 	}
+	if endsInNumber(h) {
+		ip, err := parseIPv4Number(h)
+		if err != nil {
+			return "", fmt.Errorf("host %q ends in a number but is no IPv4 address: %w", h, err)
+		}
+		return ip.String(), nil
+	}
 	return h, nil
 }
 
