@@ -24,6 +24,9 @@ const (
 	ReasonTimeout            = "timeout"
 	ReasonCanceled           = "canceled"
 	ReasonRobotsUnavailable  = "robots_unavailable"
+	// ReasonUnsupportedEncoding is a body in a content encoding the fetcher
+	// does not decode (gzip and deflate are), or one that does not decode.
+	ReasonUnsupportedEncoding = "unsupported_content_encoding"
 )
 
 // maxRetryAfter caps a server-supplied Retry-After so that a hostile or

@@ -193,7 +193,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 			return nil, classifyErr(ctx, norm, err)
 		}
 	}
-	pctx := context.WithValue(ctx, bodyLimitKey{}, f.cfg.MaxBodyBytes)
+	pctx := context.WithValue(ctx, bodyLimitKey{}, bodyLimit{max: f.cfg.MaxBodyBytes})
 	ex, err := f.exchange(pctx, norm, true)
 	if ex.abortErr != nil {
 		return nil, ex.abortErr
@@ -414,13 +414,10 @@ func toUTF8(body []byte, contentType string) []byte {
 	return bytes.ToValidUTF8(body, []byte("\uFFFD"))
 }
 
-// bodyLimitKey carries the per-request body limit (int64) in the context.
-type bodyLimitKey struct{}
-
 // exchangeTransport wraps the base transport with what colly cannot do
 // across collectors: the per-domain politeness wait (shared by all Fetch
-// calls), a timeout per exchange that starts after that wait, and a hard
-// body-size limit that reports an error instead of truncating.
+// calls), a timeout per exchange that starts after that wait, and the
+// decoding of the body under its size limit (decodeBody, exchangeBody).
 type exchangeTransport struct {
 	base    http.RoundTripper
 	limiter *domainLimiter
@@ -451,38 +448,17 @@ func (t *exchangeTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 		return nil, err
 	}
-	limit, _ := parent.Value(bodyLimitKey{}).(int64)
-	resp.Body = &exchangeBody{rc: resp.Body, cancel: cancel, ctx: ctx, parent: parent, limit: limit, url: req.URL, t: t}
+	limit, _ := parent.Value(bodyLimitKey{}).(bodyLimit)
+	decoded, err := decodeBody(resp)
+	if err != nil {
+		resp.Body.Close()
+		cancel()
+		return nil, err
+	}
+	resp.Body = &exchangeBody{rc: decoded, raw: resp.Body, cancel: cancel, ctx: ctx, parent: parent, limit: limit, url: req.URL, t: t}
 	return resp, nil
 }
 
 func (t *exchangeTransport) timeoutErr(u *url.URL, err error) error {
 	return &TransientError{Reason: ReasonTimeout, Err: fmt.Errorf("%s: no complete response within %s: %w", u, t.timeout, err)}
-}
-
-type exchangeBody struct {
-	rc          io.ReadCloser
-	cancel      context.CancelFunc
-	ctx, parent context.Context
-	limit, n    int64
-	url         *url.URL
-	t           *exchangeTransport
-}
-
-func (b *exchangeBody) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
-	b.n += int64(n)
-	if b.limit > 0 && b.n > b.limit {
-		return n, bodyTooLarge(b.url.String(), b.limit)
-	}
-	if err != nil && err != io.EOF && b.ctx.Err() != nil && b.parent.Err() == nil {
-		return n, b.t.timeoutErr(b.url, err)
-	}
-	return n, err
-}
-
-func (b *exchangeBody) Close() error {
-	err := b.rc.Close()
-	b.cancel()
-	return err
 }

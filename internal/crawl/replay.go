@@ -152,15 +152,28 @@ func (t *ReplayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if e.ContentType != "" {
 		h.Set("Content-Type", e.ContentType)
 	}
-	var body []byte
-	if e.File != "" {
-		b, err := os.ReadFile(filepath.Join(t.dir, filepath.FromSlash(e.File)))
-		if err != nil {
-			return nil, fmt.Errorf("replay archive: %s: %w", e.URL, err)
-		}
-		body = b
+	if e.File == "" {
+		return replayResponse(req, e.Status, h, nil), nil
 	}
-	return replayResponse(req, e.Status, h, body), nil
+	// Streamed, not read whole: the fetcher's limits count what is read.
+	file, err := os.Open(filepath.Join(t.dir, filepath.FromSlash(e.File)))
+	if err != nil {
+		return nil, fmt.Errorf("replay archive: %s: %w", e.URL, err)
+	}
+	info, err := file.Stat()
+	if err != nil {
+		file.Close()
+		return nil, fmt.Errorf("replay archive: %s: %w", e.URL, err)
+	}
+	resp := replayResponse(req, e.Status, h, nil)
+	resp.Header.Set("Content-Length", strconv.FormatInt(info.Size(), 10))
+	resp.ContentLength = info.Size()
+	if req.Method == http.MethodHead {
+		file.Close()
+	} else {
+		resp.Body = file
+	}
+	return resp, nil
 }
 
 func replayResponse(req *http.Request, status int, h http.Header, body []byte) *http.Response {

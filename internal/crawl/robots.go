@@ -92,7 +92,7 @@ var allowAllRobots, _ = robotstxt.FromStatusAndBytes(http.StatusNotFound, nil)
 
 func (f *Fetcher) fetchRobots(ctx context.Context, origin string) (*robotstxt.RobotsData, error) {
 	target := origin + "/robots.txt"
-	rctx := context.WithValue(ctx, bodyLimitKey{}, int64(0)) // truncate at robotsMaxBytes instead
+	rctx := context.WithValue(ctx, bodyLimitKey{}, bodyLimit{max: robotsMaxBytes, truncate: true})
 	ex, err := f.exchange(rctx, target, false)
 	if err != nil {
 		cerr := classifyErr(ctx, target, err)

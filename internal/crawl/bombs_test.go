@@ -1,0 +1,151 @@
+package crawl
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// bomb is a gzip stream of 200 members of 1 MiB of zeros each: about 200 KiB
+// on the wire, 200 MiB decoded.
+func bomb(t *testing.T) []byte {
+	t.Helper()
+	var member bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
+	if _, err := zw.Write(make([]byte, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Repeat(member.Bytes(), 200)
+}
+
+// allocatedBy returns the bytes allocated while fn ran. The tests using it
+// do not run in parallel, so nothing else allocates meanwhile.
+func allocatedBy(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// maxAllocated bounds what one fetch of a bomb may allocate: a few times
+// the 5 MiB body limit, far below the 200 MiB the bomb decodes to.
+const maxAllocated = 48 << 20
+
+// TestDecompressionBombsAreBounded serves 200 MiB of zeros gzipped to
+// 200 KiB in every way colly would gunzip without a limit, and a gzip
+// robots.txt: pages fail body_too_large, robots.txt is cut at 500 KiB, and
+// no fetch allocates more than maxAllocated. Not parallel: it measures the
+// process's allocations.
+func TestDecompressionBombsAreBounded(t *testing.T) {
+	payload := bomb(t)
+	page := func(w http.ResponseWriter, encoding, contentType string) {
+		if encoding != "" {
+			w.Header().Set("Content-Encoding", encoding)
+		}
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(payload)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
+	mux.HandleFunc("/x-gzip", func(w http.ResponseWriter, r *http.Request) { page(w, "x-gzip", "text/html") })
+	mux.HandleFunc("/gzip", func(w http.ResponseWriter, r *http.Request) { page(w, "gzip", "text/html") })
+	mux.HandleFunc("/deflate-claimed", func(w http.ResponseWriter, r *http.Request) { page(w, "deflate", "text/html") })
+	mux.HandleFunc("/br", func(w http.ResponseWriter, r *http.Request) { page(w, "br", "text/html") })
+	mux.HandleFunc("/sitemap.xml.gz", func(w http.ResponseWriter, r *http.Request) { page(w, "", "text/html") })
+	mux.HandleFunc("/typed", func(w http.ResponseWriter, r *http.Request) { page(w, "", "text/html; x-gzip") })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f := newFetcher(t, testConfig())
+
+	tests := []struct {
+		path, reason string // reason "" means fetched, with the raw bytes at most
+	}{
+		{"/x-gzip", ReasonBodyTooLarge},
+		{"/gzip", ReasonBodyTooLarge},
+		{"/deflate-claimed", ReasonUnsupportedEncoding}, // a gzip stream is no zlib stream
+		{"/br", ReasonUnsupportedEncoding},
+		{"/sitemap.xml.gz", ""},
+		{"/typed", ReasonUnsupportedContent}, // "text/html; x-gzip" does not parse: the body is sniffed
+	}
+	for _, tt := range tests {
+		var res *Result
+		var err error
+		n := allocatedBy(func() { res, err = f.Fetch(context.Background(), srv.URL+tt.path) })
+		if n > maxAllocated {
+			t.Errorf("%s: %d MiB allocated, want at most %d MiB", tt.path, n>>20, maxAllocated>>20)
+		}
+		var pe *PermanentError
+		switch {
+		case tt.reason == "" && err != nil:
+			t.Errorf("%s: %v, want the undecoded bytes", tt.path, err)
+		case tt.reason == "" && len(res.Body) > 2*len(payload):
+			t.Errorf("%s: %d bytes of body from %d on the wire: decoded", tt.path, len(res.Body), len(payload))
+		case tt.reason != "" && (!errors.As(err, &pe) || pe.Reason != tt.reason):
+			t.Errorf("%s: %v, want permanent %s", tt.path, err, tt.reason)
+		}
+	}
+
+	t.Run("robots.txt", func(t *testing.T) {
+		robots := http.NewServeMux()
+		robots.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { page(w, "x-gzip", "text/plain") })
+		robots.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, okHTML)
+		})
+		rs := httptest.NewServer(robots)
+		t.Cleanup(rs.Close)
+		rf := newFetcher(t, testConfig())
+		var err error
+		n := allocatedBy(func() { _, err = rf.Fetch(context.Background(), rs.URL+"/ok") })
+		if err != nil {
+			t.Errorf("page under a robots.txt bomb: %v", err)
+		}
+		if n > maxAllocated {
+			t.Errorf("%d MiB allocated reading a robots.txt bomb, want at most %d MiB", n>>20, maxAllocated>>20)
+		}
+	})
+
+	t.Run("replay", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "bomb.bin"), payload, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var manifest bytes.Buffer
+		for _, e := range []ManifestEntry{
+			{URL: "https://bomb.example.org/page", ContentType: "text/html", File: "bomb.bin", Headers: map[string]string{"Content-Encoding": "gzip"}},
+			{URL: "https://bomb.example.org/robots.txt", ContentType: "text/plain", File: "bomb.bin", Headers: map[string]string{"Content-Encoding": "gzip"}},
+		} {
+			line, _ := json.Marshal(e)
+			manifest.Write(append(line, '\n'))
+		}
+		if err := os.WriteFile(filepath.Join(dir, ManifestFile), manifest.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := testConfig()
+		cfg.ReplayDir = dir
+		rf := newFetcher(t, cfg)
+		var err error
+		n := allocatedBy(func() { _, err = rf.Fetch(context.Background(), "https://bomb.example.org/page") })
+		var pe *PermanentError
+		if !errors.As(err, &pe) || pe.Reason != ReasonBodyTooLarge {
+			t.Errorf("replayed bomb: %v, want permanent %s", err, ReasonBodyTooLarge)
+		}
+		if n > maxAllocated {
+			t.Errorf("%d MiB allocated replaying a bomb, want at most %d MiB", n>>20, maxAllocated>>20)
+		}
+	})
+}
