@@ -149,3 +149,58 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestRobotsRulesAndCacheAreBounded: rules past robotsMaxRules are ignored,
+// and the cache across origins stays within its budget by evicting the
+// least recently stored robots.txt.
+func TestRobotsRulesAndCacheAreBounded(t *testing.T) {
+	t.Parallel()
+	var robots bytes.Buffer
+	robots.WriteString("User-agent: *\nDisallow: /first\n")
+	for i := range robotsMaxRules - 1 {
+		fmt.Fprintf(&robots, "Disallow: /*a*b*c*%d$\n", i)
+	}
+	robots.WriteString("Disallow: /late\n")
+	site := func() *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" {
+				_, _ = w.Write(robots.Bytes())
+				return
+			}
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, okHTML)
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	f := newFetcher(t, testConfig())
+	a := site()
+	var pe *PermanentError
+	if _, err := f.Fetch(context.Background(), a.URL+"/first"); !errors.As(err, &pe) || pe.Reason != ReasonRobotsDisallowed {
+		t.Errorf("/first: %v, want robots_disallowed", err)
+	}
+	if _, err := f.Fetch(context.Background(), a.URL+"/late"); err != nil {
+		t.Errorf("/late, rule %d of robots.txt: %v, want it ignored", robotsMaxRules+1, err)
+	}
+	one := f.robots.cost
+	if one < robotsMaxRules*robotsRuleCost || one > robotsMaxRules*robotsRuleCost+int64(robots.Len()) {
+		t.Fatalf("one robots.txt costs %d, want about %d", one, robotsMaxRules*robotsRuleCost)
+	}
+
+	f.robots.mu.Lock()
+	f.robots.budget = one*2 + one/2 // room for two
+	f.robots.mu.Unlock()
+	for range 3 {
+		if _, err := f.Fetch(context.Background(), site().URL+"/ok"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.robots.mu.Lock()
+	defer f.robots.mu.Unlock()
+	if f.robots.cost > f.robots.budget || len(f.robots.m) != 2 {
+		t.Errorf("cache keeps %d origins costing %d, budget %d: want the two most recent", len(f.robots.m), f.robots.cost, f.robots.budget)
+	}
+	if _, ok := f.robots.m["http://"+a.Listener.Addr().String()]; ok {
+		t.Error("the least recently stored origin was kept")
+	}
+}

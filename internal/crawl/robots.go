@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,23 +13,40 @@ import (
 	"github.com/temoto/robotstxt"
 )
 
+// Bounds on what an origin's robots.txt may cost (DESIGN §8): its rules
+// compile to matchers, a wildcard rule costing about a kilobyte, so a
+// robots.txt is read up to robotsMaxRules Allow/Disallow lines (after the
+// 500 KiB byte cap), and the cache across origins keeps an estimated
+// robotsCacheBudget bytes, dropping the least recently stored entries first.
+const (
+	robotsMaxRules    = 1000
+	robotsRuleCost    = 1 << 10
+	robotsCacheBudget = 32 << 20
+)
+
 // robotsCache holds parsed robots.txt files per origin (scheme://host:port),
 // shared by all Fetch calls. colly keeps its robots cache per Collector and
 // fetches robots.txt without the caller's context, so the Fetcher does this
 // itself (still fetching through colly and the same guarded transport).
 type robotsCache struct {
-	mu sync.Mutex
-	m  map[string]*robotsEntry
+	mu     sync.Mutex
+	m      map[string]*robotsEntry
+	budget int64 // estimated bytes of parsed robots.txt kept
+	cost   int64 // estimated bytes kept now
+	clock  int64 // store counter, for least-recently-stored eviction
 }
 
 type robotsEntry struct {
+	origin  string
 	sem     chan struct{} // 1-slot lock: one fetch per origin at a time, ctx-aware
 	data    *robotstxt.RobotsData
 	expires time.Time
+	cost    int64 // estimated bytes of data
+	stored  int64 // robotsCache.clock when data was stored
 }
 
 func newRobotsCache() *robotsCache {
-	return &robotsCache{m: make(map[string]*robotsEntry)}
+	return &robotsCache{m: make(map[string]*robotsEntry), budget: robotsCacheBudget}
 }
 
 func (c *robotsCache) entry(origin string) *robotsEntry {
@@ -40,14 +58,65 @@ func (c *robotsCache) entry(origin string) *robotsEntry {
 			now := time.Now()
 			for k, v := range c.m {
 				if len(v.sem) == 0 && v.expires.Before(now) {
+					c.cost -= v.cost
 					delete(c.m, k)
 				}
 			}
 		}
-		e = &robotsEntry{sem: make(chan struct{}, 1)}
+		e = &robotsEntry{origin: origin, sem: make(chan struct{}, 1)}
 		c.m[origin] = e
 	}
 	return e
+}
+
+// store keeps data in e (whose sem the caller holds) and evicts other idle
+// entries, least recently stored first, while the cache is over budget.
+func (c *robotsCache) store(e *robotsEntry, data *robotstxt.RobotsData, cost int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m[e.origin] != e {
+		// Evicted while its fetch ran: this caller uses the data, nobody keeps it.
+		e.data, e.expires = data, time.Now().Add(robotsTTL)
+		return
+	}
+	c.clock++
+	c.cost += cost - e.cost
+	e.data, e.expires, e.cost, e.stored = data, time.Now().Add(robotsTTL), cost, c.clock
+	for c.cost > c.budget {
+		var oldest string
+		for k, v := range c.m {
+			if v != e && v.data != nil && len(v.sem) == 0 && (oldest == "" || v.stored < c.m[oldest].stored) {
+				oldest = k
+			}
+		}
+		if oldest == "" {
+			return // only busy entries left; they are counted and evicted later
+		}
+		c.cost -= c.m[oldest].cost
+		delete(c.m, oldest)
+	}
+}
+
+// capRobotsRules cuts body before its (robotsMaxRules+1)th Allow/Disallow
+// line and returns it with the estimated cost of its parse.
+func capRobotsRules(body []byte) ([]byte, int64) {
+	rules := 0
+	for off := 0; off < len(body); {
+		end := bytes.IndexByte(body[off:], '\n')
+		if end < 0 {
+			end = len(body) - off
+		}
+		line := bytes.ToLower(bytes.TrimSpace(body[off : off+end]))
+		if bytes.HasPrefix(line, []byte("allow")) || bytes.HasPrefix(line, []byte("disallow")) {
+			if rules == robotsMaxRules {
+				body = body[:off]
+				break
+			}
+			rules++
+		}
+		off += end + 1
+	}
+	return body, int64(len(body)) + int64(rules)*robotsRuleCost
 }
 
 // checkRobots returns nil when robots.txt of u's origin allows the
@@ -66,12 +135,13 @@ func (f *Fetcher) checkRobots(ctx context.Context, u *url.URL) error {
 	data := e.data
 	if data == nil || time.Now().After(e.expires) {
 		var err error
-		data, err = f.fetchRobots(ctx, origin)
+		var cost int64
+		data, cost, err = f.fetchRobots(ctx, origin)
 		if err != nil {
 			<-e.sem
 			return err
 		}
-		e.data, e.expires = data, time.Now().Add(robotsTTL)
+		f.robots.store(e, data, cost)
 	}
 	<-e.sem
 
@@ -90,7 +160,9 @@ func (f *Fetcher) checkRobots(ctx context.Context, u *url.URL) error {
 
 var allowAllRobots, _ = robotstxt.FromStatusAndBytes(http.StatusNotFound, nil)
 
-func (f *Fetcher) fetchRobots(ctx context.Context, origin string) (*robotstxt.RobotsData, error) {
+// fetchRobots reads origin's robots.txt and returns it parsed, with the
+// estimated cost of keeping it.
+func (f *Fetcher) fetchRobots(ctx context.Context, origin string) (*robotstxt.RobotsData, int64, error) {
 	target := origin + "/robots.txt"
 	rctx := context.WithValue(ctx, bodyLimitKey{}, bodyLimit{max: robotsMaxBytes, truncate: true})
 	ex, err := f.exchange(rctx, target, false)
@@ -99,35 +171,36 @@ func (f *Fetcher) fetchRobots(ctx context.Context, origin string) (*robotstxt.Ro
 		var pe *PermanentError
 		if errors.As(cerr, &pe) {
 			if pe.Reason == ReasonBlockedAddress {
-				return nil, pe
+				return nil, 0, pe
 			}
-			return allowAllRobots, nil // e.g. redirect loop: no usable robots.txt
+			return allowAllRobots, 0, nil // e.g. redirect loop: no usable robots.txt
 		}
 		var te *TransientError
 		errors.As(cerr, &te)
 		if te != nil && (te.Reason == ReasonCanceled || te.Reason == ReasonTimeout) && ctx.Err() != nil {
-			return nil, te
+			return nil, 0, te
 		}
 		retry := time.Duration(0)
 		if te != nil {
 			retry = te.RetryAfter
 		}
-		return nil, &TransientError{Reason: ReasonRobotsUnavailable, RetryAfter: retry, Err: cerr}
+		return nil, 0, &TransientError{Reason: ReasonRobotsUnavailable, RetryAfter: retry, Err: cerr}
 	}
 	switch s := ex.status; {
 	case s >= 200 && s <= 299:
-		data, perr := robotstxt.FromBytes(ex.body)
+		capped, cost := capRobotsRules(ex.body)
+		data, perr := robotstxt.FromBytes(capped)
 		if perr != nil {
-			return allowAllRobots, nil // unparsable: treat like no robots.txt
+			return allowAllRobots, 0, nil // unparsable: treat like no robots.txt
 		}
-		return data, nil
+		return data, cost, nil
 	case s == http.StatusTooManyRequests || s >= 500:
-		return nil, &TransientError{
+		return nil, 0, &TransientError{
 			Reason:     ReasonRobotsUnavailable,
 			RetryAfter: parseRetryAfter(ex.header.Get("Retry-After"), time.Now()),
 			Err:        fmt.Errorf("%s: HTTP %d", target, s),
 		}
 	default: // 4xx, unfollowed 3xx: no robots.txt, everything allowed
-		return allowAllRobots, nil
+		return allowAllRobots, 0, nil
 	}
 }
