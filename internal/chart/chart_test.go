@@ -311,6 +311,12 @@ func TestDefaultValues(t *testing.T) {
 	if ingest["EVF_QUEUES"].Value != "target,embed" || ingest["EVF_TARGET_WORKERS"].Value != "4" || ingest["EVF_EMBED_WORKERS"].Value != "2" {
 		t.Errorf("ingest group env: queues %q, target %q, embed %q", ingest["EVF_QUEUES"].Value, ingest["EVF_TARGET_WORKERS"].Value, ingest["EVF_EMBED_WORKERS"].Value)
 	}
+	// Each group's Go runtime collects before its pod's memory limit: 7/8 of it.
+	for group, want := range map[string]string{"ingest": "234881024", "verify": "352321536", "background": "176160768"} {
+		if got := env(r.deployments[group].Spec.Template.Spec.Containers[0])["GOMEMLIMIT"].Value; got != want {
+			t.Errorf("%s GOMEMLIMIT %q, want %s (7/8 of its memory limit)", group, got, want)
+		}
+	}
 	if got := *r.deployments["ingest"].Spec.Replicas; got != 1 {
 		t.Errorf("ingest replicas %d, want 1", got)
 	}
@@ -464,6 +470,7 @@ func TestBadValuesAreRefused(t *testing.T) {
 		{"KEDA field of chart 0.2 (renamed jobsPerReplica)", "groupDefaults: {keda: {availableJobsPerReplica: 5}}\n", "availableJobsPerReplica"},
 		{"alert duration that is not one", "prometheusRule: {alerts: {oldestAvailable: {for: 5 minutes}}}\n", "/prometheusRule/alerts/oldestAvailable/for"},
 		{"misspelt alert", "prometheusRule: {alerts: {oldestAvailible: {seconds: 60}}}\n", "oldestAvailible"},
+		{"memory limit GOMEMLIMIT cannot follow", "groups:\n  - {name: v, queues: [nli], resources: {limits: {memory: 256MB}}}\nallowUnservedQueues: [target, embed, rerank, citation, maintenance]\n", "memory limit \"256MB\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

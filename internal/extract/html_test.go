@@ -3,6 +3,7 @@ package extract
 import (
 	"errors"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -276,5 +277,29 @@ func TestFromPlainText(t *testing.T) {
 			}
 			checkCanonical(t, d.Text)
 		})
+	}
+}
+
+// TestCheckElementsHoldsNoTree counts a 4.5 MB flood of paragraphs with the
+// streaming tokenizer: refused past the cap, allocating a small fraction of
+// what parsing it would. Not parallel: it measures the process's allocations.
+func TestCheckElementsHoldsNoTree(t *testing.T) {
+	flood := []byte(strings.Repeat("<p>a.</p>", 500_000))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err := CheckElements(flood, 50_000)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTooManyElements) {
+		t.Fatalf("flood: %v, want ErrTooManyElements", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+		t.Errorf("counting allocated %d MiB, want at most 16", n>>20)
+	}
+	if err := CheckElements(flood[:9*1000], 50_000); err != nil {
+		t.Errorf("1,000 elements: %v", err)
+	}
+	if err := CheckElements(flood, 0); err != nil {
+		t.Errorf("no cap: %v", err)
 	}
 }

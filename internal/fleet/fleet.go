@@ -108,6 +108,8 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 		Extract: workers.ExtractConfig{
 			Fragments:        extract.FragmentOptions{MaxRunes: cfg.FragmentMax},
 			MaxClaimsPerPage: cfg.ClaimsPerPage,
+			MaxElements:      cfg.PageMaxElements,
+			MaxFragments:     cfg.PageMaxFragments,
 		},
 		Verify:    verify,
 		Embed:     workers.EmbedConfig{BatchSize: mc["embed"].Batch},

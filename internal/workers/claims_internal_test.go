@@ -1,8 +1,12 @@
 package workers
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 )
@@ -108,5 +112,35 @@ func TestAcceptClaimsValidatesQuotesAgainstThePage(t *testing.T) {
 				t.Errorf("rejected %d dropped_span %d, want %d %d", p.rejected, p.droppedClaims, tc.wantRejected, tc.wantDroppedSpan)
 			}
 		})
+	}
+}
+
+// TestProcessPageBounds: a page over the element cap fails unread, naming the
+// cap; a page with more fragments than the cap keeps its first ones and its
+// whole text.
+func TestProcessPageBounds(t *testing.T) {
+	t.Parallel()
+	flood := crawl.Result{URL: "https://flood.example.org/", FinalURL: "https://flood.example.org/", ContentType: "text/html",
+		Body: []byte("<html><body>" + strings.Repeat("<p>a.</p>", 1000) + "</body></html>")}
+	_, err := processPage(&flood, ExtractConfig{MaxElements: 500})
+	if !errors.Is(err, extract.ErrTooManyElements) || !strings.Contains(err.Error(), "500") {
+		t.Errorf("flood page: %v, want too many elements naming the cap", err)
+	}
+	var paragraphs []string
+	for i := range 40 {
+		paragraphs = append(paragraphs, fmt.Sprintf("<p>Paragraph number %d says something about the sea ice of the Arctic.</p>", i))
+	}
+	long := crawl.Result{URL: "https://long.example.org/", FinalURL: "https://long.example.org/", ContentType: "text/html",
+		Body: []byte("<html><body><article>" + strings.Join(paragraphs, "") + "</article></body></html>")}
+	all, err := processPage(&long, ExtractConfig{MaxElements: 500, Fragments: extract.FragmentOptions{MaxRunes: 80}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped, err := processPage(&long, ExtractConfig{MaxElements: 500, MaxFragments: 5, Fragments: extract.FragmentOptions{MaxRunes: 80}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.fragments) <= 5 || len(capped.fragments) != 5 || capped.fragments[4] != all.fragments[4] || capped.doc.Text != all.doc.Text {
+		t.Errorf("%d fragments uncapped, %d capped (want the first 5 of them, with the whole text)", len(all.fragments), len(capped.fragments))
 	}
 }

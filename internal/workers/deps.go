@@ -68,7 +68,9 @@ func RerankConfigFrom(cfg config.Config) RerankConfig {
 // ExtractConfig tunes page processing in target_queue.
 type ExtractConfig struct {
 	Fragments        extract.FragmentOptions
-	MaxClaimsPerPage int // built-in extractor's cap per page version (default 20)
+	MaxClaimsPerPage int // claims kept per page version (default 20)
+	MaxElements      int // an HTML page with more elements fails unread (0: no cap)
+	MaxFragments     int // fragments kept per page version, the first ones (0: no cap)
 }
 
 // EmbedConfig tunes the embed job.

@@ -214,6 +214,9 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 	case "text/plain":
 		p.doc = extract.FromPlainText(res.Body)
 	default:
+		if err := extract.CheckElements(res.Body, cfg.MaxElements); err != nil {
+			return p, err
+		}
 		pageURL, _ := url.Parse(res.FinalURL)
 		p.doc, err = extract.FromHTMLWithContentType(res.Body, res.ContentType, pageURL)
 		if err != nil {
@@ -226,6 +229,11 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 	sum := sha256.Sum256([]byte(p.doc.Text))
 	p.sha = hex.EncodeToString(sum[:])
 	p.fragments = extract.Fragments(p.doc.Text, cfg.Fragments)
+	if cfg.MaxFragments > 0 && len(p.fragments) > cfg.MaxFragments {
+		// The version keeps the whole text; only its first fragments are
+		// stored, embedded and searched.
+		p.fragments = p.fragments[:cfg.MaxFragments]
+	}
 	// Only the page's own identifiers (its meta tags) say which paper this
 	// page is; DOIs merely cited in links or text belong to other works.
 	if res.ContentType != "text/plain" {

@@ -108,3 +108,21 @@ app.kubernetes.io/component: {{ .group.name }}
 {{- define "evf.kedaQuery" -}}
 {{- printf "SELECT count(*) FROM river_job WHERE queue IN ('%s') AND (state IN ('available', 'running') OR (state IN ('scheduled', 'retryable') AND scheduled_at <= now() + interval '%d seconds'))" (join "', '" .queues) (int .keda.pollingInterval) -}}
 {{- end -}}
+
+{{/* GOMEMLIMIT of a group, in bytes: 7/8 of its container memory limit
+     (Ki, Mi, Gi, K, M, G or plain bytes), so that the Go runtime collects
+     harder before the kernel kills the pod; "" without a limit. A group's
+     env may set GOMEMLIMIT itself. Call with the merged group. */}}
+{{- define "evf.gomemlimit" -}}
+{{- $lim := "" -}}
+{{- with .resources }}{{ with .limits }}{{ with .memory }}{{ $lim = toString . }}{{ end }}{{ end }}{{ end -}}
+{{- if $lim -}}
+{{- $num := regexFind "^[0-9]+" $lim -}}
+{{- $unit := trimPrefix $num $lim -}}
+{{- $factors := dict "" 1 "K" 1000 "M" 1000000 "G" 1000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 -}}
+{{- if or (not $num) (not (hasKey $factors $unit)) -}}
+{{- fail (printf "group %s: memory limit %q: want an integer with an optional K, M, G, Ki, Mi or Gi suffix" .name $lim) -}}
+{{- end -}}
+{{- div (mul (int64 $num) (get $factors $unit) 7) 8 -}}
+{{- end -}}
+{{- end -}}
