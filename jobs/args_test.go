@@ -159,6 +159,27 @@ func TestParseArgsRejectsBadArgsNamingTheField(t *testing.T) {
 			want: []string{`field "target.value"`, "required"}, field: "target.value"},
 		{name: "invalid doi", kind: tq, raw: `{"task_id":1,"target":{"kind":"doi","value":"not-a-doi"}}`,
 			want: []string{`field "target.value"`, "DOI"}, field: "target.value"},
+		// Values that could never be fetched or stored (issue: NUL and invalid
+		// UTF-8 reach Postgres, long values overflow its indexes, ".." reaches
+		// another path of the academic API).
+		{name: "doi with encoded NUL", kind: tq, raw: `{"task_id":1,"target":{"kind":"doi","value":"10.1234/a%00b"}}`,
+			want: []string{`field "target.value"`, "control character U+0000"}, field: "target.value"},
+		{name: "doi with encoded invalid UTF-8", kind: tq, raw: `{"task_id":1,"target":{"kind":"doi","value":"10.1234/a%ffb"}}`,
+			want: []string{`field "target.value"`, "not valid UTF-8"}, field: "target.value"},
+		{name: "doi climbing out of its path", kind: tq, raw: `{"task_id":1,"target":{"kind":"doi","value":"10.1234/../../admin"}}`,
+			want: []string{`field "target.value"`, `segment ".."`}, field: "target.value"},
+		{name: "doi too long", kind: tq, raw: `{"task_id":1,"target":{"kind":"doi","value":"10.1234/` + strings.Repeat("x", 400) + `"}}`,
+			want: []string{`field "target.value"`, "longer than 300 bytes"}, field: "target.value"},
+		{name: "url too long", kind: tq, raw: target("https://e.com/" + strings.Repeat("a", 2100)),
+			want: []string{`field "target.value"`, "longer than 2048 bytes"}, field: "target.value"},
+		{name: "url encoding a NUL", kind: tq, raw: target("https://e.com/a%00b"),
+			want: []string{`field "target.value"`, "NUL"}, field: "target.value"},
+		{name: "query too long", kind: tq, raw: `{"task_id":1,"target":{"kind":"query","value":"` + strings.Repeat("word ", 200) + `"}}`,
+			want: []string{`field "target.value"`, "more than 500"}, field: "target.value"},
+		{name: "query with a NUL", kind: tq, raw: `{"task_id":1,"target":{"kind":"query","value":"sea\u0000ice"}}`,
+			want: []string{`field "target.value"`, "control character U+0000"}, field: "target.value"},
+		{name: "depth past int32", kind: tq, raw: `{"task_id":1,"target":{"kind":"url","value":"https://e.com/"},"depth":4294967296}`,
+			want: []string{`field "depth"`, "outside 0–100"}, field: "depth"},
 
 		// Not one JSON object.
 		{name: "trailing object", kind: tq, raw: `{"task_id":1,"target":{"kind":"url","value":"https://e.com/"}}{"task_id":2}`,

@@ -1,7 +1,12 @@
 package jobs
 
 import (
+	"errors"
+	"fmt"
+	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/riverqueue/river"
 
@@ -21,9 +26,19 @@ type Target struct {
 	Value string `json:"value"`
 }
 
+// Bounds of a target: what a btree index and a search backend take, far
+// above any real URL or query.
+const (
+	MaxURLBytes    = 2048
+	MaxQueryRunes  = 500
+	MaxTargetDepth = 100 // search and citation hops from the task's own targets
+)
+
 // Normalized validates the target and returns it with its value normalised
-// (URLs by ident.NormalizeURL, DOIs lowercased without resolver prefix,
-// queries with whitespace collapsed).
+// (URLs by ident.NormalizeURL, DOIs by ident.ParseDOI, queries with
+// whitespace collapsed). A value that could never be fetched or stored —
+// too long, invalid UTF-8, a control character, a percent-encoded NUL — is
+// refused here, so that its job is cancelled on its first attempt.
 func (t Target) Normalized() (Target, error) {
 	v := strings.TrimSpace(t.Value)
 	if v == "" {
@@ -35,20 +50,58 @@ func (t Target) Normalized() (Target, error) {
 		if err != nil {
 			return t, argsErr(KindTargetQueue, "target.value", "invalid URL: %v", err)
 		}
+		if len(n) > MaxURLBytes {
+			return t, argsErr(KindTargetQueue, "target.value", "URL longer than %d bytes", MaxURLBytes)
+		}
+		// Escaped, a NUL is harmless text; decoded, it is a string Postgres
+		// and most servers refuse. (Invalid UTF-8 after decoding stays
+		// allowed: legacy Latin-1 paths are real, and the URL is stored escaped.)
+		if decoded, err := url.PathUnescape(n); err == nil && strings.ContainsRune(decoded, 0) {
+			return t, argsErr(KindTargetQueue, "target.value", "URL encodes a NUL character")
+		}
 		return Target{Kind: t.Kind, Value: n}, nil
 	case TargetDOI:
-		n := ident.NormalizeDOI(v)
-		if n == "" {
-			return t, argsErr(KindTargetQueue, "target.value", "invalid DOI %q", v)
+		n, err := ident.ParseDOI(v)
+		if err != nil {
+			return t, argsErr(KindTargetQueue, "target.value", "invalid DOI %q: %v", clip(v, 80), err)
 		}
 		return Target{Kind: t.Kind, Value: n}, nil
 	case TargetQuery:
-		return Target{Kind: t.Kind, Value: strings.Join(strings.Fields(v), " ")}, nil
+		if err := checkText(v); err != nil {
+			return t, argsErr(KindTargetQueue, "target.value", "query %v", err)
+		}
+		q := strings.Join(strings.Fields(v), " ")
+		if n := utf8.RuneCountInString(q); n > MaxQueryRunes {
+			return t, argsErr(KindTargetQueue, "target.value", "query of %d characters, more than %d", n, MaxQueryRunes)
+		}
+		return Target{Kind: t.Kind, Value: q}, nil
 	case "":
 		return t, argsErr(KindTargetQueue, "target.kind", "required (url, doi or query)")
 	default:
-		return t, argsErr(KindTargetQueue, "target.kind", "unknown kind %q (want url, doi or query)", t.Kind)
+		return t, argsErr(KindTargetQueue, "target.kind", "unknown kind %q (want url, doi or query)", clip(t.Kind, 40))
 	}
+}
+
+// checkText refuses invalid UTF-8 and control characters other than
+// whitespace.
+func checkText(s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("is not valid UTF-8")
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return fmt.Errorf("has control character %U", r)
+		}
+	}
+	return nil
+}
+
+// clip shortens s for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // TargetQueueArgs takes one target into a task: fetch, archive, fragment,
@@ -87,8 +140,8 @@ func (a TargetQueueArgs) Validate() error {
 	if err := requirePositive(KindTargetQueue, "task_id", a.TaskID); err != nil {
 		return err
 	}
-	if a.Depth < 0 {
-		return argsErr(KindTargetQueue, "depth", "must not be negative")
+	if a.Depth < 0 || a.Depth > MaxTargetDepth {
+		return argsErr(KindTargetQueue, "depth", "%d is outside 0–%d", a.Depth, MaxTargetDepth)
 	}
 	_, err := a.Target.Normalized()
 	return err

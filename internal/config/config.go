@@ -48,6 +48,9 @@ type Config struct {
 	UserAgent       string        `envconfig:"USER_AGENT" default:"evidencefleet/0.1 (+https://github.com/evidencefleet/evidencefleet)" desc:"User-Agent of fetches"`
 	ReplayDir       string        `envconfig:"REPLAY_DIR" desc:"serve fetches only from this replay archive (manifest.jsonl + files); no network"`
 	AllowPrivateIPs bool          `envconfig:"ALLOW_PRIVATE_IPS" default:"false" desc:"allow fetching loopback/private addresses (SSRF guard off; tests only)"`
+	// Waits a web server or the search backend may ask for (Retry-After).
+	ServerWaitMax     time.Duration `envconfig:"SERVER_WAIT_MAX" default:"10m" desc:"longest wait a server's Retry-After may impose on a target_queue job at once"`
+	ServerWaitSnoozes int           `envconfig:"SERVER_WAIT_SNOOZES" default:"3" desc:"Retry-After waits per job; after them a refusal counts as an attempt and the last attempt fails the target"`
 
 	S2URL          string `envconfig:"S2_URL" default:"https://api.semanticscholar.org/graph/v1" desc:"Semantic Scholar Graph API base URL; empty: not used (with EVF_REPLAY_DIR the public default is not used either)"`
 	S2APIKey       string `envconfig:"S2_API_KEY" desc:"Semantic Scholar API key (x-api-key); without it requests are spaced 1 s apart"`

@@ -114,6 +114,7 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 		Verify:    verify,
 		Embed:     workers.EmbedConfig{BatchSize: mc["embed"].Batch},
 		Rerank:    workers.RerankConfigFrom(cfg),
+		Waits:     workers.ServerWaits{Max: cfg.ServerWaitMax, Snoozes: cfg.ServerWaitSnoozes},
 		TaskIndex: taskindex.NewCache(int64(cfg.TaskIndexMB) << 20),
 	}, fetcher, nil
 }

@@ -1,9 +1,13 @@
 package ident
 
 import (
+	"errors"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Types of academic identifiers, as resource_index and targets name them.
@@ -24,15 +28,34 @@ var (
 	rxPMIDValid = regexp.MustCompile(`^0*[1-9]\d{0,8}$`)
 )
 
+// MaxDOIBytes bounds a DOI's normal form; registered DOIs are far shorter.
+const MaxDOIBytes = 300
+
 // NormalizeDOI returns the canonical form of a DOI (lowercase, no "doi:" or
 // resolver prefix, percent-decoded, trailing punctuation removed), or "" when
-// s is not a DOI.
+// s is not a DOI (ParseDOI says why).
 func NormalizeDOI(s string) string {
+	d, _ := ParseDOI(s)
+	return d
+}
+
+// ParseDOI is NormalizeDOI with the reason a string is no DOI: not of the
+// form 10.<registrant>/<suffix>; after percent-decoding, invalid UTF-8, a
+// control character (NUL included: Postgres refuses it in text) or a "." or
+// ".." path segment (which would reach another path of an API that takes
+// the DOI in its URL); longer than MaxDOIBytes.
+func ParseDOI(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if strings.Contains(s, "%") {
 		if u, err := url.PathUnescape(s); err == nil {
 			s = u
 		}
+	}
+	if !utf8.ValidString(s) {
+		return "", errors.New("not valid UTF-8")
+	}
+	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+		return "", fmt.Errorf("control character %U", []rune(s[i:])[0])
 	}
 	s = strings.ToLower(s)
 	for prev := ""; prev != s; { // "doi:https://doi.org/10.…" too
@@ -44,9 +67,17 @@ func NormalizeDOI(s string) string {
 	s = strings.TrimSpace(s)
 	s = TrimIDTail(s)
 	if !rxDOIValid.MatchString(s) {
-		return ""
+		return "", errors.New("not of the form 10.<registrant>/<suffix>")
 	}
-	return s
+	for _, seg := range strings.Split(s, "/") {
+		if seg == "." || seg == ".." {
+			return "", fmt.Errorf("path segment %q", seg)
+		}
+	}
+	if len(s) > MaxDOIBytes {
+		return "", fmt.Errorf("longer than %d bytes", MaxDOIBytes)
+	}
+	return s, nil
 }
 
 // TrimIDTail removes trailing sentence punctuation and unbalanced closing

@@ -32,6 +32,7 @@ type Deps struct {
 	Verify   VerifyConfig
 	Embed    EmbedConfig
 	Rerank   RerankConfig
+	Waits    ServerWaits // Retry-After of web servers and the search backend
 	// Papers resolves DOIs through the academic APIs; nil when none is
 	// configured (unknown DOIs then fail with a clear error).
 	Papers PaperResolver

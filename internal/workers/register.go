@@ -30,7 +30,7 @@ func AddWorkers(workers *river.Workers, d *Deps) error {
 func (d *Deps) TargetQueueWorker() *TargetQueueWorker {
 	return &TargetQueueWorker{Store: d.Store, Fetcher: d.Fetcher, Embedder: d.Embedder, LLM: d.LLM,
 		Papers: d.Papers, Scholar: d.Scholar, Search: d.Search, SearchResults: d.SearchResults,
-		Extract: d.Extract, Embed: d.Embed, Metrics: d.Metrics, Logger: d.Logger}
+		Extract: d.Extract, Embed: d.Embed, Waits: d.Waits, Metrics: d.Metrics, Logger: d.Logger}
 }
 
 // EmbedWorker is the embed worker of these dependencies.

@@ -43,6 +43,7 @@ type TargetQueueWorker struct {
 	SearchResults int
 	Extract       ExtractConfig
 	Embed         EmbedConfig
+	Waits         ServerWaits
 	Metrics       *metrics.Metrics
 	Logger        *slog.Logger
 }
@@ -67,12 +68,44 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 		// Extracted once per task, never again.
 		return completeAlone(ctx, w.Store, job)
 	}
+	return w.settle(ctx, job, tgt.ID, w.workTarget(ctx, job, tgt.ID, target))
+}
+
+// settle ends the job for good when its error can never pass: data Postgres
+// refuses (a retry stores the same data), or a failure on the job's last
+// attempt. The target is then failed with the reason and the job cancelled,
+// so no target_queue job ends discarded with its target left "seen". When
+// even the failure cannot be recorded, the job is cancelled all the same.
+func (w *TargetQueueWorker) settle(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, err error) error {
+	var cancel *river.JobCancelError
+	var snooze *river.JobSnoozeError
+	var cause error
+	switch {
+	case err == nil, errors.As(err, &cancel), errors.As(err, &snooze), errs.Permanent(err):
+		return err
+	case store.IsDataError(err):
+		cause = fmt.Errorf("the database refuses this target's data: %w", err)
+	case job.Attempt >= job.MaxAttempts:
+		cause = fmt.Errorf("giving up after %d attempts: %w", job.Attempt, err)
+	default:
+		return err
+	}
+	failed := w.failTarget(ctx, job, targetID, nil, cause)
+	if !errors.As(failed, &cancel) {
+		return river.JobCancel(fmt.Errorf("%w (recording the failure failed too: %v)", cause, failed))
+	}
+	return failed
+}
+
+// workTarget resolves the target to a page by its kind and stores it.
+func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target) error {
 	var res *crawl.Result
+	var err error
 	var resolved *academic.Paper
 	fromStore := false
 	switch target.Kind {
 	case jobs.TargetQuery:
-		return w.workQuery(ctx, job, tgt.ID, target)
+		return w.workQuery(ctx, job, targetID, target)
 	case jobs.TargetDOI:
 		// A doi target of a paper that is already a page starts from its
 		// latest version, as a fetch of its own URL would give it, and goes
@@ -87,24 +120,24 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 			fromStore = true
 			break
 		}
-		paper, failed := w.resolveDOI(ctx, job, tgt.ID, target.Value)
+		paper, failed := w.resolveDOI(ctx, job, targetID, target.Value)
 		if paper == nil {
 			return failed
 		}
 		res, resolved = paperResult(paper), paper
 	case jobs.TargetURL:
 		var done bool
-		res, done, err = w.fetch(ctx, job, tgt.ID, target)
+		res, done, err = w.fetch(ctx, job, targetID, target)
 		if done {
 			return err
 		}
 	default:
-		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("unknown target kind %q", target.Kind))
+		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("unknown target kind %q", target.Kind))
 	}
 
 	page, err := processPage(res, w.Extract)
 	if err != nil {
-		return w.failTarget(ctx, job, tgt.ID, res, err)
+		return w.failTarget(ctx, job, targetID, res, err)
 	}
 	if fromStore {
 		page.fromStore = true
@@ -114,7 +147,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 		page.paper = resolved
 		page.identifiers = append(page.identifiers, paperIdentifiers(resolved)...)
 	}
-	return w.extractAndStore(ctx, job, tgt.ID, target, res, page)
+	return w.extractAndStore(ctx, job, targetID, target, res, page)
 }
 
 // fetch fetches a url target. done means the job is finished with err (a
@@ -136,12 +169,11 @@ func (w *TargetQueueWorker) fetch(ctx context.Context, job *river.Job[jobs.Targe
 		default:
 			w.Metrics.Fetch("error", 0, fetchSeconds)
 		}
-		if job.Attempt >= job.MaxAttempts {
-			return nil, true, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("giving up after %d attempts: %w", job.Attempt, err))
-		}
-		if wait, ok := crawl.RetryAfter(err); ok && snoozeCount(job.Metadata) < 5 {
-			log.InfoContext(ctx, "fetch asked to retry later", slog.Duration("retry_after", wait))
-			return nil, true, river.JobSnooze(wait)
+		if asked, ok := crawl.RetryAfter(err); ok {
+			if wait, ok := w.Waits.snooze(job.JobRow, asked); ok {
+				log.InfoContext(ctx, "fetch asked to retry later", slog.Duration("retry_after", asked), slog.Duration("wait", wait))
+				return nil, true, river.JobSnooze(wait)
+			}
 		}
 		return nil, true, fmt.Errorf("fetch %s: %w", target.Value, err)
 	}
@@ -489,13 +521,15 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 	if webErr != nil && len(targets) == 0 {
 		var se *search.StatusError
 		if errors.As(webErr, &se) && se.Temporary() {
-			if wait, err2 := time.ParseDuration(se.RetryAfter + "s"); err2 == nil && wait > 0 && snoozeCount(job.Metadata) < 5 {
-				return river.JobSnooze(wait)
+			if asked, err2 := time.ParseDuration(se.RetryAfter + "s"); err2 == nil && asked > 0 {
+				if wait, ok := w.Waits.snooze(job.JobRow, asked); ok {
+					return river.JobSnooze(wait)
+				}
 			}
 			return fmt.Errorf("search %q: %w", target.Value, webErr)
 		}
-		if ctx.Err() == nil && job.Attempt < job.MaxAttempts && !errors.As(webErr, &se) {
-			return fmt.Errorf("search %q: %w", target.Value, webErr) // network: retry
+		if ctx.Err() == nil && !errors.As(webErr, &se) {
+			return fmt.Errorf("search %q: %w", target.Value, webErr) // network: retry (settle fails it on the last attempt)
 		}
 		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("search %q: %w", target.Value, webErr))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -21,6 +22,25 @@ func mustJSON(v any) []byte {
 		return []byte(`{}`)
 	}
 	return b
+}
+
+// ServerWaits bounds the waits a web server or search backend may ask for
+// with Retry-After: one wait is cut to Max, and a job snoozes at most
+// Snoozes times; after that the failure counts as an attempt (River's
+// backoff), and the last attempt fails the target. Without it a server
+// answering 429 with Retry-After: 86400 parks a job for days.
+type ServerWaits struct {
+	Max     time.Duration
+	Snoozes int
+}
+
+// snooze returns how long job waits when a server asks for asked, or false
+// when the job has used up its snoozes.
+func (s ServerWaits) snooze(job *rivertype.JobRow, asked time.Duration) (time.Duration, bool) {
+	if snoozeCount(job.Metadata) >= int64(s.Snoozes) {
+		return 0, false
+	}
+	return min(asked, s.Max), true
 }
 
 // snoozeCount is how often River has snoozed the job (metadata "snoozes").

@@ -22,6 +22,8 @@ type Page struct {
 	URL         string
 	ContentType string // full Content-Type header value
 	Body        []byte
+	Status      int               // 0 means 200
+	Headers     map[string]string // extra response headers (Retry-After, Content-Encoding, …)
 }
 
 // fileName picks the archive file for a page: <host>/<readable slug>-<hash>.html,
@@ -120,7 +122,11 @@ func WriteArchive(dir string, pages []Page) error {
 		if ct == "" {
 			ct = HTMLContentType
 		}
-		if err := enc.Encode(crawl.ManifestEntry{URL: it.page.URL, Status: 200, ContentType: ct, File: name}); err != nil {
+		status := it.page.Status
+		if status == 0 {
+			status = 200
+		}
+		if err := enc.Encode(crawl.ManifestEntry{URL: it.page.URL, Status: status, ContentType: ct, File: name, Headers: it.page.Headers}); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,75 @@
+package workers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// TestSettle: which errors end a target_queue job for good, failing its
+// target with the reason, and which leave it to River's retries.
+func TestSettle(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	nul := &pgconn.PgError{Code: "22021", Message: "invalid byte sequence for encoding \"UTF8\": 0x00"}
+	tooBig := &pgconn.PgError{Code: "54000", Message: "index row size 3104 exceeds btree version 4 maximum 2704"}
+	tests := []struct {
+		name           string
+		err            error
+		attempt        int
+		wantFailed     string // substring of the target's error; "" = target untouched
+		wantCancel     bool
+		wantSameReturn bool
+	}{
+		{"nil", nil, 1, "", false, true},
+		{"text Postgres refuses", fmt.Errorf("store page: %w", nul), 1, "database refuses", true, false},
+		{"index row too large", tooBig, 1, "database refuses", true, false},
+		{"network error, attempts left", errors.New("connection reset"), 3, "", false, true},
+		{"network error on the last attempt", errors.New("connection reset"), 8, "giving up after 8 attempts: connection reset", true, false},
+		{"snooze", river.JobSnooze(1), 8, "", false, true},
+		{"a cancel already decided", river.JobCancel(errors.New("decided")), 1, "", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tx := pgtest.Tx(t)
+			w := &TargetQueueWorker{Store: store.NewStore(tx)}
+			task := fixture.Task(t, tx, "Settled targets end once.")
+			tgt, err := w.Store.EnsureTarget(ctx, store.EnsureTargetParams{TaskID: task, Kind: jobs.TargetURL, Value: "https://settle.example.org/"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			job := &river.Job[jobs.TargetQueueArgs]{JobRow: &rivertype.JobRow{ID: 1, Attempt: tt.attempt, MaxAttempts: 8},
+				Args: jobs.TargetQueueArgs{TaskID: task, Target: jobs.Target{Kind: jobs.TargetURL, Value: "https://settle.example.org/"}}}
+			got := w.settle(ctx, job, tgt.ID, tt.err)
+			var cancel *river.JobCancelError
+			if errors.As(got, &cancel) != tt.wantCancel {
+				t.Errorf("settle(%v) = %v, cancel %v", tt.err, got, tt.wantCancel)
+			}
+			if tt.wantSameReturn && got != tt.err {
+				t.Errorf("settle(%v) = %v, want the error unchanged", tt.err, got)
+			}
+			var status, reason string
+			if err := tx.QueryRow(ctx, `SELECT status, COALESCE(error, '') FROM targets WHERE id = $1`, tgt.ID).Scan(&status, &reason); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.wantFailed == "" && status != "seen":
+				t.Errorf("target %s (%q), want it untouched", status, reason)
+			case tt.wantFailed != "" && (status != "failed" || !strings.Contains(reason, tt.wantFailed)):
+				t.Errorf("target %s (%q), want failed with %q", status, reason, tt.wantFailed)
+			}
+		})
+	}
+}
