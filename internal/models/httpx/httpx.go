@@ -177,7 +177,7 @@ func New(o Options) *Client {
 	}
 	return &Client{
 		o:   o,
-		hc:  &http.Client{Transport: o.Transport},
+		hc:  &http.Client{Transport: o.Transport, CheckRedirect: keepCredentialsOnHost},
 		sem: make(chan struct{}, o.MaxConcurrency),
 	}
 }
@@ -734,4 +734,30 @@ func Bearer(key string) http.Header {
 		return nil
 	}
 	return http.Header{"Authorization": {"Bearer " + key}}
+}
+
+// safeRedirectHeaders are the request headers a redirect to another host
+// keeps; every other one (an API key in X-Api-Key, Authorization, cookies)
+// stays with the host it was meant for. Go drops Authorization and cookies
+// itself, but not a custom key header.
+var safeRedirectHeaders = []string{"Accept", "Accept-Encoding", "Accept-Language", "Content-Type", "User-Agent"}
+
+// keepCredentialsOnHost follows at most 10 redirects, stripping the request's
+// credentials when one leaves the original scheme and host.
+func keepCredentialsOnHost(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0].URL
+	if req.URL.Scheme == first.Scheme && strings.EqualFold(req.URL.Host, first.Host) {
+		return nil
+	}
+	kept := make(http.Header, len(safeRedirectHeaders))
+	for _, k := range safeRedirectHeaders {
+		if v := req.Header.Values(k); len(v) > 0 {
+			kept[k] = v
+		}
+	}
+	req.Header = kept
+	return nil
 }

@@ -718,3 +718,43 @@ func counter(t *testing.T, m *metrics.Metrics, name string, want map[string]stri
 	}
 	return v
 }
+
+// TestRedirectToAnotherHostDropsTheKey: an API key sent as a header goes
+// along a redirect on the same host, never to another one.
+func TestRedirectToAnotherHostDropsTheKey(t *testing.T) {
+	t.Parallel()
+	keys := make(chan string, 2)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys <- "other:" + r.Header.Get("X-Api-Key")
+	}))
+	t.Cleanup(other.Close)
+	// The same server under another host name: localhost instead of 127.0.0.1.
+	otherHost := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/same":
+			http.Redirect(w, r, "/landed", http.StatusFound)
+		case "/landed":
+			keys <- "same:" + r.Header.Get("X-Api-Key")
+		default:
+			http.Redirect(w, r, otherHost+"/stolen", http.StatusFound)
+		}
+	}))
+	t.Cleanup(api.Close)
+	c, _, _ := newTestClient(Options{})
+	for path, want := range map[string]string{"/same": "same:secret", "/away": "other:"} {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, api.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Api-Key", "secret")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		_ = resp.Body.Close()
+		if got := <-keys; got != want {
+			t.Errorf("%s: the redirect target saw %q, want %q", path, got, want)
+		}
+	}
+}
