@@ -22,7 +22,29 @@ type CleanupResult struct {
 	PageVersions int64  `json:"page_versions"`
 	Pages        int64  `json:"pages"`
 	Identifiers  int64  `json:"identifiers"`
+	// More says a batch was full: orphans may be left for another sweep.
+	More bool `json:"more,omitempty"`
 }
+
+// Add counts r's deletions in c too; More is r's.
+func (c *CleanupResult) Add(r CleanupResult) {
+	c.Edges += r.Edges
+	c.Claims += r.Claims
+	c.Rankings += r.Rankings
+	c.TaskPages += r.TaskPages
+	c.Targets += r.Targets
+	c.Events += r.Events
+	c.OrphanEdges += r.OrphanEdges
+	c.Fragments += r.Fragments
+	c.PageVersions += r.PageVersions
+	c.Pages += r.Pages
+	c.Identifiers += r.Identifiers
+	c.More = r.More
+}
+
+// OrphanBatch bounds one sweep: at most this many orphan edges, versions and
+// pages are locked and deleted in one transaction.
+const OrphanBatch = 1000
 
 // CleanupRequest is one cleanup job: the task-scoped rows of a task (soft),
 // the orphans of the graph, or both (hard).
@@ -31,6 +53,7 @@ type CleanupRequest struct {
 	TaskID  int64
 	Task    bool // stop the task and delete its task-scoped rows
 	Orphans bool // then delete what no task reaches
+	Batch   int  // rows of each kind one sweep takes at most; 0 means OrphanBatch
 }
 
 // Cleanup is the cleanup job's one write (DESIGN §5.6), in the caller's
@@ -44,7 +67,11 @@ func (q *Queries) Cleanup(ctx context.Context, r CleanupRequest) (CleanupResult,
 		}
 	}
 	if r.Orphans {
-		if err := q.cleanupOrphans(ctx, &out); err != nil {
+		batch := r.Batch
+		if batch <= 0 {
+			batch = OrphanBatch
+		}
+		if err := q.cleanupOrphans(ctx, int32(batch), &out); err != nil {
 			return out, err
 		}
 	}
@@ -100,17 +127,20 @@ func (q *Queries) cleanupTask(ctx context.Context, taskID int64, out *CleanupRes
 // pages are locked first (skipping those a writer holds), and every delete
 // re-checks reachability in a fresh snapshot, so a task that links a version
 // or page meanwhile either keeps it or — if it links after the lock — fails
-// its foreign key check and retries; nothing reachable is lost.
-func (q *Queries) cleanupOrphans(ctx context.Context, out *CleanupResult) error {
-	n, err := q.DeleteOrphanEdges(ctx)
+// its foreign key check and retries; nothing reachable is lost. Each kind
+// takes at most batch rows (More is set when one was full), so a sweep
+// holds bounded locks for a bounded time.
+func (q *Queries) cleanupOrphans(ctx context.Context, batch int32, out *CleanupResult) error {
+	n, err := q.DeleteOrphanEdges(ctx, batch)
 	if err != nil {
 		return fmt.Errorf("delete orphan edges: %w", err)
 	}
 	out.OrphanEdges += n
-	versions, err := q.LockOrphanVersions(ctx)
+	versions, err := q.LockOrphanVersions(ctx, batch)
 	if err != nil {
 		return fmt.Errorf("lock orphan page versions: %w", err)
 	}
+	out.More = out.More || n == int64(batch) || len(versions) == int(batch)
 	if len(versions) > 0 {
 		if n, err = q.DeleteOrphanFragments(ctx, versions); err != nil {
 			return fmt.Errorf("delete orphan fragments: %w", err)
@@ -121,10 +151,11 @@ func (q *Queries) cleanupOrphans(ctx context.Context, out *CleanupResult) error 
 		}
 		out.PageVersions += n
 	}
-	pages, err := q.LockOrphanPages(ctx)
+	pages, err := q.LockOrphanPages(ctx, batch)
 	if err != nil {
 		return fmt.Errorf("lock orphan pages: %w", err)
 	}
+	out.More = out.More || len(pages) == int(batch)
 	if len(pages) > 0 {
 		if n, err = q.DeletePageIdentifiers(ctx, pages); err != nil {
 			return fmt.Errorf("delete identifiers of orphan pages: %w", err)

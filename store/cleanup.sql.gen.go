@@ -10,18 +10,20 @@ import (
 )
 
 const deleteOrphanEdges = `-- name: DeleteOrphanEdges :execrows
-DELETE FROM edges e
-WHERE (e.target_type = 'claim' AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.id = e.target_id))
-   OR (e.source_type = 'claim' AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.id = e.source_id))
-   OR (e.source_type = 'fragment' AND NOT EXISTS (SELECT 1 FROM fragments f WHERE f.id = e.source_id))
-   OR (e.source_type = 'page' AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = e.source_id))
-   OR (e.target_type = 'page' AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = e.target_id))
+DELETE FROM edges WHERE id IN (
+    SELECT e.id FROM edges e
+    WHERE (e.target_type = 'claim' AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.id = e.target_id))
+       OR (e.source_type = 'claim' AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.id = e.source_id))
+       OR (e.source_type = 'fragment' AND NOT EXISTS (SELECT 1 FROM fragments f WHERE f.id = e.source_id))
+       OR (e.source_type = 'page' AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = e.source_id))
+       OR (e.target_type = 'page' AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = e.target_id))
+    LIMIT $1)
 `
 
 // Edges whose claim, fragment or page no longer exists (left by soft
-// cleanups of claims, or by fragments deleted below).
-func (q *Queries) DeleteOrphanEdges(ctx context.Context) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteOrphanEdges)
+// cleanups of claims, or by fragments deleted below), at most @batch per sweep.
+func (q *Queries) DeleteOrphanEdges(ctx context.Context, batch int32) (int64, error) {
+	result, err := q.db.Exec(ctx, deleteOrphanEdges, batch)
 	if err != nil {
 		return 0, err
 	}
@@ -188,6 +190,7 @@ WHERE NOT EXISTS (SELECT 1 FROM page_versions pv WHERE pv.page_id = p.id)
   AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.relation = 'cites' AND e.source_type = 'page'
                   AND (e.source_id = p.id OR e.target_id = p.id))
 ORDER BY p.id
+LIMIT $1
 FOR UPDATE SKIP LOCKED
 `
 
@@ -195,8 +198,8 @@ FOR UPDATE SKIP LOCKED
 // fragment, no ranking, no cites edge (a citation keeps both of its pages,
 // so another task's citation graph is never cut). Locked as the versions
 // are, skipping pages a writer holds.
-func (q *Queries) LockOrphanPages(ctx context.Context) ([]int64, error) {
-	rows, err := q.db.Query(ctx, lockOrphanPages)
+func (q *Queries) LockOrphanPages(ctx context.Context, batch int32) ([]int64, error) {
+	rows, err := q.db.Query(ctx, lockOrphanPages, batch)
 	if err != nil {
 		return nil, err
 	}
@@ -221,15 +224,16 @@ WHERE NOT EXISTS (SELECT 1 FROM task_pages tp WHERE tp.page_version_id = pv.id)
   AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.page_version_id = pv.id)
   AND NOT EXISTS (SELECT 1 FROM task_rankings r WHERE r.page_version_id = pv.id)
 ORDER BY pv.id
+LIMIT $1
 FOR UPDATE SKIP LOCKED
 `
 
 // Page versions no task reaches (no task_pages row, no claim, no ranking),
 // locked so that a writer linking one to a task waits for this transaction
 // (its foreign key check takes a key-share lock); versions being linked
-// right now are skipped, not waited for.
-func (q *Queries) LockOrphanVersions(ctx context.Context) ([]int64, error) {
-	rows, err := q.db.Query(ctx, lockOrphanVersions)
+// right now are skipped, not waited for. At most @batch per sweep.
+func (q *Queries) LockOrphanVersions(ctx context.Context, batch int32) ([]int64, error) {
+	rows, err := q.db.Query(ctx, lockOrphanVersions, batch)
 	if err != nil {
 		return nil, err
 	}

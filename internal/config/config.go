@@ -22,6 +22,11 @@ const Prefix = "EVF"
 // Config is the worker's configuration.
 type Config struct {
 	DatabaseURL string `envconfig:"DATABASE_URL" required:"true" desc:"Postgres connection string (read as DATABASE_URL or EVF_DATABASE_URL)"`
+	// Per-connection protections of the worker's pool: no statement, lock
+	// wait or forgotten transaction holds Postgres for ever (0 turns one off).
+	DBStatementTimeout time.Duration `envconfig:"DB_STATEMENT_TIMEOUT" default:"5m" desc:"statement_timeout of the worker's connections"`
+	DBLockTimeout      time.Duration `envconfig:"DB_LOCK_TIMEOUT" default:"1m" desc:"lock_timeout of the worker's connections (row, table and advisory lock waits)"`
+	DBIdleInTxTimeout  time.Duration `envconfig:"DB_IDLE_IN_TRANSACTION_TIMEOUT" default:"5m" desc:"idle_in_transaction_session_timeout of the worker's connections"`
 
 	Queues             []string `envconfig:"QUEUES" default:"target,embed,nli,rerank,citation,maintenance" desc:"queues this process serves (comma-separated); queues whose kinds this version does not run are skipped"`
 	TargetWorkers      int      `envconfig:"TARGET_WORKERS" default:"4" desc:"concurrent target_queue jobs per process (network-bound)"`

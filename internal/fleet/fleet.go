@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -132,7 +133,9 @@ func PoolSize(cfg config.Config) int32 {
 }
 
 // NewPool connects to cfg.DatabaseURL with a pool sized for the configured
-// queue concurrency (PoolSize) that counts its round trips in m.
+// queue concurrency (PoolSize) that counts its round trips in m. Its
+// connections run with the configured statement, lock and
+// idle-in-transaction timeouts, unless the URL sets them itself.
 func NewPool(ctx context.Context, cfg config.Config, m *metrics.Metrics) (*pgxpool.Pool, error) {
 	pcfg, err := pgxpool.ParseConfig(cfg.DatabaseURL)
 	if err != nil {
@@ -140,6 +143,12 @@ func NewPool(ctx context.Context, cfg config.Config, m *metrics.Metrics) (*pgxpo
 	}
 	pcfg.MaxConns = max(pcfg.MaxConns, PoolSize(cfg))
 	pcfg.ConnConfig.Tracer = roundTripTracer{m}
+	for param, d := range map[string]time.Duration{"statement_timeout": cfg.DBStatementTimeout,
+		"lock_timeout": cfg.DBLockTimeout, "idle_in_transaction_session_timeout": cfg.DBIdleInTxTimeout} {
+		if _, set := pcfg.ConnConfig.RuntimeParams[param]; !set {
+			pcfg.ConnConfig.RuntimeParams[param] = strconv.FormatInt(d.Milliseconds(), 10)
+		}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)

@@ -15,8 +15,9 @@ import (
 // CleanupWorker works cleanup jobs (DESIGN §5.6).
 type CleanupWorker struct {
 	river.WorkerDefaults[jobs.CleanupArgs]
-	Store  *store.Store
-	Logger *slog.Logger
+	Store       *store.Store
+	OrphanBatch int // rows of each kind one sweep takes; 0 means store.OrphanBatch
+	Logger      *slog.Logger
 }
 
 // CleanupOutput is recorded as the job's output: rows deleted by kind.
@@ -25,19 +26,36 @@ type CleanupOutput = store.CleanupResult
 // Work runs the cleanup and completes the job in one transaction, so a
 // crash at any point leaves either everything or nothing deleted.
 func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArgs]) error {
-	var out CleanupOutput
-	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		var err error
-		out, err = q.Cleanup(ctx, store.CleanupRequest{Mode: job.Args.Mode, TaskID: job.Args.TaskID,
-			Task: job.Args.Mode != jobs.CleanupOrphans, Orphans: job.Args.Mode != jobs.CleanupSoft})
+	// Orphans go in bounded batches, one transaction each (committed sweeps
+	// stay done if the job dies); the last one completes the job.
+	req := store.CleanupRequest{Mode: job.Args.Mode, TaskID: job.Args.TaskID,
+		Task: job.Args.Mode != jobs.CleanupOrphans, Orphans: job.Args.Mode != jobs.CleanupSoft, Batch: w.OrphanBatch}
+	out := CleanupOutput{Mode: req.Mode, TaskID: req.TaskID}
+	for sweep := 1; ; sweep++ {
+		last, more := sweep == maxSweepsPerJob, false
+		err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+			res, err := q.Cleanup(ctx, req)
+			if err != nil {
+				return err
+			}
+			out.Add(res)
+			if more = res.More; more && !last {
+				return nil // committed; the next sweep goes on
+			}
+			return completeTx(ctx, tx, job, out)
+		})
 		if err != nil {
-			return err
+			return fmt.Errorf("cleanup %s (sweep %d): %w", job.Args.Mode, sweep, err)
 		}
-		return completeTx(ctx, tx, job, out)
-	})
-	if err != nil {
-		return fmt.Errorf("cleanup %s: %w", job.Args.Mode, err)
+		if !more || last {
+			break
+		}
+		req.Task = false // the task's own rows went with the first sweep
 	}
 	logger(w.Logger).InfoContext(ctx, "cleanup done", slog.Int64("job_id", job.ID), slog.Any("deleted", out))
 	return nil
 }
+
+// maxSweepsPerJob bounds one cleanup job to this many orphan batches; what is
+// left waits for the next sweep (the periodic one, or another job).
+const maxSweepsPerJob = 100

@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -93,6 +94,30 @@ func TestCleanupWorker(t *testing.T) {
 		}
 		if n := count(t, b.tx, `SELECT count(*) FROM fragments WHERE page_version_id = $1`, b.shared.VersionID); n != len(b.shared.Fragments) {
 			t.Errorf("the shared page lost fragments (%d left)", n)
+		}
+	})
+
+	t.Run("OrphansGoInBoundedBatches", func(t *testing.T) {
+		t.Parallel()
+		_, b := setup(t)
+		for _, u := range []string{"https://a.example.org/two", "https://a.example.org/three", "https://a.example.org/four"} {
+			fixture.PageOf(t, b.tx, b.a, u, "Sea ice thins.")
+		}
+		w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()},
+			&workers.CleanupWorker{Store: store.NewStore(b.tx), OrphanBatch: 1})
+		res, err := w.Work(ctx, t, b.tx, jobs.CleanupArgs{TaskID: b.a, Mode: jobs.CleanupHard}, nil)
+		if err != nil || res.EventKind != river.EventKindJobCompleted {
+			t.Fatalf("work: %v, %+v", err, res)
+		}
+		var out workers.CleanupOutput
+		if err := json.Unmarshal(res.Job.Output(), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Pages != 4 || out.PageVersions != 4 || out.More {
+			t.Errorf("output %+v: want the 4 orphan pages and versions deleted one per sweep, nothing left", out)
+		}
+		if n := count(t, b.tx, `SELECT count(*) FROM pages p WHERE NOT EXISTS (SELECT 1 FROM task_pages tp WHERE tp.page_id = p.id)`); n != 0 {
+			t.Errorf("%d orphan pages left", n)
 		}
 	})
 

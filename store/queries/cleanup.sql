@@ -34,23 +34,26 @@ DELETE FROM event_log WHERE task_id = @task_id;
 -- Page versions no task reaches (no task_pages row, no claim, no ranking),
 -- locked so that a writer linking one to a task waits for this transaction
 -- (its foreign key check takes a key-share lock); versions being linked
--- right now are skipped, not waited for.
+-- right now are skipped, not waited for. At most @batch per sweep.
 SELECT pv.id FROM page_versions pv
 WHERE NOT EXISTS (SELECT 1 FROM task_pages tp WHERE tp.page_version_id = pv.id)
   AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.page_version_id = pv.id)
   AND NOT EXISTS (SELECT 1 FROM task_rankings r WHERE r.page_version_id = pv.id)
 ORDER BY pv.id
+LIMIT @batch
 FOR UPDATE SKIP LOCKED;
 
 -- name: DeleteOrphanEdges :execrows
 -- Edges whose claim, fragment or page no longer exists (left by soft
--- cleanups of claims, or by fragments deleted below).
-DELETE FROM edges e
-WHERE (e.target_type = 'claim' AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.id = e.target_id))
-   OR (e.source_type = 'claim' AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.id = e.source_id))
-   OR (e.source_type = 'fragment' AND NOT EXISTS (SELECT 1 FROM fragments f WHERE f.id = e.source_id))
-   OR (e.source_type = 'page' AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = e.source_id))
-   OR (e.target_type = 'page' AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = e.target_id));
+-- cleanups of claims, or by fragments deleted below), at most @batch per sweep.
+DELETE FROM edges WHERE id IN (
+    SELECT e.id FROM edges e
+    WHERE (e.target_type = 'claim' AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.id = e.target_id))
+       OR (e.source_type = 'claim' AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.id = e.source_id))
+       OR (e.source_type = 'fragment' AND NOT EXISTS (SELECT 1 FROM fragments f WHERE f.id = e.source_id))
+       OR (e.source_type = 'page' AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = e.source_id))
+       OR (e.target_type = 'page' AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = e.target_id))
+    LIMIT @batch);
 
 -- name: DeleteOrphanFragments :execrows
 -- The fragments of the locked orphan versions that no edge references. Fresh
@@ -84,6 +87,7 @@ WHERE NOT EXISTS (SELECT 1 FROM page_versions pv WHERE pv.page_id = p.id)
   AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.relation = 'cites' AND e.source_type = 'page'
                   AND (e.source_id = p.id OR e.target_id = p.id))
 ORDER BY p.id
+LIMIT @batch
 FOR UPDATE SKIP LOCKED;
 
 -- name: DeletePageIdentifiers :execrows
