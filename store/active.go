@@ -22,10 +22,16 @@ func (q *Queries) LockActiveTask(ctx context.Context, id int64) (LockTaskRow, er
 	if err != nil {
 		return task, err
 	}
-	if task.Status == TaskStopped {
-		return task, errs.Task(id, errs.ErrTaskStopped)
+	return task, CheckActive(id, task.Status)
+}
+
+// CheckActive is the rule on a status already read: a stopped task is
+// errs.ErrTaskStopped.
+func CheckActive(id int64, status string) error {
+	if status == TaskStopped {
+		return errs.Task(id, errs.ErrTaskStopped)
 	}
-	return task, nil
+	return nil
 }
 
 // LockExistingTask takes the task's row lock whatever its status (stopping
@@ -48,10 +54,7 @@ func (q *Queries) ActiveTask(ctx context.Context, id int64) (Task, error) {
 	if err != nil {
 		return task, err
 	}
-	if task.Status == TaskStopped {
-		return task, errs.Task(id, errs.ErrTaskStopped)
-	}
-	return task, nil
+	return task, CheckActive(id, task.Status)
 }
 
 // ExistingTask reads the task, whatever its status; a missing one is

@@ -14,13 +14,16 @@ const citationSourcePage = `-- name: CitationSourcePage :one
 SELECT p.id, COALESCE(p.doi, '')::text AS doi, COALESCE(p.s2_paper_id, '')::text AS s2_paper_id,
        COALESCE(p.openalex_id, '')::text AS openalex_id, COALESCE(p.title, '')::text AS title,
        COALESCE(v.content, '')::text AS content
-FROM pages p
-LEFT JOIN LATERAL (
-    SELECT pv.content FROM page_versions pv WHERE pv.page_id = p.id
-    ORDER BY pv.fetched_at DESC, pv.id DESC LIMIT 1
-) AS v ON true
-WHERE p.id = $1
+FROM task_pages tp
+JOIN pages p ON p.id = tp.page_id
+LEFT JOIN page_versions v ON v.id = tp.page_version_id
+WHERE tp.task_id = $1 AND tp.page_id = $2
 `
+
+type CitationSourcePageParams struct {
+	TaskID int64 `json:"task_id"`
+	PageID int64 `json:"page_id"`
+}
 
 type CitationSourcePageRow struct {
 	ID         int64  `json:"id"`
@@ -32,9 +35,11 @@ type CitationSourcePageRow struct {
 }
 
 // citation_graph: the source page (its pages are written by StorePage).
-// A page's academic ids, title and latest text, for its citation graph.
-func (q *Queries) CitationSourcePage(ctx context.Context, id int64) (CitationSourcePageRow, error) {
-	row := q.db.QueryRow(ctx, citationSourcePage, id)
+// A page of the task, with its academic ids, title and the text of the
+// version the task saw, for its citation graph. No row: the page is not the
+// task's (or does not exist).
+func (q *Queries) CitationSourcePage(ctx context.Context, arg CitationSourcePageParams) (CitationSourcePageRow, error) {
+	row := q.db.QueryRow(ctx, citationSourcePage, arg.TaskID, arg.PageID)
 	var i CitationSourcePageRow
 	err := row.Scan(
 		&i.ID,

@@ -289,7 +289,7 @@ func (q *Queries) TaskClaimsForVerification(ctx context.Context, arg TaskClaimsF
 
 const taskVerifyState = `-- name: TaskVerifyState :one
 
-SELECT t.work_version,
+SELECT t.work_version, t.status,
        count(f.id)::bigint AS fragments,
        count(f.id) FILTER (WHERE f.embedding IS NULL OR f.embed_model <> $1::text)::bigint AS not_embedded
 FROM tasks t
@@ -305,21 +305,27 @@ type TaskVerifyStateParams struct {
 }
 
 type TaskVerifyStateRow struct {
-	WorkVersion int64 `json:"work_version"`
-	Fragments   int64 `json:"fragments"`
-	NotEmbedded int64 `json:"not_embedded"`
+	WorkVersion int64  `json:"work_version"`
+	Status      string `json:"status"`
+	Fragments   int64  `json:"fragments"`
+	NotEmbedded int64  `json:"not_embedded"`
 }
 
 // verify_nli: task state, claims, candidate details, judged pairs, the NLI
 // edges and the posteriors (store.WriteJudgements, store/verify_nli.go;
 // recall in store/candidates.go).
-// What verify_nli reads first: the task's work_version and how many of its
+// What verify_nli reads first: the task's status and work_version, and how many of its
 // fragments there are and still lack an embedding for the model. The three
 // together key the in-memory task index (internal/taskindex).
 func (q *Queries) TaskVerifyState(ctx context.Context, arg TaskVerifyStateParams) (TaskVerifyStateRow, error) {
 	row := q.db.QueryRow(ctx, taskVerifyState, arg.EmbedModel, arg.TaskID)
 	var i TaskVerifyStateRow
-	err := row.Scan(&i.WorkVersion, &i.Fragments, &i.NotEmbedded)
+	err := row.Scan(
+		&i.WorkVersion,
+		&i.Status,
+		&i.Fragments,
+		&i.NotEmbedded,
+	)
 	return i, err
 }
 

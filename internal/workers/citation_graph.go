@@ -66,9 +66,13 @@ type CitationOutput struct {
 // and completes, all in one transaction.
 func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.CitationGraphArgs]) error {
 	log := logger(w.Logger).With(slog.Int64("job_id", job.ID), slog.Int64("page_id", job.Args.PageID))
-	src, err := w.Store.CitationSourcePage(ctx, job.Args.PageID)
+	// Task state first: a job of a missing or stopped task asks no API.
+	if _, err := w.Store.ActiveTask(ctx, job.Args.TaskID); err != nil {
+		return err
+	}
+	src, err := w.Store.CitationSourcePage(ctx, store.CitationSourcePageParams{TaskID: job.Args.TaskID, PageID: job.Args.PageID})
 	if store.IsNotFound(err) {
-		return fmt.Errorf("citation graph of page %d: %w", job.Args.PageID, errs.ErrPageNotFound)
+		return fmt.Errorf("citation graph of page %d: not a page of task %d: %w", job.Args.PageID, job.Args.TaskID, errs.ErrPageNotFound)
 	}
 	if err != nil {
 		return fmt.Errorf("read page: %w", err)

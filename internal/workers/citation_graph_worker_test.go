@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -59,6 +60,14 @@ func TestCitationGraphWorker(t *testing.T) {
 			Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20}}
 		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w), b
 	}
+	count := func(t *testing.T, tx pgx.Tx, sql string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := tx.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
 	output := func(t *testing.T, res *rivertest.WorkResult) workers.CitationOutput {
 		t.Helper()
 		var out workers.CitationOutput
@@ -107,6 +116,33 @@ func TestCitationGraphWorker(t *testing.T) {
 		}
 	})
 
+	// Task state and ownership first: neither job asks the academic API.
+	t.Run("PageOfAnotherTaskOrAStoppedTaskAsksNothing", func(t *testing.T) {
+		t.Parallel()
+		asked := &countingCitations{CitationSource: resolver}
+		w, b := setup(t, asked)
+		other := fixture.Task(t, b.tx, "Another organisation's task.")
+		stopped := fixture.Task(t, b.tx, "A stopped task.")
+		if _, err := b.tx.Exec(ctx, `UPDATE tasks SET status = 'stopped' WHERE id = $1`, stopped); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range []jobs.CitationGraphArgs{{TaskID: other, PageID: b.page}, {TaskID: stopped, PageID: b.page}} {
+			res, err := w.Work(ctx, t, b.tx, args, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.EventKind != river.EventKindJobCancelled {
+				t.Errorf("%+v: event %v, want cancelled", args, res.EventKind)
+			}
+		}
+		if n := asked.n.Load(); n != 0 {
+			t.Errorf("the academic API was asked %d times", n)
+		}
+		if n := count(t, b.tx, `SELECT count(*) FROM task_pages WHERE task_id IN ($1, $2)`, other, stopped); n != 0 {
+			t.Errorf("%d task pages written to the other tasks", n)
+		}
+	})
+
 	t.Run("MissingPageIsCancelled", func(t *testing.T) {
 		t.Parallel()
 		w, b := setup(t, resolver)
@@ -118,4 +154,15 @@ func TestCitationGraphWorker(t *testing.T) {
 			t.Errorf("event %v, want cancelled", res.EventKind)
 		}
 	})
+}
+
+// countingCitations counts the Neighbors calls it passes on.
+type countingCitations struct {
+	workers.CitationSource
+	n atomic.Int32
+}
+
+func (c *countingCitations) Neighbors(ctx context.Context, ref papers.Ref, max int) ([]papers.Neighbor, error) {
+	c.n.Add(1)
+	return c.CitationSource.Neighbors(ctx, ref, max)
 }

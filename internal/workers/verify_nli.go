@@ -60,6 +60,10 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 			}
 			return fmt.Errorf("read task: %w", err)
 		}
+		// Task state first: a stopped task's claims are not judged.
+		if err := store.CheckActive(job.Args.TaskID, state.Status); err != nil {
+			return err
+		}
 		version := state.WorkVersion
 		if pending := state.NotEmbedded; pending > 0 {
 			if snoozeCount(job.Metadata) < int64(w.Verify.MaxEmbedWaits) {

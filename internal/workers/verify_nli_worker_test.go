@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -12,6 +13,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
@@ -32,6 +34,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 		task  int64
 		claim int64
 		pages []fixture.Page
+		nli   *countingNLI
 	}
 	setup := func(t *testing.T, embed bool) (*rivertest.Worker[jobs.VerifyNLIArgs, pgx.Tx], *testBundle) {
 		t.Helper()
@@ -59,7 +62,8 @@ func TestVerifyNLIWorker(t *testing.T) {
 		}
 		st := store.NewStore(tx)
 		verify := workers.VerifyConfigFrom(config.Defaults(), builtin.HashEmbedderMinSimilarity)
-		w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: builtin.NewLexicalNLI(), Verify: verify,
+		b.nli = &countingNLI{NLI: builtin.NewLexicalNLI()}
+		w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: b.nli, Verify: verify,
 			Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
 		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w), b
 	}
@@ -129,6 +133,9 @@ func TestVerifyNLIWorker(t *testing.T) {
 		if res.EventKind != river.EventKindJobCancelled || nliEdges(t, b.tx, b.claim) != 0 {
 			t.Errorf("event %v: a stopped task must cancel the job and write nothing", res.EventKind)
 		}
+		if n := b.nli.pairs.Load(); n != 0 {
+			t.Errorf("the NLI model judged %d pairs of a stopped task", n)
+		}
 	})
 }
 
@@ -140,4 +147,15 @@ func fragmentText(t *testing.T, tx pgx.Tx, id int64) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// countingNLI counts the pairs it passes on to judge.
+type countingNLI struct {
+	models.NLI
+	pairs atomic.Int64
+}
+
+func (c *countingNLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.Judgement, error) {
+	c.pairs.Add(int64(len(pairs)))
+	return c.NLI.Judge(ctx, pairs)
 }

@@ -3,10 +3,10 @@
 -- recall in store/candidates.go).
 
 -- name: TaskVerifyState :one
--- What verify_nli reads first: the task's work_version and how many of its
+-- What verify_nli reads first: the task's status and work_version, and how many of its
 -- fragments there are and still lack an embedding for the model. The three
 -- together key the in-memory task index (internal/taskindex).
-SELECT t.work_version,
+SELECT t.work_version, t.status,
        count(f.id)::bigint AS fragments,
        count(f.id) FILTER (WHERE f.embedding IS NULL OR f.embed_model <> @embed_model::text)::bigint AS not_embedded
 FROM tasks t
