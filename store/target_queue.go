@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
@@ -345,6 +346,11 @@ func pageLockKeys(pages ...PageWrite) []string {
 	return out
 }
 
+// MaxLockKeys bounds the advisory locks one write takes: each is a slot of
+// Postgres's shared lock table, which a page declaring thousands of ids
+// would exhaust for every connection ("out of shared memory").
+const MaxLockKeys = 2048
+
 // lockResourceKeys takes the transaction's advisory locks of keys all at
 // once, sorted and without repeats: every writer takes its page keys in
 // this one order, before any row lock, so none waits on another in a
@@ -352,7 +358,11 @@ func pageLockKeys(pages ...PageWrite) []string {
 func (q *Queries) lockResourceKeys(ctx context.Context, keys []string) error {
 	keys = slices.Clone(keys)
 	slices.Sort(keys)
-	for _, k := range slices.Compact(keys) {
+	keys = slices.Compact(keys)
+	if len(keys) > MaxLockKeys {
+		return fmt.Errorf("%w: %d resource keys to lock in one transaction, more than %d", errs.ErrBadInput, len(keys), MaxLockKeys)
+	}
+	for _, k := range keys {
 		if err := q.LockResourceKey(ctx, k); err != nil {
 			return fmt.Errorf("lock %s: %w", k, err)
 		}

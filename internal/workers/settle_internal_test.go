@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -38,6 +39,8 @@ func TestSettle(t *testing.T) {
 		{"network error, attempts left", errors.New("connection reset"), 3, "", false, true},
 		{"network error on the last attempt", errors.New("connection reset"), 8, "giving up after 8 attempts: connection reset", true, false},
 		{"snooze", river.JobSnooze(1), 8, "", false, true},
+		{"bad input the store refuses", fmt.Errorf("store page: %w", errs.ErrBadInput), 1, "store page: invalid input", true, false},
+		{"stopped task: the task's state, not the target's", errs.Task(1, errs.ErrTaskStopped), 1, "", false, true},
 		{"a cancel already decided", river.JobCancel(errors.New("decided")), 1, "", true, true},
 	}
 	for _, tt := range tests {

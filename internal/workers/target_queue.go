@@ -81,8 +81,11 @@ func (w *TargetQueueWorker) settle(ctx context.Context, job *river.Job[jobs.Targ
 	var snooze *river.JobSnoozeError
 	var cause error
 	switch {
-	case err == nil, errors.As(err, &cancel), errors.As(err, &snooze), errs.Permanent(err):
-		return err
+	case err == nil, errors.As(err, &cancel), errors.As(err, &snooze),
+		errors.Is(err, errs.ErrTaskNotFound), errors.Is(err, errs.ErrTaskStopped):
+		return err // the task's state, not the target's: the middleware cancels
+	case errs.Permanent(err):
+		cause = err
 	case store.IsDataError(err):
 		cause = fmt.Errorf("the database refuses this target's data: %w", err)
 	case job.Attempt >= job.MaxAttempts:
@@ -270,6 +273,9 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 	// page is; DOIs merely cited in links or text belong to other works.
 	if res.ContentType != "text/plain" {
 		p.identifiers = extract.MetaIdentifiers(res.Body)
+		if len(p.identifiers) > maxOwnIDs {
+			p.identifiers = p.identifiers[:maxOwnIDs] // the first ones declared
+		}
 	}
 	// The works it links to or mentions (in links and text) are other pages:
 	// stubs the page cites, so a later fetch or DOI target finds the paper.
@@ -618,5 +624,10 @@ func paperIdentifiers(p *academic.Paper) []extract.Identifier {
 	return out
 }
 
-// maxLinkedIDs bounds the works one page registers as cited.
-const maxLinkedIDs = 200
+// Bounds on the ids one page brings: each is an advisory lock in the
+// page's write (store.StorePage) and a row of resource_index. A paper
+// declares a handful about itself (its DOI, PMID, arXiv id).
+const (
+	maxOwnIDs    = 16  // ids a page declares about itself, the first ones kept
+	maxLinkedIDs = 200 // works a page registers as cited
+)

@@ -90,3 +90,37 @@ func TestGarbageLLMAnswerFailsTheTargetOnItsLastAttempt(t *testing.T) {
 		t.Errorf("job %s after %d attempts, want cancelled after 8", state, attempts)
 	}
 }
+
+// TestThousandsOfDeclaredIDsTakeBoundedLocks: a page declaring 20,000 DOIs
+// about itself and linking 20,000 more is stored with a bounded number of
+// advisory locks (one per kept id), not one per declared id, which would
+// exhaust Postgres's lock table ("out of shared memory").
+func TestThousandsOfDeclaredIDsTakeBoundedLocks(t *testing.T) {
+	t.Parallel()
+	const url = "https://ids.example.org/paper"
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html><head><title>Many ids</title>`)
+	for i := range 20000 {
+		fmt.Fprintf(&b, `<meta name="citation_doi" content="10.5555/self.%d">`, i)
+	}
+	b.WriteString(`</head><body><article><h1>Many ids</h1><p>Arctic sea ice has declined in recent decades in area and volume.</p><p>`)
+	for i := range 20000 {
+		fmt.Fprintf(&b, `doi:10.5555/linked.%d `, i)
+	}
+	b.WriteString(`</p></article></body></html>`)
+	f := testfleet.InTx(t, testfleet.Options{Pages: []corpus.Page{{URL: url, ContentType: "text/html", Body: []byte(b.String())}},
+		Adjust: func(c *config.Config) { c.PageMaxElements = 50_000 }})
+	task := f.CreateTask(t, "Arctic sea ice is declining.")
+	f.AddTargets(t, task, url)
+	status, reason, state, _, _ := settled(t, f, task)
+	if status != "extracted" || state != "completed" {
+		t.Fatalf("target %s (%q), job %s; want extracted and completed", status, reason, state)
+	}
+	var locks int
+	if err := f.Tx.QueryRow(t.Context(), `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`).Scan(&locks); err != nil {
+		t.Fatal(err)
+	}
+	if locks > 300 {
+		t.Errorf("%d advisory locks held, want at most 300", locks)
+	}
+}
