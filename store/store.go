@@ -2,9 +2,25 @@
 // kind (store/queries/<kind>.sql → sqlc's *.gen.go) beside that kind's one
 // write (store/<kind>.go: WritePage, WriteJudgements, WriteEmbeddings,
 // WriteRanking, WriteCitationGraph, Cleanup), transactions, and the
-// posterior recomputation. Every writer takes its locks in one order: the
-// advisory locks of page keys, all at once and sorted, then the task row.
-// Pure logic lives elsewhere (internal/evidence); store only moves rows.
+// posterior recomputation. Pure logic lives elsewhere (internal/evidence);
+// store only moves rows.
+//
+// Lock order. Every transaction that takes page keys and the task row takes
+// them in one order:
+//
+//  1. the advisory locks of every page key it will touch (URLs and ids,
+//     lockResourceKeys), all at once, sorted, at most MaxLockKeys;
+//  2. then the task row (LockActiveTask: FOR UPDATE);
+//  3. then rows, each kind in a stable order (NLI edges by claim and
+//     fragment).
+//
+// Nothing may come before step 2 that locks the task row in a weaker mode:
+// inserting a row whose foreign key names the task (a target, an event)
+// takes a key-share lock on it, and two such transactions then deadlock on
+// their FOR UPDATE. target_queue registers its target in its own statement
+// for that reason. Cleanup locks the task row, then orphan rows with SKIP
+// LOCKED (it never waits for a writer). TestWritersShareOneLockOrder runs
+// the writers concurrently and finds no deadlock.
 package store
 
 import (
