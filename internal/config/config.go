@@ -40,6 +40,7 @@ type Config struct {
 	ShutdownTimeout  time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"on SIGTERM, how long running jobs may finish before they are cancelled"`
 	JobTimeout       time.Duration `envconfig:"JOB_TIMEOUT" default:"10m" desc:"upper bound of one job's run"`
 	RescueStuckAfter time.Duration `envconfig:"RESCUE_STUCK_AFTER" default:"15m" desc:"a running job not finished after this is rescued (its worker died) and retried; keep above JOB_TIMEOUT"`
+	LifelineInterval time.Duration `envconfig:"LIFELINE_INTERVAL" default:"5s" desc:"how often a process checks its liveness lock and returns the running jobs of dead processes to work"`
 	OrphanSweep      time.Duration `envconfig:"ORPHAN_SWEEP_INTERVAL" default:"1h" desc:"how often the elected leader (any process) enqueues a cleanup of orphans into the maintenance queue (pages, versions, fragments and edges no task reaches); 0 = never"`
 	QueueStatsTTL    time.Duration `envconfig:"QUEUE_STATS_TTL" default:"15s" desc:"how long /metrics serves River queue depth and oldest-job age before reading them again (two index-only queries)"`
 	LogLevel         string        `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
@@ -191,6 +192,10 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_RECALL_MAX_TERM_FREQ=%v must be in (0,1] and EVF_RECALL_MIN_TERMS=%d ≥ 1", c.RecallMaxTermFreq, c.RecallMinTerms)
 	case c.RescueStuckAfter <= c.JobTimeout:
 		return fmt.Errorf("config: EVF_RESCUE_STUCK_AFTER (%s) must exceed EVF_JOB_TIMEOUT (%s), or running jobs get rescued", c.RescueStuckAfter, c.JobTimeout)
+	case c.LifelineInterval < 100*time.Millisecond:
+		return fmt.Errorf("config: EVF_LIFELINE_INTERVAL=%s must be at least 100ms", c.LifelineInterval)
+	case c.ServerWaitMax <= 0 || c.ServerWaitSnoozes < 0:
+		return fmt.Errorf("config: EVF_SERVER_WAIT_MAX=%s must be positive and EVF_SERVER_WAIT_SNOOZES=%d not negative", c.ServerWaitMax, c.ServerWaitSnoozes)
 	}
 	switch strings.ToLower(c.LogFormat) {
 	case "json", "text":

@@ -48,6 +48,11 @@ type Worker struct {
 	fetcher *crawl.Fetcher
 	deps    *workers.Deps
 	ready   atomic.Bool
+
+	id       string    // River client id, the key of the liveness lock
+	lifeline *lifeline // set by Start
+	stopLife context.CancelFunc
+	lost     chan error // the lifeline's failure: the process must stop
 }
 
 // NewDeps builds the job dependencies from the configuration.
@@ -201,6 +206,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 		return nil, err
 	}
 	rc := RiverConfig(cfg, log)
+	w.id = newClientID()
+	rc.ID = w.id
 	rc.Queues, rc.Workers = queues, registry
 	rc.Middleware = Middleware(m)
 	rc.PeriodicJobs = periodicJobs(cfg, queues)
@@ -264,11 +271,38 @@ func (w *Worker) Handler() http.Handler {
 
 // Start starts working jobs.
 func (w *Worker) Start(ctx context.Context) error {
+	// The liveness lock first: no job is attempted by a process without it.
+	ll, err := startLifeline(ctx, w.pool, w.id, w.cfg.LifelineInterval, w.metrics, w.logger())
+	if err != nil {
+		return err
+	}
 	if err := w.client.Start(ctx); err != nil {
+		ll.close()
 		return fmt.Errorf("start river client: %w", err)
 	}
+	lifeCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	w.lifeline, w.stopLife, w.lost = ll, stop, make(chan error, 1)
+	go func() {
+		if err := ll.run(lifeCtx); err != nil {
+			w.lost <- err
+		}
+	}()
 	w.ready.Store(true)
 	return nil
+}
+
+// Lost is closed over the lifeline's failure: its connection ended, other
+// processes may take this one's jobs, so it must stop. Nil before Start.
+func (w *Worker) Lost() <-chan error { return w.lost }
+
+// ID is the process's River client id (attempted_by of its jobs).
+func (w *Worker) ID() string { return w.id }
+
+func (w *Worker) logger() *slog.Logger {
+	if w.log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return w.log
 }
 
 // Stop stops fetching new jobs and waits up to timeout for running ones,
@@ -283,6 +317,10 @@ func (w *Worker) Stop(timeout time.Duration) error {
 		hard, cancelHard := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancelHard()
 		err = w.client.StopAndCancel(hard)
+	}
+	if w.lifeline != nil {
+		w.stopLife()
+		w.lifeline.close()
 	}
 	w.fetcher.Close()
 	w.pool.Close()
@@ -321,14 +359,26 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if banner := modelcard.Banner([]string{w.deps.Embedder.Model(), w.deps.NLI.Model(), w.deps.Reranker.Model(), w.deps.LLM.Model()}); banner != "" {
 		log.Warn(banner)
 	}
-	<-ctx.Done()
-	log.Info("shutting down", slog.Duration("timeout", cfg.ShutdownTimeout))
-	stopErr := w.Stop(cfg.ShutdownTimeout)
+	var lost error
+	timeout := cfg.ShutdownTimeout
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", slog.Duration("timeout", timeout))
+	case lost = <-w.Lost():
+		// Others may already be rescuing this process's jobs: cancel them
+		// now rather than finish them twice.
+		log.Error("stopping at once: this process can no longer prove it is alive", slog.Any("error", lost))
+		timeout = 0
+	}
+	stopErr := w.Stop(timeout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdownCtx)
 	if stopErr != nil {
 		return fmt.Errorf("stop: %w", stopErr)
+	}
+	if lost != nil {
+		return lost
 	}
 	log.Info("worker stopped")
 	return nil

@@ -24,6 +24,7 @@ type Metrics struct {
 	queueSlots   *prometheus.GaugeVec
 	searches     *prometheus.CounterVec
 	academic     *prometheus.CounterVec
+	rescued      *prometheus.CounterVec
 	claims       *prometheus.CounterVec
 	quoteDropped prometheus.Counter
 
@@ -98,6 +99,10 @@ func New() *Metrics {
 		Namespace: namespace, Name: "academic_steps_total",
 		Help: "Academic steps (doi resolution, citation graph) by step and outcome (ok, not_resolved, skipped: no API reachable or configured).",
 	}, []string{"step", "outcome"})
+	m.rescued = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "jobs_rescued_total",
+		Help: "Running jobs of a dead worker process returned to work by this process (made available, or discarded after killing their workers max_attempts times), by kind and outcome.",
+	}, []string{"kind", "outcome"})
 	m.fetchBytes = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: namespace, Name: "fetch_bytes_total",
 		Help: "Bytes of fetched page bodies.",
@@ -154,7 +159,7 @@ func New() *Metrics {
 		Help:    "How long a job waited to be worked (attempted_at − scheduled_at), by kind and queue.",
 		Buckets: jobBuckets,
 	}, []string{"kind", "queue"})
-	m.Registry.MustRegister(m.dbQueries, m.recalls, m.jobs, m.jobRun, m.jobWait, m.fetchSeconds, m.verdicts, m.workerInfo, m.queueSlots, m.searches, m.academic)
+	m.Registry.MustRegister(m.dbQueries, m.recalls, m.jobs, m.jobRun, m.jobWait, m.fetchSeconds, m.verdicts, m.workerInfo, m.queueSlots, m.searches, m.academic, m.rescued)
 	for _, o := range []string{"ok", "error", "not_configured"} {
 		m.searches.WithLabelValues(o)
 	}
@@ -326,6 +331,13 @@ func (m *Metrics) PrepareModel(backend, capability string) {
 func (m *Metrics) Search(outcome string) {
 	if m != nil {
 		m.searches.WithLabelValues(outcome).Inc()
+	}
+}
+
+// Rescued counts one job of a dead worker process this process rescued.
+func (m *Metrics) Rescued(kind, outcome string) {
+	if m != nil {
+		m.rescued.WithLabelValues(kind, outcome).Inc()
 	}
 }
 
