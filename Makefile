@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: run test build lint fmt vet staticcheck generate corpus clean eval bench microbench dashcheck helm
+.PHONY: run test build lint fmt vet staticcheck generate corpus clean eval bench microbench dashcheck helm chaos
 
 run: build
 	scripts/with-postgres.sh scripts/demo.sh
@@ -57,6 +57,11 @@ clean:
 # report part testdata/nli/report) and Climate-FEVER end to end (CLAIMS,
 # default testdata/climate-fever/climate-fever-dev.jsonl)
 # in a scratch database. EVAL_FLAGS passes more flags, e.g. -json or -limit 20.
+# The fleet under failure: 3 worker processes, 30 SIGKILLs, one immediate
+# Postgres restart, compared with a clean run. CHAOS_FLAGS=-short for CI.
+chaos: build
+	scripts/with-postgres.sh $(GO) run ./internal/harness/cmd/chaos -worker $(BIN)/worker $(CHAOS_FLAGS)
+
 eval:
 	scripts/with-postgres.sh $(GO) run ./internal/harness/cmd/eval $(if $(CLAIMS),-claims $(CLAIMS)) $(if $(NLI_DATA),-nli-data $(NLI_DATA)) $(EVAL_FLAGS)
 

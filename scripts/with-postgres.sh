@@ -98,6 +98,12 @@ as_pg "$PGBIN/pg_ctl" -D "$DATA/db" -l "$LOG" -w -t 60 \
   start >/dev/null
 
 export DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"
+# How to restart this server in immediate mode (a crash), for `make chaos`.
+if [ "$(id -u)" = 0 ]; then
+  export WITH_POSTGRES_RESTART="runuser -u postgres -- $PGBIN/pg_ctl -D $DATA/db -m immediate -w -t 60 restart >/dev/null"
+else
+  export WITH_POSTGRES_RESTART="$PGBIN/pg_ctl -D $DATA/db -m immediate -w -t 60 restart >/dev/null"
+fi
 echo "with-postgres: throwaway Postgres ($("$PGBIN/postgres" --version | awk '{print $3}')) on 127.0.0.1:$PORT, data in ${DATA#"$ROOT"/}" >&2
 set +e
 "$@"
