@@ -59,6 +59,33 @@ var Outcomes = []string{OutcomeCompleted, OutcomeRetried, OutcomeSnoozed, Outcom
 // jobBuckets span a no-op job (1 ms) to a long fetch or model call (10 min).
 var jobBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
 
+// newModelMetrics registers the collectors of model backend requests.
+func (m *Metrics) newModelMetrics() {
+	m.modelRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "model_requests_total",
+		Help: "HTTP requests to model backends (each retry counts), by backend, capability and outcome (ok or error).",
+	}, []string{"backend", "capability", "outcome"})
+	m.modelErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "model_errors_total",
+		Help: "Failed model backend requests by kind: rate_limited, server_error, timeout, connection, bad_response, rejected, circuit_open, canceled.",
+	}, []string{"backend", "capability", "kind"})
+	m.modelLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "model_request_duration_seconds",
+		Help:    "Latency of one HTTP request to a model backend.",
+		Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60},
+	}, []string{"backend", "capability"})
+	m.modelBatch = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "model_batch_size",
+		Help:    "Inputs (texts, pairs, documents) per model backend request.",
+		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
+	}, []string{"backend", "capability"})
+	m.modelTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "model_tokens_total",
+		Help: "Tokens reported by model backends, by type (prompt, completion).",
+	}, []string{"backend", "capability", "type"})
+	m.Registry.MustRegister(m.modelRequests, m.modelErrors, m.modelLatency, m.modelBatch, m.modelTokens)
+}
+
 // New registers the collectors on a fresh registry, with the Go and process collectors.
 func New() *Metrics {
 	m := &Metrics{Registry: prometheus.NewRegistry()}
@@ -68,7 +95,7 @@ func New() *Metrics {
 	}, []string{"relation"})
 	m.nliSkipped = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "nli_pairs_skipped_total",
-		Help: "Fragment/claim pairs not judged or not inserted: already_judged (pre-check) or conflict (judged concurrently).",
+		Help: "Fragment/claim pairs not judged or not inserted: already_judged (pre-check), conflict (judged concurrently) or unjudgeable (the model gave no usable answer).",
 	}, []string{"reason"})
 	m.fetches = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "fetches_total",
@@ -115,28 +142,7 @@ func New() *Metrics {
 		Namespace: namespace, Name: "claim_quotes_rejected_total",
 		Help: "Extracted claims dropped because their quote does not occur verbatim in the page version.",
 	})
-	m.modelRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "model_requests_total",
-		Help: "HTTP requests to model backends (each retry counts), by backend, capability and outcome (ok or error).",
-	}, []string{"backend", "capability", "outcome"})
-	m.modelErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "model_errors_total",
-		Help: "Failed model backend requests by kind: rate_limited, server_error, timeout, connection, bad_response, rejected, circuit_open, canceled.",
-	}, []string{"backend", "capability", "kind"})
-	m.modelLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: namespace, Name: "model_request_duration_seconds",
-		Help:    "Latency of one HTTP request to a model backend.",
-		Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60},
-	}, []string{"backend", "capability"})
-	m.modelBatch = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: namespace, Name: "model_batch_size",
-		Help:    "Inputs (texts, pairs, documents) per model backend request.",
-		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
-	}, []string{"backend", "capability"})
-	m.modelTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "model_tokens_total",
-		Help: "Tokens reported by model backends, by type (prompt, completion).",
-	}, []string{"backend", "capability", "type"})
+	m.newModelMetrics()
 	m.dbQueries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "db_round_trips_total",
 		Help: "Statements, batches and COPYs sent to Postgres by this process (River's own included), by type (query, batch, copy).",
@@ -166,7 +172,6 @@ func New() *Metrics {
 	for _, v := range []string{"well_supported", "supported", "unverified", "likely_false", "contested"} {
 		m.verdicts.WithLabelValues(v)
 	}
-	m.Registry.MustRegister(m.modelRequests, m.modelErrors, m.modelLatency, m.modelBatch, m.modelTokens)
 	m.Registry.MustRegister(m.nliEdges, m.nliSkipped, m.fetches, m.fetchBytes, m.claims, m.quoteDropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, r := range []string{"supports", "refutes", "neutral"} {
@@ -178,7 +183,7 @@ func New() *Metrics {
 	for _, p := range []string{"index_hit", "index_load", "sql"} {
 		m.recalls.WithLabelValues(p)
 	}
-	for _, r := range []string{"already_judged", "conflict"} {
+	for _, r := range []string{"already_judged", "conflict", "unjudgeable"} {
 		m.nliSkipped.WithLabelValues(r)
 	}
 	return m

@@ -22,6 +22,10 @@ const (
 	Refutes = "refutes"
 	// Neutral means the premise neither entails nor contradicts the hypothesis.
 	Neutral = "neutral"
+	// Unjudgeable is the label of a pair the model gave no usable answer
+	// for (that pair alone: the others of the call are judged). It is
+	// counted, never stored as an edge, and judged again by a later run.
+	Unjudgeable = "unjudgeable"
 )
 
 // Pair is one NLI input: Premise is the evidence fragment text, Hypothesis the claim text.

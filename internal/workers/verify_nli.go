@@ -42,6 +42,7 @@ type VerifyOutput struct {
 	Downgraded      int `json:"downgraded_to_neutral"`
 	DroppedNeutral  int `json:"dropped_neutral"` // neutral judgements not saved (save_neutral=false)
 	NotEmbedded     int `json:"fragments_not_embedded"`
+	Unjudgeable     int `json:"unjudgeable"` // pairs the model gave no usable answer for
 }
 
 // maxRounds bounds how often one job goes round when the task keeps changing;
@@ -233,7 +234,9 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 	return plan, nil
 }
 
-// judge calls the NLI backend in batches and checks what it answers.
+// judge calls the NLI backend in batches and checks what it answers: a
+// batch answered with the wrong number of judgements fails, a single
+// unusable judgement is models.Unjudgeable.
 func judge(ctx context.Context, nli models.NLI, pairs []models.Pair, batch int) ([]models.Judgement, error) {
 	if batch <= 0 {
 		batch = 32
@@ -249,11 +252,11 @@ func judge(ctx context.Context, nli models.NLI, pairs []models.Pair, batch int) 
 			return nil, fmt.Errorf("%w: %d judgements for %d pairs", modelerr.ErrBadResponse, len(js), end-start)
 		}
 		for i, j := range js {
-			if j.Label != models.Supports && j.Label != models.Refutes && j.Label != models.Neutral {
-				return nil, fmt.Errorf("%w: judgement %d: unknown label %q", modelerr.ErrBadResponse, start+i, j.Label)
-			}
-			if math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
-				return nil, fmt.Errorf("%w: judgement %d: confidence %v outside [0,1]", modelerr.ErrBadResponse, start+i, j.Confidence)
+			// A judgement that is no judgement makes its pair unjudgeable;
+			// the rest of the batch stands.
+			known := j.Label == models.Supports || j.Label == models.Refutes || j.Label == models.Neutral
+			if !known || math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
+				js[i] = models.Judgement{Label: models.Unjudgeable}
 			}
 		}
 		out = append(out, js...)
@@ -272,6 +275,11 @@ func (w *VerifyNLIWorker) judgements(taskID int64, plan verifyPlan, js []models.
 	write := store.Judgements{TaskID: taskID, Model: w.NLI.Model(), ClaimIDs: plan.claimIDs}
 	for i, j := range js {
 		out.Judged++
+		if j.Label == models.Unjudgeable {
+			out.Unjudgeable++ // not stored: a later run asks again
+			w.Metrics.NLISkipped("unjudgeable", 1)
+			continue
+		}
 		rel := j.Label
 		if rel != models.Neutral && j.Confidence < cfg.MinNLIConfidence {
 			rel = models.Neutral

@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"context"
+	"encoding/json"
 	"sync/atomic"
 	"testing"
 
@@ -120,6 +121,32 @@ func TestVerifyNLIWorker(t *testing.T) {
 		}
 	})
 
+	t.Run("AnUnjudgeablePairLeavesTheRestJudged", func(t *testing.T) {
+		t.Parallel()
+		w, b := setup(t, true)
+		b.nli.unjudgeable.Store(true)
+		res, err := w.Work(ctx, t, b.tx, jobs.VerifyNLIArgs{TaskID: b.task}, nil)
+		if err != nil || res.EventKind != river.EventKindJobCompleted {
+			t.Fatalf("work: %v, %+v", err, res)
+		}
+		var out workers.VerifyOutput
+		if err := json.Unmarshal(res.Job.Output(), &out); err != nil {
+			t.Fatal(err)
+		}
+		edges := nliEdges(t, b.tx, b.claim)
+		if out.Unjudgeable == 0 || edges == 0 {
+			t.Fatalf("output %+v with %d edges: want unjudgeable pairs counted and the others judged", out, edges)
+		}
+		// A later run asks the model again about the pairs it could not judge.
+		b.nli.unjudgeable.Store(false)
+		if _, err := w.Work(ctx, t, b.tx, jobs.VerifyNLIArgs{TaskID: b.task}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if more := nliEdges(t, b.tx, b.claim) - edges; more == 0 {
+			t.Errorf("the unjudgeable pairs were never judged again (%d of them)", out.Unjudgeable)
+		}
+	})
+
 	t.Run("StoppedTaskIsCancelled", func(t *testing.T) {
 		t.Parallel()
 		w, b := setup(t, true)
@@ -149,13 +176,19 @@ func fragmentText(t *testing.T, tx pgx.Tx, id int64) string {
 	return s
 }
 
-// countingNLI counts the pairs it passes on to judge.
+// countingNLI counts the pairs it passes on to judge; with unjudgeable set,
+// the first pair of each call gets no usable answer.
 type countingNLI struct {
 	models.NLI
-	pairs atomic.Int64
+	pairs       atomic.Int64
+	unjudgeable atomic.Bool
 }
 
 func (c *countingNLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.Judgement, error) {
 	c.pairs.Add(int64(len(pairs)))
-	return c.NLI.Judge(ctx, pairs)
+	js, err := c.NLI.Judge(ctx, pairs)
+	if err == nil && len(js) > 0 && c.unjudgeable.Load() {
+		js[0] = models.Judgement{Label: models.Unjudgeable}
+	}
+	return js, err
 }

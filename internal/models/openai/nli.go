@@ -16,9 +16,9 @@ var _ models.NLI = (*nli)(nil)
 // request per pair, at most Concurrency at a time) with the nli.v1 prompt and
 // maps entailment → models.Supports, contradiction → models.Refutes, neutral →
 // models.Neutral. Model() is "openai-nli:<model>+nli.v1". Premise and
-// hypothesis are cut to MaxChunkChars. One unusable answer fails the whole call
-// with modelerr.ErrBadResponse (the interface returns one judgement per pair or
-// none). It is a fallback for servers without an NLI cross-encoder: slower and
+// hypothesis are cut to MaxChunkChars. A pair whose answer is unusable is
+// judged models.Unjudgeable (and counted as a bad response); the others go
+// on. A failed request fails the whole call. It is a fallback for servers without an NLI cross-encoder: slower and
 // costlier per pair than TEI's /predict.
 func NewNLI(o Options) (models.NLI, error) {
 	c, err := newClient(o)
@@ -54,7 +54,8 @@ func (n *nli) Judge(ctx context.Context, pairs []models.Pair) ([]models.Judgemen
 		}
 		j, err := parseJudgement(content)
 		if err != nil {
-			return fmt.Errorf("pair %d: %w", i, n.c.bad("nli", err))
+			_ = n.c.bad("nli", err) // counted; this pair alone is unjudgeable
+			j = models.Judgement{Label: models.Unjudgeable}
 		}
 		out[i] = j
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -101,7 +102,7 @@ func TestNLIJudgesPairsConcurrentlyWithinTheBound(t *testing.T) {
 	}
 }
 
-func TestNLIRejectsGarbage(t *testing.T) {
+func TestNLIUnusableAnswerMakesItsPairUnjudgeable(t *testing.T) {
 	cases := []struct{ content, want string }{
 		{`{"label":"ENTAILMENT","confidence":0.9}`, `label "ENTAILMENT"`},
 		{`{"label":"supports","confidence":0.9}`, `label "supports"`},
@@ -123,9 +124,14 @@ func TestNLIRejectsGarbage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The unusable answer makes its pair unjudgeable; the other is judged.
 			got, err := n.Judge(context.Background(), []models.Pair{{Premise: "p", Hypothesis: "first"}, {Premise: "p", Hypothesis: "second"}})
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "pair 1") {
-				t.Errorf("Judge = %v, %v; want ErrBadResponse naming pair 1 and %q", got, err, tc.want)
+			want := []models.Judgement{{Label: models.Neutral, Confidence: 0.5}, {Label: models.Unjudgeable}}
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("Judge = %v, %v; want %v", got, err, want)
+			}
+			if _, err := parseJudgement(tc.content); !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("parseJudgement(%s) = %v; want ErrBadResponse naming %q", tc.content, err, tc.want)
 			}
 		})
 	}
