@@ -1,6 +1,8 @@
-// Package fleet assembles a worker process: database pool, model backends,
-// fetcher, River client with the evidencefleet queues, and the operations
-// HTTP server (/metrics, /healthz, /readyz).
+// Package fleet assembles a worker process: database pool (with its
+// statement, lock and idle timeouts), model backends, fetcher, River client
+// with the evidencefleet queues and middleware, the lifeline that proves the
+// process alive and rescues the jobs of dead ones (lifeline.go), and the
+// operations HTTP server (/metrics, /healthz, /readyz).
 package fleet
 
 import (

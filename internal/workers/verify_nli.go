@@ -66,6 +66,12 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 			return err
 		}
 		version := state.WorkVersion
+		if pending := state.NotEmbedded; pending > 0 && round > 1 {
+			// Pages came in during the last round: this job's committed
+			// rounds stay its own (a snooze would lose their count from its
+			// output); a successor waits for the new embeddings.
+			return w.handOver(ctx, job, out)
+		}
 		if pending := state.NotEmbedded; pending > 0 {
 			if snoozeCount(job.Metadata) < int64(w.Verify.MaxEmbedWaits) {
 				// Judging now would rank without those fragments: wait for the embed jobs.
@@ -104,12 +110,8 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 				return err
 			}
 			if changed {
-				// The task keeps changing: hand the rest to a successor in
-				// this transaction (this job is already completed in it, so
-				// the unique insert is not skipped).
-				if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertTx(ctx, tx, job.Args, nil); err != nil {
-					return fmt.Errorf("enqueue successor verify_nli: %w", err)
-				}
+				// The task keeps changing: hand the rest to a successor.
+				return insertSuccessor(ctx, tx, job)
 			}
 			return nil
 		})
@@ -232,6 +234,26 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 			sourceTrust: f.TrustLevel, sourceCategory: f.Category, targetTrust: c.OriginTrustLevel})
 	}
 	return plan, nil
+}
+
+// handOver completes the job with what its rounds did and enqueues a
+// successor for the rest, in one transaction.
+func (w *VerifyNLIWorker) handOver(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs], out VerifyOutput) error {
+	return w.Store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		if err := completeTx(ctx, tx, job, out); err != nil {
+			return err
+		}
+		return insertSuccessor(ctx, tx, job)
+	})
+}
+
+// insertSuccessor enqueues the same verify_nli in tx, where the job is
+// already completed (so the unique insert is not skipped as a duplicate).
+func insertSuccessor(ctx context.Context, tx pgx.Tx, job *river.Job[jobs.VerifyNLIArgs]) error {
+	if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertTx(ctx, tx, job.Args, nil); err != nil {
+		return fmt.Errorf("enqueue successor verify_nli: %w", err)
+	}
+	return nil
 }
 
 // judge calls the NLI backend in batches and checks what it answers: a
