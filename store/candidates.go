@@ -27,7 +27,7 @@ WITH common AS MATERIALIZED (
       AND e.lexeme IS NOT NULL AND e.freq > $7
 )
 SELECT c.claim_id, r.id
-FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c(claim_id, claim_text, exclude_domain)
+FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c(claim_id, claim_text, exclude_site)
 CROSS JOIN LATERAL (
     SELECT COALESCE(string_agg(quote_literal(t.lexeme), ' | '), '')::tsquery AS q
     FROM (
@@ -44,7 +44,7 @@ CROSS JOIN LATERAL (
     JOIN fragments f ON f.page_version_id = tp.page_version_id
     JOIN pages p ON p.id = f.page_id
     WHERE tp.task_id = $1
-      AND p.domain <> c.exclude_domain
+      AND p.domain <> c.exclude_site AND right(p.domain, length(c.exclude_site) + 1) <> ('.' || c.exclude_site)
       AND f.embed_model = $6
       AND f.tsv @@ query.q
     ORDER BY ts_rank(f.tsv, query.q) DESC, f.id
@@ -62,7 +62,7 @@ type Recall struct {
 type ClaimQuery struct {
 	ClaimID       int64
 	Text          string
-	ExcludeDomain string // the claim's origin domain; "" for none
+	ExcludeSite string // the registrable domain (ident.Site) of the claim's origin: none of its hosts is recalled; "" for none
 }
 
 // RecallCandidates returns, per claim id, candidate fragment ids in ts_rank order.
@@ -71,7 +71,7 @@ func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []C
 	texts := make([]string, len(claims))
 	excl := make([]string, len(claims))
 	for i, c := range claims {
-		ids[i], texts[i], excl[i] = c.ClaimID, c.Text, c.ExcludeDomain
+		ids[i], texts[i], excl[i] = c.ClaimID, c.Text, c.ExcludeSite
 	}
 	rows, err := q.db.Query(ctx, candidateRecallSQL, taskID, ids, texts, excl, lim.PerClaim, embedModel, lim.MaxTermFreq, lim.MinTerms)
 	if err != nil {

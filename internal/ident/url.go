@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+	"golang.org/x/net/publicsuffix"
 )
 
 // NormalizeURL returns the canonical form of an http(s) URL, used as the
@@ -245,4 +246,21 @@ func normalizeQuery(raw string) string {
 		parts[i] = p.text
 	}
 	return strings.Join(parts, "&")
+}
+
+// Site returns the registrable domain (eTLD+1, by the Public Suffix List) of
+// a host or domain, lowercased: a.evil.com and b.evil.com are one site,
+// evil.co.uk and good.co.uk two. Sources are independent only across
+// sites. An IP address, a public suffix itself or a host the list cannot
+// place is its own site.
+func Site(host string) string {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "" || net.ParseIP(h) != nil {
+		return h
+	}
+	site, err := publicsuffix.EffectiveTLDPlusOne(h)
+	if err != nil {
+		return h
+	}
+	return site
 }

@@ -102,3 +102,16 @@ func TestDomain(t *testing.T) {
 		}
 	}
 }
+
+func TestSite(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]string{
+		"a.evil.com": "evil.com", "b.evil.com": "evil.com", "evil.com": "evil.com", "WWW.Evil.COM.": "evil.com",
+		"news.bbc.co.uk": "bbc.co.uk", "evil.co.uk": "evil.co.uk", "en.wikipedia.org": "wikipedia.org",
+		"user.github.io": "user.github.io", "127.0.0.1": "127.0.0.1", "::1": "::1", "co.uk": "co.uk", "": "",
+	} {
+		if got := Site(host); got != want {
+			t.Errorf("Site(%q) = %q, want %q", host, got, want)
+		}
+	}
+}

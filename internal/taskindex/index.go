@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
@@ -85,11 +86,13 @@ type Builder struct {
 	lengths []float64
 	total   float64
 	scratch []byte
+	sites   map[string]string // domain → its site
 }
 
 // NewBuilder returns a builder for about n fragments.
 func NewBuilder(n int) *Builder {
 	return &Builder{
+		sites: map[string]string{},
 		ix: &Index{
 			ids:       make([]int64, 0, n),
 			domains:   make([]int32, 0, n),
@@ -139,12 +142,18 @@ func (b *Builder) add(id int64, domain []byte, vec []float32, lexemes func(func(
 	if err != nil {
 		return err
 	}
-	dom, ok := ix.domainIDs[string(domain)]
+	// Fragments are told apart by site (ident.Site): the hosts of one
+	// registrable domain are one source.
+	site, ok := b.sites[string(domain)]
+	if !ok {
+		site = ident.Site(string(domain))
+		b.sites[string(domain)] = site
+	}
+	dom, ok := ix.domainIDs[site]
 	if !ok {
 		dom = int32(len(ix.domainNames))
-		name := string(domain)
-		ix.domainIDs[name] = dom
-		ix.domainNames = append(ix.domainNames, name)
+		ix.domainIDs[site] = dom
+		ix.domainNames = append(ix.domainNames, site)
 	}
 	ix.ids = append(ix.ids, id)
 	ix.domains = append(ix.domains, dom)
@@ -193,7 +202,7 @@ func (ix *Index) Bytes() int64 { return ix.bytes }
 type Query struct {
 	Lexemes       []string  // the claim's lexemes (to_tsvector of its text)
 	Vec           []float32 // the claim's embedding, same model as the index
-	ExcludeDomain string    // the claim's origin domain; "" for none
+	ExcludeDomain string    // the claim's origin domain; "" for none. Its whole site (ident.Site) is left out.
 }
 
 // Candidates recalls at most limit fragments matching any of the query's
@@ -207,7 +216,7 @@ func (ix *Index) Candidates(q Query, limit int) []evidence.Candidate {
 	s := ix.getScratch()
 	defer ix.scratch.Put(s)
 	excluded := int32(-1)
-	if id, ok := ix.domainIDs[q.ExcludeDomain]; ok && q.ExcludeDomain != "" {
+	if id, ok := ix.domainIDs[ident.Site(q.ExcludeDomain)]; ok && q.ExcludeDomain != "" {
 		excluded = id
 	}
 	seenTerm := s.seenTerms[:0]

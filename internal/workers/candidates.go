@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
@@ -17,7 +18,7 @@ type RecallClaim struct {
 	Text          string
 	Lexemes       []string  // to_tsvector of Text, as Postgres has it
 	Vec           []float32 // embedding of Text
-	ExcludeDomain string    // the claim's origin domain; "" for none
+	ExcludeDomain string    // the claim's origin domain; "" for none. Its whole site is left out (ident.Site).
 }
 
 // Recaller finds a claim's candidate evidence among a task's fragments
@@ -79,7 +80,7 @@ func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.Tas
 func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
 	queries := make([]store.ClaimQuery, len(claims))
 	for i, c := range claims {
-		queries[i] = store.ClaimQuery{ClaimID: c.ID, Text: c.Text, ExcludeDomain: c.ExcludeDomain}
+		queries[i] = store.ClaimQuery{ClaimID: c.ID, Text: c.Text, ExcludeSite: ident.Site(c.ExcludeDomain)}
 	}
 	recalled, err := d.Store.RecallCandidates(ctx, taskID, queries, d.Verify.Recall(), d.Embedder.Model())
 	if err != nil {
@@ -113,7 +114,7 @@ func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []Rec
 		if err != nil {
 			return nil, fmt.Errorf("fragment %d: %w", f.ID, err)
 		}
-		frags[f.ID] = fragment{domain: f.Domain, vec: vec}
+		frags[f.ID] = fragment{domain: ident.Site(f.Domain), vec: vec}
 	}
 	for _, c := range claims {
 		ids := recalled[c.ID]

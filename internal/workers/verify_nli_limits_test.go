@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -182,6 +183,58 @@ func TestVerifyHonoursLimits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.check(t, verifyPolar(t, tt.adjust))
+		})
+	}
+}
+
+// TestSiblingSubdomainsAreOneSource: a claim extracted from a.evil.com is
+// never judged against b.evil.com (one registrable domain, one source), on
+// both recall paths (the in-memory task index and Postgres full-text search),
+// while another site's fragment is.
+func TestSiblingSubdomainsAreOneSource(t *testing.T) {
+	t.Parallel()
+	const claim = "Polar bear populations are declining because the Arctic sea ice is melting."
+	for _, inMemory := range []bool{true, false} {
+		t.Run(fmt.Sprintf("in memory %v", inMemory), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			tx := pgtest.Tx(t)
+			embedder := builtin.NewHashEmbedder(256)
+			task := fixture.Task(t, tx, "Sea ice and bears.")
+			var origin fixture.Page
+			for _, u := range []string{"https://a.evil.com/claim", "https://b.evil.com/echo", "https://science.example.org/ice"} {
+				p := fixture.PageOf(t, tx, task, u, claim)
+				vecs, err := embedder.Embed(ctx, []string{claim})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fixture.Embed(t, tx, p.Fragments[0], embedder.Model(), vecs[0])
+				if origin.ID == 0 {
+					origin = p
+				}
+			}
+			claimID := fixture.ExtractedClaim(t, tx, task, origin, 0, claim)
+			verify := workers.VerifyConfigFrom(config.Defaults(), builtin.HashEmbedderMinSimilarity)
+			st := store.NewStore(tx)
+			recall := &workers.Recaller{Store: st, Embedder: embedder, Verify: verify}
+			if inMemory {
+				recall.TaskIndex = taskindex.NewCache(16 << 20)
+			}
+			w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: builtin.NewLexicalNLI(), Verify: verify, Recall: recall}
+			if res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w).
+				Work(ctx, t, tx, jobs.VerifyNLIArgs{TaskID: task, ClaimIDs: []int64{claimID}}, nil); err != nil || res.EventKind != river.EventKindJobCompleted {
+				t.Fatalf("verify_nli: %v, %+v", err, res)
+			}
+			judgedBy := func(domain string) int {
+				return queryInt(t, tx, `SELECT count(*) FROM edges e JOIN fragments f ON f.id = e.source_id JOIN pages p ON p.id = f.page_id
+					WHERE e.target_id = $1 AND e.relation IN `+nliRelations+` AND p.domain = $2`, claimID, domain)
+			}
+			if n := judgedBy("b.evil.com"); n != 0 {
+				t.Errorf("the claim from a.evil.com was judged against b.evil.com (%d edges)", n)
+			}
+			if n := judgedBy("science.example.org"); n == 0 {
+				t.Error("the claim was not judged against another site: the test proves nothing")
+			}
 		})
 	}
 }
