@@ -60,8 +60,8 @@ type Recall struct {
 
 // ClaimQuery is one claim to recall candidates for.
 type ClaimQuery struct {
-	ClaimID       int64
-	Text          string
+	ClaimID     int64
+	Text        string
 	ExcludeSite string // the registrable domain (ident.Site) of the claim's origin: none of its hosts is recalled; "" for none
 }
 

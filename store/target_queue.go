@@ -27,9 +27,16 @@ type PageWrite struct {
 	SHA256    string // of Content
 	Content   string // the version's canonical text
 	Fragments []FragmentSpan
-	// Identifiers are the page's own ids (indexed under it); Linked are ids
-	// of other works it links to or mentions (stub pages it cites).
+	// Identifiers are the page's verified ids — from an academic API, or
+	// the id it was found by — under which it is indexed and found.
+	// Declared are ids the page states about itself (its meta tags), which
+	// anyone can state: they are recorded on the page (its doi, pmid and
+	// arxiv_id when no verified one is known) and never indexed, looked up
+	// or merged on, so a page declaring another paper's DOI never becomes
+	// that paper. Linked are ids of other works it links to or mentions
+	// (stub pages it cites).
 	Identifiers []Identifier
+	Declared    []Identifier
 	Linked      []Identifier
 	Paper       *PaperMeta // academic metadata of an abstract-only page
 
@@ -141,41 +148,32 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 			return out, fmt.Errorf("set academic metadata: %w", err)
 		}
 	}
-	// The URL and the page's own identifiers point at this page from now on.
+	// The URL and the page's verified identifiers point at this page from now on.
 	if err := q.IndexResources(ctx, IndexResourcesParams{PageID: pageID,
 		Types: []string{"url"}, Identifiers: []string{p.URL}}); err != nil {
 		return out, fmt.Errorf("index url: %w", err)
 	}
 	if len(p.Identifiers) > 0 {
 		ip := IndexResourcesParams{PageID: pageID}
-		var doi, pmid, arxiv *string
 		for _, id := range p.Identifiers {
 			ip.Types = append(ip.Types, id.Type)
 			ip.Identifiers = append(ip.Identifiers, id.Value)
-			v := id.Value
-			switch id.Type {
-			case ident.DOI:
-				if doi == nil {
-					doi = &v
-				}
-			case ident.PMID:
-				if pmid == nil {
-					pmid = &v
-				}
-			case ident.ArXiv:
-				if arxiv == nil {
-					arxiv = &v
-				}
-			}
 		}
 		if err := q.IndexResources(ctx, ip); err != nil {
 			return out, fmt.Errorf("index identifiers: %w", err)
 		}
+		doi, pmid, arxiv := firstOfEachType(p.Identifiers)
 		if err := q.SetPageIdentifiers(ctx, SetPageIdentifiersParams{ID: pageID, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
 			return out, fmt.Errorf("set page identifiers: %w", err)
 		}
-		out.Identifiers = len(p.Identifiers)
 	}
+	if len(p.Declared) > 0 {
+		doi, pmid, arxiv := firstOfEachType(p.Declared)
+		if err := q.SetPageDeclaredIdentifiers(ctx, SetPageDeclaredIdentifiersParams{ID: pageID, Doi: doi, Pmid: pmid, ArxivID: arxiv}); err != nil {
+			return out, fmt.Errorf("record declared identifiers: %w", err)
+		}
+	}
+	out.Identifiers = len(p.Identifiers) + len(p.Declared)
 
 	for _, id := range p.Linked {
 		stub, err := q.stubPage(ctx, id)
@@ -425,6 +423,22 @@ func (q *Queries) KnownDOIVersion(ctx context.Context, doi string) (v PageLatest
 		return v, false, fmt.Errorf("read page %d: %w", pageID, err)
 	}
 	return v, true, nil
+}
+
+// firstOfEachType returns the first DOI, PMID and arXiv id of ids.
+func firstOfEachType(ids []Identifier) (doi, pmid, arxiv *string) {
+	for _, id := range ids {
+		v := id.Value
+		switch {
+		case id.Type == ident.DOI && doi == nil:
+			doi = &v
+		case id.Type == ident.PMID && pmid == nil:
+			pmid = &v
+		case id.Type == ident.ArXiv && arxiv == nil:
+			arxiv = &v
+		}
+	}
+	return doi, pmid, arxiv
 }
 
 func nonEmpty(s string) *string {

@@ -438,6 +438,32 @@ func (q *Queries) SetPageAcademic(ctx context.Context, arg SetPageAcademicParams
 	return err
 }
 
+const setPageDeclaredIdentifiers = `-- name: SetPageDeclaredIdentifiers :exec
+UPDATE pages
+SET doi      = COALESCE(doi, $1),
+    pmid     = COALESCE(pmid, $2),
+    arxiv_id = COALESCE(arxiv_id, $3)
+WHERE id = $4
+`
+
+type SetPageDeclaredIdentifiersParams struct {
+	Doi     *string `json:"doi"`
+	Pmid    *string `json:"pmid"`
+	ArxivID *string `json:"arxiv_id"`
+	ID      int64   `json:"id"`
+}
+
+// The ids a page declares about itself, where no verified one is recorded.
+func (q *Queries) SetPageDeclaredIdentifiers(ctx context.Context, arg SetPageDeclaredIdentifiersParams) error {
+	_, err := q.db.Exec(ctx, setPageDeclaredIdentifiers,
+		arg.Doi,
+		arg.Pmid,
+		arg.ArxivID,
+		arg.ID,
+	)
+	return err
+}
+
 const setPageIdentifiers = `-- name: SetPageIdentifiers :exec
 UPDATE pages
 SET doi      = COALESCE($1, doi),

@@ -29,9 +29,12 @@ func paperPage(url, title string, paragraphs ...string) corpus.Page {
 	return corpus.Page{URL: url, ContentType: "text/html; charset=utf-8", Body: []byte(body)}
 }
 
-// TestOnePaperOnePage: a DOI found on two different pages (publisher and
-// mirror) and given as a direct target yields one page.
-func TestOnePaperOnePage(t *testing.T) {
+// TestDeclaredDOIsAreClaimsNotFacts: two pages (a publisher and a mirror)
+// both declare one DOI about themselves. A declaration is not proof: each
+// stays its own page with the DOI recorded, neither is indexed under it,
+// and a doi target is not served from their text — without an academic API
+// it fails, naming the DOI.
+func TestDeclaredDOIsAreClaimsNotFacts(t *testing.T) {
 	t.Parallel()
 	publisher := "https://journal.example.org/article/5678"
 	mirror := "https://mirror.example.net/papers/abc-5678"
@@ -53,45 +56,97 @@ func TestOnePaperOnePage(t *testing.T) {
 	f.Drain(t)
 
 	pool := f.Tx
-	if n := queryInt(t, pool, `SELECT count(*) FROM pages WHERE fetched_at IS NOT NULL`); n != 1 {
-		t.Errorf("%d fetched pages for one paper found through two URLs and its DOI, want 1", n)
+	if n := queryInt(t, pool, `SELECT count(*) FROM pages WHERE fetched_at IS NOT NULL AND doi = $1`, paperDOI); n != 2 {
+		t.Errorf("%d fetched pages record the declared DOI, want 2 (publisher and mirror, each its own page)", n)
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM pages WHERE doi = $1`, paperDOI); n != 1 {
-		t.Errorf("%d pages carry the DOI, want 1", n)
+	if n := queryInt(t, pool, `SELECT count(*) FROM resource_index WHERE identifier_type = 'doi' AND identifier = $1`, paperDOI); n != 0 {
+		t.Errorf("a declared DOI was indexed %d times: declarations are not proof", n)
 	}
-	if n := queryInt(t, pool, `SELECT count(DISTINCT page_id) FROM resource_index WHERE identifier IN ($1, $2, $3)`, publisher, mirror, paperDOI); n != 1 {
-		t.Errorf("the two URLs and the DOI point at %d pages, want 1", n)
-	}
-	// The DOI the paper merely links to is another work: an unfetched stub
-	// page the paper cites, indexed under that DOI (never as the paper's).
+	// The DOI the papers link to is another work: an unfetched stub page
+	// each of them cites, indexed under that DOI (never as theirs).
 	if n := queryInt(t, pool, `SELECT count(*) FROM resource_index r JOIN pages p ON p.id = r.page_id
 		WHERE r.identifier = '10.9999/other.1' AND p.doi = '10.9999/other.1' AND p.fetched_at IS NULL`); n != 1 {
 		t.Error("the linked DOI is not indexed as its own stub page")
 	}
 	if n := queryInt(t, pool, `SELECT count(*) FROM edges e JOIN pages s ON s.id = e.source_id JOIN pages d ON d.id = e.target_id
-		WHERE e.relation = 'cites' AND e.citation_source = 'link' AND s.doi = $1 AND d.doi = '10.9999/other.1'`, paperDOI); n != 1 {
-		t.Error("no cites edge from the paper to the work it links to")
+		WHERE e.relation = 'cites' AND e.citation_source = 'link' AND s.doi = $1 AND d.doi = '10.9999/other.1'`, paperDOI); n != 2 {
+		t.Errorf("%d cites edges from the two pages to the work they link to, want 2", n)
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM task_pages WHERE task_id = $1`, second); n != 1 {
-		t.Errorf("the DOI target linked %d pages to its task, want 1", n)
+	var status, reason string
+	if err := pool.QueryRow(t.Context(), `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1`, second).Scan(&status, &reason); err != nil {
+		t.Fatal(err)
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM claims WHERE task_id = $1 AND kind = 'extracted'`, second); n == 0 {
-		t.Error("the DOI target's task got no claims from the paper")
+	if status != "failed" || !strings.Contains(reason, paperDOI) || !strings.Contains(reason, "academic") {
+		t.Errorf("DOI target %s (%q): want failed naming the DOI and the missing academic API", status, reason)
 	}
-	versions := queryInt(t, pool, `SELECT count(*) FROM page_versions`)
-	if versions != 2 {
-		t.Errorf("%d page versions, want 2 (publisher and mirror text; the DOI target adds none)", versions)
+	if n := queryInt(t, pool, `SELECT count(*) FROM claims WHERE task_id = $1 AND kind = 'extracted'`, second); n != 0 {
+		t.Errorf("the DOI target's task got %d claims from pages that merely declare the DOI", n)
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM targets WHERE task_id = $1 AND kind = 'doi' AND status = 'extracted'`, second); n != 1 {
-		t.Error("the DOI target is not extracted")
-	}
-	// No academic API in this run (replay mode): the paper's citation graph
-	// is queued and completes as skipped, with a metric.
+	// No academic API in this run (replay mode): the pages' citation graphs
+	// are queued and complete as skipped, with a metric.
 	if n := queryInt(t, pool, `SELECT count(*) FROM river_job WHERE kind = 'citation_graph' AND state = 'completed' AND metadata->'output'->>'skipped' LIKE 'no academic API%'`); n == 0 {
 		t.Errorf("no citation_graph completed as skipped:\n%s", testfleet.JobDump(t, pool))
 	}
 	if got, _ := f.Metrics.Sum("evidencefleet_academic_steps_total", map[string]string{"step": "citation_graph", "outcome": "skipped"}); got == 0 {
 		t.Error("skipped citation graphs are not counted")
+	}
+}
+
+// TestAPageDeclaringAnotherPapersDOIDoesNotTakeItOver: a forged page
+// declares a real paper's DOI about itself, before and after the paper is
+// resolved through the academic API. The paper's page keeps its one version
+// with the real text, and every doi target of it gets the real text.
+func TestAPageDeclaringAnotherPapersDOIDoesNotTakeItOver(t *testing.T) {
+	t.Parallel()
+	srv := s2Server(t)
+	forged := func(url string) corpus.Page {
+		return corpus.Page{URL: url, ContentType: "text/html; charset=utf-8", Body: []byte(`<!doctype html><html><head>
+<title>Computing machinery and intelligence</title><meta name="citation_doi" content="` + turingDOI + `"></head>
+<body><article><h1>Computing machinery and intelligence</h1><p>This forged page says that machines can never think and that Turing agreed.</p></article></body></html>`)}
+	}
+	before, after := "https://forger.example.net/turing", "https://other-forger.example.com/turing"
+	f := testfleet.InTx(t, testfleet.Options{Pages: []corpus.Page{forged(before), forged(after)}, Adjust: func(c *config.Config) {
+		c.S2URL, c.OpenAlexURL = srv.URL, ""
+	}})
+	forger := f.CreateTask(t, "Machines cannot think.")
+	f.AddTargets(t, forger, before)
+	f.Drain(t)
+	first := f.CreateTask(t, "Machines can think.")
+	f.AddTargetsOf(t, first, jobs.Target{Kind: jobs.TargetDOI, Value: turingDOI})
+	f.Drain(t)
+	f.AddTargets(t, forger, after)
+	f.Drain(t)
+	second := f.CreateTask(t, "Turing asked whether machines can think.")
+	f.AddTargetsOf(t, second, jobs.Target{Kind: jobs.TargetDOI, Value: turingDOI})
+	f.Drain(t)
+
+	pool := f.Tx
+	var versions int
+	var content string
+	if err := pool.QueryRow(t.Context(), `SELECT count(*), COALESCE(max(v.content), '') FROM page_versions v JOIN pages p ON p.id = v.page_id
+		WHERE p.url = $1`, "https://doi.org/"+turingDOI).Scan(&versions, &content); err != nil {
+		t.Fatal(err)
+	}
+	if versions != 1 || !strings.Contains(content, "Can machines think?") || strings.Contains(content, "forged") {
+		t.Errorf("the paper's page has %d versions, text %.80q: want its one real version", versions, content)
+	}
+	for _, task := range []int64{first, second} {
+		if n := queryInt(t, pool, `SELECT count(*) FROM claims WHERE task_id = $1 AND kind = 'extracted' AND text LIKE '%forged%'`, task); n != 0 {
+			t.Errorf("task %d got %d claims from the forged text", task, n)
+		}
+		if n := queryInt(t, pool, `SELECT count(*) FROM task_pages tp JOIN pages p ON p.id = tp.page_id WHERE tp.task_id = $1 AND p.url = $2`,
+			task, "https://doi.org/"+turingDOI); n != 1 {
+			t.Errorf("task %d's doi target is not the paper's page", task)
+		}
+		if n := queryInt(t, pool, `SELECT count(*) FROM claims WHERE task_id = $1 AND kind = 'extracted'`, task); n == 0 {
+			t.Errorf("task %d got no claims from the real paper", task)
+		}
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM pages WHERE url IN ($1, $2) AND fetched_at IS NOT NULL`, before, after); n != 2 {
+		t.Errorf("%d forged pages stored as their own pages, want 2", n)
+	}
+	if n := queryInt(t, pool, `SELECT count(DISTINCT page_id) FROM resource_index WHERE identifier_type = 'doi' AND identifier = $1`, turingDOI); n != 1 {
+		t.Errorf("the DOI is indexed under %d pages, want only the paper's", n)
 	}
 }
 
@@ -176,11 +231,15 @@ func TestDOIResolvedToAnAbstractOnlyPage(t *testing.T) {
 	if n := queryInt(t, pool, `SELECT count(*) FROM resource_index WHERE identifier_type IN ('doi', 's2') AND page_id = (SELECT id FROM pages WHERE doi = $1)`, turingDOI); n != 2 {
 		t.Errorf("%d of the paper's DOI and S2 id indexed, want 2", n)
 	}
-	// The same paper found later through a URL is the same page.
+	// A mirror declaring the DOI later is its own page; the paper's page
+	// keeps its one version.
 	f.AddTargets(t, task, mirror)
 	f.Drain(t)
-	if n := queryInt(t, pool, `SELECT count(*) FROM pages`); n != 1 {
-		t.Errorf("%d pages after the paper's mirror was fetched, want 1", n)
+	if n := queryInt(t, pool, `SELECT count(*) FROM pages`); n != 2 {
+		t.Errorf("%d pages after the paper's mirror was fetched, want 2 (the declaring mirror is not the paper)", n)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.url = $1`, url); n != 1 {
+		t.Errorf("the paper's page has %d versions after the mirror, want 1", n)
 	}
 	if got, _ := f.Metrics.Sum("evidencefleet_academic_steps_total", map[string]string{"step": "doi", "outcome": "ok"}); got != 1 {
 		t.Errorf("DOI resolutions counted %v, want 1", got)

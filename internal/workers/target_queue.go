@@ -229,7 +229,8 @@ type processedPage struct {
 	doc           extract.Document
 	sha           string
 	fragments     []extract.Fragment
-	identifiers   []extract.Identifier
+	identifiers   []extract.Identifier // verified ids: from an academic API, or the id the page was found by
+	declared      []extract.Identifier // ids the page states about itself (meta tags): unverified claims
 	claims        []extract.ExtractedClaim
 	claimFragment []int                // index into fragments of each claim's origin fragment
 	maxClaims     int                  // claims taken at most
@@ -269,12 +270,14 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 		// stored, embedded and searched.
 		p.fragments = p.fragments[:cfg.MaxFragments]
 	}
-	// Only the page's own identifiers (its meta tags) say which paper this
-	// page is; DOIs merely cited in links or text belong to other works.
+	// The ids a page declares about itself (its meta tags) are claims, not
+	// facts: anyone can declare any DOI. They are recorded, never trusted to
+	// say which paper this page is. DOIs merely cited in links or text
+	// belong to other works.
 	if res.ContentType != "text/plain" {
-		p.identifiers = extract.MetaIdentifiers(res.Body)
-		if len(p.identifiers) > maxOwnIDs {
-			p.identifiers = p.identifiers[:maxOwnIDs] // the first ones declared
+		p.declared = extract.MetaIdentifiers(res.Body)
+		if len(p.declared) > maxOwnIDs {
+			p.declared = p.declared[:maxOwnIDs] // the first ones declared
 		}
 	}
 	// The works it links to or mentions (in links and text) are other pages:
@@ -284,7 +287,7 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 		body = nil
 	}
 	for _, id := range extract.Identifiers(body, p.doc.Text) {
-		if !slices.Contains(p.identifiers, id) && len(p.linked) < maxLinkedIDs {
+		if !slices.Contains(p.declared, id) && len(p.linked) < maxLinkedIDs {
 			p.linked = append(p.linked, id)
 		}
 	}
@@ -352,7 +355,7 @@ func containingFragment(frags []extract.Fragment, start, end int) int {
 func pageWrite(res *crawl.Result, p processedPage, embedModel string) store.PageWrite {
 	pw := store.PageWrite{URL: res.URL, FinalURL: res.FinalURL, Title: p.doc.Title, Fetched: !p.fromStore,
 		Status: res.Status, ContentType: res.ContentType, FetchedAt: res.FetchedAt,
-		SHA256: p.sha, Content: p.doc.Text, Identifiers: storeIDs(p.identifiers), Linked: storeIDs(p.linked),
+		SHA256: p.sha, Content: p.doc.Text, Identifiers: storeIDs(p.identifiers), Declared: storeIDs(p.declared), Linked: storeIDs(p.linked),
 		EmbedModel: embedModel}
 	for _, f := range p.fragments {
 		pw.Fragments = append(pw.Fragments, store.FragmentSpan{Start: f.Start, End: f.End, Text: f.Text, Heading: f.Heading})
@@ -388,7 +391,7 @@ func writePage(ctx context.Context, q *store.Queries, args jobs.TargetQueueArgs,
 		Fragments: wr.Fragments, ClaimsNew: wr.ClaimsNew, ClaimsExisting: wr.ClaimsExisting,
 		ClaimsDropped: wr.ClaimsDropped + p.droppedClaims, QuotesRejected: p.rejected,
 		Identifiers: wr.Identifiers, ToEmbed: wr.ToEmbed, NewToTask: wr.NewToTask,
-		Academic: p.paper != nil || slices.ContainsFunc(p.identifiers, func(id extract.Identifier) bool { return id.Type == extract.IDDOI }),
+		Academic: p.paper != nil || slices.ContainsFunc(slices.Concat(p.identifiers, p.declared), func(id extract.Identifier) bool { return id.Type == extract.IDDOI }),
 	}, nil
 }
 
@@ -624,9 +627,9 @@ func paperIdentifiers(p *academic.Paper) []extract.Identifier {
 	return out
 }
 
-// Bounds on the ids one page brings: each is an advisory lock in the
-// page's write (store.StorePage) and a row of resource_index. A paper
-// declares a handful about itself (its DOI, PMID, arXiv id).
+// Bounds on the ids one page brings: each linked id is an advisory lock in
+// the page's write (store.StorePage) and a stub page. A paper declares a
+// handful about itself (its DOI, PMID, arXiv id).
 const (
 	maxOwnIDs    = 16  // ids a page declares about itself, the first ones kept
 	maxLinkedIDs = 200 // works a page registers as cited

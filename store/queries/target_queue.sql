@@ -88,6 +88,14 @@ SET doi      = COALESCE(sqlc.narg(doi), doi),
     arxiv_id = COALESCE(sqlc.narg(arxiv_id), arxiv_id)
 WHERE id = @id;
 
+-- name: SetPageDeclaredIdentifiers :exec
+-- The ids a page declares about itself, where no verified one is recorded.
+UPDATE pages
+SET doi      = COALESCE(doi, sqlc.narg(doi)),
+    pmid     = COALESCE(pmid, sqlc.narg(pmid)),
+    arxiv_id = COALESCE(arxiv_id, sqlc.narg(arxiv_id))
+WHERE id = @id;
+
 -- name: PageByResource :one
 SELECT page_id FROM resource_index WHERE identifier_type = @identifier_type AND identifier = @identifier;
 
