@@ -72,3 +72,12 @@ func ExitCode(err error) int {
 		return ExitFailure
 	}
 }
+
+// WorkerDied is written into a job's recorded errors for an attempt whose
+// worker process died under it (the fleet's lifeline rescue).
+const WorkerDied = "died while running this job"
+
+// MaxWorkerDeaths is how many attempts of a job may end with their worker
+// process dead: a job that kills its worker (a page that exhausts memory)
+// is then not run again, instead of killing workers for ever.
+const MaxWorkerDeaths = 3

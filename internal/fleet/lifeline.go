@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 )
 
@@ -170,16 +171,14 @@ func (l *lifeline) dead(ctx context.Context, owner string) (bool, error) {
 }
 
 // rescueJobsOf makes the running jobs of a dead process available again,
-// each with an error saying so (its attempt counts, as for any crash); a
-// job that has already used up its attempts — one that may kill its worker
-// every time — is discarded instead of looping.
+// each with an error saying so (its attempt counts, as for any crash). A job
+// whose worker died under it errs.MaxWorkerDeaths times is then ended by the
+// workers (workers.Middleware; target_queue fails its target), not here.
 func (l *lifeline) rescueJobsOf(ctx context.Context, owner string) error {
-	msg := "worker process " + owner + " died while running this job (its liveness lock was free); rescued by " + l.id
+	msg := "worker process " + owner + " " + errs.WorkerDied + " (its liveness lock was free); rescued by " + l.id
 	rows, err := l.pool.Query(ctx, `
 		UPDATE river_job SET
-		    state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'available' END::river_job_state,
-		    scheduled_at = now(),
-		    finalized_at = CASE WHEN attempt >= max_attempts THEN now() END,
+		    state = 'available', scheduled_at = now(),
 		    errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', $2::text, 'trace', ''))
 		WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = $1
 		RETURNING id, kind, state::text, attempt`, owner, msg)
@@ -196,13 +195,9 @@ func (l *lifeline) rescueJobsOf(ctx context.Context, owner string) error {
 		return fmt.Errorf("lifeline: rescue the jobs of %s: %w", owner, err)
 	}
 	for _, j := range jobs {
-		outcome := "available"
-		if j.State == "discarded" {
-			outcome = "discarded"
-		}
-		l.metrics.Rescued(j.Kind, outcome)
+		l.metrics.Rescued(j.Kind, j.State)
 		l.log.Warn("lifeline: rescued a job of a dead worker process", slog.Int64("job_id", j.ID), slog.String("kind", j.Kind),
-			slog.Int("attempt", j.Attempt), slog.String("dead_process", owner), slog.String("now", outcome))
+			slog.Int("attempt", j.Attempt), slog.String("dead_process", owner))
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package workers
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -20,7 +22,9 @@ func Middleware() []rivertype.Middleware {
 // permanentErrors maps the error vocabulary to River's outcome in one place:
 // args the contract refuses, and any permanent problem a worker returns
 // (errs.Permanent: a missing or stopped task, a missing page, bad input),
-// cancel the job at once with the reason recorded, instead of retrying it.
+// cancel the job at once with the reason recorded, instead of retrying it;
+// so does a job whose worker process died under it errs.MaxWorkerDeaths
+// times (a poison job would otherwise kill workers for ever).
 type permanentErrors struct{ river.MiddlewareDefaults }
 
 var _ rivertype.WorkerMiddleware = (*permanentErrors)(nil)
@@ -29,10 +33,25 @@ func (*permanentErrors) Work(ctx context.Context, job *rivertype.JobRow, doInner
 	if _, err := jobs.ParseArgs(job.Kind, job.EncodedArgs); err != nil {
 		return river.JobCancel(err)
 	}
+	// target_queue ends such a job itself, failing its target with the reason.
+	if n := workerDeaths(job); n >= errs.MaxWorkerDeaths && job.Kind != jobs.KindTargetQueue {
+		return river.JobCancel(fmt.Errorf("its worker process died in %d attempts: not run again", n))
+	}
 	err := doInner(ctx)
 	var cancel *river.JobCancelError
 	if err != nil && errs.Permanent(err) && !errors.As(err, &cancel) {
 		return river.JobCancel(err)
 	}
 	return err
+}
+
+// workerDeaths counts the attempts of job whose worker process died under it.
+func workerDeaths(job *rivertype.JobRow) int {
+	n := 0
+	for _, e := range job.Errors {
+		if strings.Contains(e.Error, errs.WorkerDied) {
+			n++
+		}
+	}
+	return n
 }

@@ -76,3 +76,45 @@ func TestSettle(t *testing.T) {
 		})
 	}
 }
+
+// TestPoisonJobsEndAfterKillingTheirWorker: a job whose worker process died
+// under it errs.MaxWorkerDeaths times is not run again: target_queue fails
+// its target with the reason, the other kinds are cancelled by the
+// middleware before their worker runs.
+func TestPoisonJobsEndAfterKillingTheirWorker(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	died := make([]rivertype.AttemptError, errs.MaxWorkerDeaths)
+	for i := range died {
+		died[i] = rivertype.AttemptError{Attempt: i + 1, Error: "worker process evf1_x " + errs.WorkerDied + " (its liveness lock was free)"}
+	}
+
+	tx := pgtest.Tx(t)
+	w := &TargetQueueWorker{Store: store.NewStore(tx)}
+	task := fixture.Task(t, tx, "Poison pages end once.")
+	args := jobs.TargetQueueArgs{TaskID: task, Target: jobs.Target{Kind: jobs.TargetURL, Value: "https://poison.example.org/"}}
+	err := w.Work(ctx, &river.Job[jobs.TargetQueueArgs]{JobRow: &rivertype.JobRow{ID: 1, Kind: jobs.KindTargetQueue,
+		Attempt: errs.MaxWorkerDeaths + 1, MaxAttempts: 8, Errors: died}, Args: args})
+	var cancel *river.JobCancelError
+	if !errors.As(err, &cancel) {
+		t.Errorf("Work = %v, want the job cancelled", err)
+	}
+	var status, reason string
+	if err := tx.QueryRow(ctx, `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1`, task).Scan(&status, &reason); err != nil {
+		t.Fatal(err)
+	}
+	if status != "failed" || !strings.Contains(reason, "worker process died in 3 attempts") {
+		t.Errorf("target %s (%q), want failed naming the dead workers", status, reason)
+	}
+
+	ran := false
+	embed := &rivertype.JobRow{Kind: jobs.KindEmbed, EncodedArgs: []byte(`{"fragment_ids": [1]}`), Attempt: 4, MaxAttempts: 8, Errors: died}
+	err = (&permanentErrors{}).Work(ctx, embed, func(context.Context) error { ran = true; return nil })
+	if !errors.As(err, &cancel) || ran {
+		t.Errorf("middleware on a poison embed job: %v (worker ran: %v), want cancelled before the worker", err, ran)
+	}
+	embed.Errors = died[:errs.MaxWorkerDeaths-1]
+	if err := (&permanentErrors{}).Work(ctx, embed, func(context.Context) error { ran = true; return nil }); err != nil || !ran {
+		t.Errorf("middleware with %d deaths: %v (ran %v), want the job run", errs.MaxWorkerDeaths-1, err, ran)
+	}
+}

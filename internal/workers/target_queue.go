@@ -68,6 +68,9 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 		// Extracted once per task, never again.
 		return completeAlone(ctx, w.Store, job)
 	}
+	if n := workerDeaths(job.JobRow); n >= errs.MaxWorkerDeaths {
+		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("its worker process died in %d attempts (a page that exhausts the worker?): not fetched again", n))
+	}
 	return w.settle(ctx, job, tgt.ID, w.workTarget(ctx, job, tgt.ID, target))
 }
 
