@@ -18,7 +18,8 @@ type bodyLimitKey struct{}
 
 // bodyLimit bounds a body after decoding: past max bytes a page is an error
 // (body_too_large), a robots.txt is cut (truncate), as Google reads only its
-// first 500 KiB.
+// first 500 KiB — unless it came compressed: a compressed robots.txt that
+// decodes past the cap is a bomb and fails the fetch body_too_large.
 type bodyLimit struct {
 	max      int64
 	truncate bool
@@ -100,6 +101,11 @@ func (b *exchangeBody) Read(p []byte) (int, error) {
 	if b.limit.max > 0 && b.limit.truncate {
 		left := b.limit.max - b.n
 		if left <= 0 {
+			// A plain file past the cap is cut, as Google reads robots.txt;
+			// a compressed one that decodes past it is a bomb.
+			if _, encoded := b.rc.(*lazyDecoder); encoded {
+				return 0, bodyTooLarge(b.url.String(), b.limit.max)
+			}
 			return 0, io.EOF
 		}
 		if int64(len(p)) > left {

@@ -111,8 +111,9 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 		rf := newFetcher(t, testConfig())
 		var err error
 		n := allocatedBy(func() { _, err = rf.Fetch(context.Background(), rs.URL+"/ok") })
-		if err != nil {
-			t.Errorf("page under a robots.txt bomb: %v", err)
+		var pe *PermanentError
+		if !errors.As(err, &pe) || pe.Reason != ReasonBodyTooLarge {
+			t.Errorf("page under a robots.txt bomb: %v, want permanent %s", err, ReasonBodyTooLarge)
 		}
 		if n > maxAllocated {
 			t.Errorf("%d MiB allocated reading a robots.txt bomb, want at most %d MiB", n>>20, maxAllocated>>20)
@@ -124,10 +125,14 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "bomb.bin"), payload, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.WriteFile(filepath.Join(dir, "ok.html"), []byte(okHTML), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		var manifest bytes.Buffer
 		for _, e := range []ManifestEntry{
 			{URL: "https://bomb.example.org/page", ContentType: "text/html", File: "bomb.bin", Headers: map[string]string{"Content-Encoding": "gzip"}},
 			{URL: "https://bomb.example.org/robots.txt", ContentType: "text/plain", File: "bomb.bin", Headers: map[string]string{"Content-Encoding": "gzip"}},
+			{URL: "https://bomb.example.org/ok", ContentType: "text/html", File: "ok.html"},
 		} {
 			line, _ := json.Marshal(e)
 			manifest.Write(append(line, '\n'))
@@ -137,6 +142,7 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 		}
 		cfg := testConfig()
 		cfg.ReplayDir = dir
+		cfg.RespectRobots = false
 		rf := newFetcher(t, cfg)
 		var err error
 		n := allocatedBy(func() { _, err = rf.Fetch(context.Background(), "https://bomb.example.org/page") })
@@ -146,6 +152,20 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 		}
 		if n > maxAllocated {
 			t.Errorf("%d MiB allocated replaying a bomb, want at most %d MiB", n>>20, maxAllocated>>20)
+		}
+		// Its robots.txt is a bomb too: an ordinary page of the site fails
+		// when robots.txt is obeyed, and is fetched when it is not.
+		if _, err := rf.Fetch(context.Background(), "https://bomb.example.org/ok"); err != nil {
+			t.Fatalf("the ordinary page without robots.txt: %v", err)
+		}
+		cfg.RespectRobots = true
+		robots := newFetcher(t, cfg)
+		n = allocatedBy(func() { _, err = robots.Fetch(context.Background(), "https://bomb.example.org/ok") })
+		if !errors.As(err, &pe) || pe.Reason != ReasonBodyTooLarge {
+			t.Errorf("replayed robots.txt bomb: %v, want permanent %s", err, ReasonBodyTooLarge)
+		}
+		if n > maxAllocated {
+			t.Errorf("%d MiB allocated replaying a robots.txt bomb, want at most %d MiB", n>>20, maxAllocated>>20)
 		}
 	})
 }

@@ -276,7 +276,7 @@ func (f *Fetcher) exchange(ctx context.Context, target string, page bool) (*exch
 	if page {
 		c.MaxBodySize = int(f.cfg.MaxBodyBytes + 1)
 	} else {
-		c.MaxBodySize = robotsMaxBytes
+		c.MaxBodySize = robotsMaxBytes + 1 // the cut (or a bomb's error) is exchangeBody's
 	}
 
 	c.OnResponseHeaders(func(r *colly.Response) {

@@ -170,8 +170,8 @@ func (f *Fetcher) fetchRobots(ctx context.Context, origin string) (*robotstxt.Ro
 		cerr := classifyErr(ctx, target, err)
 		var pe *PermanentError
 		if errors.As(cerr, &pe) {
-			if pe.Reason == ReasonBlockedAddress {
-				return nil, 0, pe
+			if pe.Reason == ReasonBlockedAddress || pe.Reason == ReasonBodyTooLarge {
+				return nil, 0, pe // a blocked origin, a robots.txt bomb: the page fails too
 			}
 			return allowAllRobots, 0, nil // e.g. redirect loop: no usable robots.txt
 		}
