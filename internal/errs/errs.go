@@ -81,3 +81,8 @@ const WorkerDied = "died while running this job"
 // process dead: a job that kills its worker (a page that exhausts memory)
 // is then not run again, instead of killing workers for ever.
 const MaxWorkerDeaths = 3
+
+// MaxSnoozes bounds how often one job waits in all (for a model server, a
+// busy web server, embeddings): past it a wait counts as a failed attempt,
+// so a server that is never ready cannot park a job for ever.
+const MaxSnoozes = 100

@@ -24,7 +24,8 @@ func Middleware() []rivertype.Middleware {
 // (errs.Permanent: a missing or stopped task, a missing page, bad input),
 // cancel the job at once with the reason recorded, instead of retrying it;
 // so does a job whose worker process died under it errs.MaxWorkerDeaths
-// times (a poison job would otherwise kill workers for ever).
+// times (a poison job would otherwise kill workers for ever). A job that has
+// snoozed errs.MaxSnoozes times has its next snooze counted as an attempt.
 type permanentErrors struct{ river.MiddlewareDefaults }
 
 var _ rivertype.WorkerMiddleware = (*permanentErrors)(nil)
@@ -41,6 +42,16 @@ func (*permanentErrors) Work(ctx context.Context, job *rivertype.JobRow, doInner
 	var cancel *river.JobCancelError
 	if err != nil && errs.Permanent(err) && !errors.As(err, &cancel) {
 		return river.JobCancel(err)
+	}
+	return waitedEnough(job, err)
+}
+
+// waitedEnough turns a snooze of a job that has already waited
+// errs.MaxSnoozes times into an error: it then counts as an attempt.
+func waitedEnough(job *rivertype.JobRow, err error) error {
+	var snooze *river.JobSnoozeError
+	if n := snoozeCount(job.Metadata); errors.As(err, &snooze) && n >= errs.MaxSnoozes {
+		return fmt.Errorf("still waiting after %d snoozes (%s more asked): counted as an attempt", n, snooze.Duration)
 	}
 	return err
 }

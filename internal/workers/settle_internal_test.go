@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
@@ -41,6 +42,8 @@ func TestSettle(t *testing.T) {
 		{"snooze", river.JobSnooze(1), 8, "", false, true},
 		{"bad input the store refuses", fmt.Errorf("store page: %w", errs.ErrBadInput), 1, "store page: invalid input", true, false},
 		{"stopped task: the task's state, not the target's", errs.Task(1, errs.ErrTaskStopped), 1, "", false, true},
+		{"waiting past errs.MaxSnoozes on the last attempt", river.JobSnooze(time.Minute), 108, "still waiting after 100 snoozes", true, false},
+		{"waiting past errs.MaxSnoozes with attempts left", river.JobSnooze(time.Minute), 107, "", false, false},
 		{"a cancel already decided", river.JobCancel(errors.New("decided")), 1, "", true, true},
 	}
 	for _, tt := range tests {
@@ -53,7 +56,12 @@ func TestSettle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			job := &river.Job[jobs.TargetQueueArgs]{JobRow: &rivertype.JobRow{ID: 1, Attempt: tt.attempt, MaxAttempts: 8},
+			// Attempts past 100 stand for a job that has snoozed 100 times.
+			row := &rivertype.JobRow{ID: 1, Attempt: tt.attempt, MaxAttempts: 8}
+			if tt.attempt > 100 {
+				row.Attempt, row.Metadata = tt.attempt-100, []byte(`{"snoozes": 100}`)
+			}
+			job := &river.Job[jobs.TargetQueueArgs]{JobRow: row,
 				Args: jobs.TargetQueueArgs{TaskID: task, Target: jobs.Target{Kind: jobs.TargetURL, Value: "https://settle.example.org/"}}}
 			got := w.settle(ctx, job, tgt.ID, tt.err)
 			var cancel *river.JobCancelError
@@ -116,5 +124,16 @@ func TestPoisonJobsEndAfterKillingTheirWorker(t *testing.T) {
 	embed.Errors = died[:errs.MaxWorkerDeaths-1]
 	if err := (&permanentErrors{}).Work(ctx, embed, func(context.Context) error { ran = true; return nil }); err != nil || !ran {
 		t.Errorf("middleware with %d deaths: %v (ran %v), want the job run", errs.MaxWorkerDeaths-1, err, ran)
+	}
+
+	// A job that has waited errs.MaxSnoozes times: its next wait is an attempt.
+	var snooze *river.JobSnoozeError
+	wait := func(context.Context) error { return river.JobSnooze(time.Minute) }
+	if err := (&permanentErrors{}).Work(ctx, embed, wait); !errors.As(err, &snooze) {
+		t.Errorf("a first wait: %v, want a snooze", err)
+	}
+	embed.Metadata = []byte(`{"snoozes": 100}`)
+	if err := (&permanentErrors{}).Work(ctx, embed, wait); err == nil || errors.As(err, &snooze) || !strings.Contains(err.Error(), "still waiting after 100 snoozes") {
+		t.Errorf("the 101st wait: %v, want an error that counts as an attempt", err)
 	}
 }

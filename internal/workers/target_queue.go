@@ -83,6 +83,7 @@ func (w *TargetQueueWorker) settle(ctx context.Context, job *river.Job[jobs.Targ
 	var cancel *river.JobCancelError
 	var snooze *river.JobSnoozeError
 	var cause error
+	err = waitedEnough(job.JobRow, err) // a snooze past errs.MaxSnoozes is a failed attempt
 	switch {
 	case err == nil, errors.As(err, &cancel), errors.As(err, &snooze),
 		errors.Is(err, errs.ErrTaskNotFound), errors.Is(err, errs.ErrTaskStopped):
