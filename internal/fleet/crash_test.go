@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 )
@@ -19,7 +20,7 @@ const rescuedError = "Stuck job rescued by JobRescuer"
 
 // isRescue is the SQL test of a job error e that records a rescue, by
 // River's rescuer ($1 = rescuedError) or the lifeline.
-const isRescue = `(e->>'error' = $1 OR e->>'error' LIKE '%died while running this job%')`
+const isRescue = `(e->>'error' = $1 OR strpos(e->>'error', '` + errs.WorkerDied + `') > 0)`
 
 // progress is the state of a run, read from river_job and edges.
 type progress struct {

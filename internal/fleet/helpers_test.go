@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/harness/chaos"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/graphsnap"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
@@ -130,16 +132,8 @@ func seedTask(t *testing.T, pool *pgxpool.Pool, w workload, claims []string, tar
 	return task.ID
 }
 
-// deterministicEnv is the worker configuration under which the graph does not
-// depend on timing: no cut-off of candidates by arrival order.
-func deterministicEnv() map[string]string {
-	return map[string]string{
-		"EVF_TOP_K":               "100000",
-		"EVF_MAX_PAIRS_PER_CLAIM": "100000",
-		"EVF_RECALL_LIMIT":        "100000",
-		"EVF_MAX_DOMAINS":         "100000",
-	}
-}
+// deterministicEnv is chaos.DeterministicEnv, a copy the test may change.
+func deterministicEnv() map[string]string { return maps.Clone(chaos.DeterministicEnv) }
 
 // workerEnv is the environment of a worker subprocess: this process's
 // environment without any DATABASE_URL or EVF_* variable, then the database,

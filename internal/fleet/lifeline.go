@@ -181,21 +181,21 @@ func (l *lifeline) rescueJobsOf(ctx context.Context, owner string) error {
 		    state = 'available', scheduled_at = now(),
 		    errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', $2::text, 'trace', ''))
 		WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = $1
-		RETURNING id, kind, state::text, attempt`, owner, msg)
+		RETURNING id, kind, attempt`, owner, msg)
 	if err != nil {
 		return fmt.Errorf("lifeline: rescue the jobs of %s: %w", owner, err)
 	}
 	type rescued struct {
-		ID          int64
-		Kind, State string
-		Attempt     int
+		ID      int64
+		Kind    string
+		Attempt int
 	}
 	jobs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[rescued])
 	if err != nil {
 		return fmt.Errorf("lifeline: rescue the jobs of %s: %w", owner, err)
 	}
 	for _, j := range jobs {
-		l.metrics.Rescued(j.Kind, j.State)
+		l.metrics.Rescued(j.Kind)
 		l.log.Warn("lifeline: rescued a job of a dead worker process", slog.Int64("job_id", j.ID), slog.String("kind", j.Kind),
 			slog.Int("attempt", j.Attempt), slog.String("dead_process", owner))
 	}

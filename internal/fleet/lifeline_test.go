@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	evferrs "github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
@@ -97,7 +98,7 @@ func TestKilledWorkersJobResumesWithinSeconds(t *testing.T) {
 		FROM river_job WHERE kind = 'target_queue'`).Scan(&attemptedBy, &errs); err != nil {
 		t.Fatal(err)
 	}
-	if len(attemptedBy) != 2 || attemptedBy[0] == attemptedBy[1] || len(errs) != 1 || !strings.Contains(errs[0], "died while running this job") {
+	if len(attemptedBy) != 2 || attemptedBy[0] == attemptedBy[1] || len(errs) != 1 || !strings.Contains(errs[0], evferrs.WorkerDied) {
 		t.Errorf("attempted by %v with errors %q: want two processes and the rescue recorded", attemptedBy, errs)
 	}
 	if !strings.Contains(survivor.log(), "rescued a job of a dead worker process") {

@@ -128,8 +128,8 @@ func New() *Metrics {
 	}, []string{"step", "outcome"})
 	m.rescued = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "jobs_rescued_total",
-		Help: "Running jobs of a dead worker process returned to work by this process (made available, or discarded after killing their workers max_attempts times), by kind and outcome.",
-	}, []string{"kind", "outcome"})
+		Help: "Running jobs of a dead worker process this process made available again, by kind.",
+	}, []string{"kind"})
 	m.fetchBytes = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: namespace, Name: "fetch_bytes_total",
 		Help: "Bytes of fetched page bodies.",
@@ -340,9 +340,9 @@ func (m *Metrics) Search(outcome string) {
 }
 
 // Rescued counts one job of a dead worker process this process rescued.
-func (m *Metrics) Rescued(kind, outcome string) {
+func (m *Metrics) Rescued(kind string) {
 	if m != nil {
-		m.rescued.WithLabelValues(kind, outcome).Inc()
+		m.rescued.WithLabelValues(kind).Inc()
 	}
 }
 

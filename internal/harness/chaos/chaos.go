@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/eval"
 	"github.com/evidencefleet/evidencefleet/internal/harness/graphsnap"
@@ -65,9 +66,15 @@ type Result struct {
 	CleanDigest, Digest string
 }
 
-// deterministicEnv makes the graph independent of timing: no cut-off of
-// candidates by arrival order.
-var deterministicEnv = []string{"EVF_TOP_K=100000", "EVF_MAX_PAIRS_PER_CLAIM=100000", "EVF_RECALL_LIMIT=100000", "EVF_MAX_DOMAINS=100000"}
+// DeterministicEnv is the worker configuration under which the graph does
+// not depend on timing: no cut-off of candidates by arrival order. The
+// crash, concurrency and backend tests run with it too.
+var DeterministicEnv = map[string]string{
+	"EVF_TOP_K":               "100000",
+	"EVF_MAX_PAIRS_PER_CLAIM": "100000",
+	"EVF_RECALL_LIMIT":        "100000",
+	"EVF_MAX_DOMAINS":         "100000",
+}
 
 // Run runs the clean run, then the chaos run, and compares them.
 func Run(ctx context.Context, o Options) (*Result, error) {
@@ -200,7 +207,9 @@ func (h *harness) start(d *db, name string) (*worker, error) {
 	cmd := exec.Command(h.o.WorkerBin)
 	cmd.Env = append(workerBaseEnv(), "DATABASE_URL="+d.url, "EVF_REPLAY_DIR="+h.archive, "EVF_QUEUES="+strings.Join(eval.FleetQueues, ","),
 		"EVF_METRICS_ADDR=127.0.0.1:0", "EVF_LOG_FORMAT=text", "EVF_SHUTDOWN_TIMEOUT=5s")
-	cmd.Env = append(cmd.Env, deterministicEnv...)
+	for k, v := range DeterministicEnv {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", h.o.WorkerBin, err)
@@ -399,7 +408,7 @@ func compare(ctx context.Context, clean, run *pgxpool.Pool, res *Result) error {
 			+ (SELECT count(*) FROM targets WHERE status NOT IN ('extracted', 'failed'))`},
 		{&res.Discarded, `SELECT count(*) FROM river_job WHERE state = 'discarded'`},
 		{&res.Rescued, `SELECT count(*) FROM river_job j WHERE EXISTS (SELECT 1 FROM unnest(j.errors) e
-			WHERE e->>'error' LIKE '%died while running this job%' OR e->>'error' = 'Stuck job rescued by JobRescuer')`},
+			WHERE strpos(e->>'error', '` + errs.WorkerDied + `') > 0 OR e->>'error' = 'Stuck job rescued by JobRescuer')`},
 	}
 	for _, c := range counts {
 		if err := run.QueryRow(ctx, c.sql).Scan(c.n); err != nil {
