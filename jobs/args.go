@@ -34,11 +34,13 @@ type ArgsError struct {
 // the workers cancel on and the CLI reports as a usage error.
 func (e *ArgsError) Unwrap() error { return errs.ErrBadInput }
 
+// Error names the field and the problem; what it repeats of the input (a
+// field name, a value) is clipped, since River stores it with the job.
 func (e *ArgsError) Error() string {
 	if e.Field == "" {
-		return fmt.Sprintf("invalid %s args: %s", e.Kind, e.Msg)
+		return fmt.Sprintf("invalid %s args: %s", e.Kind, clip(e.Msg, 4*maxEchoBytes))
 	}
-	return fmt.Sprintf("invalid %s args: field %q: %s", e.Kind, e.Field, e.Msg)
+	return fmt.Sprintf("invalid %s args: field %q: %s", e.Kind, clip(e.Field, maxEchoBytes), clip(e.Msg, 4*maxEchoBytes))
 }
 
 func argsErr(kind, field, format string, a ...any) *ArgsError {
@@ -50,6 +52,9 @@ func argsErr(kind, field, format string, a ...any) *ArgsError {
 // "task_id"), non-objects and trailing data, and turns encoding/json's errors
 // into ArgsErrors naming the field by its JSON path.
 func decodeStrict(kind string, data []byte, v any) error {
+	if len(data) > MaxArgsBytes {
+		return argsErr(kind, "", "args of %d bytes, more than the %d allowed", len(data), MaxArgsBytes)
+	}
 	if err := checkKeys(kind, "", data, reflect.TypeOf(v).Elem()); err != nil {
 		return err
 	}

@@ -54,6 +54,6 @@ func (a CleanupArgs) Validate() error {
 	case "":
 		return argsErr(KindCleanup, "mode", "required (soft, hard or orphans)")
 	default:
-		return argsErr(KindCleanup, "mode", "unknown mode %q (want soft, hard or orphans)", a.Mode)
+		return argsErr(KindCleanup, "mode", "unknown mode %q (want soft, hard or orphans)", clip(a.Mode, maxEchoBytes))
 	}
 }

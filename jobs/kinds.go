@@ -145,7 +145,7 @@ func parseTargetQueue(raw []byte) Args {
 func ParseArgs(kind string, raw []byte) (Args, error) {
 	s, ok := specOf(kind)
 	if !ok {
-		return nil, fmt.Errorf("unknown job kind %q (want one of %s)", kind, strings.Join(Kinds(), ", "))
+		return nil, fmt.Errorf("unknown job kind %q (want one of %s)", clip(kind, maxEchoBytes), strings.Join(Kinds(), ", "))
 	}
 	v := s.parse(raw)
 	if err := v.Validate(); err != nil {

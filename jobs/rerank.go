@@ -7,7 +7,8 @@ import (
 // RerankArgs ranks a task's fragments against a query in three stages
 // (DESIGN §5.3) and stores the result as the task's current ranking for that
 // query (table task_rankings; `enqueue materials` reads it). Query defaults
-// to the task's hypothesis; TopK to Deps.Rerank.TopK.
+// to the task's hypothesis; TopK to Deps.Rerank.TopK. A query is at most
+// MaxTextRunes characters.
 //
 // Jobs are unique per task, query and top_k while waiting or running (not
 // once completed: a finished ranking must not block the next). A request
@@ -46,6 +47,9 @@ func (a RerankArgs) Validate() error {
 	}
 	if err := requirePositive(KindRerank, "task_id", a.TaskID); err != nil {
 		return err
+	}
+	if err := CheckText(a.Query, MaxTextRunes); err != nil {
+		return argsErr(KindRerank, "query", "%v", err)
 	}
 	if a.TopK < 0 || a.TopK > 1000 {
 		return argsErr(KindRerank, "top_k", "must be between 1 and 1000, got %d", a.TopK)

@@ -1,11 +1,8 @@
 package jobs
 
 import (
-	"errors"
-	"fmt"
 	"net/url"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/riverqueue/river"
@@ -25,14 +22,6 @@ type Target struct {
 	Kind  string `json:"kind"`
 	Value string `json:"value"`
 }
-
-// Bounds of a target: what a btree index and a search backend take, far
-// above any real URL or query.
-const (
-	MaxURLBytes    = 2048
-	MaxQueryRunes  = 500
-	MaxTargetDepth = 100 // search and citation hops from the task's own targets
-)
 
 // Normalized validates the target and returns it with its value normalised
 // (URLs by ident.NormalizeURL, DOIs by ident.ParseDOI, queries with
@@ -80,28 +69,6 @@ func (t Target) Normalized() (Target, error) {
 	default:
 		return t, argsErr(KindTargetQueue, "target.kind", "unknown kind %q (want url, doi or query)", clip(t.Kind, 40))
 	}
-}
-
-// checkText refuses invalid UTF-8 and control characters other than
-// whitespace.
-func checkText(s string) error {
-	if !utf8.ValidString(s) {
-		return errors.New("is not valid UTF-8")
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) && !unicode.IsSpace(r) {
-			return fmt.Errorf("has control character %U", r)
-		}
-	}
-	return nil
-}
-
-// clip shortens s for an error message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // TargetQueueArgs takes one target into a task: fetch, archive, fragment,

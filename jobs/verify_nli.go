@@ -47,6 +47,9 @@ func (a VerifyNLIArgs) Validate() error {
 	if a.PageID != nil && *a.PageID <= 0 {
 		return argsErr(KindVerifyNLI, "page_id", "must be a positive integer, got %d", *a.PageID)
 	}
+	if len(a.ClaimIDs) > MaxClaimIDs {
+		return argsErr(KindVerifyNLI, "claim_ids", "at most %d ids per job, got %d", MaxClaimIDs, len(a.ClaimIDs))
+	}
 	for i, id := range a.ClaimIDs {
 		if id <= 0 {
 			return argsErr(KindVerifyNLI, fmt.Sprintf("claim_ids[%d]", i), "must be a positive integer, got %d", id)

@@ -36,6 +36,7 @@ type Claim struct {
 	CreatedAt          time.Time `json:"created_at"`
 	UpdatedAt          time.Time `json:"updated_at"`
 	ExtractorModel     *string   `json:"extractor_model"`
+	RefusedReason      *string   `json:"refused_reason"`
 }
 
 type Domain struct {

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -34,13 +33,4 @@ func RetryOnRace[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 func IsForeignKeyViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23503"
-}
-
-// IsDataError reports whether Postgres refused the data itself: SQLSTATE
-// class 22 (a NUL or invalid byte sequence in text, a value out of range, …)
-// or 54000 (a program limit, such as an index row too large). Retrying the
-// same data fails the same way.
-func IsDataError(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "22") || pgErr.Code == "54000")
 }

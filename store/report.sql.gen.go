@@ -66,7 +66,7 @@ const taskClaims = `-- name: TaskClaims :many
 SELECT c.id, c.evidence_no, c.text, c.kind, c.alpha, c.beta, c.confidence, c.uncertainty, c.controversy,
        c.verdict, c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources,
        c.evidence_count, c.adoption_status, c.verification_status, c.llm_claim_confidence, c.extractor_model,
-       c.page_version_id, c.quote_start, c.quote_end, f.page_id AS origin_page_id,
+       c.refused_reason, c.page_version_id, c.quote_start, c.quote_end, f.page_id AS origin_page_id,
        COALESCE(p.url, '')::text AS origin_url,
        COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote_text
 FROM claims c
@@ -97,6 +97,7 @@ type TaskClaimsRow struct {
 	VerificationStatus string   `json:"verification_status"`
 	LlmClaimConfidence *float64 `json:"llm_claim_confidence"`
 	ExtractorModel     *string  `json:"extractor_model"`
+	RefusedReason      *string  `json:"refused_reason"`
 	PageVersionID      *int64   `json:"page_version_id"`
 	QuoteStart         *int32   `json:"quote_start"`
 	QuoteEnd           *int32   `json:"quote_end"`
@@ -136,6 +137,7 @@ func (q *Queries) TaskClaims(ctx context.Context, taskID int64) ([]TaskClaimsRow
 			&i.VerificationStatus,
 			&i.LlmClaimConfidence,
 			&i.ExtractorModel,
+			&i.RefusedReason,
 			&i.PageVersionID,
 			&i.QuoteStart,
 			&i.QuoteEnd,
@@ -607,7 +609,8 @@ func (q *Queries) TaskTargetCounts(ctx context.Context, taskID int64) ([]TaskTar
 }
 
 const taskVerdictCounts = `-- name: TaskVerdictCounts :many
-SELECT verdict, count(*)::int AS n FROM claims WHERE task_id = $1 GROUP BY verdict ORDER BY verdict
+SELECT (CASE WHEN refused_reason IS NULL THEN verdict ELSE 'refused' END)::text AS verdict, count(*)::int AS n
+FROM claims WHERE task_id = $1 GROUP BY 1 ORDER BY 1
 `
 
 type TaskVerdictCountsRow struct {
@@ -615,6 +618,7 @@ type TaskVerdictCountsRow struct {
 	N       int32  `json:"n"`
 }
 
+// Claims by verdict; a claim the fleet refused to work counts as 'refused'.
 func (q *Queries) TaskVerdictCounts(ctx context.Context, taskID int64) ([]TaskVerdictCountsRow, error) {
 	rows, err := q.db.Query(ctx, taskVerdictCounts, taskID)
 	if err != nil {

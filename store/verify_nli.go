@@ -27,6 +27,13 @@ type Judgements struct {
 	Model    string // NLI model id stored on every edge
 	Edges    []Judgement
 	ClaimIDs []int64 // the round's claims: their posteriors are recomputed
+	Refused  []RefusedClaim
+}
+
+// RefusedClaim is a claim the fleet cannot work, marked so (claims.refused_reason).
+type RefusedClaim struct {
+	ID     int64
+	Reason string
 }
 
 // JudgementsWritten is what WriteJudgements did.
@@ -40,7 +47,8 @@ type JudgementsWritten struct {
 // the store's lock order: the task's row lock first (an active task; writers
 // of a task serialise on it), then the NLI edges in (claim, fragment) order,
 // so that concurrent inserters never wait on each other in a cycle, then the
-// recomputed posteriors of the round's claims (DESIGN §5.1).
+// refused claims' mark, then the recomputed posteriors of the round's claims
+// (DESIGN §5.1).
 func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (JudgementsWritten, error) {
 	var out JudgementsWritten
 	task, err := q.LockActiveTask(ctx, j.TaskID)
@@ -69,6 +77,16 @@ func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (Judgements
 			return out, fmt.Errorf("insert NLI edges: %w", err)
 		}
 		out.Inserted = int(n)
+	}
+	if len(j.Refused) > 0 {
+		p := RefuseClaimsParams{TaskID: j.TaskID}
+		for _, r := range j.Refused {
+			p.Ids = append(p.Ids, r.ID)
+			p.Reasons = append(p.Reasons, r.Reason)
+		}
+		if err := q.RefuseClaims(ctx, p); err != nil {
+			return out, fmt.Errorf("mark refused claims: %w", err)
+		}
 	}
 	if out.Posteriors, err = q.RecomputePosteriors(ctx, j.ClaimIDs); err != nil {
 		return out, err

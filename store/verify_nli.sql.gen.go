@@ -231,37 +231,64 @@ func (q *Queries) PairFragments(ctx context.Context, ids []int64) ([]PairFragmen
 	return items, nil
 }
 
+const refuseClaims = `-- name: RefuseClaims :exec
+UPDATE claims c SET refused_reason = r.reason, updated_at = now()
+FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::text[]) AS reason) AS r
+WHERE c.id = r.id AND c.task_id = $1 AND c.refused_reason IS NULL
+`
+
+type RefuseClaimsParams struct {
+	TaskID  int64    `json:"task_id"`
+	Ids     []int64  `json:"ids"`
+	Reasons []string `json:"reasons"`
+}
+
+// Marks claims the fleet cannot work, with the reason (parallel arrays).
+func (q *Queries) RefuseClaims(ctx context.Context, arg RefuseClaimsParams) error {
+	_, err := q.db.Exec(ctx, refuseClaims, arg.TaskID, arg.Ids, arg.Reasons)
+	return err
+}
+
 const taskClaimsForVerification = `-- name: TaskClaimsForVerification :many
-SELECT c.id, c.text, c.kind, COALESCE(p.domain, '')::text AS origin_domain,
+SELECT c.id, c.kind, COALESCE(p.domain, '')::text AS origin_domain,
        COALESCE(d.trust_level, '')::text AS origin_trust_level,
-       tsvector_to_array(to_tsvector('english'::regconfig, c.text))::text[] AS lexemes
+       char_length(c.text)::integer AS chars,
+       (CASE WHEN char_length(c.text) <= $1::integer THEN c.text ELSE '' END)::text AS text,
+       (CASE WHEN char_length(c.text) <= $1::integer
+             THEN tsvector_to_array(to_tsvector('english'::regconfig, c.text))
+             ELSE '{}' END)::text[] AS lexemes
 FROM claims c
 LEFT JOIN fragments f ON f.id = c.origin_fragment_id
 LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
-WHERE c.task_id = $1
-  AND (cardinality($2::bigint[]) = 0 OR c.id = ANY($2::bigint[]))
+WHERE c.task_id = $2 AND c.refused_reason IS NULL
+  AND (cardinality($3::bigint[]) = 0 OR c.id = ANY($3::bigint[]))
 ORDER BY c.id
 `
 
 type TaskClaimsForVerificationParams struct {
+	MaxChars int32   `json:"max_chars"`
 	TaskID   int64   `json:"task_id"`
 	ClaimIds []int64 `json:"claim_ids"`
 }
 
 type TaskClaimsForVerificationRow struct {
 	ID               int64    `json:"id"`
-	Text             string   `json:"text"`
 	Kind             string   `json:"kind"`
 	OriginDomain     string   `json:"origin_domain"`
 	OriginTrustLevel string   `json:"origin_trust_level"`
+	Chars            int32    `json:"chars"`
+	Text             string   `json:"text"`
 	Lexemes          []string `json:"lexemes"`
 }
 
 // The claims of a task with their origin domain (” for hypotheses), the
-// trust level of that domain, and the claim's lexemes (as fragments.tsv has them).
+// trust level of that domain, and the claim's lexemes (as fragments.tsv has
+// them). A claim longer than @max_chars is returned by its length alone
+// (empty text, no lexemes): to_tsvector may refuse it, and the worker marks
+// it refused instead of judging it. Refused claims are left out.
 func (q *Queries) TaskClaimsForVerification(ctx context.Context, arg TaskClaimsForVerificationParams) ([]TaskClaimsForVerificationRow, error) {
-	rows, err := q.db.Query(ctx, taskClaimsForVerification, arg.TaskID, arg.ClaimIds)
+	rows, err := q.db.Query(ctx, taskClaimsForVerification, arg.MaxChars, arg.TaskID, arg.ClaimIds)
 	if err != nil {
 		return nil, err
 	}
@@ -271,10 +298,11 @@ func (q *Queries) TaskClaimsForVerification(ctx context.Context, arg TaskClaimsF
 		var i TaskClaimsForVerificationRow
 		if err := rows.Scan(
 			&i.ID,
-			&i.Text,
 			&i.Kind,
 			&i.OriginDomain,
 			&i.OriginTrustLevel,
+			&i.Chars,
+			&i.Text,
 			&i.Lexemes,
 		); err != nil {
 			return nil, err

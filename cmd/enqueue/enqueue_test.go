@@ -210,6 +210,8 @@ func TestTaskCreate(t *testing.T) {
 		{"blank hypothesis", []string{"task", "create", "--hypothesis", "   "}, 2},
 		{"unexpected argument", []string{"task", "create", "--hypothesis", "x", "extra"}, -1},
 		{"unknown flag", []string{"task", "create", "--hypothesis", "x", "--bogus"}, -1},
+		{"hypothesis over the limit", []string{"task", "create", "--hypothesis", strings.Repeat("warming ", 230000)}, 2},
+		{"organization over the limit", []string{"task", "create", "--hypothesis", "x", "--org", strings.Repeat("o", 201)}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := b.count(t, `SELECT count(*) FROM tasks`)
@@ -311,6 +313,16 @@ func TestClaimAdd(t *testing.T) {
 		{"line without text", []string{"claim", "add", "--task", taskArg, "--file", b.writeFile(t, "bad.jsonl", "{\"text\":\"ok claim text.\"}\n{\"label\":\"x\"}\n")}, 2, "bad.jsonl:2"},
 		{"malformed line", []string{"claim", "add", "--task", taskArg, "--file", b.writeFile(t, "broken.jsonl", "{\"text\":\n")}, 2, "broken.jsonl:1"},
 		{"task does not exist", []string{"claim", "add", "--task", "999999", "--text", "x"}, 1, "does not exist"},
+		// Text no claim can be: refused at the door, naming the limit (it
+		// used to be added, exit 0, and fail every verify_nli of the task).
+		{"1.8 MB claim in a file", []string{"claim", "add", "--task", taskArg, "--file", b.writeFile(t, "huge.jsonl",
+			"{\"text\":\"ok claim text.\"}\n{\"text\":\""+strings.Repeat("warming ", 230000)+"\"}\n")},
+			2, "huge.jsonl:2: line longer than 65536 bytes"},
+		{"claim over the limit in a file", []string{"claim", "add", "--task", taskArg, "--file", b.writeFile(t, "long-claim.jsonl",
+			"{\"text\":\""+strings.Repeat("é", jobs.MaxTextRunes+1)+"\"}\n")}, 2, "long-claim.jsonl:1: claim is 2001 characters long"},
+		{"claim over the limit", []string{"claim", "add", "--task", taskArg, "--text", strings.Repeat("a", jobs.MaxTextRunes+1)},
+			2, "claim 1 is 2001 characters long, more than the 2000 allowed"},
+		{"claim with a NUL", []string{"claim", "add", "--task", taskArg, "--text", "sea\x00level"}, 2, "control character U+0000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := b.count(t, `SELECT count(*) FROM claims`)

@@ -51,6 +51,7 @@ type graphClaim struct {
 	Verification       string   `json:"verification_status"`
 	ExtractorScore     *float64 `json:"llm_claim_confidence,omitempty"`
 	ExtractorModel     *string  `json:"extractor_model,omitempty"`
+	RefusedReason      *string  `json:"refused_reason,omitempty"` // why the fleet does not work this claim
 	Origin             *span    `json:"origin,omitempty"`
 }
 
@@ -127,7 +128,8 @@ func loadGraph(ctx context.Context, st *store.Store, taskID int64) (*graphExport
 			Alpha: c.Alpha, Beta: c.Beta, Confidence: c.Confidence, Uncertainty: c.Uncertainty, Controversy: c.Controversy,
 			Verdict: c.Verdict, Supporting: c.SupportingCount, Refuting: c.RefutingCount, Neutral: c.NeutralCount,
 			IndependentSources: c.IndependentSources, EvidenceCount: c.EvidenceCount, AdoptionStatus: c.AdoptionStatus,
-			Verification: c.VerificationStatus, ExtractorScore: c.LlmClaimConfidence, ExtractorModel: c.ExtractorModel}
+			Verification: c.VerificationStatus, ExtractorScore: c.LlmClaimConfidence, ExtractorModel: c.ExtractorModel,
+			RefusedReason: c.RefusedReason}
 		if c.PageVersionID != nil && c.OriginPageID != nil {
 			gc.Origin = &span{PageID: *c.OriginPageID, PageVersionID: *c.PageVersionID, StartChar: *c.QuoteStart,
 				EndChar: *c.QuoteEnd, URL: c.OriginUrl, Text: c.QuoteText}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -176,11 +177,16 @@ func readClaimsFile(path string) ([]string, error) {
 	defer f.Close()
 	var out []string
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 64<<10), maxClaimLineBytes)
+	n := 0
+	for sc.Scan() {
+		n++
 		line := strings.TrimSpace(sc.Text())
 		if line == "" {
 			continue
+		}
+		if len(out) == intake.MaxBatch {
+			return nil, fmt.Errorf("%s:%d: more than %d claims in one file (split it)", path, n, intake.MaxBatch)
 		}
 		var rec struct {
 			Text  string `json:"text"`
@@ -196,10 +202,13 @@ func readClaimsFile(path string) ([]string, error) {
 		if strings.TrimSpace(t) == "" {
 			return nil, fmt.Errorf("%s:%d: no \"text\" or \"claim\" field", path, n)
 		}
+		if err := jobs.CheckText(strings.TrimSpace(t), jobs.MaxTextRunes); err != nil {
+			return nil, fmt.Errorf("%s:%d: claim %v", path, n, err)
+		}
 		out = append(out, t)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := scanErr(sc, path, n, maxClaimLineBytes); err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no claims", path)
@@ -354,15 +363,40 @@ func readLines(path string) ([]fileLine, error) {
 	defer f.Close()
 	var out []fileLine
 	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 4<<10), maxTargetLineBytes)
+	n := 0
+	for sc.Scan() {
+		n++
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
+		if len(out) == intake.MaxBatch {
+			return nil, fmt.Errorf("%s:%d: more than %d targets in one file (split it)", path, n, intake.MaxBatch)
+		}
 		out = append(out, fileLine{n, text})
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := scanErr(sc, path, n, maxTargetLineBytes); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// Longest lines the input files may have: a claim of jobs.MaxTextRunes
+// characters (up to 4 bytes each, escaped in JSON) and a target.
+const (
+	maxClaimLineBytes  = 64 << 10
+	maxTargetLineBytes = 16 << 10
+)
+
+// scanErr reports a file's read error, naming the line that was too long.
+func scanErr(sc *bufio.Scanner, path string, lastLine, maxLine int) error {
+	switch err := sc.Err(); {
+	case err == nil:
+		return nil
+	case errors.Is(err, bufio.ErrTooLong):
+		return fmt.Errorf("%s:%d: line longer than %d bytes", path, lastLine+1, maxLine)
+	default:
+		return fmt.Errorf("%s: %w", path, err)
+	}
 }

@@ -43,14 +43,31 @@ func (e *TaskError) Unwrap() error { return e.Err }
 // permanent are the sentinels no retry can fix.
 var permanent = []error{ErrTaskNotFound, ErrTaskStopped, ErrPageNotFound, ErrBadInput}
 
-// Permanent reports whether err is, or wraps, a problem no retry can fix.
+// Permanent reports whether err is, or wraps, a problem no retry can fix:
+// one of the sentinels, or data the database refuses (DataRefused).
 func Permanent(err error) bool {
 	for _, p := range permanent {
 		if errors.Is(err, p) {
 			return true
 		}
 	}
-	return false
+	return DataRefused(err)
+}
+
+// DataRefused reports whether err is, or wraps, Postgres refusing the data
+// itself: SQLSTATE class 22, data exception (a NUL or an invalid byte
+// sequence in text, a value out of range, …), or class 54, program limit
+// exceeded (a tsvector over 1 MB, an index row too large). The same data
+// fails the same way on every retry. Any driver error with a SQLState
+// method is read (pgx's *pgconn.PgError has one), so this package needs no
+// driver.
+func DataRefused(err error) bool {
+	var pg interface{ SQLState() string }
+	if !errors.As(err, &pg) {
+		return false
+	}
+	code := pg.SQLState()
+	return strings.HasPrefix(code, "22") || strings.HasPrefix(code, "54")
 }
 
 // Exit codes of the enqueue CLI.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func TestVocabulary(t *testing.T) {
@@ -38,5 +40,30 @@ func TestVocabulary(t *testing.T) {
 		if got := ExitCode(tt.err); got != tt.exit {
 			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.exit)
 		}
+	}
+}
+
+// TestDataRefused reads Postgres's SQLSTATE from pgx's own error type:
+// data exceptions (class 22) and program limits (class 54) are permanent,
+// other database errors are not.
+func TestDataRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		code string
+		want bool
+	}{
+		{"22021", true}, // invalid byte sequence (a NUL in text)
+		{"22001", true}, // string data right truncation
+		{"54000", true}, // string is too long for tsvector
+		{"54001", true}, // statement too complex
+		{"40P01", false}, {"57014", false}, {"23505", false}, {"08006", false},
+	} {
+		err := fmt.Errorf("write: %w", &pgconn.PgError{Code: tc.code, Message: "x"})
+		if DataRefused(err) != tc.want || Permanent(err) != tc.want {
+			t.Errorf("SQLSTATE %s: DataRefused %v, Permanent %v; want %v", tc.code, DataRefused(err), Permanent(err), tc.want)
+		}
+	}
+	if DataRefused(errors.New("string is too long for tsvector")) {
+		t.Error("an error without a SQLSTATE is read as refused data")
 	}
 }

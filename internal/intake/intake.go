@@ -14,19 +14,41 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
+// Bounds of what one intake call takes; past them nothing is written and
+// the error (errs.ErrBadInput) names the field and the limit.
+const (
+	// MaxBatch bounds the claims or targets of one call (split larger files).
+	MaxBatch = 10000
+	// MaxOrgRunes bounds an organization id.
+	MaxOrgRunes = 200
+)
+
+// badInput is a refused input: errs.ErrBadInput, naming the field.
+func badInput(field, format string, a ...any) error {
+	return fmt.Errorf("%w: %s %s", errs.ErrBadInput, field, fmt.Sprintf(format, a...))
+}
+
 // CreateTask creates a task whose hypothesis becomes its first claim (E1), in
-// the caller's transaction.
+// the caller's transaction. The hypothesis is a claim (at most
+// jobs.MaxTextRunes characters); the organization id at most MaxOrgRunes.
 func CreateTask(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, org, hypothesis string) (store.Task, error) {
 	hypothesis = strings.TrimSpace(hypothesis)
 	if hypothesis == "" {
-		return store.Task{}, fmt.Errorf("hypothesis is required")
+		return store.Task{}, badInput("hypothesis", "is required")
+	}
+	if err := jobs.CheckText(hypothesis, jobs.MaxTextRunes); err != nil {
+		return store.Task{}, badInput("hypothesis", "%v", err)
 	}
 	if org == "" {
 		org = "default"
+	}
+	if err := jobs.CheckText(org, MaxOrgRunes); err != nil {
+		return store.Task{}, badInput("organization id", "%v", err)
 	}
 	q := store.New(tx)
 	task, err := q.CreateTask(ctx, store.CreateTaskParams{OrganizationID: org, Hypothesis: hypothesis, BudgetClass: "standard"})
@@ -48,23 +70,31 @@ type AddedClaim struct {
 }
 
 // AddHypotheses adds hypothesis claims (no origin) to a task in the caller's
-// transaction and enqueues a verify_nli for them. A text already on the task
+// transaction and enqueues a verify_nli for them. Each text is a claim (at
+// most jobs.MaxTextRunes characters), at most MaxBatch per call; one bad
+// text writes nothing. A text already on the task
 // (same normalised text) returns the existing claim.
 func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, texts []string) ([]AddedClaim, error) {
-	q := store.New(tx)
-	task, err := q.LockActiveTask(ctx, taskID)
-	if err != nil {
-		return nil, err
+	if len(texts) > MaxBatch {
+		return nil, badInput("claims", "%d in one call, more than the %d allowed", len(texts), MaxBatch)
 	}
 	out := make([]AddedClaim, 0, len(texts))
 	hashes := make([]string, 0, len(texts))
 	for i, t := range texts {
 		t = strings.TrimSpace(t)
 		if t == "" {
-			return nil, fmt.Errorf("claim %d: empty text", i+1)
+			return nil, badInput(fmt.Sprintf("claim %d", i+1), "is empty")
+		}
+		if err := jobs.CheckText(t, jobs.MaxTextRunes); err != nil {
+			return nil, badInput(fmt.Sprintf("claim %d", i+1), "%v", err)
 		}
 		out = append(out, AddedClaim{Text: t})
 		hashes = append(hashes, store.TextHash(t))
+	}
+	q := store.New(tx)
+	task, err := q.LockActiveTask(ctx, taskID)
+	if err != nil {
+		return nil, err
 	}
 	existing, err := q.ExistingHypotheses(ctx, store.ExistingHypothesesParams{TaskID: taskID, TextHashes: hashes})
 	if err != nil {
@@ -130,6 +160,9 @@ func AddTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, ta
 // AddTargetsAt is AddTargets for targets found at depth (a query's results are
 // one deeper than the query).
 func AddTargetsAt(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
+	if len(targets) > MaxBatch {
+		return nil, badInput("targets", "%d in one call, more than the %d allowed", len(targets), MaxBatch)
+	}
 	kinds := make([]string, len(targets))
 	vals := make([]string, len(targets))
 	params := make([]river.InsertManyParams, len(targets))

@@ -10,6 +10,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
+	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -31,7 +32,7 @@ func TestCandidatesInMemoryMatchPostgres(t *testing.T) {
 	deps.Store = b.f.Store
 	deps.Verify.RecallLimit = 1 << 20
 	deps.Verify.RecallMaxTermFreq = 1 // no pruning: the OR of every term
-	claims, err := deps.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: b.task, ClaimIds: []int64{}})
+	claims, err := deps.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: b.task, ClaimIds: []int64{}, MaxChars: jobs.MaxTextRunes})
 	if err != nil {
 		t.Fatal(err)
 	}

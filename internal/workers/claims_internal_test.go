@@ -70,6 +70,17 @@ func TestAcceptClaimsValidatesQuotesAgainstThePage(t *testing.T) {
 			wantRejected: 3,
 		},
 		{
+			name: "a claim text over the bound or with a NUL is rejected (a model's answer is outside input)",
+			proposed: []models.LLMClaim{
+				{Claim: strings.Repeat("ice ", 600), Quote: "Arctic sea ice"},
+				{Claim: "Ice\x00declined", Quote: "Arctic sea ice"},
+				{Claim: "Ice declined", Quote: "Arctic sea ice"},
+			},
+			max:          5,
+			wantSpans:    [][2]int{span("Arctic sea ice")},
+			wantRejected: 2,
+		},
+		{
 			name:            "quote across two fragments is dropped as span",
 			proposed:        []models.LLMClaim{{Claim: "Both.", Quote: "in recent decades.\n\nPolar bears"}},
 			max:             5,

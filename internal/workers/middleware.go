@@ -21,7 +21,8 @@ func Middleware() []rivertype.Middleware {
 
 // permanentErrors maps the error vocabulary to River's outcome in one place:
 // args the contract refuses, and any permanent problem a worker returns
-// (errs.Permanent: a missing or stopped task, a missing page, bad input),
+// (errs.Permanent: a missing or stopped task, a missing page, bad input,
+// data the database refuses),
 // cancel the job at once with the reason recorded, instead of retrying it;
 // so does a job whose worker process died under it errs.MaxWorkerDeaths
 // times (a poison job would otherwise kill workers for ever). A job that has
@@ -41,6 +42,9 @@ func (*permanentErrors) Work(ctx context.Context, job *rivertype.JobRow, doInner
 	err := doInner(ctx)
 	var cancel *river.JobCancelError
 	if err != nil && errs.Permanent(err) && !errors.As(err, &cancel) {
+		if errs.DataRefused(err) {
+			err = fmt.Errorf("the database refuses this job's data, not retried: %w", err)
+		}
 		return river.JobCancel(err)
 	}
 	return waitedEnough(job, err)

@@ -88,10 +88,10 @@ func (w *TargetQueueWorker) settle(ctx context.Context, job *river.Job[jobs.Targ
 	case err == nil, errors.As(err, &cancel), errors.As(err, &snooze),
 		errors.Is(err, errs.ErrTaskNotFound), errors.Is(err, errs.ErrTaskStopped):
 		return err // the task's state, not the target's: the middleware cancels
+	case errs.DataRefused(err):
+		cause = fmt.Errorf("the database refuses this target's data: %w", err)
 	case errs.Permanent(err):
 		cause = err
-	case store.IsDataError(err):
-		cause = fmt.Errorf("the database refuses this target's data: %w", err)
 	case job.Attempt >= job.MaxAttempts:
 		cause = fmt.Errorf("giving up after %d attempts: %w", job.Attempt, err)
 	default:
@@ -307,8 +307,9 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 // verbatim in the text (extract.LocateQuote: exact and case-sensitive after
 // collapsing whitespace runs and folding typographic quotes) and the quote
 // lies inside one fragment; it keeps the exact rune span of that occurrence.
-// Claims with an empty text or quote, or a span already taken, count as
-// rejected; at most maxClaims are kept. No I/O.
+// Claims with an empty text or quote, a text that is no claim (over
+// jobs.MaxTextRunes, a control character), or a span already taken, count
+// as rejected; at most maxClaims are kept. No I/O.
 func (p *processedPage) acceptClaims(proposed []models.LLMClaim) {
 	taken := map[[2]int]bool{}
 	for _, c := range proposed {
@@ -316,8 +317,12 @@ func (p *processedPage) acceptClaims(proposed []models.LLMClaim) {
 			return
 		}
 		text := strings.Join(strings.Fields(c.Claim), " ")
+		if text == "" || jobs.CheckText(text, jobs.MaxTextRunes) != nil {
+			p.rejected++ // a model's answer is held to the claim bounds like a user's
+			continue
+		}
 		start, end, ok := extract.LocateQuote(p.doc.Text, c.Quote)
-		if !ok || text == "" || taken[[2]int{start, end}] {
+		if !ok || taken[[2]int{start, end}] {
 			p.rejected++
 			continue
 		}

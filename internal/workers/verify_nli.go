@@ -42,7 +42,8 @@ type VerifyOutput struct {
 	Downgraded      int `json:"downgraded_to_neutral"`
 	DroppedNeutral  int `json:"dropped_neutral"` // neutral judgements not saved (save_neutral=false)
 	NotEmbedded     int `json:"fragments_not_embedded"`
-	Unjudgeable     int `json:"unjudgeable"` // pairs the model gave no usable answer for
+	Unjudgeable     int `json:"unjudgeable"`    // pairs the model gave no usable answer for
+	Refused         int `json:"claims_refused"` // claims too long to work, marked refused and skipped
 }
 
 // maxRounds bounds how often one job goes round when the task keeps changing;
@@ -139,6 +140,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 // verifyPlan is what one round will judge.
 type verifyPlan struct {
 	claimIDs []int64 // every claim of the round, for the posterior recompute
+	refused  []store.RefusedClaim
 	pairs    []models.Pair
 	meta     []pairMeta // parallel to pairs
 }
@@ -157,11 +159,13 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 	if claimIDs == nil {
 		claimIDs = []int64{}
 	}
-	claims, err := w.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: args.TaskID, ClaimIds: claimIDs})
+	claims, err := w.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{
+		TaskID: args.TaskID, ClaimIds: claimIDs, MaxChars: jobs.MaxTextRunes})
 	if err != nil {
 		return plan, fmt.Errorf("read claims: %w", err)
 	}
-	out.Claims = len(claims)
+	claims, plan.refused = workableClaims(claims)
+	out.Claims, out.Refused = len(claims), out.Refused+len(plan.refused)
 	if len(claims) == 0 || state.Fragments == 0 {
 		return plan, nil
 	}
@@ -236,6 +240,24 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 	return plan, nil
 }
 
+// workableClaims splits off the claims longer than a claim may be
+// (jobs.MaxTextRunes: rows written around internal/intake), which cannot be
+// embedded, indexed or judged; they are marked refused with the reason, and
+// the task's other claims go on.
+func workableClaims(claims []store.TaskClaimsForVerificationRow) ([]store.TaskClaimsForVerificationRow, []store.RefusedClaim) {
+	var refused []store.RefusedClaim
+	kept := claims[:0]
+	for _, c := range claims {
+		if c.Chars > jobs.MaxTextRunes {
+			refused = append(refused, store.RefusedClaim{ID: c.ID,
+				Reason: fmt.Sprintf("text of %d characters, more than the %d a claim may have", c.Chars, jobs.MaxTextRunes)})
+			continue
+		}
+		kept = append(kept, c)
+	}
+	return kept, refused
+}
+
 // handOver completes the job with what its rounds did and enqueues a
 // successor for the rest, in one transaction.
 func (w *VerifyNLIWorker) handOver(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs], out VerifyOutput) error {
@@ -294,7 +316,7 @@ func judge(ctx context.Context, nli models.NLI, pairs []models.Pair, batch int) 
 // the model's label kept, and neutral pairs are dropped unless SaveNeutral.
 func (w *VerifyNLIWorker) judgements(taskID int64, plan verifyPlan, js []models.Judgement, out *VerifyOutput) store.Judgements {
 	cfg := w.Verify
-	write := store.Judgements{TaskID: taskID, Model: w.NLI.Model(), ClaimIDs: plan.claimIDs}
+	write := store.Judgements{TaskID: taskID, Model: w.NLI.Model(), ClaimIDs: plan.claimIDs, Refused: plan.refused}
 	for i, j := range js {
 		out.Judged++
 		if j.Label == models.Unjudgeable {

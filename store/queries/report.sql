@@ -39,7 +39,9 @@ ORDER BY id
 LIMIT 100;
 
 -- name: TaskVerdictCounts :many
-SELECT verdict, count(*)::int AS n FROM claims WHERE task_id = @task_id GROUP BY verdict ORDER BY verdict;
+-- Claims by verdict; a claim the fleet refused to work counts as 'refused'.
+SELECT (CASE WHEN refused_reason IS NULL THEN verdict ELSE 'refused' END)::text AS verdict, count(*)::int AS n
+FROM claims WHERE task_id = @task_id GROUP BY 1 ORDER BY 1;
 
 -- name: TaskTargetCounts :many
 SELECT status, count(*)::int AS n FROM targets WHERE task_id = @task_id GROUP BY status ORDER BY status;
@@ -54,7 +56,7 @@ WHERE task_id = @task_id AND status = 'failed' ORDER BY id LIMIT 100;
 SELECT c.id, c.evidence_no, c.text, c.kind, c.alpha, c.beta, c.confidence, c.uncertainty, c.controversy,
        c.verdict, c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources,
        c.evidence_count, c.adoption_status, c.verification_status, c.llm_claim_confidence, c.extractor_model,
-       c.page_version_id, c.quote_start, c.quote_end, f.page_id AS origin_page_id,
+       c.refused_reason, c.page_version_id, c.quote_start, c.quote_end, f.page_id AS origin_page_id,
        COALESCE(p.url, '')::text AS origin_url,
        COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote_text
 FROM claims c

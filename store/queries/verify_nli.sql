@@ -17,17 +17,30 @@ GROUP BY t.id;
 
 -- name: TaskClaimsForVerification :many
 -- The claims of a task with their origin domain ('' for hypotheses), the
--- trust level of that domain, and the claim's lexemes (as fragments.tsv has them).
-SELECT c.id, c.text, c.kind, COALESCE(p.domain, '')::text AS origin_domain,
+-- trust level of that domain, and the claim's lexemes (as fragments.tsv has
+-- them). A claim longer than @max_chars is returned by its length alone
+-- (empty text, no lexemes): to_tsvector may refuse it, and the worker marks
+-- it refused instead of judging it. Refused claims are left out.
+SELECT c.id, c.kind, COALESCE(p.domain, '')::text AS origin_domain,
        COALESCE(d.trust_level, '')::text AS origin_trust_level,
-       tsvector_to_array(to_tsvector('english'::regconfig, c.text))::text[] AS lexemes
+       char_length(c.text)::integer AS chars,
+       (CASE WHEN char_length(c.text) <= @max_chars::integer THEN c.text ELSE '' END)::text AS text,
+       (CASE WHEN char_length(c.text) <= @max_chars::integer
+             THEN tsvector_to_array(to_tsvector('english'::regconfig, c.text))
+             ELSE '{}' END)::text[] AS lexemes
 FROM claims c
 LEFT JOIN fragments f ON f.id = c.origin_fragment_id
 LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
-WHERE c.task_id = @task_id
+WHERE c.task_id = @task_id AND c.refused_reason IS NULL
   AND (cardinality(@claim_ids::bigint[]) = 0 OR c.id = ANY(@claim_ids::bigint[]))
 ORDER BY c.id;
+
+-- name: RefuseClaims :exec
+-- Marks claims the fleet cannot work, with the reason (parallel arrays).
+UPDATE claims c SET refused_reason = r.reason, updated_at = now()
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@reasons::text[]) AS reason) AS r
+WHERE c.id = r.id AND c.task_id = @task_id AND c.refused_reason IS NULL;
 
 -- name: CandidateFragmentDetails :many
 -- What stage 2 ranks a recalled fragment by (SQL recall path).
