@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
 // Bounds of the contract. Everything another service puts into a job, and
@@ -18,7 +20,7 @@ const (
 	MaxArgsBytes = 1 << 20
 	// MaxURLBytes bounds a URL target (and every URL a fetch follows): what
 	// a btree index takes, far above any real URL.
-	MaxURLBytes = 2048
+	MaxURLBytes = ident.MaxURLBytes
 	// MaxQueryRunes bounds a search query target.
 	MaxQueryRunes = 500
 	// MaxTargetDepth bounds search and citation hops from a task's own targets.

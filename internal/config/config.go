@@ -46,7 +46,7 @@ type Config struct {
 	LogLevel         string        `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat        string        `envconfig:"LOG_FORMAT" default:"json" desc:"json or text"`
 
-	FetchTimeout    time.Duration `envconfig:"FETCH_TIMEOUT" default:"20s" desc:"timeout of one HTTP exchange"`
+	FetchTimeout    time.Duration `envconfig:"FETCH_TIMEOUT" default:"20s" desc:"deadline of one page fetch as a whole: every redirect hop, the robots.txt of each origin on the way, the body (politeness waits not counted); past it the fetch fails timeout and is retried up to the job's attempts. Also the timeout of one search or academic API request"`
 	FetchMaxBytes   int64         `envconfig:"FETCH_MAX_BYTES" default:"5242880" desc:"largest page body accepted"`
 	FetchRedirects  int           `envconfig:"FETCH_MAX_REDIRECTS" default:"5" desc:"redirects followed at most"`
 	FetchDelay      time.Duration `envconfig:"FETCH_DOMAIN_DELAY" default:"1s" desc:"minimum spacing of requests to one domain (per process)"`

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"compress/gzip"
 	"compress/zlib"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -84,17 +83,14 @@ func badEncoding(err error) error {
 	return err
 }
 
-// exchangeBody is the body colly reads: decoded, counted against its limit,
-// with the exchange's timeout reported as such.
+// exchangeBody is the body colly reads: decoded and counted against its
+// limit.
 type exchangeBody struct {
-	rc          io.Reader     // decoded body
-	raw         io.ReadCloser // the response's own body
-	cancel      context.CancelFunc
-	ctx, parent context.Context
-	limit       bodyLimit
-	n           int64
-	url         *url.URL
-	t           *exchangeTransport
+	rc    io.Reader     // decoded body
+	raw   io.ReadCloser // the response's own body
+	limit bodyLimit
+	n     int64
+	url   *url.URL
 }
 
 func (b *exchangeBody) Read(p []byte) (int, error) {
@@ -104,6 +100,10 @@ func (b *exchangeBody) Read(p []byte) (int, error) {
 			// A plain file past the cap is cut, as Google reads robots.txt;
 			// a compressed one that decodes past it is a bomb.
 			if _, encoded := b.rc.(*lazyDecoder); encoded {
+				var one [1]byte
+				if _, err := io.ReadFull(b.rc, one[:]); err == io.EOF {
+					return 0, io.EOF // exactly at the cap
+				}
 				return 0, bodyTooLarge(b.url.String(), b.limit.max)
 			}
 			return 0, io.EOF
@@ -117,14 +117,7 @@ func (b *exchangeBody) Read(p []byte) (int, error) {
 	if b.limit.max > 0 && !b.limit.truncate && b.n > b.limit.max {
 		return n, bodyTooLarge(b.url.String(), b.limit.max)
 	}
-	if err != nil && err != io.EOF && b.ctx.Err() != nil && b.parent.Err() == nil {
-		return n, b.t.timeoutErr(b.url, err)
-	}
 	return n, err
 }
 
-func (b *exchangeBody) Close() error {
-	err := b.raw.Close()
-	b.cancel()
-	return err
-}
+func (b *exchangeBody) Close() error { return b.raw.Close() }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -63,6 +65,14 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
 	mux.HandleFunc("/x-gzip", func(w http.ResponseWriter, r *http.Request) { page(w, "x-gzip", "text/html") })
 	mux.HandleFunc("/gzip", func(w http.ResponseWriter, r *http.Request) { page(w, "gzip", "text/html") })
+	mux.HandleFunc("/gzip-when-asked", func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, okHTML)
+			return
+		}
+		page(w, "gzip", "text/html")
+	})
 	mux.HandleFunc("/deflate-claimed", func(w http.ResponseWriter, r *http.Request) { page(w, "deflate", "text/html") })
 	mux.HandleFunc("/br", func(w http.ResponseWriter, r *http.Request) { page(w, "br", "text/html") })
 	mux.HandleFunc("/sitemap.xml.gz", func(w http.ResponseWriter, r *http.Request) { page(w, "", "text/html") })
@@ -76,6 +86,7 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 	}{
 		{"/x-gzip", ReasonBodyTooLarge},
 		{"/gzip", ReasonBodyTooLarge},
+		{"/gzip-when-asked", ReasonBodyTooLarge},        // the fetcher asks for gzip
 		{"/deflate-claimed", ReasonUnsupportedEncoding}, // a gzip stream is no zlib stream
 		{"/br", ReasonUnsupportedEncoding},
 		{"/sitemap.xml.gz", ""},
@@ -99,26 +110,51 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 		}
 	}
 
-	t.Run("robots.txt", func(t *testing.T) {
-		robots := http.NewServeMux()
-		robots.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { page(w, "x-gzip", "text/plain") })
-		robots.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, okHTML)
+	// A compressed robots.txt that decodes past 500 KiB fails the page,
+	// however the server decides to compress. Before, Go's transport asked
+	// for gzip itself and decoded "gzip" out of our sight: robots.txt was
+	// cut at 500 KiB and the page fetched.
+	robotsBombs := []struct {
+		name  string
+		serve func(w http.ResponseWriter, r *http.Request)
+	}{
+		{"x-gzip always", func(w http.ResponseWriter, r *http.Request) { page(w, "x-gzip", "text/plain") }},
+		{"gzip always", func(w http.ResponseWriter, r *http.Request) { page(w, "gzip", "text/plain") }},
+		{"gzip when asked", func(w http.ResponseWriter, r *http.Request) {
+			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				w.Header().Set("Content-Type", "text/plain")
+				fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+				return
+			}
+			page(w, "gzip", "text/plain")
+		}},
+	}
+	for _, rb := range robotsBombs {
+		name := fmt.Sprintf("robots.txt %s, %d KiB decoding to %d MiB", rb.name, len(payload)>>10, 200)
+		t.Run(name, func(t *testing.T) {
+			var asked atomic.Value // Accept-Encoding of the page request
+			robots := http.NewServeMux()
+			robots.HandleFunc("/robots.txt", rb.serve)
+			robots.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
+				asked.Store(r.Header.Get("Accept-Encoding"))
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprint(w, okHTML)
+			})
+			rs := httptest.NewServer(robots)
+			t.Cleanup(rs.Close)
+			rf := newFetcher(t, testConfig())
+			var err error
+			n := allocatedBy(func() { _, err = rf.Fetch(context.Background(), rs.URL+"/ok") })
+			t.Logf("%d MiB allocated: %v", n>>20, err)
+			var pe *PermanentError
+			if !errors.As(err, &pe) || pe.Reason != ReasonBodyTooLarge {
+				t.Errorf("page under a robots.txt bomb: %v (page asked with Accept-Encoding %q), want permanent %s", err, asked.Load(), ReasonBodyTooLarge)
+			}
+			if n > maxAllocated {
+				t.Errorf("%d MiB allocated reading a robots.txt bomb, want at most %d MiB", n>>20, maxAllocated>>20)
+			}
 		})
-		rs := httptest.NewServer(robots)
-		t.Cleanup(rs.Close)
-		rf := newFetcher(t, testConfig())
-		var err error
-		n := allocatedBy(func() { _, err = rf.Fetch(context.Background(), rs.URL+"/ok") })
-		var pe *PermanentError
-		if !errors.As(err, &pe) || pe.Reason != ReasonBodyTooLarge {
-			t.Errorf("page under a robots.txt bomb: %v, want permanent %s", err, ReasonBodyTooLarge)
-		}
-		if n > maxAllocated {
-			t.Errorf("%d MiB allocated reading a robots.txt bomb, want at most %d MiB", n>>20, maxAllocated>>20)
-		}
-	})
+	}
 
 	t.Run("replay", func(t *testing.T) {
 		dir := t.TempDir()
@@ -222,5 +258,45 @@ func TestRobotsRulesAndCacheAreBounded(t *testing.T) {
 	}
 	if _, ok := f.robots.m["http://"+a.Listener.Addr().String()]; ok {
 		t.Error("the least recently stored origin was kept")
+	}
+}
+
+// TestCompressedRobotsAtTheCap: a gzip robots.txt that decodes to exactly
+// 500 KiB is read whole; one byte more is a bomb and fails the page.
+func TestCompressedRobotsAtTheCap(t *testing.T) {
+	t.Parallel()
+	gz := func(n int) []byte {
+		rules := "User-agent: *\nDisallow: /private\n"
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, _ = zw.Write([]byte(rules + "#" + strings.Repeat("x", n-len(rules)-2) + "\n"))
+		_ = zw.Close()
+		return b.Bytes()
+	}
+	for _, tt := range []struct {
+		size   int
+		reason string
+	}{
+		{robotsMaxBytes, ReasonRobotsDisallowed},
+		{robotsMaxBytes + 1, ReasonBodyTooLarge},
+	} {
+		t.Run(fmt.Sprintf("%d bytes decoded", tt.size), func(t *testing.T) {
+			t.Parallel()
+			body := gz(tt.size)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					w.Header().Set("Content-Encoding", "gzip")
+					_, _ = w.Write(body)
+					return
+				}
+				fmt.Fprint(w, okHTML)
+			}))
+			t.Cleanup(srv.Close)
+			_, err := newFetcher(t, testConfig()).Fetch(context.Background(), srv.URL+"/private/x")
+			var pe *PermanentError
+			if !errors.As(err, &pe) || pe.Reason != tt.reason {
+				t.Fatalf("%v, want permanent %s", err, tt.reason)
+			}
+		})
 	}
 }

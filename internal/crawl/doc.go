@@ -11,11 +11,18 @@
 //
 //   - the per-domain politeness delay (keyed by Domain, covering robots.txt
 //     and redirect hops too);
-//   - a timeout per HTTP exchange that starts after the politeness wait;
+//   - gzip, x-gzip and deflate decoding under the body limit: every request
+//     asks for gzip itself and the live transport's own decompression is
+//     off, so no body is decoded out of the limit's sight;
 //   - a hard body limit that fails instead of truncating;
 //   - in live mode, the SSRF guard: a net.Dialer Control hook that refuses
 //     non-public addresses after DNS resolution, so redirects and DNS
 //     rebinding are covered. No proxy is used.
+//
+// One deadline bounds a Fetch as a whole (Config.Timeout: connection
+// set-up, every redirect hop, the robots.txt of every origin on the way,
+// the body); its clock stops during politeness waits. Every URL followed
+// is capped at ident.MaxURLBytes, as targets are.
 //
 // The caller's context reaches the requests through colly's Collector.Context.
 // robots.txt is read through colly as well, but cached per origin (24h) by

@@ -27,6 +27,9 @@ const (
 	// ReasonUnsupportedEncoding is a body in a content encoding the fetcher
 	// does not decode (gzip and deflate are), or one that does not decode.
 	ReasonUnsupportedEncoding = "unsupported_content_encoding"
+	// ReasonRedirectURLTooLong is a redirect to a URL longer than
+	// ident.MaxURLBytes (after resolving and normalising), the cap of targets.
+	ReasonRedirectURLTooLong = "redirect_url_too_long"
 )
 
 // maxRetryAfter caps a server-supplied Retry-After so that a hostile or

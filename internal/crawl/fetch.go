@@ -12,6 +12,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -40,10 +41,14 @@ const (
 // Config configures a Fetcher. Zero fields take the defaults noted; start
 // from DefaultConfig to get RespectRobots=true (a bool cannot default to true).
 type Config struct {
-	UserAgent    string        // default DefaultUserAgent
-	Timeout      time.Duration // per HTTP exchange (robots.txt, each redirect hop, the page); default 20s. Politeness waits are not counted.
-	MaxBodyBytes int64         // default 5 MiB; a larger body is a permanent error
-	MaxRedirects int           // default 5; negative: follow none (any redirect is a permanent error)
+	UserAgent    string // default DefaultUserAgent
+	MaxBodyBytes int64  // default 5 MiB; a larger body is a permanent error
+	MaxRedirects int    // default 5; negative: follow none (any redirect is a permanent error)
+	// Timeout is the deadline of one Fetch as a whole: connection set-up,
+	// every redirect hop, the robots.txt of every origin on the way and the
+	// body. Default 20s. Politeness waits (DomainDelay) are not counted.
+	// Every followed URL is capped at ident.MaxURLBytes, as targets are.
+	Timeout time.Duration
 	// DomainDelay is the minimum spacing between the starts of two requests to
 	// one domain (see Domain), across all concurrent Fetch calls of the
 	// Fetcher. Default 1s, or 0 when ReplayDir is set; negative disables it.
@@ -112,7 +117,7 @@ type Result struct {
 // per-domain politeness limiter and the robots.txt cache.
 type Fetcher struct {
 	cfg    Config
-	rt     http.RoundTripper // limiter + per-exchange timeout + body limit, over base
+	rt     http.RoundTripper // limiter + bounded decoding, over base
 	live   *http.Transport   // nil in replay mode
 	replay *ReplayTransport  // nil in live mode
 	robots *robotsCache
@@ -135,7 +140,7 @@ func New(cfg Config) (*Fetcher, error) {
 		f.live = newLiveTransport(cfg)
 		base = f.live
 	}
-	f.rt = &exchangeTransport{base: base, limiter: newDomainLimiter(cfg.DomainDelay), timeout: cfg.Timeout}
+	f.rt = &exchangeTransport{base: base, limiter: newDomainLimiter(cfg.DomainDelay)}
 	return f, nil
 }
 
@@ -170,16 +175,25 @@ func newLiveTransport(cfg Config) *http.Transport {
 		TLSHandshakeTimeout:    10 * time.Second,
 		ExpectContinueTimeout:  time.Second,
 		MaxResponseHeaderBytes: 1 << 20,
+		// Never ask for or decode a compression behind our back: the
+		// fetcher asks for gzip itself and decodes it under its limits
+		// (decodeBody); a transport-decoded robots.txt would be cut
+		// instead of failing as the bomb it is.
+		DisableCompression: true,
 	}
 }
 
 // Fetch fetches one http(s) URL and returns the page, or a *PermanentError
 // (do not retry) or *TransientError (retry, honouring RetryAfter). Safe for
-// concurrent use. ctx bounds the whole call, politeness waits included.
+// concurrent use. Config.Timeout bounds the fetch as a whole, politeness
+// waits excepted (see fetchClock); ctx bounds the whole call, those included.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 	norm, err := ident.NormalizeURL(rawURL)
 	if err != nil {
 		return nil, &PermanentError{Reason: ReasonInvalidURL, Err: err}
+	}
+	if len(norm) > ident.MaxURLBytes {
+		return nil, permanent(ReasonInvalidURL, "URL of %d bytes (%s) is longer than %d bytes", len(norm), clip(norm), ident.MaxURLBytes)
 	}
 	u, err := url.Parse(norm)
 	if err != nil {
@@ -188,6 +202,8 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 	if err := f.blockedLiteral(u); err != nil {
 		return nil, &PermanentError{Reason: ReasonBlockedAddress, Err: err}
 	}
+	ctx, release := startClock(ctx, f.cfg.Timeout, norm)
+	defer release()
 	if f.cfg.RespectRobots {
 		if err := f.checkRobots(ctx, u); err != nil {
 			return nil, classifyErr(ctx, norm, err)
@@ -257,7 +273,9 @@ func (f *Fetcher) exchange(ctx context.Context, target string, page bool) (*exch
 	c := colly.NewCollector()
 	// Pin every setting that COLLY_* environment variables could have changed.
 	c.UserAgent = f.cfg.UserAgent
-	c.Headers = &http.Header{"Accept": {acceptHeader}}
+	// Accept-Encoding is ours, not the transport's, so that every body is
+	// decoded by decodeBody under its limit (see newLiveTransport).
+	c.Headers = &http.Header{"Accept": {acceptHeader}, "Accept-Encoding": {"gzip"}}
 	c.IgnoreRobotsTxt = true // robots.txt is handled by checkRobots (shared cache, ctx-aware)
 	c.AllowURLRevisit = true
 	c.ParseHTTPErrorResponse = true
@@ -271,7 +289,7 @@ func (f *Fetcher) exchange(ctx context.Context, target string, page bool) (*exch
 	c.URLFilters, c.DisallowedURLFilters = nil, nil
 	c.Context = ctx
 	c.WithTransport(f.rt)
-	c.SetRequestTimeout(0) // exchangeTransport applies the per-exchange timeout after politeness waits
+	c.SetRequestTimeout(0) // the fetch's deadline is ctx's (fetchClock)
 	c.SetRedirectHandler(f.redirectPolicy(page))
 	if page {
 		c.MaxBodySize = int(f.cfg.MaxBodyBytes + 1)
@@ -320,12 +338,20 @@ func (f *Fetcher) exchange(ctx context.Context, target string, page bool) (*exch
 // http.Client CheckRedirect.
 func (f *Fetcher) redirectPolicy(page bool) func(req *http.Request, via []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
+		next, size := followedURL(req.URL)
+		if size > ident.MaxURLBytes {
+			return permanent(ReasonRedirectURLTooLong, "%s: redirect to a URL of %d bytes (%s), longer than %d bytes",
+				via[len(via)-1].URL, size, clip(next), ident.MaxURLBytes)
+		}
 		if len(via) > f.cfg.MaxRedirects {
 			return &PermanentError{Reason: ReasonTooManyRedirects,
 				Err: fmt.Errorf("%s: more than %d redirects (next: %s)", via[0].URL, f.cfg.MaxRedirects, req.URL)}
 		}
 		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-			return &PermanentError{Reason: ReasonInvalidURL, Err: fmt.Errorf("redirect to unsupported scheme: %s", req.URL)}
+			return &PermanentError{Reason: ReasonInvalidURL, Err: fmt.Errorf("redirect to unsupported scheme: %s", clip(next))}
+		}
+		if page {
+			clockFrom(req.Context()).redirected(len(via))
 		}
 		if err := f.blockedLiteral(req.URL); err != nil {
 			return &PermanentError{Reason: ReasonBlockedAddress, Err: err}
@@ -339,7 +365,32 @@ func (f *Fetcher) redirectPolicy(page bool) func(req *http.Request, via []*http.
 	}
 }
 
-// classifyErr maps a failure to a Permanent or TransientError.
+// followedURL returns the URL a redirect leads to (already resolved against
+// the URL redirected from), normalised when it can be, and its size: the
+// larger of its lengths as requested and as normalised, so that neither
+// what goes on the wire nor what is stored passes the cap.
+func followedURL(u *url.URL) (string, int) {
+	wire := *u
+	wire.Fragment, wire.RawFragment = "", ""
+	s := wire.String()
+	size := len(s)
+	if n, err := ident.NormalizeURL(s); err == nil {
+		s, size = n, max(size, len(n))
+	}
+	return s, size
+}
+
+// clip shortens a URL for an error message.
+func clip(u string) string {
+	const n = 100
+	if len(u) <= n {
+		return u
+	}
+	return strings.ToValidUTF8(u[:n], "") + "…"
+}
+
+// classifyErr maps a failure to a Permanent or TransientError. A fetch
+// whose deadline passed (ctx's cause, see fetchClock) fails with that.
 func classifyErr(ctx context.Context, target string, err error) error {
 	var pe *PermanentError
 	if errors.As(err, &pe) {
@@ -354,6 +405,9 @@ func classifyErr(ctx context.Context, target string, err error) error {
 		return &PermanentError{Reason: ReasonBlockedAddress, Err: be}
 	}
 	if cerr := ctx.Err(); cerr != nil {
+		if errors.As(context.Cause(ctx), &te) {
+			return te // the fetch deadline
+		}
 		if errors.Is(cerr, context.DeadlineExceeded) {
 			return &TransientError{Reason: ReasonTimeout, Err: fmt.Errorf("%s: %w", target, cerr)}
 		}
@@ -416,49 +470,43 @@ func toUTF8(body []byte, contentType string) []byte {
 
 // exchangeTransport wraps the base transport with what colly cannot do
 // across collectors: the per-domain politeness wait (shared by all Fetch
-// calls), a timeout per exchange that starts after that wait, and the
-// decoding of the body under its size limit (decodeBody, exchangeBody).
+// calls; the fetch's clock stops meanwhile) and the decoding of the body
+// under its size limit (decodeBody, exchangeBody).
 type exchangeTransport struct {
 	base    http.RoundTripper
 	limiter *domainLimiter
-	timeout time.Duration
 }
 
 func (t *exchangeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	parent := req.Context()
-	if err := t.limiter.wait(parent, ident.HostDomain(req.URL.Hostname())); err != nil {
+	ctx := req.Context()
+	clock := clockFrom(ctx)
+	domain := ident.HostDomain(req.URL.Hostname())
+	clock.stop()
+	err := t.limiter.wait(ctx, domain)
+	clock.start()
+	if err != nil {
 		if req.Body != nil {
 			req.Body.Close()
 		}
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(parent, t.timeout)
+	clock.request(req.URL.String())
 	if t.limiter != nil && t.limiter.delay > 0 {
-		domain := ident.HostDomain(req.URL.Hostname())
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			WroteRequest: func(httptrace.WroteRequestInfo) { t.limiter.sent(domain, time.Now()) },
 		})
+		req = req.WithContext(ctx)
 	}
-	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	resp, err := t.base.RoundTrip(req)
 	if err != nil {
-		expired := ctx.Err() != nil && parent.Err() == nil
-		cancel()
-		if expired {
-			return nil, t.timeoutErr(req.URL, err)
-		}
 		return nil, err
 	}
-	limit, _ := parent.Value(bodyLimitKey{}).(bodyLimit)
+	limit, _ := ctx.Value(bodyLimitKey{}).(bodyLimit)
 	decoded, err := decodeBody(resp)
 	if err != nil {
 		resp.Body.Close()
-		cancel()
 		return nil, err
 	}
-	resp.Body = &exchangeBody{rc: decoded, raw: resp.Body, cancel: cancel, ctx: ctx, parent: parent, limit: limit, url: req.URL, t: t}
+	resp.Body = &exchangeBody{rc: decoded, raw: resp.Body, limit: limit, url: req.URL}
 	return resp, nil
-}
-
-func (t *exchangeTransport) timeoutErr(u *url.URL, err error) error {
-	return &TransientError{Reason: ReasonTimeout, Err: fmt.Errorf("%s: no complete response within %s: %w", u, t.timeout, err)}
 }

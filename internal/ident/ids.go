@@ -31,6 +31,10 @@ var (
 // MaxDOIBytes bounds a DOI's normal form; registered DOIs are far shorter.
 const MaxDOIBytes = 300
 
+// MaxURLBytes bounds a URL's normal form, whether a target or a URL a
+// fetch follows: what a btree index takes, far above any real URL.
+const MaxURLBytes = 2048
+
 // NormalizeDOI returns the canonical form of a DOI (lowercase, no "doi:" or
 // resolver prefix, percent-decoded, trailing punctuation removed), or "" when
 // s is not a DOI (ParseDOI says why).
