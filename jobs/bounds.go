@@ -3,11 +3,11 @@ package jobs
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/textclip"
 )
 
 // Bounds of the contract. Everything another service puts into a job, and
@@ -64,9 +64,4 @@ func checkText(s string) error {
 }
 
 // clip shortens s for an error message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
+func clip(s string, n int) string { return textclip.Bytes(s, n) }

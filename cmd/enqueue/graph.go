@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evidencefleet/evidencefleet/internal/citecheck"
+	"github.com/evidencefleet/evidencefleet/internal/textclip"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -301,10 +302,4 @@ func dotQuote(s string) string {
 	return `"` + r.Replace(s) + `"`
 }
 
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+func truncate(s string, n int) string { return textclip.Runes(s, n) }

@@ -12,7 +12,6 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -21,6 +20,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/textclip"
 )
 
 // Defaults applied by New to zero fields of Config.
@@ -381,13 +381,7 @@ func followedURL(u *url.URL) (string, int) {
 }
 
 // clip shortens a URL for an error message.
-func clip(u string) string {
-	const n = 100
-	if len(u) <= n {
-		return u
-	}
-	return strings.ToValidUTF8(u[:n], "") + "…"
-}
+func clip(u string) string { return textclip.Bytes(u, 100) }
 
 // classifyErr maps a failure to a Permanent or TransientError. A fetch
 // whose deadline passed (ctx's cause, see fetchClock) fails with that.

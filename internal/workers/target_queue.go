@@ -23,6 +23,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/textclip"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/internal/search"
@@ -361,16 +362,30 @@ func containingFragment(frags []extract.Fragment, start, end int) int {
 }
 
 // pageWrite is the store's view of a processed page.
+// What a page's metadata keeps of what a page or an academic API says:
+// text the outside controls, so bounded (cut with textclip's ellipsis).
+const (
+	maxTitleRunes       = 1000
+	maxContentTypeBytes = 255
+	maxAuthors          = 100
+	maxAuthorRunes      = 300
+)
+
 func pageWrite(res *crawl.Result, p processedPage, embedModel string) store.PageWrite {
-	pw := store.PageWrite{URL: res.URL, FinalURL: res.FinalURL, Title: p.doc.Title, Fetched: !p.fromStore,
-		Status: res.Status, ContentType: res.ContentType, FetchedAt: res.FetchedAt,
+	pw := store.PageWrite{URL: res.URL, FinalURL: res.FinalURL, Title: textclip.Runes(p.doc.Title, maxTitleRunes), Fetched: !p.fromStore,
+		Status: res.Status, ContentType: textclip.Bytes(res.ContentType, maxContentTypeBytes), FetchedAt: res.FetchedAt,
 		SHA256: p.sha, Content: p.doc.Text, Identifiers: storeIDs(p.identifiers), Declared: storeIDs(p.declared), Linked: storeIDs(p.linked),
 		EmbedModel: embedModel}
 	for _, f := range p.fragments {
 		pw.Fragments = append(pw.Fragments, store.FragmentSpan{Start: f.Start, End: f.End, Text: f.Text, Heading: f.Heading})
 	}
 	if a := p.paper; a != nil {
-		pw.Paper = &store.PaperMeta{Title: a.Title, Venue: a.Venue, S2ID: a.S2ID, OpenAlexID: a.OpenAlexID, Year: a.Year, Authors: a.Authors}
+		authors := make([]string, 0, min(len(a.Authors), maxAuthors))
+		for _, name := range a.Authors[:cap(authors)] {
+			authors = append(authors, textclip.Runes(name, maxAuthorRunes))
+		}
+		pw.Paper = &store.PaperMeta{Title: textclip.Runes(a.Title, maxTitleRunes), Venue: textclip.Runes(a.Venue, maxTitleRunes),
+			S2ID: a.S2ID, OpenAlexID: a.OpenAlexID, Year: a.Year, Authors: authors}
 	}
 	return pw
 }
