@@ -13,6 +13,11 @@
 // ErrNotFound (a 404: the API does not know the paper; not retried) or a
 // context error.
 //
+// Every answer is read as a stream within a bound of its request: a page of
+// at most the request's limit of papers (ListBound) or one paper looked up
+// by id (OneBound); past it the reading stops with ErrBadResponse naming
+// the bound.
+//
 // The identifier and model code is pure; the I/O lives in client.go and
 // spacing.go.
 package academic

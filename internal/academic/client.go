@@ -3,10 +3,8 @@ package academic
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -48,7 +46,6 @@ type Client struct {
 	spacer                   *Spacer
 	secret                   string
 	userAgent                string
-	maxBody                  int64
 }
 
 // NewClient returns a Client for o.
@@ -59,9 +56,6 @@ func NewClient(o ClientOptions) *Client {
 	}
 	if h.Capability == "" {
 		h.Capability = Capability
-	}
-	if h.MaxResponseBytes <= 0 {
-		h.MaxResponseBytes = httpx.DefaultMaxResponseBytes
 	}
 	if h.Transport == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -76,7 +70,7 @@ func NewClient(o ClientOptions) *Client {
 	h.Transport = SpacedTransport(h.Transport, sp)
 	return &Client{
 		api: o.API, backend: h.Backend, capability: h.Capability,
-		hc: httpx.New(h), spacer: sp, secret: o.Secret, userAgent: o.UserAgent, maxBody: h.MaxResponseBytes,
+		hc: httpx.New(h), spacer: sp, secret: o.Secret, userAgent: o.UserAgent,
 	}
 }
 
@@ -90,11 +84,13 @@ func (c *Client) MinInterval() time.Duration { return c.spacer.Interval() }
 func (c *Client) HTTP() *httpx.Client { return c.hc }
 
 // GetJSON sends a GET to target with the extra header and decodes the 2xx
-// JSON answer into out. Failures are *httpx.Error values naming the API, the
+// JSON answer into out as a stream, reading at most b of it (see
+// ListBound, OneBound). Failures are *httpx.Error values naming the API, the
 // URL path (never the query, which may hold a key) and the status: a 404
-// wraps ErrNotFound, a body that is not JSON of out's shape (or is JSON
-// null) wraps ErrBadResponse, the others as httpx.Client.Do says.
-func (c *Client) GetJSON(ctx context.Context, target string, header http.Header, out any) error {
+// wraps ErrNotFound; an answer past b, or that is not JSON of out's shape
+// (or is JSON null), wraps ErrBadResponse; the others as httpx.Client.Do
+// says.
+func (c *Client) GetJSON(ctx context.Context, target string, header http.Header, b httpx.Bound, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return c.wrap(fmt.Errorf("%s: building the request: %w", c.api, err))
@@ -104,27 +100,13 @@ func (c *Client) GetJSON(ctx context.Context, target string, header http.Header,
 	if err != nil {
 		return c.wrap(err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
-	if err != nil {
-		e := &httpx.Error{Backend: c.backend, Capability: c.capability, Path: req.URL.Path, Status: resp.StatusCode,
-			Attempts: 1, Reason: "reading the body: " + err.Error(), Err: modelerr.ErrUnavailable}
-		if ctx.Err() != nil {
-			e.Reason, e.Err = "context ended while reading the body", ctx.Err()
-		}
-		return c.wrap(e)
-	}
-	if int64(len(body)) > c.maxBody {
-		return c.wrap(c.badResponse(req.URL.Path, resp.StatusCode,
-			fmt.Sprintf("response body larger than %d bytes", c.maxBody), nil))
-	}
-	return c.wrap(c.decode(req.URL.Path, resp.StatusCode, body, out))
+	return c.wrap(c.hc.ReadJSON(ctx, resp, req.URL.Path, b, out))
 }
 
 // PostJSON posts in as JSON to target with the extra header and decodes the
-// 2xx JSON answer into out; errors as for GetJSON. The body is replayable,
-// so the request is retried like a GET.
-func (c *Client) PostJSON(ctx context.Context, target string, header http.Header, in, out any) error {
+// 2xx JSON answer into out within b; errors as for GetJSON. The body is
+// replayable, so the request is retried like a GET.
+func (c *Client) PostJSON(ctx context.Context, target string, header http.Header, in any, b httpx.Bound, out any) error {
 	h := http.Header{}
 	for k, vs := range header {
 		h[k] = vs
@@ -132,23 +114,7 @@ func (c *Client) PostJSON(ctx context.Context, target string, header http.Header
 	if c.userAgent != "" {
 		h.Set("User-Agent", c.userAgent)
 	}
-	var raw json.RawMessage // also keeps a top-level null, which decode refuses
-	if err := c.hc.PostJSON(ctx, target, h, in, &raw, 0); err != nil {
-		return c.wrap(err)
-	}
-	return c.wrap(c.decode(urlPath(target), http.StatusOK, raw, out))
-}
-
-// decode unmarshals body into out, refusing JSON null.
-func (c *Client) decode(path string, status int, body []byte, out any) error {
-	trimmed := bytes.TrimSpace(body)
-	if bytes.Equal(trimmed, []byte("null")) {
-		return c.badResponse(path, status, "the answer is JSON null", body)
-	}
-	if err := json.Unmarshal(trimmed, out); err != nil {
-		return c.badResponse(path, status, "decoding the JSON answer: "+err.Error(), body)
-	}
-	return nil
+	return c.wrap(c.hc.PostJSON(ctx, target, h, in, b, out, 0))
 }
 
 // BadResponse returns the error for an answer that decoded but makes no

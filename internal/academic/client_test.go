@@ -17,6 +17,9 @@ import (
 const secret = "s3cr3t-key-0123456789"
 
 // fastHTTP retries quickly so the tests do not sleep on backoff.
+// testBound bounds the small answers of these tests.
+var testBound = OneBound(1<<20, "a test answer")
+
 func fastHTTP() httpx.Options {
 	return httpx.Options{MaxRetries: 2, BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}
 }
@@ -54,7 +57,7 @@ func TestGetJSONErrors(t *testing.T) {
 			defer srv.Close()
 			c := NewClient(ClientOptions{API: "testapi", HTTP: fastHTTP(), Secret: secret})
 			var out struct{ A int }
-			err := c.GetJSON(context.Background(), srv.URL+"/v1/thing/X?api_key="+secret, nil, &out)
+			err := c.GetJSON(context.Background(), srv.URL+"/v1/thing/X?api_key="+secret, nil, testBound, &out)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
@@ -80,7 +83,7 @@ func TestGetJSONErrors(t *testing.T) {
 
 func TestGetJSONBadURLHidesSecret(t *testing.T) {
 	c := NewClient(ClientOptions{API: "testapi", Secret: secret})
-	err := c.GetJSON(context.Background(), "http://[::1%zz/x?api_key="+secret, nil, &struct{}{})
+	err := c.GetJSON(context.Background(), "http://[::1%zz/x?api_key="+secret, nil, testBound, &struct{}{})
 	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "testapi") {
 		t.Fatalf("err = %v: want an error naming the API without the secret", err)
 	}
@@ -98,7 +101,7 @@ func TestGetJSONSendsHeaders(t *testing.T) {
 	defer srv.Close()
 	c := NewClient(ClientOptions{API: "testapi", Secret: secret, UserAgent: "evf-test"})
 	var out struct{ A int }
-	if err := c.GetJSON(context.Background(), srv.URL, http.Header{"X-Api-Key": {secret}}, &out); err != nil {
+	if err := c.GetJSON(context.Background(), srv.URL, http.Header{"X-Api-Key": {secret}}, testBound, &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.A != 7 {
@@ -120,16 +123,16 @@ func TestPostJSON(t *testing.T) {
 	defer srv.Close()
 	c := NewClient(ClientOptions{API: "testapi", HTTP: fastHTTP()})
 	var out []*struct{ A int }
-	if err := c.PostJSON(context.Background(), srv.URL+"/ok", nil, map[string]any{"ids": []string{"x"}}, &out); err != nil {
+	if err := c.PostJSON(context.Background(), srv.URL+"/ok", nil, map[string]any{"ids": []string{"x"}}, testBound, &out); err != nil {
 		t.Fatal(err)
 	}
 	if len(out) != 2 || out[0].A != 1 || out[1] != nil {
 		t.Fatalf("decoded %+v", out)
 	}
-	if err := c.PostJSON(context.Background(), srv.URL+"/null", nil, nil, &out); !errors.Is(err, modelerr.ErrBadResponse) {
+	if err := c.PostJSON(context.Background(), srv.URL+"/null", nil, nil, testBound, &out); !errors.Is(err, modelerr.ErrBadResponse) {
 		t.Fatalf("null answer: err = %v, want ErrBadResponse", err)
 	}
-	if err := c.PostJSON(context.Background(), srv.URL+"/missing", nil, nil, &out); !errors.Is(err, modelerr.ErrNotFound) {
+	if err := c.PostJSON(context.Background(), srv.URL+"/missing", nil, nil, testBound, &out); !errors.Is(err, modelerr.ErrNotFound) {
 		t.Fatalf("404: err = %v, want ErrNotFound", err)
 	}
 }
@@ -144,7 +147,7 @@ func TestGetJSONContextCancelledDuringRetryAfter(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
-	err := c.GetJSON(ctx, srv.URL, nil, &struct{}{})
+	err := c.GetJSON(ctx, srv.URL, nil, testBound, &struct{}{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}

@@ -51,7 +51,7 @@ func TestSpacedTransportSpacesRequests(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := c.GetJSON(context.Background(), srv.URL, nil, &struct{}{}); err != nil {
+			if err := c.GetJSON(context.Background(), srv.URL, nil, testBound, &struct{}{}); err != nil {
 				t.Error(err)
 			}
 		}()

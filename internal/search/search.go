@@ -1,11 +1,12 @@
 // Package search asks a web search backend for result URLs: a SearxNG-style
 // JSON API (GET {base}/search?q=…&format=json, answering
-// {"results": [{"url": …, "title": …, "content": …}, …]}).
+// {"results": [{"url": …, "title": …, "content": …}, …]}), read as a stream
+// within the bound of a page of results (PageBound).
 package search
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 )
 
 // Result is one search hit.
@@ -32,9 +35,35 @@ var ErrNotConfigured = errors.New("no search backend configured (EVF_SEARCH_URL)
 
 // SearXNG is a client of a SearxNG-compatible JSON search API.
 type SearXNG struct {
-	base    *url.URL
-	client  *http.Client
-	maxBody int64
+	base   *url.URL
+	client *http.Client
+}
+
+// What one search can need. SearxNG takes no limit parameter: a page holds
+// what its engines found (tens of results), so an answer is bounded by the
+// larger of the request's limit and PageResults, each result at most
+// ResultBytes.
+const (
+	// PageResults bounds the results of one SearxNG page.
+	PageResults = 100
+	// ResultBytes bounds one result: URL, title, snippet, engines, scores,
+	// thumbnail (about 1–2 KiB as SearxNG sends them).
+	ResultBytes = 8 << 10
+	// envelopeBytes bounds the rest of a page: answers, infoboxes,
+	// suggestions, corrections, unresponsive engines.
+	envelopeBytes = 256 << 10
+	// maxResultBytes bounds any one result: an outlier may pass ResultBytes
+	// as long as the page does not.
+	maxResultBytes = 64 << 10
+	// errorBodyBytes bounds the part of a non-200 answer that is read.
+	errorBodyBytes = 8 << 10
+)
+
+// PageBound is the bound of one SearxNG answer to a search for limit results.
+func PageBound(limit int) httpx.Bound {
+	n := max(limit, PageResults)
+	return httpx.Bound{Bytes: envelopeBytes + int64(n)*ResultBytes, ItemBytes: maxResultBytes,
+		What: fmt.Sprintf("a page of search results (at most %d)", n)}
 }
 
 // NewSearXNG returns a client for the API at base (e.g. http://searxng:8080).
@@ -46,10 +75,13 @@ func NewSearXNG(base string, timeout time.Duration) (*SearXNG, error) {
 	if timeout <= 0 {
 		timeout = 20 * time.Second
 	}
-	return &SearXNG{base: u, client: &http.Client{Timeout: timeout}, maxBody: 4 << 20}, nil
+	return &SearXNG{base: u, client: &http.Client{Timeout: timeout}}, nil
 }
 
 // Search implements Searcher. Results without an http(s) URL are dropped.
+// The answer is decoded as a stream within PageBound(limit); past it (or
+// with a Content-Length over it) the search fails with an error wrapping
+// *httpx.TooLargeError, so modelerr.ErrBadResponse.
 func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]Result, error) {
 	if s == nil {
 		return nil, ErrNotConfigured
@@ -67,17 +99,23 @@ func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]Result
 		return nil, fmt.Errorf("search %s: %w", s.base.Host, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, s.maxBody+1))
-	if err != nil {
-		return nil, fmt.Errorf("search %s: read answer: %w", s.base.Host, err)
-	}
 	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, errorBodyBytes))
 		return nil, &StatusError{Host: s.base.Host, Status: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
 	}
-	if int64(len(body)) > s.maxBody {
-		return nil, fmt.Errorf("search %s: answer larger than %d bytes", s.base.Host, s.maxBody)
+	bound := PageBound(limit)
+	if resp.ContentLength > bound.Bytes { // declared too large: not read at all
+		return nil, fmt.Errorf("search %s: %w", s.base.Host, &httpx.TooLargeError{Bound: bound})
 	}
-	return Parse(body, limit)
+	br := httpx.NewBoundedReader(resp.Body, bound)
+	results, err := decode(br, bound)
+	switch {
+	case br.ReadErr() != nil:
+		return nil, fmt.Errorf("search %s: read answer: %w", s.base.Host, br.ReadErr())
+	case err != nil:
+		return nil, fmt.Errorf("search %s: %w", s.base.Host, err)
+	}
+	return filter(results, limit), nil
 }
 
 // StatusError is a non-200 answer of the search backend.
@@ -99,18 +137,37 @@ func (e *StatusError) Temporary() bool {
 // Parse reads a SearxNG JSON answer: the results' URLs in rank order,
 // without duplicates or non-http(s) URLs, at most limit (0: all).
 func Parse(body []byte, limit int) ([]Result, error) {
+	results, err := decode(bytes.NewReader(body), httpx.Bound{Bytes: int64(len(body)), What: "a page of search results"})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return filter(results, limit), nil
+}
+
+// decode reads the results of a SearxNG JSON answer within b; an answer
+// past b is a *httpx.TooLargeError.
+func decode(r io.Reader, b httpx.Bound) ([]Result, error) {
 	var ans struct {
 		Results *[]Result `json:"results"`
 	}
-	if err := json.Unmarshal(body, &ans); err != nil {
-		return nil, fmt.Errorf("search: answer is not SearxNG JSON: %w", err)
+	if err := httpx.DecodeJSON(r, b, &ans); err != nil {
+		var tooLarge *httpx.TooLargeError
+		if errors.As(err, &tooLarge) {
+			return nil, tooLarge
+		}
+		return nil, fmt.Errorf("answer is not SearxNG JSON: %w", err)
 	}
 	if ans.Results == nil {
-		return nil, errors.New(`search: answer has no "results" array`)
+		return nil, errors.New(`answer has no "results" array`)
 	}
+	return *ans.Results, nil
+}
+
+// filter keeps the results with a new http(s) URL, at most limit (0: all).
+func filter(results []Result, limit int) []Result {
 	var out []Result
 	seen := map[string]bool{}
-	for _, r := range *ans.Results {
+	for _, r := range results {
 		u, err := url.Parse(strings.TrimSpace(r.URL))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || seen[u.String()] {
 			continue
@@ -122,5 +179,5 @@ func Parse(body []byte, limit int) ([]Result, error) {
 			break
 		}
 	}
-	return out, nil
+	return out
 }

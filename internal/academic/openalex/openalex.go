@@ -36,6 +36,10 @@ const (
 	// MaxPagedResults is how deep page-number paging reaches (page ×
 	// per-page); cursor paging has no such limit.
 	MaxPagedResults = 10000
+	// WorkBytes bounds the answer of one work looked up by id, whose
+	// authorships are not cut at 100 as in lists (thousands for a large
+	// collaboration, about 1 KiB each with their institutions).
+	WorkBytes = 8 << 20
 )
 
 // Options configures a Client.
@@ -125,7 +129,7 @@ func (c *Client) target(path string, q url.Values) string {
 
 func (c *Client) work(ctx context.Context, path string) (*academic.Paper, error) {
 	var w workJSON
-	if err := c.http.GetJSON(ctx, c.target(path, nil), nil, &w); err != nil {
+	if err := c.http.GetJSON(ctx, c.target(path, nil), nil, academic.OneBound(WorkBytes, "one work"), &w); err != nil {
 		return nil, err
 	}
 	if w.ID == "" {
@@ -259,7 +263,7 @@ func (c *Client) list(ctx context.Context, key string, ids []string, lim academi
 				q.Set("page", strconv.Itoa(page))
 			}
 			var ans listJSON
-			if err := c.http.GetJSON(ctx, c.target("/works", q), nil, &ans); err != nil {
+			if err := c.http.GetJSON(ctx, c.target("/works", q), nil, academic.ListBound(c.perPage, "works"), &ans); err != nil {
 				return works, false, err
 			}
 			pagesLeft--
@@ -296,7 +300,8 @@ func (c *Client) list(ctx context.Context, key string, ids []string, lim academi
 func (c *Client) Search(ctx context.Context, query string, limit int) ([]academic.Paper, error) {
 	limit = min(max(limit, 1), 200)
 	var ans listJSON
-	if err := c.http.GetJSON(ctx, c.target("/works", url.Values{"search": {query}, "per-page": {strconv.Itoa(limit)}}), nil, &ans); err != nil {
+	q := url.Values{"search": {query}, "per-page": {strconv.Itoa(limit)}}
+	if err := c.http.GetJSON(ctx, c.target("/works", q), nil, academic.ListBound(limit, "search results"), &ans); err != nil {
 		return nil, err
 	}
 	out := make([]academic.Paper, 0, len(ans.Results))

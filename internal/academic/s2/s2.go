@@ -36,6 +36,10 @@ const (
 	MaxPageSize = 1000
 	// MaxBatch is the most ids one /paper/batch request may carry.
 	MaxBatch = 500
+	// PaperBytes bounds the answer of one paper looked up by id with
+	// DefaultPaperFields: its whole author list (thousands for a large
+	// collaboration, about 60 bytes each) and abstract.
+	PaperBytes = 2 << 20
 )
 
 // DefaultPaperFields are the fields requested for a paper when the caller
@@ -170,7 +174,7 @@ func (c *Client) Paper(ctx context.Context, id string, fields ...string) (*acade
 	}
 	q := url.Values{"fields": {fieldsParam(fields, DefaultPaperFields)}}
 	var pj paperJSON
-	if err := c.http.GetJSON(ctx, c.base+p+"?"+q.Encode(), c.header(), &pj); err != nil {
+	if err := c.http.GetJSON(ctx, c.base+p+"?"+q.Encode(), c.header(), academic.OneBound(PaperBytes, "one paper"), &pj); err != nil {
 		return nil, err
 	}
 	paper := toPaper(&pj)
@@ -187,7 +191,8 @@ func (c *Client) Papers(ctx context.Context, ids []string, fields ...string) ([]
 	for start := 0; start < len(ids); start += MaxBatch {
 		chunk := ids[start:min(start+MaxBatch, len(ids))]
 		var answer []*paperJSON
-		if err := c.http.PostJSON(ctx, target, c.header(), map[string][]string{"ids": chunk}, &answer); err != nil {
+		bound := academic.ListBound(len(chunk), "papers of a batch")
+		if err := c.http.PostJSON(ctx, target, c.header(), map[string][]string{"ids": chunk}, bound, &answer); err != nil {
 			return nil, err
 		}
 		if len(answer) != len(chunk) {
@@ -244,7 +249,7 @@ func (c *Client) links(ctx context.Context, id, kind string, lim academic.Limit,
 		}
 		q := url.Values{"fields": {f}, "offset": {strconv.Itoa(offset)}, "limit": {strconv.Itoa(c.pageSize)}}
 		var pg pageJSON
-		if err := c.http.GetJSON(ctx, c.base+p+"?"+q.Encode(), c.header(), &pg); err != nil {
+		if err := c.http.GetJSON(ctx, c.base+p+"?"+q.Encode(), c.header(), academic.ListBound(c.pageSize, kind), &pg); err != nil {
 			return links, false, err
 		}
 		for _, l := range pg.Data {
@@ -275,7 +280,7 @@ func (c *Client) Search(ctx context.Context, query string, limit int, fields ...
 	var ans struct {
 		Data []paperJSON `json:"data"`
 	}
-	if err := c.http.GetJSON(ctx, c.base+"/paper/search?"+q.Encode(), c.header(), &ans); err != nil {
+	if err := c.http.GetJSON(ctx, c.base+"/paper/search?"+q.Encode(), c.header(), academic.ListBound(limit, "search results"), &ans); err != nil {
 		return nil, err
 	}
 	out := make([]academic.Paper, 0, len(ans.Data))

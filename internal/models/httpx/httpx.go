@@ -6,6 +6,12 @@
 // modelerr.ErrRejected, modelerr.ErrBadResponse) and carry a retry hint
 // (modelerr.RetryAfterer), and Prometheus metrics per attempt.
 //
+// Every 2xx answer is read within a Bound computed from its request
+// (bounds.go: the batch's embeddings, the chat answer's max_tokens, the
+// labels or documents scored): the byte past it stops the reading with
+// modelerr.ErrBadResponse naming the bound, and answers are decoded as a
+// stream (DecodeJSON), never read whole first.
+//
 // Retryable failures are connection errors, per-attempt timeouts and the
 // statuses 408, 424 (TEI's backend error), 429, 500, 502, 503 and 504. Other
 // 4xx answers are not retried and wrap modelerr.ErrRejected; other non-2xx
@@ -55,8 +61,6 @@ const (
 	DefaultBreakerFailures = 5
 	DefaultBreakerCooldown = 30 * time.Second
 	DefaultMaxRetryAfter   = 60 * time.Second
-	// DefaultMaxResponseBytes bounds the body PostJSON reads.
-	DefaultMaxResponseBytes = 64 << 20
 	// snippetBytes bounds the error-body excerpt put into error messages.
 	snippetBytes = 200
 )
@@ -78,11 +82,8 @@ type Options struct {
 	// MaxRetryAfter caps an honoured Retry-After; a larger one makes the
 	// request give up at once with ErrUnavailable.
 	MaxRetryAfter time.Duration
-	// MaxResponseBytes bounds the 2xx body PostJSON reads; a larger body is
-	// an ErrBadResponse.
-	MaxResponseBytes int64
-	Metrics          *metrics.Metrics  // nil: no metrics
-	Transport        http.RoundTripper // nil: a clone of http.DefaultTransport
+	Metrics       *metrics.Metrics  // nil: no metrics
+	Transport     http.RoundTripper // nil: a clone of http.DefaultTransport
 
 	// Test hooks; nil means the real clock, a real timer and math/rand.
 	now   func() time.Time
@@ -157,9 +158,6 @@ func New(o Options) *Client {
 	}
 	if o.MaxRetryAfter <= 0 {
 		o.MaxRetryAfter = DefaultMaxRetryAfter
-	}
-	if o.MaxResponseBytes <= 0 {
-		o.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	if o.Transport == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -654,58 +652,6 @@ func (c *Client) settle(probe bool, out outcome) {
 			c.openedAt = c.o.now()
 		}
 	}
-}
-
-// PostJSON posts in as JSON to target with the extra header and decodes a 2xx
-// JSON answer (at most Options.MaxResponseBytes) into out. batch > 0 is
-// recorded as the request's batch size. A body that is not JSON of out's shape
-// is an *Error wrapping modelerr.ErrBadResponse.
-func (c *Client) PostJSON(ctx context.Context, target string, header http.Header, in, out any, batch int) error {
-	payload, err := json.Marshal(in)
-	if err != nil {
-		return fmt.Errorf("%s %s: encoding the request: %w", c.o.Backend, c.o.Capability, err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(payload))
-	if err != nil {
-		return fmt.Errorf("%s %s: building the request: %w", c.o.Backend, c.o.Capability, err)
-	}
-	for k, vs := range header {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if batch > 0 {
-		c.o.Metrics.ModelBatch(c.o.Backend, c.o.Capability, batch)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	bad := func(reason string, body []byte) error {
-		c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "bad_response")
-		return &Error{Backend: c.o.Backend, Capability: c.o.Capability, Path: req.URL.Path, Status: resp.StatusCode,
-			Attempts: 1, Reason: reason, Message: Snippet(string(bytes.TrimSpace(body)), snippetBytes), Err: modelerr.ErrBadResponse}
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.o.MaxResponseBytes+1))
-	if err != nil {
-		if ctx.Err() != nil {
-			return &Error{Backend: c.o.Backend, Capability: c.o.Capability, Path: req.URL.Path, Status: resp.StatusCode,
-				Reason: "context ended while reading the body", Err: ctx.Err()}
-		}
-		c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "connection")
-		return &Error{Backend: c.o.Backend, Capability: c.o.Capability, Path: req.URL.Path, Status: resp.StatusCode,
-			Reason: "reading the body: " + shortNetErr(err), Err: modelerr.ErrUnavailable}
-	}
-	if int64(len(body)) > c.o.MaxResponseBytes {
-		return bad(fmt.Sprintf("response body larger than %d bytes", c.o.MaxResponseBytes), body[:min(len(body), snippetBytes)])
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return bad("decoding the JSON answer: "+err.Error(), body)
-	}
-	return nil
 }
 
 // BaseURL validates a backend base URL (http or https, with a host, no query

@@ -596,7 +596,7 @@ func TestPostJSON(t *testing.T) {
 			c, _, m := newTestClient(Options{})
 			var o out
 			err := c.PostJSON(context.Background(), srv.URL+"/embed", http.Header{"Authorization": {"Bearer k"}},
-				map[string]any{"inputs": []string{"a"}}, &o, 3)
+				map[string]any{"inputs": []string{"a"}}, EmbeddingsBound(1, 2), &o, 3)
 			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
@@ -634,11 +634,33 @@ func TestPostJSONBodyTooLarge(t *testing.T) {
 		_, _ = w.Write([]byte("0]"))
 	}))
 	defer srv.Close()
-	c, _, _ := newTestClient(Options{MaxResponseBytes: 1 << 10})
+	c, _, m := newTestClient(Options{})
 	var out []int
-	err := c.PostJSON(context.Background(), srv.URL, nil, []int{}, &out, 0)
-	if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), "larger than") {
-		t.Fatalf("err = %v, want ErrBadResponse naming the size", err)
+	err := c.PostJSON(context.Background(), srv.URL, nil, []int{}, Bound{Bytes: 1 << 10, What: "a test"}, &out, 0)
+	if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), "answer over 1 KiB for a test") {
+		t.Fatalf("err = %v, want ErrBadResponse naming the bound", err)
+	}
+	if got := counter(t, m, "evidencefleet_model_errors_total", map[string]string{"kind": "bad_response"}); got != 1 {
+		t.Fatalf("model_errors{bad_response} = %v, want 1", got)
+	}
+	// The same answer within its bound is decoded.
+	if err := c.PostJSON(context.Background(), srv.URL, nil, []int{}, Bound{Bytes: 2051, What: "a test"}, &out, 0); err != nil || len(out) != 1025 {
+		t.Fatalf("within the bound: %d numbers, err %v", len(out), err)
+	}
+	// An answer declaring a Content-Length over the bound is refused unread.
+	declared := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(64<<20))
+		block := bytes.Repeat([]byte(" "), 64<<10)
+		for range 1024 {
+			if _, err := w.Write(block); err != nil {
+				return
+			}
+		}
+	}))
+	defer declared.Close()
+	err = c.PostJSON(context.Background(), declared.URL, nil, []int{}, Bound{Bytes: 1 << 10, What: "a test"}, &out, 0)
+	if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), "answer over 1 KiB for a test") {
+		t.Fatalf("Content-Length 64 MiB: err = %v, want ErrBadResponse naming the bound", err)
 	}
 }
 

@@ -6,7 +6,10 @@
 //	→ {"model": m, "usage": {"total_tokens": N}, "results": [{"index": i, "relevance_score": s, "document": ...}]}
 //
 // "document" in a result may be a string, an object with "text", or absent;
-// it is ignored. Reported usage tokens are counted as prompt tokens.
+// it is ignored. Reported usage tokens are counted as prompt tokens. An
+// answer is read as a stream within httpx.RanksBound of its documents, their
+// texts included (vLLM echoes them whatever return_documents says): past it,
+// modelerr.ErrBadResponse naming the bound.
 package jina
 
 import (
@@ -112,7 +115,10 @@ func (r *Reranker) Rerank(ctx context.Context, query string, docs []string) ([]f
 		hi := min(lo+r.batch, len(docs))
 		req := request{Model: r.model, Query: query, Documents: docs[lo:hi], TopN: hi - lo, ReturnDocuments: false}
 		var resp response
-		if err := r.http.PostJSON(ctx, r.url, r.header, req, &resp, hi-lo); err != nil {
+		// vLLM sends every document's text back whatever return_documents
+		// says, so the bound allows for it.
+		bound := httpx.RanksBound(docs[lo:hi], true)
+		if err := r.http.PostJSON(ctx, r.url, r.header, req, bound, &resp, hi-lo); err != nil {
 			return nil, err
 		}
 		if resp.Results == nil {

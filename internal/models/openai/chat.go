@@ -12,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 )
 
@@ -82,7 +83,9 @@ func (c *client) chat(ctx context.Context, capability string, msgs []openai.Chat
 		return "", fmt.Errorf("openai backend: encoding the chat request: %w", err)
 	}
 	// bytes.NewReader lets http.NewRequest set GetBody, so a retrying Doer
-	// can replay the body.
+	// can replay the body. The answer can need no more than maxTokens tokens.
+	bound := httpx.ChatBound(maxTokens)
+	ctx = httpx.WithBound(ctx, bound)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/chat/completions", bytes.NewReader(body.Bytes()))
 	if err != nil {
 		return "", fmt.Errorf("openai backend: building the chat request: %w", err)
@@ -97,30 +100,43 @@ func (c *client) chat(ctx context.Context, capability string, msgs []openai.Chat
 	if err != nil {
 		return "", c.bad(capability, err)
 	}
-	raw, _ := io.ReadAll(resp.Body) // an in-memory reader (wireDoer)
-	_ = resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var res openai.ChatCompletionResponse
-	if err := json.Unmarshal(raw, &res); err != nil {
+	err = httpx.DecodeJSON(resp.Body, bound, &res)
+	head := bodyHead(resp.Body)
+	switch {
+	case err != nil && isClassified(err): // past the bound, or the connection broke
+		return "", c.bad(capability, err)
+	case err != nil:
 		return "", c.bad(capability, fmt.Errorf("openai backend: POST /chat/completions: %w: the answer is not a chat.completion object: %v (body starts %q)",
-			modelerr.ErrBadResponse, err, snippet(string(raw), 120)))
+			modelerr.ErrBadResponse, err, snippet(head, 120)))
 	}
 	c.metrics.ModelTokens(backendName, capability, "prompt", res.Usage.PromptTokens)
 	c.metrics.ModelTokens(backendName, capability, "completion", res.Usage.CompletionTokens)
-	content, err := firstContent(res, raw)
+	content, err := firstContent(res, head)
 	if err != nil {
 		return "", c.bad(capability, err)
 	}
 	return content, nil
 }
 
+// bodyHead returns the first bytes of an answer body for error messages
+// (empty unless the body came through the wireDoer).
+func bodyHead(body io.Reader) string {
+	if wb, ok := body.(*wireBody); ok {
+		return wb.head()
+	}
+	return ""
+}
+
 // firstContent returns the content of the first choice of a decoded
-// chat.completion (raw is its body, for error messages). No choices is a
-// plain modelerr.ErrBadResponse; a choice that is unusable (truncated, refused,
-// filtered, a tool call, empty) is a *contentError.
-func firstContent(res openai.ChatCompletionResponse, raw []byte) (string, error) {
+// chat.completion (head is the start of its body, for error messages). No
+// choices is a plain modelerr.ErrBadResponse; a choice that is unusable
+// (truncated, refused, filtered, a tool call, empty) is a *contentError.
+func firstContent(res openai.ChatCompletionResponse, head string) (string, error) {
 	if len(res.Choices) == 0 {
 		return "", fmt.Errorf("openai backend: POST /chat/completions: %w: the answer has no choices (body starts %q)",
-			modelerr.ErrBadResponse, snippet(string(raw), 120))
+			modelerr.ErrBadResponse, snippet(head, 120))
 	}
 	ch := res.Choices[0]
 	msg := ch.Message

@@ -10,6 +10,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 )
 
@@ -31,7 +32,9 @@ var _ models.Embedder = (*embedder)(nil)
 // L2-normalised. A text that is empty or only white space is not sent and
 // gets the zero vector, like the built-in embedder; before the dimension is
 // known (Dim 0 and no answer yet) a call whose texts are all blank fails with
-// modelerr.ErrRejected.
+// modelerr.ErrRejected, and a call of several texts sends its first text
+// alone to learn it, so that no answer is bounded by a guessed dimension
+// times a whole batch (httpx.EmbeddingsBound).
 func NewEmbedder(o Options) (models.Embedder, error) {
 	c, err := newClient(o)
 	if err != nil {
@@ -66,9 +69,7 @@ func (e *embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 			send = append(send, i)
 		}
 	}
-	nb := (len(send) + e.c.batch - 1) / e.c.batch
-	err := forEach(ctx, nb, e.c.concurrency, func(ctx context.Context, b int) error {
-		idx := send[b*e.c.batch : min(len(send), (b+1)*e.c.batch)]
+	embed := func(ctx context.Context, idx []int) error {
 		batch := make([]string, len(idx))
 		for j, i := range idx {
 			batch[j] = texts[i]
@@ -81,6 +82,19 @@ func (e *embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 			out[i] = vs[j]
 		}
 		return nil
+	}
+	rest := send
+	if len(rest) > 1 && e.Dim() == 0 {
+		// Learn the dimension from one text first: an answer is bounded by
+		// its batch times the dimension, which is only guessed until then.
+		if err := embed(ctx, rest[:1]); err != nil {
+			return nil, err
+		}
+		rest = rest[1:]
+	}
+	nb := (len(rest) + e.c.batch - 1) / e.c.batch
+	err := forEach(ctx, nb, e.c.concurrency, func(ctx context.Context, b int) error {
+		return embed(ctx, rest[b*e.c.batch:min(len(rest), (b+1)*e.c.batch)])
 	})
 	if err != nil {
 		return nil, err
@@ -102,6 +116,8 @@ func (e *embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 // embedBatch sends one request and returns its vectors in the order of batch.
 func (e *embedder) embedBatch(ctx context.Context, batch []string) ([][]float32, error) {
 	e.c.metrics.ModelBatch(backendName, "embed", len(batch))
+	// go-openai reads the body itself: the wireDoer bounds it by this.
+	ctx = httpx.WithBound(ctx, httpx.EmbeddingsBound(len(batch), e.Dim()))
 	res, err := e.oai.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
 		Input:          batch,
 		Model:          openai.EmbeddingModel(e.c.model),
@@ -111,8 +127,9 @@ func (e *embedder) embedBatch(ctx context.Context, batch []string) ([][]float32,
 		if isClassified(err) {
 			return nil, e.c.bad("embed", err)
 		}
-		// The wire doer handed go-openai a complete 2xx body, so whatever
-		// else failed is the decoding of that body.
+		// The wire doer classifies what went wrong reading the 2xx body
+		// (past its bound, the connection broken), so whatever else failed
+		// is the decoding of that body.
 		return nil, e.c.bad("embed", fmt.Errorf("openai backend: POST /embeddings: %w: decoding the answer: %v", modelerr.ErrBadResponse, err))
 	}
 	e.c.metrics.ModelTokens(backendName, "embed", "prompt", res.Usage.PromptTokens)

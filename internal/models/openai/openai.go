@@ -57,6 +57,14 @@
 // store a made-up certainty. Relevance is the exception documented on
 // NewLLM.
 //
+// # Bounded answers
+//
+// Every answer is read within a bound computed from its request:
+// httpx.EmbeddingsBound of the batch and the known dimension,
+// httpx.ChatBound of max_tokens. The byte past it stops the reading with
+// modelerr.ErrBadResponse naming the bound, so an endless or padded answer
+// costs no more memory than the request could need.
+//
 // All types are safe for concurrent use.
 package openaibackend
 

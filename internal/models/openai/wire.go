@@ -11,27 +11,37 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 )
 
-// maxBodyBytes bounds the answer body read into memory (64 MiB holds 256
-// vectors of 8192 floats as JSON text with room to spare).
-const maxBodyBytes = 64 << 20
+// errorBodyBytes bounds the part of an error answer read for its message.
+const errorBodyBytes = 8 << 10
 
 // wireDoer wraps the configured Doer so that every outcome is classified the
-// same way whatever the Doer is: it reads a 2xx body completely (a broken
-// connection mid-body is then a transport failure, and any decoding error
-// afterwards is certainly a bad answer), turns non-2xx answers into errors
+// same way whatever the Doer is: it hands back a 2xx body bounded by the
+// httpx.Bound its request's context carries (httpx.WithBound; a request
+// without one is not sent), whose reads fail with an error wrapping
+// modelerr.ErrBadResponse past the bound and modelerr.ErrUnavailable (or the
+// context's error) when the connection breaks mid-body, so go-openai's own
+// decoding keeps the classification; it turns non-2xx answers into errors
 // wrapping modelerr.ErrUnavailable / modelerr.ErrRejected /
 // modelerr.ErrBadResponse, and wraps transport errors in
-// modelerr.ErrUnavailable unless they already carry a sentinel or the caller's
-// context ended.
+// modelerr.ErrUnavailable unless they already carry a sentinel or the
+// caller's context ended.
 type wireDoer struct{ inner Doer }
 
 // Do implements Doer (and go-openai's HTTPDoer).
 func (d *wireDoer) Do(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	where := req.Method + " " + req.URL.Path
+	bound, ok := httpx.BoundOf(ctx)
+	if !ok {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, fmt.Errorf("openai backend: %s: no answer bound set for the request", where)
+	}
 	resp, err := d.inner.Do(req)
 	if err != nil {
 		if resp != nil && resp.Body != nil {
@@ -39,21 +49,52 @@ func (d *wireDoer) Do(req *http.Request) (*http.Response, error) {
 		}
 		return nil, transportError(ctx, where, err)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
-	_ = resp.Body.Close()
-	if err != nil {
-		return nil, transportError(ctx, where, fmt.Errorf("reading the body: %w", err))
-	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		body, err := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
+		_ = resp.Body.Close()
+		if err != nil {
+			return nil, transportError(ctx, where, fmt.Errorf("reading the body: %w", err))
+		}
 		return nil, statusError(where, resp.StatusCode, body)
 	}
-	if len(body) > maxBodyBytes {
-		return nil, fmt.Errorf("openai backend: %s: %w: body larger than %d bytes", where, modelerr.ErrBadResponse, maxBodyBytes)
+	if resp.ContentLength > bound.Bytes { // declared too large: not read at all
+		_ = resp.Body.Close()
+		return nil, fmt.Errorf("openai backend: %s: %w: %w", where, modelerr.ErrBadResponse, &httpx.TooLargeError{Bound: bound})
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.ContentLength = int64(len(body))
+	br := httpx.NewBoundedReader(resp.Body, bound)
+	resp.Body = &wireBody{br: br, r: httpx.SqueezeSpace(br), body: resp.Body, ctx: ctx, where: where}
 	return resp, nil
 }
+
+// wireBody is a 2xx answer's body read within its bound, its white space
+// squeezed (httpx.SqueezeSpace: OpenAI's API indents every number of an
+// embedding); its read errors are classified (see wireDoer).
+type wireBody struct {
+	br    *httpx.BoundedReader
+	r     io.Reader // br, squeezed
+	body  io.Closer
+	ctx   context.Context
+	where string
+}
+
+// Read implements io.Reader.
+func (b *wireBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == nil || errors.Is(err, io.EOF) {
+		return n, err
+	}
+	var tooLarge *httpx.TooLargeError
+	if errors.As(err, &tooLarge) {
+		return n, fmt.Errorf("openai backend: %s: %w: %w", b.where, modelerr.ErrBadResponse, tooLarge)
+	}
+	return n, transportError(b.ctx, b.where, fmt.Errorf("reading the body: %w", err))
+}
+
+// Close implements io.Closer.
+func (b *wireBody) Close() error { return b.body.Close() }
+
+// head returns the first bytes of the answer read so far, for error messages.
+func (b *wireBody) head() string { return string(b.br.Head()) }
 
 // isClassified reports whether err already carries a sentinel or a context error.
 func isClassified(err error) bool {

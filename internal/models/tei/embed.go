@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 )
 
 // Embedder is a models.Embedder backed by TEI's POST /embed.
@@ -61,26 +62,41 @@ type embedRequest struct {
 }
 
 // Embed returns one L2-normalised vector per text, in order, in batches of
-// BatchSize. No request is made for an empty slice.
+// BatchSize. An answer is read within httpx.EmbeddingsBound of its batch and
+// the known dimension, one vector at a time; while the dimension is not
+// known, a call of several texts sends its first text alone to learn it, so
+// that no answer is bounded by a guessed dimension times a whole batch. No
+// request is made for an empty slice.
 func (m *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
-	err := chunks(len(texts), m.e.batch, func(lo, hi int) error {
-		var resp [][]strictFloat
-		req := embedRequest{Inputs: texts[lo:hi], Normalize: true, Truncate: true}
-		if err := m.e.http.PostJSON(ctx, m.e.url, m.e.header, req, &resp, hi-lo); err != nil {
-			return err
-		}
-		vecs, err := m.check(resp, hi-lo)
+	rest := texts
+	if len(rest) > 1 && m.Dim() == 0 {
+		vecs, err := m.embedBatch(ctx, rest[:1])
 		if err != nil {
-			return err
+			return nil, err
 		}
+		out, rest = append(out, vecs...), rest[1:]
+	}
+	err := chunks(len(rest), m.e.batch, func(lo, hi int) error {
+		vecs, err := m.embedBatch(ctx, rest[lo:hi])
 		out = append(out, vecs...)
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// embedBatch sends one request and returns its vectors, checked.
+func (m *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	var resp [][]strictFloat
+	req := embedRequest{Inputs: texts, Normalize: true, Truncate: true}
+	bound := httpx.EmbeddingsBound(len(texts), m.Dim())
+	if err := m.e.http.PostJSON(ctx, m.e.url, m.e.header, req, bound, &resp, len(texts)); err != nil {
+		return nil, err
+	}
+	return m.check(resp, len(texts))
 }
 
 // check validates one answer for n texts and returns its vectors, normalised.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 )
 
 // NLI is a models.NLI backed by TEI's POST /predict with an NLI cross-encoder
@@ -16,6 +17,9 @@ type NLI struct {
 	labels   map[string]string // lower-cased model label → relation
 	required []string          // relations every answer must contain
 	invT     float64           // 1/Temperature
+	// labelBytes is the longest label's length: with len(labels) it bounds
+	// an answer (httpx.PredictionsBound).
+	labelBytes int
 }
 
 var _ models.NLI = (*NLI)(nil)
@@ -57,6 +61,7 @@ func NewNLI(o Options) (*NLI, error) {
 			return nil, e.badOption("LabelMap maps %q to both %q and %q (labels match case-insensitively)", key, prev, rel)
 		}
 		n.labels[key] = rel
+		n.labelBytes = max(n.labelBytes, len(label))
 		seen[rel] = true
 	}
 	for _, r := range relations {
@@ -98,7 +103,8 @@ func (n *NLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.Judgemen
 			req.Inputs = append(req.Inputs, [2]string{p.Premise, p.Hypothesis})
 		}
 		var raw json.RawMessage
-		if err := n.e.http.PostJSON(ctx, n.e.url, n.e.header, req, &raw, hi-lo); err != nil {
+		bound := httpx.PredictionsBound(hi-lo, len(n.labels), n.labelBytes)
+		if err := n.e.http.PostJSON(ctx, n.e.url, n.e.header, req, bound, &raw, hi-lo); err != nil {
 			return err
 		}
 		preds, err := n.decode(raw, hi-lo)

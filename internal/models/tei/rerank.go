@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 )
 
 // Reranker is a models.Reranker backed by TEI's POST /rerank with a
@@ -50,7 +51,10 @@ func (r *Reranker) Rerank(ctx context.Context, query string, docs []string) ([]f
 	err := chunks(len(docs), r.e.batch, func(lo, hi int) error {
 		var ranks []rank
 		req := rerankRequest{Query: query, Texts: docs[lo:hi], Truncate: true, RawScores: false}
-		if err := r.e.http.PostJSON(ctx, r.e.url, r.e.header, req, &ranks, hi-lo); err != nil {
+		// return_text is left at TEI's default, false: the answer holds
+		// indices and scores only, and is bounded so.
+		bound := httpx.RanksBound(docs[lo:hi], false)
+		if err := r.e.http.PostJSON(ctx, r.e.url, r.e.header, req, bound, &ranks, hi-lo); err != nil {
 			return err
 		}
 		idx := make([]*int, len(ranks))

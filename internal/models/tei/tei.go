@@ -5,7 +5,10 @@
 //
 // Every answer is validated before use: counts, dimensions, labels, indices and
 // scores that do not match the request are modelerr.ErrBadResponse; transport
-// failures, retries and the circuit breaker are httpx's.
+// failures, retries and the circuit breaker are httpx's. Every answer is read
+// as a stream within the bound of its request (httpx.EmbeddingsBound,
+// PredictionsBound, RanksBound): past it, modelerr.ErrBadResponse naming
+// the bound.
 package tei
 
 import (

@@ -95,8 +95,10 @@ func TestEmbedContract(t *testing.T) {
 	if e.Dim() != 4 {
 		t.Fatalf("Dim() = %d after the first answer, want 4", e.Dim())
 	}
-	if got := fmt.Sprint(f.seen("/embed")); got != "[3 3 1]" {
-		t.Fatalf("batches %s, want [3 3 1]", got)
+	// The dimension is not known yet: the first text goes alone to learn
+	// it, so that no answer is bounded by a guessed dimension.
+	if got := fmt.Sprint(f.seen("/embed")); got != "[1 3 3]" {
+		t.Fatalf("batches %s, want [1 3 3]", got)
 	}
 	if got := metricValue(t, m, "evidencefleet_model_batch_size", map[string]string{"backend": "tei", "capability": "embed"}); got != 3 {
 		t.Fatalf("batch-size samples %v, want 3", got)
@@ -164,19 +166,20 @@ func TestEmbedBadResponses(t *testing.T) {
 		name, body, want string
 		dim              int
 	}{
-		{"too few vectors", `[[1,0,0]]`, "1 vectors for 2 texts", 0},
-		{"too many vectors", `[[1,0,0],[0,1,0],[0,0,1]]`, "3 vectors for 2 texts", 0},
-		{"mixed dimensions", `[[1,0,0],[0,1]]`, "vector 1 has dimension 2, vector 0 has 3", 0},
+		{"too few vectors", `[[1,0,0]]`, "1 vectors for 2 texts", 3},
+		{"too many vectors", `[[1,0,0],[0,1,0],[0,0,1]]`, "answer of more than 2 items for a batch of 2 embeddings", 3},
+		{"mixed dimensions", `[[1,0,0],[0,1]]`, "vector 1 has dimension 2, vector 0 has 3", 3},
 		{"configured dimension", `[[1,0,0],[0,1,0]]`, "dimension 3, want 384", 384},
-		{"empty vector", `[[],[]]`, "vector 0 is empty", 0},
-		{"null component", `[[1,null,0],[0,1,0]]`, "not a number: null", 0},
-		{"string component", `[[1,"NaN",0],[0,1,0]]`, `not a number: "NaN"`, 0},
-		{"beyond float32", `[[1,1e39,0],[0,1,0]]`, "not a finite float32", 0},
-		{"zero vector", `[[0,0,0],[0,1,0]]`, "norm 0", 0},
-		{"not JSON", `<html>502 Bad Gateway</html>`, "decoding the JSON answer", 0},
-		{"object", `{"embeddings":[[1]]}`, "cannot unmarshal object", 0},
-		{"null", `null`, "0 vectors for 2 texts", 0},
-		{"OpenAI shape", `{"data":[{"embedding":[1,0]}]}`, "cannot unmarshal object", 0},
+		{"dimension not known yet: the first text goes alone", `[[1,0,0],[0,1,0]]`, "answer of more than 1 item for one embedding", 0},
+		{"empty vector", `[[],[]]`, "vector 0 is empty", 3},
+		{"null component", `[[1,null,0],[0,1,0]]`, "not a number: null", 3},
+		{"string component", `[[1,"NaN",0],[0,1,0]]`, `not a number: "NaN"`, 3},
+		{"beyond float32", `[[1,1e39,0],[0,1,0]]`, "not a finite float32", 3},
+		{"zero vector", `[[0,0,0],[0,1,0]]`, "norm 0", 3},
+		{"not JSON", `<html>502 Bad Gateway</html>`, "decoding the JSON answer", 3},
+		{"object", `{"embeddings":[[1]]}`, "cannot unmarshal object", 3},
+		{"null", `null`, "the answer is JSON null", 3},
+		{"OpenAI shape", `{"data":[{"embedding":[1,0]}]}`, "cannot unmarshal object", 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,7 +322,7 @@ func TestNLIShapes(t *testing.T) {
 		{"all zero", 1, `[[{"score":0,"label":"entailment"},{"score":0,"label":"neutral"},{"score":0,"label":"contradiction"}]]`, "sum to 0"},
 		{"not JSON", 1, `Internal Server Error`, "decoding the JSON answer"},
 		{"object", 1, `{"predictions":[]}`, "want a JSON array"},
-		{"null", 1, `null`, "want a JSON array"},
+		{"null", 1, `null`, "the answer is JSON null"},
 		{"empty array", 1, `[]`, "0 prediction lists for 1 pairs"},
 	}
 	for _, tt := range tests {
@@ -390,7 +393,7 @@ func TestRerankBadResponses(t *testing.T) {
 		{"negative index", `[{"index":-1,"score":0.9},{"index":0,"score":0.1}]`, "index -1 outside"},
 		{"duplicate index", `[{"index":1,"score":0.9},{"index":1,"score":0.1}]`, "index 1 appears twice"},
 		{"missing result", `[{"index":1,"score":0.9}]`, "1 results for 2 documents"},
-		{"extra result", `[{"index":1,"score":0.9},{"index":0,"score":0.1},{"index":0,"score":0.1}]`, "3 results for 2 documents"},
+		{"extra result", `[{"index":1,"score":0.9},{"index":0,"score":0.1},{"index":0,"score":0.1}]`, "answer of more than 2 items for a rerank of 2 documents"},
 		{"null score", `[{"index":1,"score":null},{"index":0,"score":0.1}]`, "has no score"},
 		{"string score", `[{"index":1,"score":"NaN"},{"index":0,"score":0.1}]`, "cannot unmarshal string"},
 		{"no index", `[{"score":0.9},{"index":0,"score":0.1}]`, "has no index"},
@@ -422,7 +425,8 @@ type call struct {
 
 var calls = []call{
 	{"embed", "/embed", func(base string, m *metrics.Metrics, to time.Duration) error {
-		e, err := NewEmbedder(Options{BaseURL: base, Model: "m", HTTP: testHTTP(m, "embed", to)})
+		// The fake's dimension, so both texts go in one request.
+		e, err := NewEmbedder(Options{BaseURL: base, Model: "m", Dim: 4, HTTP: testHTTP(m, "embed", to)})
 		if err != nil {
 			return err
 		}
