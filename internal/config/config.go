@@ -76,7 +76,7 @@ type Config struct {
 	ClaimsPerPage int     `envconfig:"CLAIMS_PER_PAGE" default:"20" desc:"claims taken per page version"`
 	FragmentMax   int     `envconfig:"FRAGMENT_MAX_RUNES" default:"600" desc:"longest fragment in characters"`
 	// Bounds on one fetched page (DESIGN §8): memory grows with its elements.
-	PageMaxElements  int `envconfig:"PAGE_MAX_ELEMENTS" default:"50000" desc:"an HTML page with more elements fails too_many_elements without being parsed"`
+	PageMaxElements  int `envconfig:"PAGE_MAX_ELEMENTS" default:"50000" desc:"an HTML page with more start tags, or whose tree the parser would build with more than 3 times as many nodes (weighed by memory), fails too_many_elements without being parsed"`
 	PageMaxFragments int `envconfig:"PAGE_MAX_FRAGMENTS" default:"2000" desc:"fragments kept per page version (the first ones; the version keeps all its text)"`
 
 	MinSimilarity     float64       `envconfig:"MIN_SIMILARITY" default:"-1" desc:"cosine floor of candidate ranking; -1 takes the embedder's calibrated default"`

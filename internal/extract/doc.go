@@ -15,4 +15,11 @@
 // the text is trimmed, valid UTF-8, NFC-normalised, and free of control
 // characters (Postgres text rejects NUL), soft hyphens, zero-width spaces
 // and byte-order marks. The package has no database or network access.
+//
+// Bounded input. FromHTMLWithLimits refuses, unparsed, a page whose tree
+// the HTML5 parser would build over Limits (ErrTooManyElements, with the
+// figures; see nodebudget.go), so that extracting any page stays within a
+// bound of memory and time whatever its structure; the identifier scans
+// return at most MaxIdentifiers and stop at a tag of more than 10,000
+// attributes.
 package extract

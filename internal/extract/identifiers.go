@@ -36,59 +36,83 @@ var (
 	rxArxivText = regexp.MustCompile(`(?i)(?:\barxiv:\s*|arxiv\.org/(?:abs|pdf)/)` + arxivID)
 )
 
+// MaxIdentifiers caps the identifiers Identifiers and MetaIdentifiers
+// return: the first ones in their order. A page of 5 MiB can mention
+// half a million distinct DOIs; the worker keeps 16 of a page's own and
+// 200 linked ones.
+const MaxIdentifiers = 1000
+
 // Identifiers finds DOI, PMID and arXiv identifiers in an HTML page and its
 // text: meta tags (citation_doi, dc.identifier and its variants, prism.doi,
 // citation_pmid, citation_arxiv_id), links (<a>/<link> href) to doi.org,
 // dx.doi.org, pubmed.ncbi.nlm.nih.gov/NNN, ncbi.nlm.nih.gov/pubmed/NNN,
 // arxiv.org/abs/ID and arxiv.org/pdf/ID, and mentions in text (DOIs
 // "10.NNNN/…", "PMID: NNN", "arXiv:ID", PubMed/arXiv URLs). The result is
-// deduplicated and sorted by Type then Value. Note that links and text also
-// yield the identifiers of cited works; MetaIdentifiers returns only the ids
-// the page declares for itself.
+// deduplicated and sorted by Type then Value, at most MaxIdentifiers of
+// them (the first). Note that links and text also yield the identifiers of
+// cited works; MetaIdentifiers returns only the ids the page declares for
+// itself. The HTML is read with a tokenizer; the scan stops at a tag with
+// more than 10,000 attributes.
 func Identifiers(htmlBody []byte, text string) []Identifier {
-	set := map[Identifier]bool{}
+	set := idSet{}
 	scanHTMLIdentifiers(htmlBody, true, set)
 	textIdentifiers(text, set)
-	return sortedIDs(set)
+	return set.sorted()
 }
 
 // MetaIdentifiers returns only the identifiers declared in the page's meta
-// tags (the page's own DOI/PMID/arXiv id), deduplicated and sorted.
+// tags (the page's own DOI/PMID/arXiv id), deduplicated and sorted, at most
+// MaxIdentifiers of them (the first).
 func MetaIdentifiers(htmlBody []byte) []Identifier {
-	set := map[Identifier]bool{}
+	set := idSet{}
 	scanHTMLIdentifiers(htmlBody, false, set)
-	return sortedIDs(set)
+	return set.sorted()
 }
 
-func sortedIDs(set map[Identifier]bool) []Identifier {
+// idSet collects identifiers, keeping only the first MaxIdentifiers in
+// sorted order once it holds twice that many.
+type idSet map[Identifier]bool
+
+func compareIDs(a, b Identifier) int {
+	if c := strings.Compare(a.Type, b.Type); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Value, b.Value)
+}
+
+func (set idSet) sorted() []Identifier {
 	out := make([]Identifier, 0, len(set))
 	for id := range set {
 		out = append(out, id)
 	}
-	slices.SortFunc(out, func(a, b Identifier) int {
-		if c := strings.Compare(a.Type, b.Type); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Value, b.Value)
-	})
-	return out
+	slices.SortFunc(out, compareIDs)
+	return out[:min(len(out), MaxIdentifiers)]
 }
 
-func add(set map[Identifier]bool, typ, v string) {
-	if v != "" {
-		set[Identifier{Type: typ, Value: v}] = true
+func add(set idSet, typ, v string) {
+	if v == "" {
+		return
+	}
+	set[Identifier{Type: typ, Value: v}] = true
+	if len(set) >= 2*MaxIdentifiers {
+		keep := set.sorted()
+		clear(set)
+		for _, id := range keep {
+			set[id] = true
+		}
 	}
 }
 
-func scanHTMLIdentifiers(body []byte, links bool, set map[Identifier]bool) {
+func scanHTMLIdentifiers(body []byte, links bool, set idSet) {
 	if len(body) == 0 {
 		return
 	}
 	z := html.NewTokenizer(bytes.NewReader(body))
+	g := tagGuard{src: body}
 	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			return
+		tt, err := g.next(z)
+		if err != nil || tt == html.ErrorToken {
+			return // a tag too large to read ends the scan
 		}
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
@@ -130,7 +154,7 @@ func scanHTMLIdentifiers(body []byte, links bool, set map[Identifier]bool) {
 	}
 }
 
-func metaIdentifier(key, scheme, content string, set map[Identifier]bool) {
+func metaIdentifier(key, scheme, content string, set idSet) {
 	switch key {
 	case "citation_doi", "prism.doi", "bepress_citation_doi", "dc.identifier.doi", "doi":
 		add(set, IDDOI, ident.NormalizeDOI(content))
@@ -147,7 +171,7 @@ func metaIdentifier(key, scheme, content string, set map[Identifier]bool) {
 	}
 }
 
-func linkIdentifier(href string, set map[Identifier]bool) {
+func linkIdentifier(href string, set idSet) {
 	u, err := url.Parse(strings.TrimSpace(href))
 	if err != nil || u.Host == "" {
 		return
@@ -172,26 +196,37 @@ func linkIdentifier(href string, set map[Identifier]bool) {
 	}
 }
 
-func textIdentifiers(text string, set map[Identifier]bool) {
+func textIdentifiers(text string, set idSet) {
 	if text == "" {
 		return
 	}
 	if strings.Contains(text, "10.") {
-		for _, m := range rxDOI.FindAllString(text, -1) {
-			add(set, IDDOI, ident.NormalizeDOI(m))
-		}
+		eachMatch(rxDOI, text, 0, func(m string) { add(set, IDDOI, ident.NormalizeDOI(m)) })
 	}
 	if strings.Contains(text, "PMID") || strings.Contains(text, "pmid") || strings.Contains(text, "ncbi") {
-		for _, m := range rxPMIDText.FindAllStringSubmatch(text, -1) {
-			add(set, IDPMID, ident.NormalizePMID(m[1]))
-		}
-		for _, m := range rxPubMedURL.FindAllStringSubmatch(text, -1) {
-			add(set, IDPMID, ident.NormalizePMID(m[1]))
-		}
+		eachMatch(rxPMIDText, text, 1, func(m string) { add(set, IDPMID, ident.NormalizePMID(m)) })
+		eachMatch(rxPubMedURL, text, 1, func(m string) { add(set, IDPMID, ident.NormalizePMID(m)) })
 	}
 	if strings.Contains(strings.ToLower(text), "arxiv") {
-		for _, m := range rxArxivText.FindAllStringSubmatch(text, -1) {
-			add(set, IDArXiv, ident.NormalizeArXiv(m[1]))
+		eachMatch(rxArxivText, text, 1, func(m string) { add(set, IDArXiv, ident.NormalizeArXiv(m)) })
+	}
+}
+
+// eachMatch calls fn with group g (0: the whole match) of each match of rx
+// in text, in order, as FindAllStringSubmatch would, without holding all
+// matches at once. Each search restarts one byte before the previous
+// match's end, so that \b sees the byte before; no match can start there
+// (none of the patterns starts with a character their matches end with).
+func eachMatch(rx *regexp.Regexp, text string, g int, fn func(string)) {
+	for pos := 0; pos < len(text); {
+		from := max(pos-1, 0)
+		m := rx.FindStringSubmatchIndex(text[from:])
+		if m == nil {
+			return
 		}
+		if m[2*g] >= 0 {
+			fn(text[from+m[2*g] : from+m[2*g+1]])
+		}
+		pos = max(from+m[1], pos+1)
 	}
 }

@@ -70,7 +70,7 @@ func RerankConfigFrom(cfg config.Config) RerankConfig {
 type ExtractConfig struct {
 	Fragments        extract.FragmentOptions
 	MaxClaimsPerPage int // claims kept per page version (default 20)
-	MaxElements      int // an HTML page with more elements fails unread (0: no cap)
+	MaxElements      int // an HTML page with more start tags, or whose tree would have more than extract.NodesPerElement times as many nodes, fails unparsed (0: no cap)
 	MaxFragments     int // fragments kept per page version, the first ones (0: no cap)
 }
 

@@ -23,10 +23,10 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
-	"github.com/evidencefleet/evidencefleet/internal/textclip"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/internal/search"
+	"github.com/evidencefleet/evidencefleet/internal/textclip"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -255,11 +255,11 @@ func processPage(res *crawl.Result, cfg ExtractConfig) (processedPage, error) {
 	case "text/plain":
 		p.doc = extract.FromPlainText(res.Body)
 	default:
-		if err := extract.CheckElements(res.Body, cfg.MaxElements); err != nil {
-			return p, err
-		}
 		pageURL, _ := url.Parse(res.FinalURL)
-		p.doc, err = extract.FromHTMLWithContentType(res.Body, res.ContentType, pageURL)
+		p.doc, err = extract.FromHTMLWithLimits(res.Body, res.ContentType, pageURL, extract.Limits{MaxElements: cfg.MaxElements})
+		if errors.Is(err, extract.ErrTooManyElements) {
+			return p, err // the failure reason: too_many_elements and the page's figures
+		}
 		if err != nil {
 			return p, fmt.Errorf("extract main text: %w", err)
 		}

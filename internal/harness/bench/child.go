@@ -213,13 +213,23 @@ func (p *proc) stop() (procStats, error) {
 	if parseErr != nil {
 		return st, fmt.Errorf("child report: %w", parseErr)
 	}
-	ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	st, err := usageOf(p.cmd.ProcessState)
+	if err != nil {
+		return st, err
+	}
+	st.RoundTrips = rep.RoundTrips
+	return st, nil
+}
+
+// usageOf reads an exited child's CPU seconds and peak RSS (getrusage).
+func usageOf(ps *os.ProcessState) (procStats, error) {
+	var st procStats
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok {
 		return st, errors.New("child: no resource usage on this platform")
 	}
 	st.CPUSeconds = tv(ru.Utime) + tv(ru.Stime)
 	st.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
-	st.RoundTrips = rep.RoundTrips
 	return st, nil
 }
 
