@@ -11,10 +11,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 )
 
 // bomb is a gzip stream of 200 members of 1 MiB of zeros each: about 200 KiB
@@ -30,17 +31,6 @@ func bomb(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return bytes.Repeat(member.Bytes(), 200)
-}
-
-// allocatedBy returns the bytes allocated while fn ran. The tests using it
-// do not run in parallel, so nothing else allocates meanwhile.
-func allocatedBy(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
 
 // maxAllocated bounds what one fetch of a bomb may allocate: a few times
@@ -95,7 +85,7 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 	for _, tt := range tests {
 		var res *Result
 		var err error
-		n := allocatedBy(func() { res, err = f.Fetch(context.Background(), srv.URL+tt.path) })
+		n := hostiletest.Allocated(func() { res, err = f.Fetch(context.Background(), srv.URL+tt.path) })
 		if n > maxAllocated {
 			t.Errorf("%s: %d MiB allocated, want at most %d MiB", tt.path, n>>20, maxAllocated>>20)
 		}
@@ -144,7 +134,7 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 			t.Cleanup(rs.Close)
 			rf := newFetcher(t, testConfig())
 			var err error
-			n := allocatedBy(func() { _, err = rf.Fetch(context.Background(), rs.URL+"/ok") })
+			n := hostiletest.Allocated(func() { _, err = rf.Fetch(context.Background(), rs.URL+"/ok") })
 			t.Logf("%d MiB allocated: %v", n>>20, err)
 			var pe *PermanentError
 			if !errors.As(err, &pe) || pe.Reason != ReasonBodyTooLarge {
@@ -181,7 +171,7 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 		cfg.RespectRobots = false
 		rf := newFetcher(t, cfg)
 		var err error
-		n := allocatedBy(func() { _, err = rf.Fetch(context.Background(), "https://bomb.example.org/page") })
+		n := hostiletest.Allocated(func() { _, err = rf.Fetch(context.Background(), "https://bomb.example.org/page") })
 		var pe *PermanentError
 		if !errors.As(err, &pe) || pe.Reason != ReasonBodyTooLarge {
 			t.Errorf("replayed bomb: %v, want permanent %s", err, ReasonBodyTooLarge)
@@ -196,7 +186,7 @@ func TestDecompressionBombsAreBounded(t *testing.T) {
 		}
 		cfg.RespectRobots = true
 		robots := newFetcher(t, cfg)
-		n = allocatedBy(func() { _, err = robots.Fetch(context.Background(), "https://bomb.example.org/ok") })
+		n = hostiletest.Allocated(func() { _, err = robots.Fetch(context.Background(), "https://bomb.example.org/ok") })
 		if !errors.As(err, &pe) || pe.Reason != ReasonBodyTooLarge {
 			t.Errorf("replayed robots.txt bomb: %v, want permanent %s", err, ReasonBodyTooLarge)
 		}

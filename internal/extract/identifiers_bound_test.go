@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
@@ -63,13 +64,13 @@ func TestIdentifierFloodsAreBounded(t *testing.T) {
 		got = Identifiers([]byte("<p>"+text[:1000]+"</p>"), text)
 		took = time.Since(start)
 	})
-	t.Logf("%d DOIs in %d bytes: peak heap %s in %v", len(dois), len(text), mib(peak), took.Round(time.Millisecond))
+	t.Logf("%d DOIs in %d bytes: peak heap %s in %v", len(dois), len(text), hostiletest.MiB(peak), took.Round(time.Millisecond))
 	slices.Sort(dois)
 	dois = slices.Compact(dois)
 	if len(got) != MaxIdentifiers || got[0].Value != dois[0] || got[MaxIdentifiers-1].Value != dois[MaxIdentifiers-1] {
 		t.Errorf("%d identifiers from %v to %v, want the first %d of %d", len(got), got[0], got[len(got)-1], MaxIdentifiers, len(dois))
 	}
 	if peak > 8<<20 {
-		t.Errorf("peak heap %s, want at most 8 MiB", mib(peak))
+		t.Errorf("peak heap %s, want at most 8 MiB", hostiletest.MiB(peak))
 	}
 }

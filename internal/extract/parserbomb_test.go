@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 )
 
 // bodyLimit is the worker's default body limit (EVF_FETCH_MAX_BYTES).
@@ -91,22 +93,6 @@ func parserBombs() []parserBomb {
 	}
 }
 
-// allocatedBy returns the bytes allocated while fn ran, a strict upper
-// bound of the heap it grew by, and how long it took. The tests using it
-// do not run in parallel, so nothing else allocates meanwhile.
-func allocatedBy(fn func()) (uint64, time.Duration) {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	start := time.Now()
-	fn()
-	took := time.Since(start)
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc, took
-}
-
-func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
 // TestParserBombsFailUnparsed: pages of a few bytes per node that the tree
 // builder multiplies (issue 24's three, and the others found since) fail
 // too_many_elements with their figures, having allocated a small part of
@@ -118,13 +104,13 @@ func TestParserBombsFailUnparsed(t *testing.T) {
 	for _, b := range parserBombs() {
 		t.Run(fmt.Sprintf("%s-%dKB", b.name, len(b.body)/1000), func(t *testing.T) {
 			var err error
-			n, took := allocatedBy(func() { _, err = FromHTMLWithLimits(b.body, "text/html", u, defaultLimits) })
-			t.Logf("%d bytes: %s allocated in %v: %v", len(b.body), mib(n), took.Round(time.Millisecond), err)
+			n, took := hostiletest.AllocatedBy(func() { _, err = FromHTMLWithLimits(b.body, "text/html", u, defaultLimits) })
+			t.Logf("%d bytes: %s allocated in %v: %v", len(b.body), hostiletest.MiB(n), took.Round(time.Millisecond), err)
 			if !errors.Is(err, ErrTooManyElements) {
 				t.Errorf("%v, want too_many_elements", err)
 			}
 			if n > heapBound {
-				t.Errorf("%s allocated, want at most %s", mib(n), mib(heapBound))
+				t.Errorf("%s allocated, want at most %s", hostiletest.MiB(n), hostiletest.MiB(heapBound))
 			}
 		})
 	}
@@ -145,13 +131,13 @@ func TestParserBombsHiddenFromTheTokenizer(t *testing.T) {
 		t.Run(fmt.Sprintf("%s-%dKB", b.name, len(b.body)/1000), func(t *testing.T) {
 			var doc Document
 			var err error
-			n, took := allocatedBy(func() { doc, err = FromHTMLWithLimits(b.body, "text/html", u, defaultLimits) })
-			t.Logf("%d bytes: %s allocated in %v: %v", len(b.body), mib(n), took.Round(time.Millisecond), err)
+			n, took := hostiletest.AllocatedBy(func() { doc, err = FromHTMLWithLimits(b.body, "text/html", u, defaultLimits) })
+			t.Logf("%d bytes: %s allocated in %v: %v", len(b.body), hostiletest.MiB(n), took.Round(time.Millisecond), err)
 			if err != nil || !strings.Contains(doc.Text, "Some text to read.") {
 				t.Errorf("%q, %v; want the page's text", doc.Text, err)
 			}
 			if n > heapBound {
-				t.Errorf("%s allocated, want at most %s", mib(n), mib(heapBound))
+				t.Errorf("%s allocated, want at most %s", hostiletest.MiB(n), hostiletest.MiB(heapBound))
 			}
 		})
 	}
@@ -273,12 +259,12 @@ func TestPagesJustUnderTheLimitsStayUnderTheHeapBound(t *testing.T) {
 			})
 			src, _ := decodeHTML(body, "text/html")
 			s, _ := scanBuild(src, defaultLimits)
-			t.Logf("%d bytes, %s nodes estimated: peak heap %s in %v: %v", len(body), thousands(s.est.quarters()/4), mib(peak), took.Round(time.Millisecond), err)
+			t.Logf("%d bytes, %s nodes estimated: peak heap %s in %v: %v", len(body), thousands(s.est.quarters()/4), hostiletest.MiB(peak), took.Round(time.Millisecond), err)
 			if err != nil && !errors.Is(err, ErrNoText) {
 				t.Errorf("%v, want the page extracted", err)
 			}
 			if peak > heapBound {
-				t.Errorf("peak heap %s, want at most %s", mib(peak), mib(heapBound))
+				t.Errorf("peak heap %s, want at most %s", hostiletest.MiB(peak), hostiletest.MiB(heapBound))
 			}
 		})
 	}

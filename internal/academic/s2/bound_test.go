@@ -1,17 +1,13 @@
 package s2
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 )
 
@@ -19,41 +15,6 @@ import (
 // measure allocation run alone (no t.Parallel): runtime.MemStats.TotalAlloc
 // counts the whole process, so it is a strict upper bound of the heap the
 // call grew, the fake server's writes included.
-
-// allocatedDuring returns the bytes the process allocated while fn ran.
-func allocatedDuring(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
-// mib renders n bytes in MiB.
-func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-// paddedServer answers every request with prefix, filler repeated up to size
-// bytes and suffix, from one preallocated block; it stops when the client
-// goes away.
-func paddedServer(t *testing.T, prefix, filler, suffix string, size int) *httptest.Server {
-	t.Helper()
-	block := bytes.Repeat([]byte(filler), (64<<10)/len(filler))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if _, err := w.Write([]byte(prefix)); err != nil {
-			return
-		}
-		for left := size - len(prefix) - len(suffix); left > 0; left -= len(block) {
-			if _, err := w.Write(block[:min(left, len(block))]); err != nil {
-				return
-			}
-		}
-		_, _ = w.Write([]byte(suffix))
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // Semantic Scholar answering 64 MiB of valid-looking JSON: before, every
 // answer was read whole into memory up to 64 MiB; now the reading stops at
@@ -84,16 +45,16 @@ func TestAnswerOf64MiBRefusedAtTheLimitBound(t *testing.T) {
 			}, 16 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := paddedServer(t, tc.prefix, tc.filler, tc.suffix, body)
+			srv := hostiletest.PaddedServer(t, tc.prefix, tc.filler, tc.suffix, body)
 			c := newClient(t, srv.URL)
 			var err error
-			alloc := allocatedDuring(func() { err = tc.call(c) })
-			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, mib(alloc), mib(body), err)
+			alloc := hostiletest.Allocated(func() { err = tc.call(c) })
+			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, hostiletest.MiB(alloc), hostiletest.MiB(body), err)
 			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrBadResponse naming %q", err, tc.want)
 			}
 			if alloc > tc.max {
-				t.Errorf("allocated %s refusing the answer, want at most %s", mib(alloc), mib(tc.max))
+				t.Errorf("allocated %s refusing the answer, want at most %s", hostiletest.MiB(alloc), hostiletest.MiB(tc.max))
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 )
@@ -21,19 +21,6 @@ import (
 // measure allocation run alone (no t.Parallel): runtime.MemStats.TotalAlloc
 // counts the whole process, so it is a strict upper bound of the heap the
 // call grew, the fake server's writes included.
-
-// allocatedDuring returns the bytes the process allocated while fn ran.
-func allocatedDuring(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
-// mib renders n bytes in MiB.
-func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // docs returns n documents of the given text, numbered.
 func docs(n int, text string) []string {
@@ -80,13 +67,13 @@ func TestRerankAnswerOf64MiBRefusedAtTheDocumentsBound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			alloc := allocatedDuring(func() { _, err = r.Rerank(ctx, "sea level", docs(32, "a document")) })
-			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, mib(alloc), mib(body), err)
+			alloc := hostiletest.Allocated(func() { _, err = r.Rerank(ctx, "sea level", docs(32, "a document")) })
+			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, hostiletest.MiB(alloc), hostiletest.MiB(body), err)
 			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrBadResponse naming %q", err, tc.want)
 			}
 			if alloc > 4<<20 {
-				t.Errorf("allocated %s refusing the answer, want at most 4 MiB", mib(alloc))
+				t.Errorf("allocated %s refusing the answer, want at most 4 MiB", hostiletest.MiB(alloc))
 			}
 			if got := metricValue(t, m, "evidencefleet_model_errors_total", map[string]string{"kind": "bad_response"}); got != 1 {
 				t.Errorf("bad_response errors %v, want 1", got)
@@ -151,5 +138,5 @@ func TestRerankEchoingEscapedDocumentsPasses(t *testing.T) {
 	if err != nil || len(scores) != 32 {
 		t.Fatalf("Rerank = %d scores, %v; want 32", len(scores), err)
 	}
-	t.Logf("an answer of %s for 32 documents of %d bytes passed", mib(uint64(size.Load())), len(in[0]))
+	t.Logf("an answer of %s for 32 documents of %d bytes passed", hostiletest.MiB(uint64(size.Load())), len(in[0]))
 }

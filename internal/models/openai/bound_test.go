@@ -1,18 +1,16 @@
 package openaibackend
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
@@ -22,36 +20,6 @@ import (
 // measure allocation run alone (no t.Parallel): runtime.MemStats.TotalAlloc
 // counts the whole process, so it is a strict upper bound of the heap the
 // call grew, the fake server's writes included.
-
-// allocatedDuring returns the bytes the process allocated while fn ran.
-func allocatedDuring(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
-// mib renders n bytes in MiB.
-func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-// writePadded writes a 200 JSON answer of prefix, filler repeated until the
-// body holds size bytes, and suffix, from one preallocated block; it stops
-// when the client goes away.
-func writePadded(w http.ResponseWriter, prefix, filler, suffix string, size int) {
-	w.Header().Set("Content-Type", "application/json")
-	block := bytes.Repeat([]byte(filler), (64<<10)/len(filler))
-	if _, err := w.Write([]byte(prefix)); err != nil {
-		return
-	}
-	for left := size - len(prefix) - len(suffix); left > 0; left -= len(block) {
-		if _, err := w.Write(block[:min(left, len(block))]); err != nil {
-			return
-		}
-	}
-	_, _ = w.Write([]byte(suffix))
-}
 
 // The issue's case: a valid-looking embeddings list of 64 MiB of numbers for
 // a batch of 64 texts, through the production Doer (httpx). Before, it was
@@ -73,7 +41,7 @@ func TestEmbedAnswerOf64MiBRefusedAtTheBatchBound(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := embedServer(t, "m", func(w http.ResponseWriter, c embedCall) {
-				writePadded(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[`,
+				hostiletest.WritePadded(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[`,
 					"-0.0123456789012345,", `0.5]}],"model":"m","usage":{"prompt_tokens":1,"total_tokens":1}}`, body)
 			})
 			m := metrics.New()
@@ -86,13 +54,13 @@ func TestEmbedAnswerOf64MiBRefusedAtTheBatchBound(t *testing.T) {
 				texts[i] = "text " + strconv.Itoa(i)
 			}
 			var vs [][]float32
-			alloc := allocatedDuring(func() { vs, err = e.Embed(context.Background(), texts) })
-			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, mib(alloc), mib(body), err)
+			alloc := hostiletest.Allocated(func() { vs, err = e.Embed(context.Background(), texts) })
+			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, hostiletest.MiB(alloc), hostiletest.MiB(body), err)
 			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Embed = %d vectors, %v; want ErrBadResponse naming %q", len(vs), err, tc.want)
 			}
 			if alloc > tc.max {
-				t.Errorf("allocated %s refusing the answer, want at most %s", mib(alloc), mib(tc.max))
+				t.Errorf("allocated %s refusing the answer, want at most %s", hostiletest.MiB(alloc), hostiletest.MiB(tc.max))
 			}
 			if got := metricValue(t, m, "evidencefleet_model_errors_total", map[string]string{"capability": "embed", "kind": "bad_response"}); got != 1 {
 				t.Errorf("bad_response errors %v, want 1", got)
@@ -108,7 +76,7 @@ func paddedCompletion(w http.ResponseWriter, content string, size int) {
 	prefix := `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":` +
 		string(quoted[:len(quoted)-1])
 	suffix := `"},"finish_reason":"stop"}],"usage":{"prompt_tokens":100,"completion_tokens":4000,"total_tokens":4100}}`
-	writePadded(w, prefix, " ", suffix, size)
+	hostiletest.WritePadded(w, prefix, " ", suffix, size)
 }
 
 // A chat answer padded to 50 MiB: under the old 64 MiB cap it was read,
@@ -153,13 +121,13 @@ func TestChatAnswerPaddedTo50MiBRefusedAtTheMaxTokensBound(t *testing.T) {
 			m := metrics.New()
 			o := Options{BaseURL: srv.URL + "/v1", Model: "m", HTTP: resilient("llm", 2, m), Metrics: m}
 			var err error
-			alloc := allocatedDuring(func() { err = tc.call(o) })
-			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, mib(alloc), mib(body), err)
+			alloc := hostiletest.Allocated(func() { err = tc.call(o) })
+			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, hostiletest.MiB(alloc), hostiletest.MiB(body), err)
 			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrBadResponse naming %q", err, tc.want)
 			}
 			if alloc > 4<<20 {
-				t.Errorf("allocated %s refusing the answer, want at most 4 MiB", mib(alloc))
+				t.Errorf("allocated %s refusing the answer, want at most 4 MiB", hostiletest.MiB(alloc))
 			}
 		})
 	}
@@ -218,7 +186,7 @@ func TestLargestNormalEmbeddingsPass(t *testing.T) {
 				texts[i] = "text " + strconv.Itoa(i)
 			}
 			var vs [][]float32
-			alloc := allocatedDuring(func() { vs, err = e.Embed(context.Background(), texts) })
+			alloc := hostiletest.Allocated(func() { vs, err = e.Embed(context.Background(), texts) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +195,7 @@ func TestLargestNormalEmbeddingsPass(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			t.Logf("%s: batches %v, answer of 64 vectors %s, allocated %s", tc.name, batches, mib(uint64(len(bodies[64]))), mib(alloc))
+			t.Logf("%s: batches %v, answer of 64 vectors %s, allocated %s", tc.name, batches, hostiletest.MiB(uint64(len(bodies[64]))), hostiletest.MiB(alloc))
 		})
 	}
 }

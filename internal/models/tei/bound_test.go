@@ -3,15 +3,14 @@ package tei
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"net/http"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
@@ -21,36 +20,6 @@ import (
 // measure allocation run alone (no t.Parallel): runtime.MemStats.TotalAlloc
 // counts the whole process, so it is a strict upper bound of the heap the
 // call grew, the fake server's writes included.
-
-// allocatedDuring returns the bytes the process allocated while fn ran.
-func allocatedDuring(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
-// mib renders n bytes in MiB.
-func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-// writePadded writes a 200 JSON answer of prefix, filler repeated until the
-// body holds size bytes, and suffix, from one preallocated block; it stops
-// when the client goes away.
-func writePadded(w http.ResponseWriter, prefix, filler, suffix string, size int) {
-	w.Header().Set("Content-Type", "application/json")
-	block := bytes.Repeat([]byte(filler), (64<<10)/len(filler))
-	if _, err := w.Write([]byte(prefix)); err != nil {
-		return
-	}
-	for left := size - len(prefix) - len(suffix); left > 0; left -= len(block) {
-		if _, err := w.Write(block[:min(left, len(block))]); err != nil {
-			return
-		}
-	}
-	_, _ = w.Write([]byte(suffix))
-}
 
 // texts returns n distinct short texts.
 func texts(n int) []string {
@@ -131,18 +100,18 @@ func TestAnswerOf64MiBRefusedAtTheRequestBound(t *testing.T) {
 				if path != tc.path {
 					t.Errorf("path %s, want %s", path, tc.path)
 				}
-				writePadded(w, tc.prefix, tc.filler, tc.suffix, body)
+				hostiletest.WritePadded(w, tc.prefix, tc.filler, tc.suffix, body)
 				return true
 			}
 			m := metrics.New()
 			var err error
-			alloc := allocatedDuring(func() { err = tc.call(srv.URL, m) })
-			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, mib(alloc), mib(body), err)
+			alloc := hostiletest.Allocated(func() { err = tc.call(srv.URL, m) })
+			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, hostiletest.MiB(alloc), hostiletest.MiB(body), err)
 			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrBadResponse naming %q", err, tc.want)
 			}
 			if alloc > 8<<20 {
-				t.Errorf("allocated %s refusing the answer, want at most 8 MiB", mib(alloc))
+				t.Errorf("allocated %s refusing the answer, want at most 8 MiB", hostiletest.MiB(alloc))
 			}
 			if got := metricValue(t, m, "evidencefleet_model_errors_total", map[string]string{"kind": "bad_response"}); got != 1 {
 				t.Errorf("bad_response errors %v, want 1", got)
@@ -207,18 +176,18 @@ func TestLargestNormalEmbeddingsPass(t *testing.T) {
 				t.Fatal(err)
 			}
 			var vecs [][]float32
-			alloc := allocatedDuring(func() { vecs, err = e.Embed(ctx, texts(64)) })
+			alloc := hostiletest.Allocated(func() { vecs, err = e.Embed(ctx, texts(64)) })
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(vecs) != 64 || len(vecs[63]) != dim || e.Dim() != dim {
 				t.Fatalf("%d vectors of %d, Dim %d; want 64 of %d", len(vecs), len(vecs[63]), e.Dim(), dim)
 			}
-			t.Logf("%s: batches %v, answers of %s in all, allocated %s", tc.name, f.seen("/embed"), mib(uint64(answered.Load())), mib(alloc))
+			t.Logf("%s: batches %v, answers of %s in all, allocated %s", tc.name, f.seen("/embed"), hostiletest.MiB(uint64(answered.Load())), hostiletest.MiB(alloc))
 			// Decoded one vector at a time: the raw answer is never held
 			// whole beside the vectors (float64 while checked, then float32).
 			if limit := 2*uint64(answered.Load()) + 8<<20; alloc > limit {
-				t.Errorf("allocated %s reading answers of %s, want at most %s", mib(alloc), mib(uint64(answered.Load())), mib(limit))
+				t.Errorf("allocated %s reading answers of %s, want at most %s", hostiletest.MiB(alloc), hostiletest.MiB(uint64(answered.Load())), hostiletest.MiB(limit))
 			}
 		})
 	}
