@@ -55,6 +55,8 @@ type Options struct {
 	// compared with it does.
 	Only []string
 
+	Hostile HostileOptions // the hostile-pages section
+
 	Keep     bool      // keep the scratch databases for inspection
 	Progress io.Writer // progress lines (nil: none)
 }
@@ -92,6 +94,8 @@ type Report struct {
 	Postgres string             `json:"postgres"`
 	Options  Options            `json:"options"`
 	Rows     []Row              `json:"rows"`
+	// Hostile is the hostile-pages section's page-by-page outcome, when it ran.
+	Hostile *HostileReport `json:"hostile,omitempty"`
 }
 
 // Run measures every section and returns the table.
@@ -138,12 +142,19 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("climate-fever pipeline: %w", err)
 		}
 	}
+	if h.want(HostileSection) {
+		hr, err := h.hostile(ctx, opts.Hostile)
+		if err != nil {
+			return nil, fmt.Errorf("hostile pages: %w", err)
+		}
+		rep.Hostile = hr
+	}
 	rep.Seconds = time.Since(rep.Started).Seconds()
 	return rep, nil
 }
 
 // Sections are the names Options.Only accepts, in the order they run.
-var Sections = []string{"river", "enqueue", "verify", "retrieval", "pipeline", "queuestats"}
+var Sections = []string{"river", "enqueue", "verify", "retrieval", "pipeline", "queuestats", HostileSection}
 
 type harness struct {
 	opts Options

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -18,11 +17,9 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/repodata"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
-	"github.com/evidencefleet/evidencefleet/internal/version"
 )
 
-// HostileSection is the -only name of the hostile-pages section. It runs
-// after Run's sections (RunHostile), so Sections does not list it.
+// HostileSection is the -only name of the hostile-pages section.
 const HostileSection = "hostile"
 
 // The chart's ingest group (deploy/helm/evidencefleet/values.yaml): queues
@@ -106,27 +103,12 @@ type HostilePageResult struct {
 	Attempts  int    `json:"attempts"`
 }
 
-// StartReport begins a report for a run of RunHostile alone.
-func StartReport(ctx context.Context, opts Options) *Report {
-	return &Report{Measured: version.Measured(ctx), Started: time.Now(), CPUs: runtime.NumCPU(), Go: runtime.Version(), Options: opts}
-}
-
-// RunHostile measures the worker of the chart's ingest group on a replay
+// hostile measures the worker of the chart's ingest group on a replay
 // archive of hostile pages: its peak RSS (getrusage, as every section) on
 // the ordinary pages alone and on the hostile mix, against the group's
-// memory limit, and how every page ended. Its rows join rep; a worker over
-// the limit, dead or not done in time is a failure of the report, not an
-// error.
-func RunHostile(ctx context.Context, opts Options, hopts HostileOptions, rep *Report) (*HostileReport, error) {
-	h := &harness{opts: opts, rep: rep}
-	hr, err := h.hostile(ctx, hopts)
-	rep.Seconds = time.Since(rep.Started).Seconds()
-	if err != nil {
-		return nil, fmt.Errorf("hostile pages: %w", err)
-	}
-	return hr, nil
-}
-
+// memory limit, and how every page ended. Its rows join the report; a
+// worker over the limit, dead or not done in time is a failure of the
+// report (HostileReport.Err), not an error.
 func (h *harness) hostile(ctx context.Context, hopts HostileOptions) (*HostileReport, error) {
 	cfg, err := config.Load()
 	if err != nil {

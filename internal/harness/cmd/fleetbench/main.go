@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	climate := fs.Int("climate-claims", 0, "Climate-FEVER claims for the pipeline (-1: all 386; 0: the preset's)")
 	keep := fs.Bool("keep", false, "keep the scratch databases (their URLs are printed) for inspection")
 	skipClimate := fs.Bool("no-climate", false, "skip the Climate-FEVER pipeline")
-	only := fs.String("only", "", "run only these sections (comma-separated: "+strings.Join(bench.Sections, ",")+","+bench.HostileSection+")")
+	only := fs.String("only", "", "run only these sections (comma-separated: "+strings.Join(bench.Sections, ",")+")")
 	hostileTimeout := fs.Duration("hostile-timeout", 0, "hostile pages: bound of each run's wait for the target and embed queues to drain (0: 10m, with -quick 3m)")
 	hostilePages := fs.String("hostile-pages", "", "hostile pages: run only these pages (comma-separated names, e.g. formatting-bomb), with the ordinary ones")
 	hostileCeiling := fs.Int64("hostile-rss-ceiling", 4096, "hostile pages: MiB; a worker whose resident set passes it is killed (sparing the machine) and the section fails; 0: none")
@@ -96,8 +96,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-retrieval-sizes: %w", err)
 		}
 	}
-	sections, hostile := splitHostile(*only)
-	o.Only = sections
+	if *only != "" {
+		o.Only = strings.Split(*only, ",")
+	}
+	o.Hostile = hostileOptions(*hostileTimeout, *hostileCeiling, *hostilePages, *quick)
 	o.DatabaseURL = os.Getenv("DATABASE_URL")
 	if o.DatabaseURL == "" {
 		return fmt.Errorf("DATABASE_URL is not set: run `make bench`, which starts a throwaway Postgres")
@@ -120,22 +122,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	o.Progress = stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var rep *bench.Report
-	if *only == "" || len(o.Only) > 0 {
-		if rep, err = bench.Run(ctx, o); err != nil {
-			return err
-		}
-	} else {
-		rep = bench.StartReport(ctx, o)
+	rep, err := bench.Run(ctx, o)
+	if err != nil {
+		return err
 	}
-	var hr *bench.HostileReport
-	if hostile {
-		hopts := hostileOptions(*hostileTimeout, *hostileCeiling, *hostilePages, *quick)
-		if hr, err = bench.RunHostile(ctx, o, hopts, rep); err != nil {
-			return err
-		}
-	}
-	return output(stdout, rep, hr, *asJSON)
+	return output(stdout, rep, *asJSON)
 }
 
 // hostileOptions are the hostile section's flags, with the presets' timeouts.
@@ -155,49 +146,24 @@ func hostileOptions(timeout time.Duration, ceilingMiB int64, pages string, quick
 
 // output prints the report as JSON or as tables; a failed hostile section
 // is an error once printed.
-func output(w io.Writer, rep *bench.Report, hr *bench.HostileReport, asJSON bool) error {
+func output(w io.Writer, rep *bench.Report, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(jsonReport{Report: rep, Hostile: hr}); err != nil {
+		if err := enc.Encode(rep); err != nil {
 			return err
 		}
-		return hr.Err()
+		return rep.Hostile.Err()
 	}
 	if err := printTable(w, rep); err != nil {
 		return err
 	}
-	if hr != nil {
-		if err := hr.WriteTable(w); err != nil {
+	if rep.Hostile != nil {
+		if err := rep.Hostile.WriteTable(w); err != nil {
 			return err
 		}
 	}
-	return hr.Err()
-}
-
-// jsonReport is the -json output: the report, and the hostile section's
-// page-by-page outcome when it ran.
-type jsonReport struct {
-	*bench.Report
-	Hostile *bench.HostileReport `json:"hostile,omitempty"`
-}
-
-// splitHostile takes the hostile section out of -only: the sections for
-// bench.Run and whether the hostile section runs (always with no -only).
-func splitHostile(only string) ([]string, bool) {
-	if only == "" {
-		return nil, true
-	}
-	var sections []string
-	hostile := false
-	for _, s := range strings.Split(only, ",") {
-		if s == bench.HostileSection {
-			hostile = true
-			continue
-		}
-		sections = append(sections, s)
-	}
-	return sections, hostile
+	return rep.Hostile.Err()
 }
 
 func ints(s string) ([]int, error) {
