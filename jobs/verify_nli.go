@@ -6,16 +6,30 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// VerifyNLIArgs runs cross-source verification (DESIGN §5.2) for a task's
-// claims (all of them, or ClaimIDs). PageID names the page whose arrival
-// triggered the job; it is informational. Jobs are unique per task and claim
-// set while waiting or running; a job that finds the task changed while it
-// ran (new pages or claims) goes round again before completing, so no
-// follow-up is lost.
+// VerifyNLIArgs runs cross-source verification (DESIGN §5.2) of a task's
+// claims. A job is one of two things:
+//
+//   - a shard: ClaimFrom and ClaimTo set, it judges the task's claims with
+//     ids in [ClaimFrom, ClaimTo] (at most a configured number of claims:
+//     EVF_VERIFY_SHARD_CLAIMS) and at most EVF_VERIFY_JOB_PAIRS pairs per
+//     run, handing the rest to a successor of the same shard;
+//   - a dispatch: no range, it enqueues the shards of the task's claims
+//     (all of them, or those of ClaimIDs) and judges nothing itself. A new
+//     page re-opens every shard (its fragments may be evidence for any
+//     claim); new claims re-open their own shards only.
+//
+// PageID names the page whose arrival triggered the job; it is
+// informational. Jobs are unique per task, claim set and range while
+// waiting or running; a shard that finds the task changed while it ran
+// (new pages or claims) goes round again before completing, so no
+// follow-up is lost. Many workers share one task's verification, one shard
+// each.
 type VerifyNLIArgs struct {
-	TaskID   int64   `json:"task_id" river:"unique"`
-	PageID   *int64  `json:"page_id,omitempty"`
-	ClaimIDs []int64 `json:"claim_ids,omitempty" river:"unique"`
+	TaskID    int64   `json:"task_id" river:"unique"`
+	PageID    *int64  `json:"page_id,omitempty"`
+	ClaimIDs  []int64 `json:"claim_ids,omitempty" river:"unique"`
+	ClaimFrom int64   `json:"claim_from,omitempty" river:"unique"`
+	ClaimTo   int64   `json:"claim_to,omitempty" river:"unique"`
 
 	decodeErr error
 }
@@ -25,6 +39,15 @@ func (VerifyNLIArgs) Kind() string { return KindVerifyNLI }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (VerifyNLIArgs) InsertOpts() river.InsertOpts { return insertOpts(KindVerifyNLI) }
+
+// IsShard reports whether the job judges a range of claims (else it
+// dispatches shards).
+func (a VerifyNLIArgs) IsShard() bool { return a.ClaimFrom > 0 }
+
+// VerifyShard returns the shard job of task's claims with ids in [from, to].
+func VerifyShard(task, from, to int64) VerifyNLIArgs {
+	return VerifyNLIArgs{TaskID: task, ClaimFrom: from, ClaimTo: to}
+}
 
 // UnmarshalJSON decodes strictly (see TargetQueueArgs.UnmarshalJSON).
 func (a *VerifyNLIArgs) UnmarshalJSON(b []byte) error {
@@ -46,6 +69,17 @@ func (a VerifyNLIArgs) Validate() error {
 	}
 	if a.PageID != nil && *a.PageID <= 0 {
 		return argsErr(KindVerifyNLI, "page_id", "must be a positive integer, got %d", *a.PageID)
+	}
+	if a.ClaimFrom != 0 || a.ClaimTo != 0 {
+		if err := requirePositive(KindVerifyNLI, "claim_from", a.ClaimFrom); err != nil {
+			return err
+		}
+		if a.ClaimTo < a.ClaimFrom {
+			return argsErr(KindVerifyNLI, "claim_to", "must be at least claim_from (%d), got %d", a.ClaimFrom, a.ClaimTo)
+		}
+		if len(a.ClaimIDs) > 0 {
+			return argsErr(KindVerifyNLI, "claim_ids", "a shard (claim_from, claim_to) takes no claim ids")
+		}
 	}
 	if len(a.ClaimIDs) > MaxClaimIDs {
 		return argsErr(KindVerifyNLI, "claim_ids", "at most %d ids per job, got %d", MaxClaimIDs, len(a.ClaimIDs))

@@ -34,6 +34,23 @@ func CheckActive(id int64, status string) error {
 	return nil
 }
 
+// ShareLockActiveTask takes a share lock on the task's row for the rest of
+// the transaction and returns the task when it is active. Writers that bump
+// work_version (LockActiveTask) wait for it and it waits for them, so the
+// work_version read is final until commit; share lockers do not wait for
+// each other (the shards of one task's verification).
+func (q *Queries) ShareLockActiveTask(ctx context.Context, id int64) (LockTaskRow, error) {
+	row, err := q.ShareLockTask(ctx, id)
+	if err != nil {
+		if IsNotFound(err) {
+			return LockTaskRow{}, errs.Task(id, errs.ErrTaskNotFound)
+		}
+		return LockTaskRow{}, fmt.Errorf("share-lock task %d: %w", id, err)
+	}
+	task := LockTaskRow(row)
+	return task, CheckActive(id, task.Status)
+}
+
 // LockExistingTask takes the task's row lock whatever its status (stopping
 // and cleaning a task); a missing one is errs.ErrTaskNotFound.
 func (q *Queries) LockExistingTask(ctx context.Context, id int64) (LockTaskRow, error) {

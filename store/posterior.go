@@ -8,11 +8,16 @@ import (
 )
 
 // RecomputePosteriors recomputes the cached posterior columns of the given
-// claims from their edges (DESIGN §5.1) in two statements: one aggregate read
-// and one multi-row update. Call it in the transaction that changed the edges.
+// claims from their edges (DESIGN §5.1): the claims' rows are locked in id
+// order (a concurrent writer of the same claims tallies after this one
+// commits), then one aggregate read and one multi-row update. Call it in the
+// transaction that changed the edges.
 func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]evidence.Posterior, error) {
 	if len(claimIDs) == 0 {
 		return nil, nil
+	}
+	if err := q.LockClaims(ctx, claimIDs); err != nil {
+		return nil, fmt.Errorf("recompute posteriors: lock claims: %w", err)
 	}
 	tallies, err := q.ClaimTallies(ctx, claimIDs)
 	if err != nil {

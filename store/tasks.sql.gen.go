@@ -93,3 +93,29 @@ func (q *Queries) LockTask(ctx context.Context, id int64) (LockTaskRow, error) {
 	)
 	return i, err
 }
+
+const shareLockTask = `-- name: ShareLockTask :one
+SELECT id, next_evidence_no, work_version, status FROM tasks WHERE id = $1 FOR SHARE
+`
+
+type ShareLockTaskRow struct {
+	ID             int64  `json:"id"`
+	NextEvidenceNo int32  `json:"next_evidence_no"`
+	WorkVersion    int64  `json:"work_version"`
+	Status         string `json:"status"`
+}
+
+// Takes a share lock on the task's row for the rest of the transaction:
+// verify_nli shards take it to read work_version after any writer that
+// bumps it has committed, without queuing on each other.
+func (q *Queries) ShareLockTask(ctx context.Context, id int64) (ShareLockTaskRow, error) {
+	row := q.db.QueryRow(ctx, shareLockTask, id)
+	var i ShareLockTaskRow
+	err := row.Scan(
+		&i.ID,
+		&i.NextEvidenceNo,
+		&i.WorkVersion,
+		&i.Status,
+	)
+	return i, err
+}

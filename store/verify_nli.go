@@ -44,14 +44,15 @@ type JudgementsWritten struct {
 }
 
 // WriteJudgements writes a verify_nli round in the caller's transaction, in
-// the store's lock order: the task's row lock first (an active task; writers
-// of a task serialise on it), then the NLI edges in (claim, fragment) order,
-// so that concurrent inserters never wait on each other in a cycle, then the
-// refused claims' mark, then the recomputed posteriors of the round's claims
-// (DESIGN §5.1).
+// the store's lock order: a share lock on the task's row first (an active
+// task; its work_version is final until commit, and the shards of one task
+// do not queue on each other), then the NLI edges in (claim, fragment)
+// order, so that concurrent inserters never wait on each other in a cycle,
+// then the refused claims' mark, then the recomputed posteriors of the
+// round's claims, locked in id order (DESIGN §5.1).
 func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (JudgementsWritten, error) {
 	var out JudgementsWritten
-	task, err := q.LockActiveTask(ctx, j.TaskID)
+	task, err := q.ShareLockActiveTask(ctx, j.TaskID)
 	if err != nil {
 		return out, err
 	}
@@ -90,6 +91,33 @@ func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (Judgements
 	}
 	if out.Posteriors, err = q.RecomputePosteriors(ctx, j.ClaimIDs); err != nil {
 		return out, err
+	}
+	return out, nil
+}
+
+// ClaimRange is one verify_nli shard: the task's claims with ids in
+// [From, To].
+type ClaimRange struct{ From, To int64 }
+
+// VerifyShards returns the shards of width claim ids that hold the task's
+// claims still to work (all of them, or those of claimIDs), in order,
+// under a share lock on the task's row taken first: a writer adding pages
+// or claims to the task commits before, or waits until the caller commits
+// the shard jobs it enqueues, so no page or claim falls between them.
+func (q *Queries) VerifyShards(ctx context.Context, taskID int64, claimIDs []int64, width int64) ([]ClaimRange, error) {
+	if _, err := q.ShareLockActiveTask(ctx, taskID); err != nil {
+		return nil, err
+	}
+	if claimIDs == nil {
+		claimIDs = []int64{}
+	}
+	buckets, err := q.TaskClaimShards(ctx, TaskClaimShardsParams{TaskID: taskID, ClaimIds: claimIDs, Width: width})
+	if err != nil {
+		return nil, fmt.Errorf("list shards: %w", err)
+	}
+	out := make([]ClaimRange, len(buckets))
+	for i, b := range buckets {
+		out[i] = ClaimRange{From: max(b*width, 1), To: b*width + width - 1}
 	}
 	return out, nil
 }

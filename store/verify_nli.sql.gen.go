@@ -189,6 +189,18 @@ func (q *Queries) JudgedPairs(ctx context.Context, claimIds []int64) ([]JudgedPa
 	return items, nil
 }
 
+const lockClaims = `-- name: LockClaims :exec
+SELECT c.id FROM claims c WHERE c.id = ANY($1::bigint[]) ORDER BY c.id FOR NO KEY UPDATE
+`
+
+// Row-locks claims in id order before their posteriors are recomputed, so
+// that two writers of one claim tally one after the other (the second sees
+// the first one's edges) and never wait on each other in a cycle.
+func (q *Queries) LockClaims(ctx context.Context, ids []int64) error {
+	_, err := q.db.Exec(ctx, lockClaims, ids)
+	return err
+}
+
 const pairFragments = `-- name: PairFragments :many
 SELECT f.id, f.text,
        COALESCE(d.trust_level, '')::text AS trust_level, COALESCE(d.category, '')::text AS category
@@ -249,6 +261,77 @@ func (q *Queries) RefuseClaims(ctx context.Context, arg RefuseClaimsParams) erro
 	return err
 }
 
+const shardClaimIDs = `-- name: ShardClaimIDs :many
+SELECT c.id FROM claims c
+WHERE c.task_id = $1 AND c.refused_reason IS NULL
+  AND c.id BETWEEN $2::bigint AND $3::bigint
+ORDER BY c.id
+`
+
+type ShardClaimIDsParams struct {
+	TaskID    int64 `json:"task_id"`
+	ClaimFrom int64 `json:"claim_from"`
+	ClaimTo   int64 `json:"claim_to"`
+}
+
+// The ids of a shard's claims still to work, in order (to split a shard).
+func (q *Queries) ShardClaimIDs(ctx context.Context, arg ShardClaimIDsParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, shardClaimIDs, arg.TaskID, arg.ClaimFrom, arg.ClaimTo)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const taskClaimShards = `-- name: TaskClaimShards :many
+SELECT DISTINCT (c.id / $1::bigint)::bigint AS bucket
+FROM claims c
+WHERE c.task_id = $2 AND c.refused_reason IS NULL
+  AND (cardinality($3::bigint[]) = 0 OR c.id = ANY($3::bigint[]))
+ORDER BY 1
+`
+
+type TaskClaimShardsParams struct {
+	Width    int64   `json:"width"`
+	TaskID   int64   `json:"task_id"`
+	ClaimIds []int64 `json:"claim_ids"`
+}
+
+// The shards a dispatching verify_nli enqueues: the claim-id buckets of
+// @width ids that hold claims of the task still to work (all of them, or
+// those of @claim_ids). Bucket b is the shard [b·width, b·width + width − 1].
+func (q *Queries) TaskClaimShards(ctx context.Context, arg TaskClaimShardsParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, taskClaimShards, arg.Width, arg.TaskID, arg.ClaimIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var bucket int64
+		if err := rows.Scan(&bucket); err != nil {
+			return nil, err
+		}
+		items = append(items, bucket)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const taskClaimsForVerification = `-- name: TaskClaimsForVerification :many
 SELECT c.id, c.kind, COALESCE(p.domain, '')::text AS origin_domain,
        COALESCE(d.trust_level, '')::text AS origin_trust_level,
@@ -263,13 +346,16 @@ LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
 WHERE c.task_id = $2 AND c.refused_reason IS NULL
   AND (cardinality($3::bigint[]) = 0 OR c.id = ANY($3::bigint[]))
+  AND ($4::bigint = 0 OR c.id BETWEEN $4::bigint AND $5::bigint)
 ORDER BY c.id
 `
 
 type TaskClaimsForVerificationParams struct {
-	MaxChars int32   `json:"max_chars"`
-	TaskID   int64   `json:"task_id"`
-	ClaimIds []int64 `json:"claim_ids"`
+	MaxChars  int32   `json:"max_chars"`
+	TaskID    int64   `json:"task_id"`
+	ClaimIds  []int64 `json:"claim_ids"`
+	ClaimFrom int64   `json:"claim_from"`
+	ClaimTo   int64   `json:"claim_to"`
 }
 
 type TaskClaimsForVerificationRow struct {
@@ -288,7 +374,13 @@ type TaskClaimsForVerificationRow struct {
 // (empty text, no lexemes): to_tsvector may refuse it, and the worker marks
 // it refused instead of judging it. Refused claims are left out.
 func (q *Queries) TaskClaimsForVerification(ctx context.Context, arg TaskClaimsForVerificationParams) ([]TaskClaimsForVerificationRow, error) {
-	rows, err := q.db.Query(ctx, taskClaimsForVerification, arg.MaxChars, arg.TaskID, arg.ClaimIds)
+	rows, err := q.db.Query(ctx, taskClaimsForVerification,
+		arg.MaxChars,
+		arg.TaskID,
+		arg.ClaimIds,
+		arg.ClaimFrom,
+		arg.ClaimTo,
+	)
 	if err != nil {
 		return nil, err
 	}

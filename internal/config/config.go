@@ -86,6 +86,8 @@ type Config struct {
 	MinNLIConfidence  float64       `envconfig:"MIN_NLI_CONFIDENCE" default:"0.6" desc:"supports/refutes below it are recorded as neutral"`
 	SaveNeutral       bool          `envconfig:"SAVE_NEUTRAL" default:"true" desc:"store neutral judgements as edges"`
 	RecallLimit       int           `envconfig:"RECALL_LIMIT" default:"200" desc:"full-text candidates per claim before cosine ranking"`
+	ShardClaims       int           `envconfig:"VERIFY_SHARD_CLAIMS" default:"64" desc:"claims per verify_nli shard: a task's claims are verified in shards of this many consecutive claim ids, one job each, so that many workers share one task"`
+	JobPairs          int           `envconfig:"VERIFY_JOB_PAIRS" default:"2000" desc:"NLI pairs one verify_nli job judges at most; a shard with more hands the rest to a successor job"`
 	TaskIndexMB       int           `envconfig:"VERIFY_INDEX_MB" default:"64" desc:"memory per process for verify_nli's in-memory task indexes (recall in memory, cost bounded by the task); a task whose index would not fit recalls through Postgres full-text search; 0 = always Postgres"`
 	RecallMaxTermFreq float64       `envconfig:"RECALL_MAX_TERM_FREQ" default:"0.05" desc:"Postgres recall (tasks too large for EVF_VERIFY_INDEX_MB) leaves out claim terms found in more than this share of fragments (Postgres statistics)..."`
 	RecallMinTerms    int           `envconfig:"RECALL_MIN_TERMS" default:"3" desc:"...as long as the claim keeps this many rarer terms"`
@@ -186,6 +188,10 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_SEARCH_RESULTS=%d outside 1..100", c.SearchResults)
 	case c.QueueStatsTTL < time.Second:
 		return fmt.Errorf("config: EVF_QUEUE_STATS_TTL=%s must be at least 1s", c.QueueStatsTTL)
+	case c.ShardClaims < 1 || c.ShardClaims > 100000:
+		return fmt.Errorf("config: EVF_VERIFY_SHARD_CLAIMS=%d outside 1..100000", c.ShardClaims)
+	case c.JobPairs < 1:
+		return fmt.Errorf("config: EVF_VERIFY_JOB_PAIRS=%d must be at least 1", c.JobPairs)
 	case c.TaskIndexMB < 0 || c.TaskIndexMB > 1<<20:
 		return fmt.Errorf("config: EVF_VERIFY_INDEX_MB=%d outside 0..1048576", c.TaskIndexMB)
 	case !(c.RecallMaxTermFreq > 0) || c.RecallMaxTermFreq > 1 || c.RecallMinTerms < 1:

@@ -100,6 +100,10 @@ type VerifyConfig struct {
 	// is embedded and logs the rest.
 	EmbedWait     time.Duration
 	MaxEmbedWaits int
+	// ShardClaims is the claim-id width of a shard (64); JobPairs bounds the
+	// pairs one job judges (2000), the rest going to a successor.
+	ShardClaims int
+	JobPairs    int
 }
 
 // VerifyConfigFrom takes the verify_nli settings of the configuration,
@@ -118,6 +122,8 @@ func VerifyConfigFrom(cfg config.Config, minSimilarity float64) VerifyConfig {
 		NLIBatchSize:      cfg.Models()["nli"].Batch,
 		EmbedWait:         cfg.EmbedWait,
 		MaxEmbedWaits:     cfg.MaxEmbedWaits,
+		ShardClaims:       cfg.ShardClaims,
+		JobPairs:          cfg.JobPairs,
 	}
 }
 

@@ -35,8 +35,10 @@ func (*permanentErrors) Work(ctx context.Context, job *rivertype.JobRow, doInner
 	if _, err := jobs.ParseArgs(job.Kind, job.EncodedArgs); err != nil {
 		return river.JobCancel(err)
 	}
-	// target_queue ends such a job itself, failing its target with the reason.
-	if n := workerDeaths(job); n >= errs.MaxWorkerDeaths && job.Kind != jobs.KindTargetQueue {
+	// target_queue ends such a job itself, failing its target with the
+	// reason; verify_nli splits its shard until the claim that kills its
+	// worker is alone.
+	if n := workerDeaths(job); n >= errs.MaxWorkerDeaths && job.Kind != jobs.KindTargetQueue && job.Kind != jobs.KindVerifyNLI {
 		return river.JobCancel(fmt.Errorf("its worker process died in %d attempts: not run again", n))
 	}
 	err := doInner(ctx)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -153,7 +154,7 @@ func TestOversizedTextEndsOnceWithTheReason(t *testing.T) {
 				fixture.Embed(t, f.Tx, fid, embedder.Model(), vec[0])
 			}
 		}
-		id := testfleet.InsertRawJob(t, f.Tx, jobs.KindVerifyNLI, jobs.QueueNLI, fmt.Sprintf(`{"task_id":%d}`, task))
+		id := testfleet.InsertRawJob(t, f.Tx, jobs.KindVerifyNLI, jobs.QueueNLI, fmt.Sprintf(`{"task_id":%d,"claim_from":1,"claim_to":%d}`, task, int64(math.MaxInt64)))
 		f.Drain(t)
 		state, attempt, lastErr := jobEnd(t, f, id)
 		_, _, output := testfleet.JobRow(t, f.Tx, id)
@@ -185,7 +186,7 @@ func TestOversizedTextEndsOnceWithTheReason(t *testing.T) {
 			}
 		}
 		// Verified again, the refused claim stays out and nothing fails.
-		id2 := testfleet.InsertRawJob(t, f.Tx, jobs.KindVerifyNLI, jobs.QueueNLI, fmt.Sprintf(`{"task_id":%d}`, task))
+		id2 := testfleet.InsertRawJob(t, f.Tx, jobs.KindVerifyNLI, jobs.QueueNLI, fmt.Sprintf(`{"task_id":%d,"claim_from":1,"claim_to":%d}`, task, int64(math.MaxInt64)))
 		f.Drain(t)
 		if state, attempt, lastErr := jobEnd(t, f, id2); state != "completed" || attempt != 1 {
 			t.Errorf("second verify_nli: %s after %d attempts (%q)", state, attempt, lastErr)

@@ -44,14 +44,25 @@ type VerifyOutput struct {
 	NotEmbedded     int `json:"fragments_not_embedded"`
 	Unjudgeable     int `json:"unjudgeable"`    // pairs the model gave no usable answer for
 	Refused         int `json:"claims_refused"` // claims too long to work, marked refused and skipped
+	// HandedOver: a successor job of the same shard does the rest (the
+	// shard had more pairs than one job judges, or the task kept changing).
+	HandedOver bool `json:"handed_over,omitempty"`
 }
 
 // maxRounds bounds how often one job goes round when the task keeps changing;
 // after that it completes and enqueues a successor.
 const maxRounds = 5
 
-// Work runs verification rounds until the task did not change during a round.
+// Work dispatches a task's shards, or verifies one shard: rounds until the
+// task did not change during a round, judging at most Verify.JobPairs pairs
+// in all and handing the rest to a successor.
 func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) error {
+	if !job.Args.IsShard() {
+		return w.dispatch(ctx, job)
+	}
+	if n := workerDeaths(job.JobRow); n >= errs.MaxWorkerDeaths {
+		return w.split(ctx, job, n)
+	}
 	var out VerifyOutput
 	for round := 1; round <= maxRounds; round++ {
 		out.Rounds = round
@@ -86,6 +97,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 		if err != nil {
 			return modelWait(err, "plan verification")
 		}
+		more := plan.keep(w.Verify.jobPairs() - out.Judged)
 		judgements, err := judge(ctx, w.NLI, plan.pairs, w.Verify.NLIBatchSize)
 		if err != nil {
 			return modelWait(err, "NLI with "+w.NLI.Model())
@@ -95,7 +107,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 		write := w.judgements(job.Args.TaskID, plan, judgements, &out)
 		err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 			// A target_queue that added pages while we judged is seen in the
-			// task's work_version, read under its lock.
+			// task's work_version, read under its (share) lock.
 			res, err := q.WriteJudgements(ctx, write)
 			if err != nil {
 				return err
@@ -103,15 +115,17 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 			w.countEdges(write.Edges, res.Inserted, &out)
 			verdicts = res.Posteriors
 			changed := res.Task.WorkVersion != version
-			if changed && round < maxRounds {
+			if changed && !more && round < maxRounds {
 				return nil // commit this round's edges, then go round again
 			}
 			done = true
+			out.HandedOver = changed || more
 			if err := completeTx(ctx, tx, job, out); err != nil {
 				return err
 			}
-			if changed {
-				// The task keeps changing: hand the rest to a successor.
+			if out.HandedOver {
+				// The task keeps changing, or the shard has more pairs than
+				// one job judges: a successor does the rest.
 				return insertSuccessor(ctx, tx, job)
 			}
 			return nil
@@ -128,9 +142,10 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 		}
 		if done {
 			logger(w.Logger).InfoContext(ctx, "claims verified", slog.Int64("job_id", job.ID),
-				slog.Int64("task_id", job.Args.TaskID), slog.Int("claims", out.Claims),
+				slog.Int64("task_id", job.Args.TaskID), slog.Int64("claim_from", job.Args.ClaimFrom),
+				slog.Int64("claim_to", job.Args.ClaimTo), slog.Int("claims", out.Claims),
 				slog.Int("inserted", out.Inserted), slog.Int("skipped_judged", out.SkippedJudged),
-				slog.Int("skipped_conflict", out.SkippedConflict))
+				slog.Int("skipped_conflict", out.SkippedConflict), slog.Bool("handed_over", out.HandedOver))
 			return nil
 		}
 	}
@@ -160,7 +175,7 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 		claimIDs = []int64{}
 	}
 	claims, err := w.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{
-		TaskID: args.TaskID, ClaimIds: claimIDs, MaxChars: jobs.MaxTextRunes})
+		TaskID: args.TaskID, ClaimIds: claimIDs, ClaimFrom: args.ClaimFrom, ClaimTo: args.ClaimTo, MaxChars: jobs.MaxTextRunes})
 	if err != nil {
 		return plan, fmt.Errorf("read claims: %w", err)
 	}

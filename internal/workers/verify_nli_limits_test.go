@@ -70,7 +70,7 @@ func verifyPolar(t *testing.T, adjust func(*workers.VerifyConfig)) pgx.Tx {
 	w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: builtin.NewLexicalNLI(), Verify: verify,
 		Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
 	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w).
-		Work(ctx, t, tx, jobs.VerifyNLIArgs{TaskID: task}, nil)
+		Work(ctx, t, tx, wholeTask(task), nil)
 	if err != nil || res.EventKind != river.EventKindJobCompleted {
 		t.Fatalf("verify_nli: %v, %+v", err, res)
 	}
@@ -222,7 +222,7 @@ func TestSiblingSubdomainsAreOneSource(t *testing.T) {
 			}
 			w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: builtin.NewLexicalNLI(), Verify: verify, Recall: recall}
 			if res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w).
-				Work(ctx, t, tx, jobs.VerifyNLIArgs{TaskID: task, ClaimIDs: []int64{claimID}}, nil); err != nil || res.EventKind != river.EventKindJobCompleted {
+				Work(ctx, t, tx, jobs.VerifyShard(task, claimID, claimID), nil); err != nil || res.EventKind != river.EventKindJobCompleted {
 				t.Fatalf("verify_nli: %v, %+v", err, res)
 			}
 			judgedBy := func(domain string) int {

@@ -1,8 +1,10 @@
 package workers_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"sync"
 	"testing"
 
@@ -62,9 +64,13 @@ func TestVerifyWaitsForEmbeddingsInsteadOfJudgingBlind(t *testing.T) {
 	f.AddTargets(t, task, polarURLs...)
 	f.Drain(t, jobs.KindTargetQueue)
 
-	// Nothing embedded yet: every verify_nli job snoozes, none judges or fails.
+	// Nothing embedded yet: the dispatches enqueue shards, and every shard
+	// snoozes; none judges or fails.
 	for queryInt(t, f.Tx, `SELECT COALESCE(max((metadata->>'snoozes')::int), 0) FROM river_job WHERE kind = 'verify_nli'`) < 2 {
 		res := f.WorkNext(t, jobs.KindVerifyNLI)
+		if res != nil && res.EventKind == river.EventKindJobCompleted && !bytes.Contains(res.Job.EncodedArgs, []byte("claim_from")) {
+			continue // a dispatch
+		}
 		if res == nil || res.EventKind != river.EventKindJobSnoozed {
 			t.Fatalf("verify_nli without embeddings: %+v, want snoozed:\n%s", res, testfleet.JobDump(t, f.Tx))
 		}
@@ -98,13 +104,13 @@ func TestVerifyRerunCreatesNothingAndReportsSkipped(t *testing.T) {
 		t.Fatal("a re-run was deduplicated against a completed job")
 	}
 	f.Drain(t)
-	state, lastErr, output := testfleet.JobRow(t, f.Tx, res.Job.ID)
+	state, lastErr, _ := testfleet.JobRow(t, f.Tx, res.Job.ID)
 	if state != "completed" {
 		t.Fatalf("re-run ended %s: %s", state, lastErr)
 	}
-	var out workers.VerifyOutput
-	if err := json.Unmarshal(output, &out); err != nil {
-		t.Fatalf("output %s: %v", output, err)
+	out, shards := shardOutputs(t, f.Tx, res.Job.ID)
+	if shards == 0 {
+		t.Fatalf("the re-run enqueued no shard:\n%s", testfleet.JobDump(t, f.Tx))
 	}
 	if after := queryInt(t, f.Tx, `SELECT count(*) FROM edges`); after != before {
 		t.Errorf("re-run changed the edge count %d → %d", before, after)
@@ -206,4 +212,36 @@ func TestRediscoveredURLSharesPageButNotClaims(t *testing.T) {
 	if originB != claimsB {
 		t.Errorf("task B has %d origin edges for %d claims", originB, claimsB)
 	}
+}
+
+// wholeTask is a verify_nli shard covering every claim of the task, for
+// tests of what one shard job does.
+func wholeTask(task int64) jobs.VerifyNLIArgs { return jobs.VerifyShard(task, 1, math.MaxInt64) }
+
+// shardOutputs sums the outputs of the verify_nli shard jobs after job id
+// after (those a dispatch enqueued) and counts them.
+func shardOutputs(t *testing.T, tx pgx.Tx, after int64) (sum workers.VerifyOutput, n int) {
+	t.Helper()
+	rows, err := tx.Query(context.Background(), `SELECT metadata->'output' FROM river_job
+		WHERE kind = 'verify_nli' AND id > $1 AND args ? 'claim_from' AND state = 'completed' ORDER BY id`, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range outs {
+		var o workers.VerifyOutput
+		if err := json.Unmarshal(raw, &o); err != nil {
+			t.Fatalf("shard output %s: %v", raw, err)
+		}
+		sum.Claims += o.Claims
+		sum.Judged += o.Judged
+		sum.Inserted += o.Inserted
+		sum.SkippedJudged += o.SkippedJudged
+		sum.Refused += o.Refused
+		n++
+	}
+	return sum, n
 }

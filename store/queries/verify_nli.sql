@@ -34,7 +34,31 @@ LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
 WHERE c.task_id = @task_id AND c.refused_reason IS NULL
   AND (cardinality(@claim_ids::bigint[]) = 0 OR c.id = ANY(@claim_ids::bigint[]))
+  AND (@claim_from::bigint = 0 OR c.id BETWEEN @claim_from::bigint AND @claim_to::bigint)
 ORDER BY c.id;
+
+-- name: TaskClaimShards :many
+-- The shards a dispatching verify_nli enqueues: the claim-id buckets of
+-- @width ids that hold claims of the task still to work (all of them, or
+-- those of @claim_ids). Bucket b is the shard [b·width, b·width + width − 1].
+SELECT DISTINCT (c.id / @width::bigint)::bigint AS bucket
+FROM claims c
+WHERE c.task_id = @task_id AND c.refused_reason IS NULL
+  AND (cardinality(@claim_ids::bigint[]) = 0 OR c.id = ANY(@claim_ids::bigint[]))
+ORDER BY 1;
+
+-- name: ShardClaimIDs :many
+-- The ids of a shard's claims still to work, in order (to split a shard).
+SELECT c.id FROM claims c
+WHERE c.task_id = @task_id AND c.refused_reason IS NULL
+  AND c.id BETWEEN @claim_from::bigint AND @claim_to::bigint
+ORDER BY c.id;
+
+-- name: LockClaims :exec
+-- Row-locks claims in id order before their posteriors are recomputed, so
+-- that two writers of one claim tally one after the other (the second sees
+-- the first one's edges) and never wait on each other in a cycle.
+SELECT c.id FROM claims c WHERE c.id = ANY(@ids::bigint[]) ORDER BY c.id FOR NO KEY UPDATE;
 
 -- name: RefuseClaims :exec
 -- Marks claims the fleet cannot work, with the reason (parallel arrays).

@@ -1,0 +1,170 @@
+package workers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// A task's claims are verified in shards (jobs.VerifyNLIArgs): ranges of
+// Verify.ShardClaims consecutive claim ids, one job each, so that N workers
+// share one task's NLI and no job's work grows with the task. A dispatching
+// job enqueues the shards; a shard judges at most Verify.JobPairs pairs per
+// job; a shard whose worker keeps dying is split in two until the claim
+// that kills it is alone, and only that claim is refused.
+
+// Defaults of a VerifyConfig left zero (tests that build one by hand).
+const (
+	defaultShardClaims = 64
+	defaultJobPairs    = 2000
+)
+
+func (c VerifyConfig) shardClaims() int64 {
+	if c.ShardClaims <= 0 {
+		return defaultShardClaims
+	}
+	return int64(c.ShardClaims)
+}
+
+func (c VerifyConfig) jobPairs() int {
+	if c.JobPairs <= 0 {
+		return defaultJobPairs
+	}
+	return c.JobPairs
+}
+
+// DispatchOutput is the output of a dispatching verify_nli job.
+type DispatchOutput struct {
+	Shards   int `json:"shards"`   // shards of the claims the job covers
+	Enqueued int `json:"enqueued"` // shard jobs inserted; the others were waiting or running already
+}
+
+// dispatchBatch bounds one InsertManyTx of shard jobs.
+const dispatchBatch = 1000
+
+// dispatch enqueues the shards of the job's claims (all of the task's, or
+// those of ClaimIDs) and completes, in one transaction under the task's
+// share lock (store.VerifyShards says why).
+func (w *VerifyNLIWorker) dispatch(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) error {
+	if n := workerDeaths(job.JobRow); n >= errs.MaxWorkerDeaths {
+		return river.JobCancel(fmt.Errorf("its worker process died in %d attempts: not run again", n))
+	}
+	var out DispatchOutput
+	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		shards, err := q.VerifyShards(ctx, job.Args.TaskID, job.Args.ClaimIDs, w.Verify.shardClaims())
+		if err != nil {
+			return err
+		}
+		out.Shards = len(shards)
+		client := river.ClientFromContext[pgx.Tx](ctx)
+		for start := 0; start < len(shards); start += dispatchBatch {
+			batch := shards[start:min(start+dispatchBatch, len(shards))]
+			params := make([]river.InsertManyParams, len(batch))
+			for i, s := range batch {
+				params[i] = river.InsertManyParams{Args: jobs.VerifyShard(job.Args.TaskID, s.From, s.To)}
+			}
+			res, err := client.InsertManyTx(ctx, tx, params)
+			if err != nil {
+				return fmt.Errorf("enqueue verify_nli shards: %w", err)
+			}
+			for _, r := range res {
+				if !r.UniqueSkippedAsDuplicate {
+					out.Enqueued++
+				}
+			}
+		}
+		return completeTx(ctx, tx, job, out)
+	})
+	if err != nil {
+		return fmt.Errorf("dispatch verify_nli shards: %w", err)
+	}
+	logger(w.Logger).DebugContext(ctx, "verify_nli shards enqueued", slog.Int64("job_id", job.ID),
+		slog.Int64("task_id", job.Args.TaskID), slog.Int("shards", out.Shards), slog.Int("enqueued", out.Enqueued))
+	return nil
+}
+
+// SplitOutput is the output of a shard job split after its worker died
+// under it errs.MaxWorkerDeaths times.
+type SplitOutput struct {
+	WorkerDeaths int        `json:"worker_deaths"`
+	Into         [][2]int64 `json:"split_into"` // the two halves' claim-id ranges
+}
+
+// split ends a shard whose worker process died under it deaths times: a
+// shard of several claims is split in two halves of its remaining claims
+// (each a job of its own), so that the claim that kills its worker ends up
+// alone; a shard of one claim marks that claim refused, with the reason,
+// and is cancelled. Every other claim is verified.
+func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs], deaths int) error {
+	a := job.Args
+	ids, err := w.Store.ShardClaimIDs(ctx, store.ShardClaimIDsParams{TaskID: a.TaskID, ClaimFrom: a.ClaimFrom, ClaimTo: a.ClaimTo})
+	if err != nil {
+		return fmt.Errorf("read the shard's claims: %w", err)
+	}
+	if len(ids) == 1 {
+		reason := fmt.Sprintf("its worker process died %d times while verifying it", deaths)
+		err := w.Store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
+			return q.RefuseClaims(ctx, store.RefuseClaimsParams{TaskID: a.TaskID, Ids: ids, Reasons: []string{reason}})
+		})
+		if err != nil {
+			return fmt.Errorf("refuse claim %d: %w", ids[0], err)
+		}
+		logger(w.Logger).WarnContext(ctx, "claim refused: its verification kills the worker", slog.Int64("job_id", job.ID),
+			slog.Int64("task_id", a.TaskID), slog.Int64("claim_id", ids[0]), slog.Int("worker_deaths", deaths))
+		return river.JobCancel(fmt.Errorf("claim %d refused: %s; the task's other claims are verified", ids[0], reason))
+	}
+	var out SplitOutput
+	out.WorkerDeaths = deaths
+	err = w.Store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		var params []river.InsertManyParams
+		if len(ids) > 1 {
+			mid := ids[len(ids)/2]
+			out.Into = [][2]int64{{a.ClaimFrom, mid - 1}, {mid, a.ClaimTo}}
+			for _, r := range out.Into {
+				params = append(params, river.InsertManyParams{Args: jobs.VerifyShard(a.TaskID, r[0], r[1])})
+			}
+			if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertManyTx(ctx, tx, params); err != nil {
+				return fmt.Errorf("enqueue the halves: %w", err)
+			}
+		}
+		return completeTx(ctx, tx, job, out)
+	})
+	if err != nil {
+		return fmt.Errorf("split verify_nli shard: %w", err)
+	}
+	logger(w.Logger).WarnContext(ctx, "verify_nli shard split: its worker died under it", slog.Int64("job_id", job.ID),
+		slog.Int64("task_id", a.TaskID), slog.Int("worker_deaths", deaths), slog.Any("into", out.Into))
+	return nil
+}
+
+// keep cuts the plan to at most budget pairs and reports whether pairs were
+// left out. Whole claims are kept while they fit, so that a claim's pairs
+// (at most MaxPairsPerClaim of its ranking) are judged by one job; only a
+// first claim with more pairs than the budget (MaxPairsPerClaim above
+// JobPairs, as in exhaustive mode, where the pairs left are exactly those a
+// successor selects) is cut inside.
+func (p *verifyPlan) keep(budget int) bool {
+	if len(p.pairs) <= budget {
+		return false
+	}
+	if budget <= 0 {
+		p.pairs, p.meta = nil, nil
+		return true
+	}
+	n := budget
+	for i := budget; i > 0; i-- {
+		if p.meta[i].claimID != p.meta[i-1].claimID {
+			n = i
+			break
+		}
+	}
+	p.pairs, p.meta = p.pairs[:n], p.meta[:n]
+	return true
+}

@@ -1,0 +1,231 @@
+package workers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
+	"github.com/evidencefleet/evidencefleet/jobs"
+)
+
+// shardClaims are the further hypothesis claims of the shard tests: with the
+// hypothesis and the pages' extracted claims, the task has claims in many
+// shards of two.
+var shardClaims = []string{
+	"Arctic sea ice has declined in area and volume.",
+	"Polar bears hunt seals from the sea ice.",
+	"The polar bear is classified as a vulnerable species.",
+	"Polar bear populations are thriving across the Arctic.",
+	"Brown bears and polar bears can interbreed.",
+}
+
+// exhaustive makes the graph independent of which job judges which pair
+// (no cut-off by rank or arrival), with the given shard width and pair bound.
+func exhaustive(shardClaims, jobPairs int) func(*config.Config) {
+	return func(c *config.Config) {
+		c.TopK, c.MaxPairsPerClaim, c.RecallLimit, c.MaxDomains = 100000, 100000, 100000, 100000
+		c.ShardClaims, c.JobPairs = shardClaims, jobPairs
+	}
+}
+
+// nliGraph is every NLI edge of the transaction's database by natural key:
+// the claim's text and the fragment's page and offset.
+func nliGraph(t *testing.T, tx pgx.Tx) []string {
+	t.Helper()
+	rows, err := tx.Query(context.Background(), `SELECT format('%s | %s@%s | %s %s %s', c.text, p.url, f.start_char,
+		e.relation, e.nli_label, round(e.nli_edge_confidence::numeric, 6))
+		FROM edges e JOIN claims c ON c.id = e.target_id JOIN fragments f ON f.id = e.source_id JOIN pages p ON p.id = f.page_id
+		WHERE e.relation IN `+nliRelations+` ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestVerifyShardsJudgeNoMoreThanTheBoundAndBuildTheSameGraph verifies one
+// task twice from the same input: once as one shard with no pair bound, once
+// in shards of two claims judging at most five pairs per job. Every job
+// stays within the bound, the task's verification is spread over several
+// shards and successors, and the graph is the same.
+func TestVerifyShardsJudgeNoMoreThanTheBoundAndBuildTheSameGraph(t *testing.T) {
+	t.Parallel()
+	// Each run in its own subtest, its transaction rolled back before the
+	// next one inserts the same pages.
+	var want, got []string
+	t.Run("OneShard", func(t *testing.T) {
+		f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: exhaustive(100000, 1000000)})
+		task := f.CreateTask(t, polarHypothesis, shardClaims...)
+		f.AddTargets(t, task, polarURLs...)
+		f.Drain(t)
+		want = nliGraph(t, f.Tx)
+	})
+	t.Run("ShardsOfTwoFivePairsPerJob", func(t *testing.T) {
+		f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: exhaustive(2, 5)})
+		task := f.CreateTask(t, polarHypothesis, shardClaims...)
+		f.AddTargets(t, task, polarURLs...)
+		f.Drain(t)
+		got = nliGraph(t, f.Tx)
+		checkShardJobs(t, f, 5)
+	})
+	if len(want) == 0 {
+		t.Fatal("no NLI edge at all: the test proves nothing")
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sharded graph differs: %d edges, want %d\n%s", len(got), len(want), firstDiff(got, want))
+	}
+}
+
+// checkShardJobs requires every shard job of f to have completed within the
+// pair bound, over at least three shards and with hand-overs to successors.
+func checkShardJobs(t *testing.T, f *testfleet.TxFleet, bound int) {
+	t.Helper()
+	rows, err := f.Tx.Query(context.Background(), `SELECT args->>'claim_from', args->>'claim_to', state, metadata->'output'
+		FROM river_job WHERE kind = 'verify_nli' AND args ? 'claim_from' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranges, handedOver, jobsRun := map[string]bool{}, 0, 0
+	for rows.Next() {
+		var from, to, state string
+		var raw []byte
+		if err := rows.Scan(&from, &to, &state, &raw); err != nil {
+			t.Fatal(err)
+		}
+		var out workers.VerifyOutput
+		if state != "completed" || json.Unmarshal(raw, &out) != nil {
+			t.Errorf("shard [%s, %s] ended %s with output %s", from, to, state, raw)
+			continue
+		}
+		if out.Judged > bound {
+			t.Errorf("shard [%s, %s] judged %d pairs in one job, more than the bound of %d", from, to, out.Judged, bound)
+		}
+		ranges[from+"-"+to] = true
+		if out.HandedOver {
+			handedOver++
+		}
+		jobsRun++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d shard jobs over %d shards, %d handed over to a successor", jobsRun, len(ranges), handedOver)
+	if len(ranges) < 3 || handedOver == 0 {
+		t.Errorf("%d shards, %d hand-overs: the task was not spread over shards and successors", len(ranges), handedOver)
+	}
+}
+
+func firstDiff(got, want []string) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("first difference at %d:\n got  %s\n want %s", i, got[i], want[i])
+		}
+	}
+	return "one is a prefix of the other"
+}
+
+// TestVerifyShardSplitsUntilTheClaimThatKillsItsWorkerIsAlone plays a claim
+// whose verification kills the worker process: every shard job whose range
+// holds it is given errs.MaxWorkerDeaths deaths (as the lifeline records
+// them) before it runs. Shards split in halves until the claim is alone;
+// only that claim is refused, with the reason, its last job is cancelled
+// naming it, and every other claim of the task is verified.
+func TestVerifyShardSplitsUntilTheClaimThatKillsItsWorkerIsAlone(t *testing.T) {
+	t.Parallel()
+	poisonText := shardClaims[2]
+	// The graph of a run without the poison, but for the poison claim's edges.
+	var want, got []string
+	t.Run("Clean", func(t *testing.T) {
+		f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: exhaustive(8, 1000000)})
+		task := f.CreateTask(t, polarHypothesis, shardClaims...)
+		f.AddTargets(t, task, polarURLs...)
+		f.Drain(t)
+		for _, e := range nliGraph(t, f.Tx) {
+			if !strings.HasPrefix(e, poisonText+" |") {
+				want = append(want, e)
+			}
+		}
+	})
+	t.Run("Poisoned", func(t *testing.T) {
+		f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: exhaustive(8, 1000000)})
+		task := f.CreateTask(t, polarHypothesis, shardClaims...)
+		f.AddTargets(t, task, polarURLs...)
+		f.Drain(t, jobs.KindTargetQueue, jobs.KindEmbed)
+		var poison int64
+		if err := f.Tx.QueryRow(context.Background(), `SELECT id FROM claims WHERE task_id = $1 AND text = $2`, task, poisonText).
+			Scan(&poison); err != nil {
+			t.Fatal(err)
+		}
+		drainPoisoned(t, f, poison)
+		got = nliGraph(t, f.Tx)
+	})
+	if len(want) == 0 {
+		t.Fatal("no NLI edge at all: the test proves nothing")
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the other claims' graph differs from a clean run: %d edges, want %d\n%s", len(got), len(want), firstDiff(got, want))
+	}
+}
+
+// drainPoisoned works f's jobs, giving every shard job whose range holds the
+// poison claim errs.MaxWorkerDeaths deaths (as the lifeline records them)
+// before it runs, and checks the splits, the refusal and the cancellation.
+func drainPoisoned(t *testing.T, f *testfleet.TxFleet, poison int64) {
+	t.Helper()
+	ctx := context.Background()
+	died := `[` + strings.Repeat(`{"at":"2026-01-01T00:00:00Z","attempt":1,"error":"worker process evf1_x `+errs.WorkerDied+`","trace":""},`, errs.MaxWorkerDeaths)
+	died = strings.TrimSuffix(died, ",") + `]`
+	for range 200 {
+		_, err := f.Tx.Exec(ctx, `UPDATE river_job SET errors = ARRAY(SELECT jsonb_array_elements($1::jsonb)), attempt = $2
+			WHERE kind = 'verify_nli' AND state = 'available' AND args ? 'claim_from'
+			  AND $3 BETWEEN (args->>'claim_from')::bigint AND (args->>'claim_to')::bigint AND COALESCE(cardinality(errors), 0) = 0`,
+			died, errs.MaxWorkerDeaths, poison)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.WorkNext(t) == nil {
+			break
+		}
+	}
+	splits := queryInt(t, f.Tx, `SELECT count(*) FROM river_job WHERE kind = 'verify_nli' AND metadata->'output' ? 'split_into'`)
+	// Claim ids of parallel tests interleave: count the claims the first
+	// shard holding the poison had.
+	first := queryInt(t, f.Tx, `SELECT count(*) FROM claims c JOIN claims p ON p.id = $1 AND c.task_id = p.task_id,
+		(SELECT (args->>'claim_from')::bigint AS lo, (args->>'claim_to')::bigint AS hi FROM river_job
+		 WHERE kind = 'verify_nli' AND $1 BETWEEN (args->>'claim_from')::bigint AND (args->>'claim_to')::bigint ORDER BY id LIMIT 1) j
+		WHERE c.id BETWEEN j.lo AND j.hi`, poison)
+	t.Logf("the poison's first shard held %d claims; %d splits", first, splits)
+	if first > 1 && splits == 0 || first > 2 && splits < 2 {
+		t.Errorf("%d splits of a shard of %d claims: not halved down to the claim\n%s", splits, first, testfleet.JobDump(t, f.Tx))
+	}
+	var reason *string
+	if err := f.Tx.QueryRow(ctx, `SELECT refused_reason FROM claims WHERE id = $1`, poison).Scan(&reason); err != nil {
+		t.Fatal(err)
+	}
+	if reason == nil || !strings.Contains(*reason, "died 3 times while verifying it") {
+		t.Errorf("the poison claim's refused_reason is %v; want the worker deaths named", reason)
+	}
+	cancelled := queryInt(t, f.Tx, `SELECT count(*) FROM river_job WHERE kind = 'verify_nli' AND state = 'cancelled'
+		AND errors[cardinality(errors)]->>'error' LIKE $1`, fmt.Sprintf("%%claim %d refused%%", poison))
+	if cancelled != 1 {
+		t.Errorf("%d cancelled jobs name the poison claim, want 1:\n%s", cancelled, testfleet.JobDump(t, f.Tx))
+	}
+	if n := queryInt(t, f.Tx, `SELECT count(*) FROM river_job WHERE state NOT IN ('completed', 'cancelled')`); n != 0 {
+		t.Errorf("%d jobs unfinished:\n%s", n, testfleet.JobDump(t, f.Tx))
+	}
+	if n := queryInt(t, f.Tx, `SELECT count(*) FROM claims WHERE refused_reason IS NOT NULL AND id <> $1`, poison); n != 0 {
+		t.Errorf("%d other claims were refused", n)
+	}
+}
