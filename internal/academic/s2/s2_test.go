@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
-	"github.com/evidencefleet/evidencefleet/internal/academic/cassette"
+	"github.com/evidencefleet/evidencefleet/internal/harness/cassette"
 	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 )
