@@ -3,8 +3,8 @@ package tei
 import (
 	"context"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 )
 
 // Reranker is a models.Reranker backed by TEI's POST /rerank with a
