@@ -21,7 +21,6 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/tei"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
@@ -129,7 +128,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, docs []string) ([]f
 		for i, res := range *resp.Results {
 			idx[i], scores[i] = res.Index, res.RelevanceScore
 		}
-		got, err := tei.ByIndex(hi-lo, idx, scores)
+		got, err := models.ScoresByIndex(hi-lo, idx, scores)
 		if err != nil {
 			return nil, r.bad("%v", err)
 		}
