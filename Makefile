@@ -10,21 +10,22 @@ run: build
 	scripts/with-postgres.sh scripts/demo.sh
 
 # The suite includes the dashboard check against a real Prometheus
-# (internal/dashboard) when prometheus and promtool are on PATH, and the
-# chart tests (internal/chart) when bin/helm or helm exists (`make helm`);
-# each is skipped otherwise. `make dashcheck` runs the first alone and fails
+# (internal/harness/dashboardcheck) when prometheus and promtool are on PATH,
+# and the chart tests (internal/harness/chartcheck) when bin/helm or helm
+# exists (`make helm`); each is skipped otherwise. `make dashcheck` runs the first alone and fails
 # without its tools.
 test:
 	scripts/with-postgres.sh $(GO) test -race -count=1 $(PKGS)
 
-# helm for the chart tests (internal/chart), built from the Go module proxy.
+# helm for the chart tests (internal/harness/chartcheck), built from the Go
+# module proxy.
 HELM_VERSION ?= v3.22.0
 helm: $(BIN)/helm
 $(BIN)/helm:
 	GOBIN=$(CURDIR)/$(BIN) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 dashcheck:
-	EVF_REQUIRE_PROMETHEUS=1 scripts/with-postgres.sh $(GO) test -count=1 -run TestDashboard -v ./internal/dashboard/
+	EVF_REQUIRE_PROMETHEUS=1 scripts/with-postgres.sh $(GO) test -count=1 -run TestDashboard -v ./internal/harness/dashboardcheck/
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 build:

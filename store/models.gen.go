@@ -136,6 +136,7 @@ type RiverJob struct {
 	Args        []byte     `json:"args"`
 	Attempt     int16      `json:"attempt"`
 	AttemptedAt *time.Time `json:"attempted_at"`
+	AttemptedBy []string   `json:"attempted_by"`
 	CreatedAt   time.Time  `json:"created_at"`
 	Errors      [][]byte   `json:"errors"`
 	FinalizedAt *time.Time `json:"finalized_at"`

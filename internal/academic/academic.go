@@ -2,13 +2,13 @@
 // Scholar Graph API in academic/s2, OpenAlex in academic/openalex) share: a
 // small paper and citation-link model, identifier normalisation (DOI, PMID,
 // arXiv), paging bounds, and Client, a JSON-over-HTTP client built on
-// internal/models/httpx (retries with backoff honouring Retry-After, circuit
+// internal/httpx (retries with backoff honouring Retry-After, circuit
 // breaker, metrics) that adds a minimum spacing between requests, maps 404
-// to modelerr.ErrNotFound and keeps the API key out of errors.
+// to remoteerr.ErrNotFound and keeps the API key out of errors.
 //
-// The errors of the clients are those of internal/models/modelerr; test them
+// The errors of the clients are those of internal/remoteerr; test them
 // with errors.Is. Failures of the HTTP exchange are *httpx.Error values
-// wrapping modelerr.ErrUnavailable, ErrRejected (4xx other than 404, 408 and
+// wrapping remoteerr.ErrUnavailable, ErrRejected (4xx other than 404, 408 and
 // 429), ErrBadResponse (an answer that is not the documented JSON),
 // ErrNotFound (a 404: the API does not know the paper; not retried) or a
 // context error.

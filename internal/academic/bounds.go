@@ -3,7 +3,7 @@ package academic
 import (
 	"fmt"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 )
 
 // What one request to an academic API can need: an answer is a page of at

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // Capability is the metric capability label and error prefix of the
@@ -128,7 +128,7 @@ func (c *Client) BadResponse(target, reason string) error {
 func (c *Client) badResponse(path string, status int, reason string, body []byte) *httpx.Error {
 	c.hc.Metrics().ModelError(c.backend, c.capability, "bad_response")
 	return &httpx.Error{Backend: c.backend, Capability: c.capability, Path: path, Status: status, Attempts: 1,
-		Reason: reason, Message: httpx.Snippet(string(bytes.TrimSpace(body)), 200), Err: modelerr.ErrBadResponse}
+		Reason: reason, Message: httpx.Snippet(string(bytes.TrimSpace(body)), 200), Err: remoteerr.ErrBadResponse}
 }
 
 func (c *Client) setHeaders(req *http.Request, header http.Header) {
@@ -151,8 +151,8 @@ func (c *Client) wrap(err error) error {
 	}
 	var he *httpx.Error
 	if errors.As(err, &he) {
-		if he.Status == http.StatusNotFound && errors.Is(he.Err, modelerr.ErrRejected) {
-			he.Err = modelerr.ErrNotFound
+		if he.Status == http.StatusNotFound && errors.Is(he.Err, remoteerr.ErrRejected) {
+			he.Err = remoteerr.ErrNotFound
 		}
 		he.Reason = c.redact(he.Reason)
 		he.Message = c.redact(he.Message)

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 const secret = "s3cr3t-key-0123456789"
@@ -33,17 +33,17 @@ func TestGetJSONErrors(t *testing.T) {
 		wantText []string // substrings of the error text
 		requests int32
 	}{
-		{"404 is not found, not retried", 404, `{"error":"Paper with id X not found"}`, modelerr.ErrNotFound,
+		{"404 is not found, not retried", 404, `{"error":"Paper with id X not found"}`, remoteerr.ErrNotFound,
 			[]string{"testapi", "/v1/thing/X", "not found", "404"}, 1},
-		{"garbage JSON", 200, `<html>oops</html>`, modelerr.ErrBadResponse,
+		{"garbage JSON", 200, `<html>oops</html>`, remoteerr.ErrBadResponse,
 			[]string{"testapi", "/v1/thing/X", "decoding the JSON answer", "<html>oops</html>"}, 1},
-		{"JSON of the wrong shape", 200, `[1,2,3]`, modelerr.ErrBadResponse, []string{"testapi", "/v1/thing/X"}, 1},
-		{"JSON null", 200, `null`, modelerr.ErrBadResponse, []string{"testapi", "/v1/thing/X", "null"}, 1},
-		{"400 is rejected", 400, `{"message":"bad fields"}`, modelerr.ErrRejected, []string{"testapi", "/v1/thing/X", "400", "bad fields"}, 1},
-		{"500 retried, then unavailable", 500, `boom`, modelerr.ErrUnavailable, []string{"testapi", "/v1/thing/X", "500", "3 attempts"}, 3},
-		{"secret echoed in an error body is redacted", 403, `{"message":"Forbidden for key ` + secret + `"}`, modelerr.ErrRejected,
+		{"JSON of the wrong shape", 200, `[1,2,3]`, remoteerr.ErrBadResponse, []string{"testapi", "/v1/thing/X"}, 1},
+		{"JSON null", 200, `null`, remoteerr.ErrBadResponse, []string{"testapi", "/v1/thing/X", "null"}, 1},
+		{"400 is rejected", 400, `{"message":"bad fields"}`, remoteerr.ErrRejected, []string{"testapi", "/v1/thing/X", "400", "bad fields"}, 1},
+		{"500 retried, then unavailable", 500, `boom`, remoteerr.ErrUnavailable, []string{"testapi", "/v1/thing/X", "500", "3 attempts"}, 3},
+		{"secret echoed in an error body is redacted", 403, `{"message":"Forbidden for key ` + secret + `"}`, remoteerr.ErrRejected,
 			[]string{"testapi", "403", "[redacted]"}, 1},
-		{"secret echoed in a garbage body is redacted", 200, `not json, key=` + secret, modelerr.ErrBadResponse,
+		{"secret echoed in a garbage body is redacted", 200, `not json, key=` + secret, remoteerr.ErrBadResponse,
 			[]string{"testapi", "[redacted]"}, 1},
 	}
 	for _, tt := range tests {
@@ -129,10 +129,10 @@ func TestPostJSON(t *testing.T) {
 	if len(out) != 2 || out[0].A != 1 || out[1] != nil {
 		t.Fatalf("decoded %+v", out)
 	}
-	if err := c.PostJSON(context.Background(), srv.URL+"/null", nil, nil, testBound, &out); !errors.Is(err, modelerr.ErrBadResponse) {
+	if err := c.PostJSON(context.Background(), srv.URL+"/null", nil, nil, testBound, &out); !errors.Is(err, remoteerr.ErrBadResponse) {
 		t.Fatalf("null answer: err = %v, want ErrBadResponse", err)
 	}
-	if err := c.PostJSON(context.Background(), srv.URL+"/missing", nil, nil, testBound, &out); !errors.Is(err, modelerr.ErrNotFound) {
+	if err := c.PostJSON(context.Background(), srv.URL+"/missing", nil, nil, testBound, &out); !errors.Is(err, remoteerr.ErrNotFound) {
 		t.Fatalf("404: err = %v, want ErrNotFound", err)
 	}
 }

@@ -29,10 +29,10 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/models/configured"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
@@ -57,8 +57,50 @@ type Worker struct {
 	lost     chan error // the lifeline's failure: the process must stop
 }
 
-// NewDeps builds the job dependencies from the configuration.
-func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics.Metrics) (*workers.Deps, *crawl.Fetcher, error) {
+// Parts are what a worker process works jobs with, short of its connection
+// pool, queues and River client: the job dependencies on one store, the
+// fetcher among them (Close it when done), and the River configuration of a
+// worker — its settings, the middleware every job goes through (jobMetrics,
+// then workers.Middleware) and a worker for every job kind. New completes
+// them into a process (queues, periodic jobs, client id); the harness works
+// jobs with the same parts in a test transaction.
+type Parts struct {
+	Deps    *workers.Deps
+	Fetcher *crawl.Fetcher
+	River   *river.Config
+}
+
+// Build assembles the Parts of a worker for cfg on st.
+func Build(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (*Parts, error) {
+	deps, fetcher, err := newDeps(cfg, st, log, m)
+	if err != nil {
+		return nil, err
+	}
+	registry := river.NewWorkers()
+	if err := workers.AddWorkers(registry, deps); err != nil {
+		fetcher.Close()
+		return nil, err
+	}
+	rc := riverSettings(cfg, log)
+	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}}, workers.Middleware()...)
+	rc.Workers = registry
+	return &Parts{Deps: deps, Fetcher: fetcher, River: rc}, nil
+}
+
+// riverSettings is the River client configuration of a worker without its
+// middleware, workers and queues.
+func riverSettings(cfg config.Config, log *slog.Logger) *river.Config {
+	return &river.Config{
+		Logger:               log,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueStuckAfter,
+		FetchCooldown:        50 * time.Millisecond,
+		FetchPollInterval:    500 * time.Millisecond,
+	}
+}
+
+// newDeps builds the job dependencies from the configuration.
+func newDeps(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (*workers.Deps, *crawl.Fetcher, error) {
 	fc := crawl.DefaultConfig()
 	fc.UserAgent = cfg.UserAgent
 	fc.Timeout = cfg.FetchTimeout
@@ -75,9 +117,21 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	if err != nil {
 		return nil, nil, fmt.Errorf("fetcher: %w", err)
 	}
+	deps, err := newModelDeps(cfg, log, m)
+	if err != nil {
+		fetcher.Close()
+		return nil, nil, err
+	}
+	deps.Store, deps.Fetcher = st, fetcher
+	return deps, fetcher, nil
+}
+
+// newModelDeps builds the job dependencies other than the store and the
+// fetcher: models, search, academic APIs and the jobs' settings.
+func newModelDeps(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*workers.Deps, error) {
 	models, err := configured.New(cfg, m)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	mc := cfg.Models()
 	verify := workers.VerifyConfigFrom(cfg, models.MinSimilarity)
@@ -85,7 +139,7 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	if cfg.SearchURL != "" {
 		s, err := search.NewSearXNG(cfg.SearchURL, cfg.FetchTimeout)
 		if err != nil {
-			return nil, nil, fmt.Errorf("EVF_SEARCH_URL: %w", err)
+			return nil, fmt.Errorf("EVF_SEARCH_URL: %w", err)
 		}
 		searcher = s
 	} else if log != nil {
@@ -95,7 +149,7 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 	var citations workers.CitationSource
 	var scholar workers.ScholarSearch
 	if r, err := newPaperResolver(cfg, m, log); err != nil {
-		return nil, nil, err
+		return nil, err
 	} else if r != nil {
 		resolver, citations, scholar = r, r, r
 	}
@@ -105,8 +159,6 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 		Scholar:       scholar,
 		Search:        searcher,
 		SearchResults: cfg.SearchResults,
-		Store:         store.NewStore(pool),
-		Fetcher:       fetcher,
 		Embedder:      models.Embedder,
 		NLI:           models.NLI,
 		Reranker:      models.Reranker,
@@ -124,7 +176,7 @@ func NewDeps(cfg config.Config, pool *pgxpool.Pool, log *slog.Logger, m *metrics
 		Rerank:    workers.RerankConfigFrom(cfg),
 		Waits:     workers.ServerWaits{Max: cfg.ServerWaitMax, Snoozes: cfg.ServerWaitSnoozes},
 		TaskIndex: taskindex.NewCache(int64(cfg.TaskIndexMB) << 20),
-	}, fetcher, nil
+	}, nil
 }
 
 // PoolSize is the connection pool size for the configured concurrency: one
@@ -163,25 +215,6 @@ func NewPool(ctx context.Context, cfg config.Config, m *metrics.Metrics) (*pgxpo
 	return pool, nil
 }
 
-// RiverConfig is the River client configuration of a worker, without its
-// queues and workers. The benchmark's River baseline uses it too, so that
-// both run with the same settings.
-func RiverConfig(cfg config.Config, log *slog.Logger) *river.Config {
-	return &river.Config{
-		Logger:               log,
-		JobTimeout:           cfg.JobTimeout,
-		RescueStuckJobsAfter: cfg.RescueStuckAfter,
-		FetchCooldown:        50 * time.Millisecond,
-		FetchPollInterval:    500 * time.Millisecond,
-	}
-}
-
-// Middleware is what every job of a worker goes through: its metrics, then
-// the workers' own (workers.Middleware).
-func Middleware(m *metrics.Metrics) []rivertype.Middleware {
-	return append([]rivertype.Middleware{&jobMetrics{m: m}}, workers.Middleware()...)
-}
-
 // New connects and builds a worker; Start runs it.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, error) {
 	m := metrics.New()
@@ -190,28 +223,22 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 		return nil, err
 	}
 	w := &Worker{cfg: cfg, log: log, pool: pool, metrics: m}
-	deps, fetcher, err := NewDeps(cfg, pool, log, w.metrics)
+	parts, err := Build(cfg, store.NewStore(pool), log, m)
 	if err != nil {
 		pool.Close()
 		return nil, err
 	}
-	w.fetcher = fetcher
-	w.deps = deps
-	registry := river.NewWorkers()
-	if err := workers.AddWorkers(registry, deps); err != nil {
-		pool.Close()
-		return nil, err
-	}
+	w.fetcher, w.deps = parts.Fetcher, parts.Deps
 	queues, err := workers.Queues(cfg.Queues, cfg.Concurrency())
 	if err != nil {
+		parts.Fetcher.Close()
 		pool.Close()
 		return nil, err
 	}
-	rc := RiverConfig(cfg, log)
+	rc := parts.River
 	w.id = newClientID()
 	rc.ID = w.id
-	rc.Queues, rc.Workers = queues, registry
-	rc.Middleware = Middleware(m)
+	rc.Queues = queues
 	rc.PeriodicJobs = periodicJobs(cfg, queues)
 	served := map[string]string{}
 	for kind, queue := range jobs.KindQueues {
@@ -232,6 +259,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 	m.Registry.MustRegister(newQueueStats(store.New(pool), jobs.AllQueues, cfg.QueueStatsTTL, statsLog))
 	w.client, err = river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {
+		parts.Fetcher.Close()
 		pool.Close()
 		return nil, fmt.Errorf("river client: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // A worker process proves it is alive by holding a session advisory lock,
@@ -83,7 +84,7 @@ func startLifeline(ctx context.Context, pool *pgxpool.Pool, id string, interval 
 	if err != nil {
 		return nil, fmt.Errorf("lifeline: connect: %w", err)
 	}
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, lifelineKey(id)); err != nil {
+	if err := store.New(conn).TakeLifelineLock(ctx, lifelineKey(id)); err != nil {
 		_ = conn.Close(ctx)
 		return nil, fmt.Errorf("lifeline: take the liveness lock: %w", err)
 	}
@@ -124,14 +125,7 @@ func (l *lifeline) close() {
 
 // rescue returns the running jobs of every dead lifeline process to work.
 func (l *lifeline) rescue(ctx context.Context) error {
-	rows, err := l.pool.Query(ctx, `SELECT DISTINCT attempted_by[cardinality(attempted_by)] FROM river_job
-		WHERE state = 'running' AND cardinality(attempted_by) > 0
-		  AND starts_with(attempted_by[cardinality(attempted_by)], $1) AND attempted_by[cardinality(attempted_by)] <> $2`,
-		clientIDPrefix, l.id)
-	if err != nil {
-		return fmt.Errorf("running jobs' processes: %w", err)
-	}
-	owners, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	owners, err := store.New(l.pool).RunningJobOwners(ctx, store.RunningJobOwnersParams{Prefix: clientIDPrefix, Self: l.id})
 	if err != nil {
 		return fmt.Errorf("running jobs' processes: %w", err)
 	}
@@ -157,12 +151,13 @@ func (l *lifeline) dead(ctx context.Context, owner string) (bool, error) {
 		return false, fmt.Errorf("lifeline: %w", err)
 	}
 	defer c.Release()
-	var free bool
-	if err := c.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, lifelineKey(owner)).Scan(&free); err != nil {
+	q := store.New(c)
+	free, err := q.TryLifelineLock(ctx, lifelineKey(owner))
+	if err != nil {
 		return false, fmt.Errorf("lifeline: try %s: %w", owner, err)
 	}
 	if free {
-		if _, err := c.Exec(ctx, `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, lifelineKey(owner)); err != nil {
+		if err := q.ReleaseLifelineLock(ctx, lifelineKey(owner)); err != nil {
 			c.Conn().PgConn().Close(ctx) // never return a connection holding the lock to the pool
 			return false, fmt.Errorf("lifeline: release %s: %w", owner, err)
 		}
@@ -176,28 +171,14 @@ func (l *lifeline) dead(ctx context.Context, owner string) (bool, error) {
 // workers (workers.Middleware; target_queue fails its target), not here.
 func (l *lifeline) rescueJobsOf(ctx context.Context, owner string) error {
 	msg := "worker process " + owner + " " + errs.WorkerDied + " (its liveness lock was free); rescued by " + l.id
-	rows, err := l.pool.Query(ctx, `
-		UPDATE river_job SET
-		    state = 'available', scheduled_at = now(),
-		    errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', $2::text, 'trace', ''))
-		WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = $1
-		RETURNING id, kind, attempt`, owner, msg)
-	if err != nil {
-		return fmt.Errorf("lifeline: rescue the jobs of %s: %w", owner, err)
-	}
-	type rescued struct {
-		ID      int64
-		Kind    string
-		Attempt int
-	}
-	jobs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[rescued])
+	jobs, err := store.New(l.pool).RescueRunningJobsOf(ctx, store.RescueRunningJobsOfParams{Owner: owner, Message: msg})
 	if err != nil {
 		return fmt.Errorf("lifeline: rescue the jobs of %s: %w", owner, err)
 	}
 	for _, j := range jobs {
 		l.metrics.Rescued(j.Kind)
 		l.log.Warn("lifeline: rescued a job of a dead worker process", slog.Int64("job_id", j.ID), slog.String("kind", j.Kind),
-			slog.Int("attempt", j.Attempt), slog.String("dead_process", owner))
+			slog.Int("attempt", int(j.Attempt)), slog.String("dead_process", owner))
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ func TestOrphanSweepFromALeaderWithoutMaintenance(t *testing.T) {
 	if err := workers.AddWorkers(registry, &workers.Deps{}); err != nil {
 		t.Fatal(err)
 	}
-	rc := RiverConfig(config.Config{JobTimeout: time.Minute, RescueStuckAfter: time.Hour}, nil)
+	rc := riverSettings(config.Config{JobTimeout: time.Minute, RescueStuckAfter: time.Hour}, nil)
 	rc.Queues, rc.Workers = queues, registry
 	// A short interval stands in for EVF_ORPHAN_SWEEP_INTERVAL (at least 1m
 	// in a real configuration).

@@ -78,8 +78,7 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 	if len(texts) > MaxBatch {
 		return nil, badInput("claims", "%d in one call, more than the %d allowed", len(texts), MaxBatch)
 	}
-	out := make([]AddedClaim, 0, len(texts))
-	hashes := make([]string, 0, len(texts))
+	trimmed := make([]string, len(texts))
 	for i, t := range texts {
 		t = strings.TrimSpace(t)
 		if t == "" {
@@ -88,58 +87,19 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 		if err := jobs.CheckText(t, jobs.MaxTextRunes); err != nil {
 			return nil, badInput(fmt.Sprintf("claim %d", i+1), "%v", err)
 		}
-		out = append(out, AddedClaim{Text: t})
-		hashes = append(hashes, store.TextHash(t))
+		trimmed[i] = t
 	}
-	q := store.New(tx)
-	task, err := q.LockActiveTask(ctx, taskID)
+	added, err := store.New(tx).AddHypotheses(ctx, taskID, trimmed)
 	if err != nil {
 		return nil, err
 	}
-	existing, err := q.ExistingHypotheses(ctx, store.ExistingHypothesesParams{TaskID: taskID, TextHashes: hashes})
-	if err != nil {
-		return nil, fmt.Errorf("read existing claims: %w", err)
+	out := make([]AddedClaim, len(added))
+	inserted := false
+	for i, a := range added {
+		out[i] = AddedClaim{ID: a.ID, EvidenceNo: a.EvidenceNo, Text: trimmed[i], New: a.New}
+		inserted = inserted || a.New
 	}
-	have := make(map[string]store.ExistingHypothesesRow, len(existing))
-	for _, e := range existing {
-		have[e.TextHash] = e
-	}
-	next := task.NextEvidenceNo
-	p := store.InsertHypothesesParams{TaskID: taskID}
-	pending := map[string]int{} // hash → index in p
-	for i, h := range hashes {
-		if e, ok := have[h]; ok {
-			out[i].ID, out[i].EvidenceNo = e.ID, e.EvidenceNo
-			continue
-		}
-		if _, dup := pending[h]; dup {
-			continue
-		}
-		pending[h] = len(p.Texts)
-		p.EvidenceNos = append(p.EvidenceNos, next)
-		p.Texts = append(p.Texts, out[i].Text)
-		p.TextHashes = append(p.TextHashes, h)
-		next++
-	}
-	if len(p.Texts) > 0 {
-		rows, err := q.InsertHypotheses(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("insert claims: %w", err)
-		}
-		byNo := make(map[int32]int64, len(rows))
-		for _, r := range rows {
-			byNo[r.EvidenceNo] = r.ID
-		}
-		for i, h := range hashes {
-			if j, ok := pending[h]; ok && out[i].ID == 0 {
-				out[i].EvidenceNo = p.EvidenceNos[j]
-				out[i].ID = byNo[p.EvidenceNos[j]]
-				out[i].New = true
-			}
-		}
-		if err := q.AdvanceTask(ctx, store.AdvanceTaskParams{ID: taskID, NextEvidenceNo: next}); err != nil {
-			return nil, fmt.Errorf("advance task: %w", err)
-		}
+	if inserted {
 		if _, err := client.InsertTx(ctx, tx, jobs.VerifyNLIArgs{TaskID: taskID}, nil); err != nil {
 			return nil, fmt.Errorf("enqueue verify_nli: %w", err)
 		}

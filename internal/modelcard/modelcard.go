@@ -2,18 +2,30 @@
 // the built-in deterministic baselines, and how well it was measured to do.
 // Reports, exports and the worker's start-up log use it to say plainly when
 // a judgement comes from a baseline rather than a trained model.
+//
+// It holds names and figures only, never a model: it imports the standard
+// library only, so the enqueue CLI that prints its banner links no model,
+// parser or crawler (the ids of the built-ins are declared here and
+// internal/models/builtin takes them from here).
 package modelcard
 
 import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
 // builtinPrefix starts the id of every built-in model.
 const builtinPrefix = "builtin-"
+
+// The model ids of the built-in deterministic baselines of
+// internal/models/builtin.
+const (
+	BuiltinHashEmbedder = builtinPrefix + "hash-ngram-v1"      // builtin.HashEmbedder
+	BuiltinLexicalNLI   = builtinPrefix + "lexical-nli-v3"     // builtin.LexicalNLI
+	BuiltinBM25Reranker = builtinPrefix + "bm25-v1"            // builtin.BM25Reranker
+	BuiltinSentenceLLM  = builtinPrefix + "sentence-claims-v1" // builtin.SentenceLLM
+)
 
 // IsBaseline reports whether model is a built-in deterministic baseline.
 func IsBaseline(model string) bool { return strings.HasPrefix(model, builtinPrefix) }
@@ -38,7 +50,7 @@ var NLIReportAccuracy = []Measured{
 
 // quality is what is measured of each built-in, in a few words.
 func quality(model string) string {
-	if model == builtin.LexicalNLIModel {
+	if model == BuiltinLexicalNLI {
 		parts := make([]string, len(NLIReportAccuracy))
 		for i, m := range NLIReportAccuracy {
 			parts[i] = fmt.Sprintf("%s %.2f", m.Data, m.Accuracy)

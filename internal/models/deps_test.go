@@ -6,19 +6,17 @@ import (
 	"testing"
 )
 
-// TestStandardLibraryOnly keeps the capability interfaces and the error
-// vocabulary free of the project's other packages and of third-party code:
-// every client and every worker imports them.
+// TestStandardLibraryOnly keeps the capability interfaces free of the
+// project's other packages and of third-party code: every client and every
+// worker imports them. (internal/remoteerr, the error vocabulary, has the same
+// test.)
 func TestStandardLibraryOnly(t *testing.T) {
 	t.Parallel()
-	for _, pkg := range []string{".", "./modelerr"} {
-		out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg).Output()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v", pkg, err)
-		}
-		deps := strings.Fields(string(out))
-		if len(deps) != 1 {
-			t.Errorf("%s depends on non-standard packages: %q", pkg, deps)
-		}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	if deps := strings.Fields(string(out)); len(deps) != 1 {
+		t.Errorf("models depends on non-standard packages: %q", deps)
 	}
 }

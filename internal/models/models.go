@@ -7,9 +7,9 @@
 // The implementations live in subpackages: the built-in, deterministic,
 // offline baselines in models/builtin; the HTTP backends (OpenAI-compatible,
 // TEI, Jina-style) in models/openai, models/tei and models/jina on the
-// resilient client of models/httpx; the choice among them from the
-// configuration in models/configured. The errors they share are in
-// models/modelerr.
+// resilient client of internal/httpx; the choice among them from the
+// configuration in models/configured. The errors they share with the
+// academic clients are in internal/remoteerr.
 package models
 
 import "context"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // Answers bounded by their request (issue 24, point 5). The test measures
@@ -63,7 +63,7 @@ func TestAnswerOf64MiBRefusedAtThePageBound(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			alloc := after.TotalAlloc - before.TotalAlloc
 			t.Logf("%s: allocated %.1f MiB while answering a 64 MiB body; error: %v", tc.name, float64(alloc)/(1<<20), err)
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrBadResponse naming %q", err, tc.want)
 			}
 			if alloc > 4<<20 {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 )
 
 // Result is one search hit.
@@ -81,7 +81,7 @@ func NewSearXNG(base string, timeout time.Duration) (*SearXNG, error) {
 // Search implements Searcher. Results without an http(s) URL are dropped.
 // The answer is decoded as a stream within PageBound(limit); past it (or
 // with a Content-Length over it) the search fails with an error wrapping
-// *httpx.TooLargeError, so modelerr.ErrBadResponse.
+// *httpx.TooLargeError, so remoteerr.ErrBadResponse.
 func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]Result, error) {
 	if s == nil {
 		return nil, ErrNotConfigured

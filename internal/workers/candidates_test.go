@@ -24,12 +24,12 @@ func TestCandidatesInMemoryMatchPostgres(t *testing.T) {
 	b := setupVerify(t)
 	ctx := context.Background()
 	m := metrics.New()
-	deps, fetcher, err := fleet.NewDeps(b.f.Config, nil, nil, m)
+	parts, err := fleet.Build(b.f.Config, b.f.Store, nil, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fetcher.Close()
-	deps.Store = b.f.Store
+	parts.Fetcher.Close()
+	deps := parts.Deps
 	deps.Verify.RecallLimit = 1 << 20
 	deps.Verify.RecallMaxTermFreq = 1 // no pruning: the OR of every term
 	claims, err := deps.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: b.task, ClaimIds: []int64{}, MaxChars: jobs.MaxTextRunes})

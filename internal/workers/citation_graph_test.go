@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/academic/cassette"
 	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/harness/cassette"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"

@@ -10,7 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -91,15 +91,15 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 // a wrong dimension or non-finite values.
 func checkVectors(vecs [][]float32, n, dim int) error {
 	if len(vecs) != n {
-		return fmt.Errorf("%w: %d vectors for %d texts", modelerr.ErrBadResponse, len(vecs), n)
+		return fmt.Errorf("%w: %d vectors for %d texts", remoteerr.ErrBadResponse, len(vecs), n)
 	}
 	for i, v := range vecs {
 		if len(v) != dim {
-			return fmt.Errorf("%w: vector %d has dimension %d, want %d", modelerr.ErrBadResponse, i, len(v), dim)
+			return fmt.Errorf("%w: vector %d has dimension %d, want %d", remoteerr.ErrBadResponse, i, len(v), dim)
 		}
 		for _, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("%w: vector %d holds %v", modelerr.ErrBadResponse, i, x)
+				return fmt.Errorf("%w: vector %d holds %v", remoteerr.ErrBadResponse, i, x)
 			}
 		}
 	}

@@ -11,19 +11,36 @@ import (
 
 // AddWorkers registers the workers of every implemented kind.
 func AddWorkers(workers *river.Workers, d *Deps) error {
-	for _, add := range []func() error{
-		func() error { return river.AddWorkerSafely(workers, d.TargetQueueWorker()) },
-		func() error { return river.AddWorkerSafely(workers, d.EmbedWorker()) },
-		func() error { return river.AddWorkerSafely(workers, d.VerifyNLIWorker()) },
-		func() error { return river.AddWorkerSafely(workers, d.RerankWorker()) },
-		func() error { return river.AddWorkerSafely(workers, d.CitationGraphWorker()) },
-		func() error { return river.AddWorkerSafely(workers, d.CleanupWorker()) },
-	} {
-		if err := add(); err != nil {
+	for _, r := range d.registrations() {
+		if err := r.add(workers); err != nil {
 			return fmt.Errorf("register workers: %w", err)
 		}
 	}
 	return nil
+}
+
+// registration is one worker AddWorkers registers, with the kind it works.
+type registration struct {
+	kind string
+	add  func(*river.Workers) error
+}
+
+func register[T river.JobArgs](w river.Worker[T]) registration {
+	var args T
+	return registration{kind: args.Kind(), add: func(ws *river.Workers) error { return river.AddWorkerSafely(ws, w) }}
+}
+
+// registrations are the workers of these dependencies, one per kind of
+// jobs.Kinds (TestEveryKindHasOneWorker).
+func (d *Deps) registrations() []registration {
+	return []registration{
+		register(d.TargetQueueWorker()),
+		register(d.EmbedWorker()),
+		register(d.VerifyNLIWorker()),
+		register(d.RerankWorker()),
+		register(d.CitationGraphWorker()),
+		register(d.CleanupWorker()),
+	}
 }
 
 // TargetQueueWorker is the target_queue worker of these dependencies.

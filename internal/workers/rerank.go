@@ -12,8 +12,8 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/internal/rank"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -200,11 +200,11 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs
 // a non-finite score.
 func checkScores(scores []float64, n int) error {
 	if len(scores) != n {
-		return fmt.Errorf("%w: %d scores for %d documents", modelerr.ErrBadResponse, len(scores), n)
+		return fmt.Errorf("%w: %d scores for %d documents", remoteerr.ErrBadResponse, len(scores), n)
 	}
 	for i, s := range scores {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return fmt.Errorf("%w: score %d is %v", modelerr.ErrBadResponse, i, s)
+			return fmt.Errorf("%w: score %d is %v", remoteerr.ErrBadResponse, i, s)
 		}
 	}
 	return nil

@@ -14,8 +14,8 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
 	"github.com/evidencefleet/evidencefleet/internal/rank"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/riverqueue/river"
@@ -570,7 +570,7 @@ func TestRerankRetriesAGarbageAnswer(t *testing.T) {
 	if state != "retryable" && state != "available" { // a short backoff is left available (River's scheduler)
 		t.Errorf("after a garbage answer the job is %s, want it retried", state)
 	}
-	if !strings.Contains(lastErr, "rerank") || !strings.Contains(lastErr, modelerr.ErrBadResponse.Error()) {
+	if !strings.Contains(lastErr, "rerank") || !strings.Contains(lastErr, remoteerr.ErrBadResponse.Error()) {
 		t.Errorf("error %q does not say the reranker answered garbage", lastErr)
 	}
 	if n := queryInt(t, b.f.Tx, `SELECT count(*) FROM task_rankings`); n != 0 {

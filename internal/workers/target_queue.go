@@ -24,7 +24,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/textclip"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -197,7 +197,7 @@ func (w *TargetQueueWorker) extractAndStore(ctx context.Context, job *river.Job[
 	proposed, err := claimExtractor(w.LLM).ExtractClaims(ctx, models.ClaimRequest{
 		URL: res.FinalURL, Title: page.doc.Title, Text: page.doc.Text, MaxClaims: page.maxClaims})
 	if err != nil {
-		if errors.Is(err, modelerr.ErrUnavailable) {
+		if errors.Is(err, remoteerr.ErrUnavailable) {
 			log.WarnContext(ctx, "claim extraction waits for the LLM", slog.String("error", err.Error()))
 		}
 		return modelWait(err, "extract claims from "+target.Value)
@@ -616,7 +616,7 @@ func (w *TargetQueueWorker) resolveDOI(ctx context.Context, job *river.Job[jobs.
 	case err == nil:
 		w.Metrics.Academic("doi", "ok")
 		return paper, nil
-	case errors.Is(err, modelerr.ErrNotFound):
+	case errors.Is(err, remoteerr.ErrNotFound):
 		w.Metrics.Academic("doi", "not_found")
 		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s: not found in the academic APIs", doi))
 	default:

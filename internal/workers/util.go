@@ -12,7 +12,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -71,9 +71,9 @@ const (
 // with what was being done, so River records it and retries with backoff up
 // to the job's max attempts.
 func modelWait(err error, doing string) error {
-	if errors.Is(err, modelerr.ErrUnavailable) {
+	if errors.Is(err, remoteerr.ErrUnavailable) {
 		wait := modelWaitDefault
-		if hint, ok := modelerr.RetryAfter(err); ok {
+		if hint, ok := remoteerr.RetryAfter(err); ok {
 			wait = min(hint, modelWaitMax)
 		}
 		return river.JobSnooze(wait)

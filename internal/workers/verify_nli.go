@@ -13,7 +13,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -308,7 +308,7 @@ func judge(ctx context.Context, nli models.NLI, pairs []models.Pair, batch int) 
 			return nil, err
 		}
 		if len(js) != end-start {
-			return nil, fmt.Errorf("%w: %d judgements for %d pairs", modelerr.ErrBadResponse, len(js), end-start)
+			return nil, fmt.Errorf("%w: %d judgements for %d pairs", remoteerr.ErrBadResponse, len(js), end-start)
 		}
 		for i, j := range js {
 			// A judgement that is no judgement makes its pair unjudgeable;

@@ -5,6 +5,7 @@ CREATE TABLE river_job (
     args         jsonb NOT NULL DEFAULT '{}',
     attempt      smallint NOT NULL DEFAULT 0,
     attempted_at timestamptz,
+    attempted_by text[],
     created_at   timestamptz NOT NULL DEFAULT now(),
     errors       jsonb[],
     finalized_at timestamptz,

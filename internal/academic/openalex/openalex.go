@@ -4,7 +4,7 @@
 // the works citing (filter=cites:) or cited by (filter=cited_by:) given
 // works, paged by cursor or page number within caller-given bounds. It maps
 // answers to the academic model and sends requests through academic.Client
-// (retries honouring Retry-After, 404 as modelerr.ErrNotFound, minimum
+// (retries honouring Retry-After, 404 as remoteerr.ErrNotFound, minimum
 // spacing, API key kept out of errors).
 package openalex
 
@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 )
 
 // API is the client's name in errors and metrics.
@@ -140,7 +140,7 @@ func (c *Client) work(ctx context.Context, path string) (*academic.Paper, error)
 }
 
 // Work looks up a work by OpenAlex id ("W2741809807" or its URL). An unknown
-// work is an error wrapping modelerr.ErrNotFound.
+// work is an error wrapping remoteerr.ErrNotFound.
 func (c *Client) Work(ctx context.Context, id string) (*academic.Paper, error) {
 	w, err := WorkID(id)
 	if err != nil {

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
-	"github.com/evidencefleet/evidencefleet/internal/academic/cassette"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/harness/cassette"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // fixtures are the recorded responses bundled in the repository (see
@@ -230,7 +230,7 @@ func TestWorkNotFoundAndBadIDs(t *testing.T) {
 	srv, n := workServer(t, "")
 	c := newClient(t, Options{BaseURL: srv.URL})
 	_, err := c.Work(context.Background(), "W1")
-	if !errors.Is(err, modelerr.ErrNotFound) {
+	if !errors.Is(err, remoteerr.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
 	if n.Load() != 1 {
@@ -427,7 +427,7 @@ func TestSnowballLists(t *testing.T) {
 		// Page 2 was never recorded: the replayer answers 501 and the
 		// client returns what it read with the error.
 		{"page paging past the recording", Options{PagePaging: true, PerPage: 1}, "cites", academic.Limit{MaxItems: 2},
-			rec["cites:W3046863325|W3045921891 per-page=1"].ids, false, 2, modelerr.ErrUnavailable},
+			rec["cites:W3046863325|W3045921891 per-page=1"].ids, false, 2, remoteerr.ErrUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -525,9 +525,9 @@ func TestErrorsNeverShowTheKey(t *testing.T) {
 		status int
 		want   error
 	}{
-		{"garbage JSON echoing the query", 200, modelerr.ErrBadResponse},
-		{"bad request echoing the query", 400, modelerr.ErrRejected},
-		{"server error echoing the query", 500, modelerr.ErrUnavailable},
+		{"garbage JSON echoing the query", 200, remoteerr.ErrBadResponse},
+		{"bad request echoing the query", 400, remoteerr.ErrRejected},
+		{"server error echoing the query", 500, remoteerr.ErrUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/academic/openalex"
 	"github.com/evidencefleet/evidencefleet/internal/academic/s2"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // Resolver looks papers up. Either client may be nil (not configured).
@@ -24,8 +24,8 @@ type Resolver struct {
 // ErrNoSource means no academic API is configured.
 var ErrNoSource = errors.New("no academic API configured (EVF_S2_URL, EVF_OPENALEX_URL)")
 
-// ResolveDOI returns the paper with the DOI. modelerr.ErrNotFound when no
-// configured API knows it; another error (modelerr.ErrUnavailable, …) when
+// ResolveDOI returns the paper with the DOI. remoteerr.ErrNotFound when no
+// configured API knows it; another error (remoteerr.ErrUnavailable, …) when
 // none could answer.
 func (r *Resolver) ResolveDOI(ctx context.Context, doi string) (*academic.Paper, error) {
 	if r == nil || (r.S2 == nil && r.OpenAlex == nil) {
@@ -41,7 +41,7 @@ func (r *Resolver) ResolveDOI(ctx context.Context, doi string) (*academic.Paper,
 		switch {
 		case err == nil:
 			got = append(got, p)
-		case errors.Is(err, modelerr.ErrNotFound):
+		case errors.Is(err, remoteerr.ErrNotFound):
 			notFound++
 		default:
 			errs = append(errs, err)
@@ -53,7 +53,7 @@ func (r *Resolver) ResolveDOI(ctx context.Context, doi string) (*academic.Paper,
 		switch {
 		case err == nil:
 			got = append(got, p)
-		case errors.Is(err, modelerr.ErrNotFound):
+		case errors.Is(err, remoteerr.ErrNotFound):
 			notFound++
 		default:
 			errs = append(errs, err)
@@ -61,7 +61,7 @@ func (r *Resolver) ResolveDOI(ctx context.Context, doi string) (*academic.Paper,
 	}
 	if len(got) == 0 {
 		if notFound == asked {
-			return nil, fmt.Errorf("DOI %s: %w", doi, modelerr.ErrNotFound)
+			return nil, fmt.Errorf("DOI %s: %w", doi, remoteerr.ErrNotFound)
 		}
 		return nil, fmt.Errorf("DOI %s: %w", doi, errors.Join(errs...))
 	}
@@ -291,7 +291,7 @@ func MergeDOIs(limit int, lists ...[]academic.Paper) []string {
 // knownNothing turns "the API does not know this paper" into an answer with
 // nothing in it: only failures to answer are errors.
 func knownNothing(err error) error {
-	if errors.Is(err, modelerr.ErrNotFound) {
+	if errors.Is(err, remoteerr.ErrNotFound) {
 		return nil
 	}
 	return err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // Answers bounded by their request (issue 24, point 5). The tests that
@@ -50,7 +50,7 @@ func TestAnswerOf64MiBRefusedAtTheLimitBound(t *testing.T) {
 			var err error
 			alloc := hostiletest.Allocated(func() { err = tc.call(c) })
 			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, hostiletest.MiB(alloc), hostiletest.MiB(body), err)
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrBadResponse naming %q", err, tc.want)
 			}
 			if alloc > tc.max {

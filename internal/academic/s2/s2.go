@@ -3,7 +3,7 @@
 // lookups, and the paged /references and /citations lists with
 // isInfluential, contexts and intents. It maps answers to the academic
 // model and sends requests through academic.Client (retries honouring
-// Retry-After, 404 as modelerr.ErrNotFound, minimum spacing, API key kept out
+// Retry-After, 404 as remoteerr.ErrNotFound, minimum spacing, API key kept out
 // of errors).
 package s2
 
@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 )
 
 // API is the client's name in errors and metrics.
@@ -166,7 +166,7 @@ func paperPath(id string) (string, error) {
 // Paper looks up one paper by id: an S2 paper id or a prefixed id (see
 // ByDOI, ByPMID, ByArXiv, ByCorpusID; the API also takes "CorpusID:",
 // "MAG:", "ACL:", "PMCID:", "URL:"). fields nil means DefaultPaperFields.
-// An unknown paper is an error wrapping modelerr.ErrNotFound.
+// An unknown paper is an error wrapping remoteerr.ErrNotFound.
 func (c *Client) Paper(ctx context.Context, id string, fields ...string) (*academic.Paper, error) {
 	p, err := paperPath(id)
 	if err != nil {

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
-	"github.com/evidencefleet/evidencefleet/internal/academic/cassette"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/harness/cassette"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // fixtures are the recorded responses bundled in the repository (see
@@ -457,7 +457,7 @@ func TestPaper(t *testing.T) {
 func TestPaperNotFound(t *testing.T) {
 	srv, n := paperServer(t)
 	_, err := newClient(t, srv.URL+"/graph/v1").Paper(context.Background(), ByPMID("PMID:123"))
-	if !errors.Is(err, modelerr.ErrNotFound) {
+	if !errors.Is(err, remoteerr.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
 	if got := n.Load(); got != 1 {
@@ -507,7 +507,7 @@ func TestPapersBatchWrongLength(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, err := newClient(t, srv.URL).Papers(context.Background(), []string{"a", "b"})
-	if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), "/paper/batch") {
+	if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), "/paper/batch") {
 		t.Fatalf("err = %v, want ErrBadResponse naming /paper/batch", err)
 	}
 }
@@ -589,9 +589,9 @@ func TestErrorsNeverShowTheKey(t *testing.T) {
 		body   string
 		want   error
 	}{
-		{"garbage JSON", 200, "<html>key " + testKey + "</html>", modelerr.ErrBadResponse},
-		{"forbidden echoing the key", 403, `{"message":"invalid key ` + testKey + `"}`, modelerr.ErrRejected},
-		{"429 until the retries run out", 429, `{"message":"slow down ` + testKey + `"}`, modelerr.ErrUnavailable},
+		{"garbage JSON", 200, "<html>key " + testKey + "</html>", remoteerr.ErrBadResponse},
+		{"forbidden echoing the key", 403, `{"message":"invalid key ` + testKey + `"}`, remoteerr.ErrRejected},
+		{"429 until the retries run out", 429, `{"message":"slow down ` + testKey + `"}`, remoteerr.ErrUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // The harness measures workers in their own processes, so that CPU time
@@ -101,31 +102,7 @@ func RunChild(args []string, stdout io.Writer) error {
 		halt = func() error { return w.Stop(time.Minute) }
 	case "noop":
 		m = metrics.New()
-		// Size the pool as for a worker with that many slots.
-		cfg.Queues, cfg.TargetWorkers = []string{"target"}, *workers
-		pool, err := fleet.NewPool(ctx, cfg, m)
-		if err != nil {
-			return err
-		}
-		ws := river.NewWorkers()
-		river.AddWorker(ws, river.WorkFunc(func(context.Context, *river.Job[NoopArgs]) error { return nil }))
-		rc := fleet.RiverConfig(cfg, log)
-		rc.Workers = ws
-		rc.Queues = map[string]river.QueueConfig{noopQueue: {MaxWorkers: *workers}}
-		client, err := river.NewClient(riverpgxv5.New(pool), rc)
-		if err != nil {
-			pool.Close()
-			return err
-		}
-		if err := client.Start(context.WithoutCancel(ctx)); err != nil {
-			pool.Close()
-			return err
-		}
-		halt = func() error {
-			sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			err := client.Stop(sctx)
-			pool.Close()
+		if halt, err = startNoop(ctx, cfg, log, m, *workers); err != nil {
 			return err
 		}
 	default:
@@ -141,6 +118,45 @@ func RunChild(args []string, stdout io.Writer) error {
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(childReport{RoundTrips: rt})
+}
+
+// startNoop starts River's baseline: a client with the worker's River
+// settings (fleet.Build's, without the fleet's middleware and workers) and a
+// no-op worker on noopQueue with the given slots, on a pool sized as for a
+// worker with that many.
+func startNoop(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Metrics, slots int) (halt func() error, err error) {
+	cfg.Queues, cfg.TargetWorkers = []string{"target"}, slots
+	pool, err := fleet.NewPool(ctx, cfg, m)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := fleet.Build(cfg, store.NewStore(pool), log, m)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	parts.Fetcher.Close()
+	ws := river.NewWorkers()
+	river.AddWorker(ws, river.WorkFunc(func(context.Context, *river.Job[NoopArgs]) error { return nil }))
+	rc := parts.River
+	rc.Middleware, rc.Workers = nil, ws
+	rc.Queues = map[string]river.QueueConfig{noopQueue: {MaxWorkers: slots}}
+	client, err := river.NewClient(riverpgxv5.New(pool), rc)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		err := client.Stop(sctx)
+		pool.Close()
+		return err
+	}, nil
 }
 
 // proc is a child process seen from the harness.

@@ -52,21 +52,21 @@ func InTx(t testing.TB, opts Options) *TxFleet {
 	}
 	log := testLogger(t)
 	m := metrics.New()
-	deps, fetcher, err := fleet.NewDeps(cfg, nil, log, m)
-	if err != nil {
-		t.Fatalf("worker dependencies: %v", err)
-	}
-	t.Cleanup(fetcher.Close)
 	tx := pgtest.Tx(t)
-	deps.Store = store.NewStore(tx)
+	parts, err := fleet.Build(cfg, store.NewStore(tx), log, m)
+	if err != nil {
+		t.Fatalf("worker parts: %v", err)
+	}
+	t.Cleanup(parts.Fetcher.Close)
+	deps := parts.Deps
 	client, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
 	if err != nil {
 		t.Fatalf("insert client: %v", err)
 	}
 	f := &TxFleet{intake: intake{store: deps.Store, client: client}, Tx: tx, Store: deps.Store, Client: client,
 		Metrics: m, Config: cfg, work: map[string]func(context.Context, *rivertype.JobRow) (*rivertest.WorkResult, error){}}
-	rc := fleet.RiverConfig(cfg, log)
-	rc.Middleware = append(fleet.Middleware(m), &uniqueInserts{client: client})
+	rc := parts.River
+	rc.Middleware = append(rc.Middleware, &uniqueInserts{client: client})
 	addWorker(t, f, rc, deps.TargetQueueWorker())
 	addWorker(t, f, rc, deps.EmbedWorker())
 	addWorker(t, f, rc, deps.VerifyNLIWorker())

@@ -3,12 +3,14 @@ package builtin
 import (
 	"context"
 	"fmt"
-	"github.com/evidencefleet/evidencefleet/internal/models"
 	"math"
+
+	"github.com/evidencefleet/evidencefleet/internal/modelcard"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 // BM25RerankerModel is the model id of BM25Reranker.
-const BM25RerankerModel = "builtin-bm25-v1"
+const BM25RerankerModel = modelcard.BuiltinBM25Reranker
 
 // BM25 parameters (the usual defaults).
 const (

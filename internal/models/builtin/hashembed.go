@@ -2,11 +2,13 @@ package builtin
 
 import (
 	"context"
-	"github.com/evidencefleet/evidencefleet/internal/models"
 	"math"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/evidencefleet/evidencefleet/internal/modelcard"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 // HashEmbedderDim is the default dimension of HashEmbedder vectors.
@@ -15,7 +17,7 @@ const HashEmbedderDim = 256
 // HashEmbedderModel is the model id of HashEmbedder vectors. Vectors of
 // different dimensions are not comparable, so a non-default dimension is
 // appended to the id (e.g. "builtin-hash-ngram-v1-d512").
-const HashEmbedderModel = "builtin-hash-ngram-v1"
+const HashEmbedderModel = modelcard.BuiltinHashEmbedder
 
 // HashEmbedderMinSimilarity is the calibrated default minimum cosine for
 // candidate retrieval with a HashEmbedder of HashEmbedderDim dimensions

@@ -3,12 +3,14 @@ package builtin
 import (
 	"context"
 	"fmt"
-	"github.com/evidencefleet/evidencefleet/internal/models"
 	"math"
+
+	"github.com/evidencefleet/evidencefleet/internal/modelcard"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 // LexicalNLIModel is the model id of LexicalNLI.
-const LexicalNLIModel = "builtin-lexical-nli-v3"
+const LexicalNLIModel = modelcard.BuiltinLexicalNLI
 
 // Weights of the contradiction cues and of the label scores of LexicalNLI.
 // They are set by design (a cue of weight 1.5 on a well covered hypothesis

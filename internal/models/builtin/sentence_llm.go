@@ -4,11 +4,12 @@ import (
 	"context"
 
 	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 // SentenceLLMModel is the model id of SentenceLLM.
-const SentenceLLMModel = "builtin-sentence-claims-v1"
+const SentenceLLMModel = modelcard.BuiltinSentenceLLM
 
 // SentenceLLM is the built-in, deterministic stand-in for an LLM — a
 // BASELINE, not a language model. ExtractClaims proposes the page's most

@@ -13,7 +13,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
@@ -70,7 +70,7 @@ func TestEmbedJobMeetingA64MiBAnswerIsRetriedThenDiscarded(t *testing.T) {
 	if state != "retryable" && state != "available" { // a short backoff is left available (River's scheduler)
 		t.Errorf("after an oversized answer the job is %s, want it retried", state)
 	}
-	if !strings.Contains(lastErr, modelerr.ErrBadResponse.Error()) || !strings.Contains(lastErr, bound) {
+	if !strings.Contains(lastErr, remoteerr.ErrBadResponse.Error()) || !strings.Contains(lastErr, bound) {
 		t.Errorf("recorded error %q does not name the bound %q as a garbage answer", lastErr, bound)
 	}
 	if alloc > 32<<20 {

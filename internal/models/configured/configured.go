@@ -11,10 +11,10 @@ import (
 	"fmt"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models/jina"
 	oai "github.com/evidencefleet/evidencefleet/internal/models/openai"
 	"github.com/evidencefleet/evidencefleet/internal/models/tei"

@@ -14,7 +14,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // Answers bounded by their request (issue 24, point 5). The tests that
@@ -69,7 +69,7 @@ func TestRerankAnswerOf64MiBRefusedAtTheDocumentsBound(t *testing.T) {
 			}
 			alloc := hostiletest.Allocated(func() { _, err = r.Rerank(ctx, "sea level", docs(32, "a document")) })
 			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, hostiletest.MiB(alloc), hostiletest.MiB(body), err)
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrBadResponse naming %q", err, tc.want)
 			}
 			if alloc > 4<<20 {

@@ -9,7 +9,7 @@
 // it is ignored. Reported usage tokens are counted as prompt tokens. An
 // answer is read as a stream within httpx.RanksBound of its documents, their
 // texts included (vLLM echoes them whatever return_documents says): past it,
-// modelerr.ErrBadResponse naming the bound.
+// remoteerr.ErrBadResponse naming the bound.
 package jina
 
 import (
@@ -18,11 +18,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
-	"github.com/evidencefleet/evidencefleet/internal/models/tei"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // DefaultBatchSize is the number of documents per request unless configured.
@@ -129,7 +128,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, docs []string) ([]f
 		for i, res := range *resp.Results {
 			idx[i], scores[i] = res.Index, res.RelevanceScore
 		}
-		got, err := tei.ByIndex(hi-lo, idx, scores)
+		got, err := models.ScoresByIndex(hi-lo, idx, scores)
 		if err != nil {
 			return nil, r.bad("%v", err)
 		}
@@ -147,9 +146,9 @@ func (r *Reranker) Rerank(ctx context.Context, query string, docs []string) ([]f
 	return out, nil
 }
 
-// bad counts a validation failure and returns a modelerr.ErrBadResponse error
+// bad counts a validation failure and returns a remoteerr.ErrBadResponse error
 // naming the endpoint and the problem.
 func (r *Reranker) bad(format string, args ...any) error {
 	r.http.Metrics().ModelError(r.http.Backend(), r.http.Capability(), "bad_response")
-	return fmt.Errorf("%s %s %s: %w: %s", r.http.Backend(), r.http.Capability(), r.url, modelerr.ErrBadResponse, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s %s %s: %w: %s", r.http.Backend(), r.http.Capability(), r.url, remoteerr.ErrBadResponse, fmt.Sprintf(format, args...))
 }

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 var ctx = context.Background()
@@ -266,7 +266,7 @@ func TestRerankBadResponses(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "/v1/rerank") {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "/v1/rerank") {
 				t.Fatalf("err = %v, want ErrBadResponse naming /v1/rerank and %q", err, tt.want)
 			}
 			if got := metricValue(t, m, "evidencefleet_model_errors_total", map[string]string{"kind": "bad_response"}); got != 1 {
@@ -287,12 +287,12 @@ func TestRerankTransportFailures(t *testing.T) {
 		wantMsg  string
 	}{
 		{"429 Retry-After then ok", []int{429, 200}, map[string]string{"Retry-After": "0"}, `{"error":{"message":"Rate limit exceeded"}}`, nil, 2, ""},
-		{"429 Retry-After above cap", []int{429}, map[string]string{"Retry-After": "3600"}, `{"error":{"message":"Rate limit exceeded"}}`, modelerr.ErrUnavailable, 1, "Rate limit exceeded"},
+		{"429 Retry-After above cap", []int{429}, map[string]string{"Retry-After": "3600"}, `{"error":{"message":"Rate limit exceeded"}}`, remoteerr.ErrUnavailable, 1, "Rate limit exceeded"},
 		{"502 then ok", []int{502, 200}, nil, `Bad Gateway`, nil, 2, ""},
-		{"500s", []int{500}, nil, `{"object":"error","message":"EngineCore died","type":"InternalServerError","code":500}`, modelerr.ErrUnavailable, 3, "EngineCore died"},
-		{"400 vLLM", []int{400}, nil, `{"object":"error","message":"This model's maximum context length is 512 tokens","type":"BadRequestError","code":400}`, modelerr.ErrRejected, 1, "maximum context length is 512"},
-		{"404 llama.cpp without --reranking", []int{404}, nil, `{"error":{"code":404,"message":"File Not Found","type":"not_found_error"}}`, modelerr.ErrRejected, 1, "File Not Found"},
-		{"422 Infinity", []int{422}, nil, `{"detail":"model not found"}`, modelerr.ErrRejected, 1, "model not found"},
+		{"500s", []int{500}, nil, `{"object":"error","message":"EngineCore died","type":"InternalServerError","code":500}`, remoteerr.ErrUnavailable, 3, "EngineCore died"},
+		{"400 vLLM", []int{400}, nil, `{"object":"error","message":"This model's maximum context length is 512 tokens","type":"BadRequestError","code":400}`, remoteerr.ErrRejected, 1, "maximum context length is 512"},
+		{"404 llama.cpp without --reranking", []int{404}, nil, `{"error":{"code":404,"message":"File Not Found","type":"not_found_error"}}`, remoteerr.ErrRejected, 1, "File Not Found"},
+		{"422 Infinity", []int{422}, nil, `{"detail":"model not found"}`, remoteerr.ErrRejected, 1, "model not found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -340,7 +340,7 @@ func TestRerankTransportFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = r.Rerank(ctx, "q", []string{"a"})
-		if !errors.Is(err, modelerr.ErrUnavailable) || !strings.Contains(err.Error(), "timeout") || hits.Load() != 3 {
+		if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "timeout") || hits.Load() != 3 {
 			t.Fatalf("err = %v after %d attempts, want ErrUnavailable after 3 timeouts", err, hits.Load())
 		}
 	})

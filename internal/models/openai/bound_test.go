@@ -13,7 +13,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // Answers bounded by their request (issue 24, point 5). The tests that
@@ -56,7 +56,7 @@ func TestEmbedAnswerOf64MiBRefusedAtTheBatchBound(t *testing.T) {
 			var vs [][]float32
 			alloc := hostiletest.Allocated(func() { vs, err = e.Embed(context.Background(), texts) })
 			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, hostiletest.MiB(alloc), hostiletest.MiB(body), err)
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Embed = %d vectors, %v; want ErrBadResponse naming %q", len(vs), err, tc.want)
 			}
 			if alloc > tc.max {
@@ -123,7 +123,7 @@ func TestChatAnswerPaddedTo50MiBRefusedAtTheMaxTokensBound(t *testing.T) {
 			var err error
 			alloc := hostiletest.Allocated(func() { err = tc.call(o) })
 			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, hostiletest.MiB(alloc), hostiletest.MiB(body), err)
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrBadResponse naming %q", err, tc.want)
 			}
 			if alloc > 4<<20 {

@@ -12,8 +12,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // chatRequest is the body of POST /chat/completions. It is the package's own
@@ -38,15 +38,15 @@ type schema struct {
 // contentError is a chat answer that arrived intact (2xx, a well-formed
 // chat.completion object) but whose message content is unusable: not JSON,
 // not of the schema's shape, out of range, truncated, refused. It wraps
-// modelerr.ErrBadResponse.
+// remoteerr.ErrBadResponse.
 type contentError struct{ msg string }
 
 func (e *contentError) Error() string {
-	return "openai backend: POST /chat/completions: " + modelerr.ErrBadResponse.Error() + ": " + e.msg
+	return "openai backend: POST /chat/completions: " + remoteerr.ErrBadResponse.Error() + ": " + e.msg
 }
 
-// Unwrap returns modelerr.ErrBadResponse.
-func (e *contentError) Unwrap() error { return modelerr.ErrBadResponse }
+// Unwrap returns remoteerr.ErrBadResponse.
+func (e *contentError) Unwrap() error { return remoteerr.ErrBadResponse }
 
 // contentErrorf builds a *contentError.
 func contentErrorf(format string, args ...any) error {
@@ -109,7 +109,7 @@ func (c *client) chat(ctx context.Context, capability string, msgs []openai.Chat
 		return "", c.bad(capability, err)
 	case err != nil:
 		return "", c.bad(capability, fmt.Errorf("openai backend: POST /chat/completions: %w: the answer is not a chat.completion object: %v (body starts %q)",
-			modelerr.ErrBadResponse, err, snippet(head, 120)))
+			remoteerr.ErrBadResponse, err, snippet(head, 120)))
 	}
 	c.metrics.ModelTokens(backendName, capability, "prompt", res.Usage.PromptTokens)
 	c.metrics.ModelTokens(backendName, capability, "completion", res.Usage.CompletionTokens)
@@ -131,12 +131,12 @@ func bodyHead(body io.Reader) string {
 
 // firstContent returns the content of the first choice of a decoded
 // chat.completion (head is the start of its body, for error messages). No
-// choices is a plain modelerr.ErrBadResponse; a choice that is unusable
+// choices is a plain remoteerr.ErrBadResponse; a choice that is unusable
 // (truncated, refused, filtered, a tool call, empty) is a *contentError.
 func firstContent(res openai.ChatCompletionResponse, head string) (string, error) {
 	if len(res.Choices) == 0 {
 		return "", fmt.Errorf("openai backend: POST /chat/completions: %w: the answer has no choices (body starts %q)",
-			modelerr.ErrBadResponse, snippet(head, 120))
+			remoteerr.ErrBadResponse, snippet(head, 120))
 	}
 	ch := res.Choices[0]
 	msg := ch.Message

@@ -9,9 +9,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // embedder implements models.Embedder.
@@ -32,7 +32,7 @@ var _ models.Embedder = (*embedder)(nil)
 // L2-normalised. A text that is empty or only white space is not sent and
 // gets the zero vector, like the built-in embedder; before the dimension is
 // known (Dim 0 and no answer yet) a call whose texts are all blank fails with
-// modelerr.ErrRejected, and a call of several texts sends its first text
+// remoteerr.ErrRejected, and a call of several texts sends its first text
 // alone to learn it, so that no answer is bounded by a guessed dimension
 // times a whole batch (httpx.EmbeddingsBound).
 func NewEmbedder(o Options) (models.Embedder, error) {
@@ -102,7 +102,7 @@ func (e *embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if len(send) < len(texts) {
 		dim := e.Dim()
 		if dim == 0 {
-			return nil, fmt.Errorf("openai backend: embed: %w: %d blank texts and the embedding dimension is not known yet (set Dim)", modelerr.ErrRejected, len(texts)-len(send))
+			return nil, fmt.Errorf("openai backend: embed: %w: %d blank texts and the embedding dimension is not known yet (set Dim)", remoteerr.ErrRejected, len(texts)-len(send))
 		}
 		for i := range out {
 			if out[i] == nil {
@@ -130,12 +130,12 @@ func (e *embedder) embedBatch(ctx context.Context, batch []string) ([][]float32,
 		// The wire doer classifies what went wrong reading the 2xx body
 		// (past its bound, the connection broken), so whatever else failed
 		// is the decoding of that body.
-		return nil, e.c.bad("embed", fmt.Errorf("openai backend: POST /embeddings: %w: decoding the answer: %v", modelerr.ErrBadResponse, err))
+		return nil, e.c.bad("embed", fmt.Errorf("openai backend: POST /embeddings: %w: decoding the answer: %v", remoteerr.ErrBadResponse, err))
 	}
 	e.c.metrics.ModelTokens(backendName, "embed", "prompt", res.Usage.PromptTokens)
 	vs, err := e.check(res.Data, len(batch))
 	if err != nil {
-		return nil, e.c.bad("embed", fmt.Errorf("openai backend: POST /embeddings: %w: %w", modelerr.ErrBadResponse, err))
+		return nil, e.c.bad("embed", fmt.Errorf("openai backend: POST /embeddings: %w: %w", remoteerr.ErrBadResponse, err))
 	}
 	return vs, nil
 }

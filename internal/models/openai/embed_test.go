@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // embedCall is one request the fake embeddings server received.
@@ -206,7 +206,7 @@ func TestEmbedLearnsDimensionThenEnforcesIt(t *testing.T) {
 	if e.Dim() != 0 {
 		t.Errorf("Dim() before any answer = %d, want 0", e.Dim())
 	}
-	if _, err := e.Embed(context.Background(), []string{" "}); !errors.Is(err, modelerr.ErrRejected) {
+	if _, err := e.Embed(context.Background(), []string{" "}); !errors.Is(err, remoteerr.ErrRejected) {
 		t.Errorf("only blank texts with unknown dimension: err %v, want ErrRejected", err)
 	}
 	if _, err := e.Embed(context.Background(), []string{"one", "two"}); err != nil {
@@ -219,7 +219,7 @@ func TestEmbedLearnsDimensionThenEnforcesIt(t *testing.T) {
 	dim = 4
 	mu.Unlock()
 	_, err = e.Embed(context.Background(), []string{"three"})
-	if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), "dimension 4, want 6") {
+	if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), "dimension 4, want 6") {
 		t.Errorf("changed dimension: err %v, want ErrBadResponse naming 4 and 6", err)
 	}
 }
@@ -295,7 +295,7 @@ func TestEmbedRejectsGarbage(t *testing.T) {
 				t.Fatal(err)
 			}
 			vs, err := e.Embed(context.Background(), []string{"first text", "second text"})
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Embed = %v, %v; want ErrBadResponse containing %q", vs, err, tc.want)
 			}
 			if got := metricValue(t, m, "evidencefleet_model_errors_total", map[string]string{"backend": "openai", "capability": "embed", "kind": "bad_response"}); got != 1 {
@@ -311,12 +311,12 @@ func TestEmbedStatusesAndTransport(t *testing.T) {
 		sentinel error
 		want     string
 	}{
-		{http.StatusTooManyRequests, modelerr.ErrUnavailable, "status 429"},
-		{http.StatusInternalServerError, modelerr.ErrUnavailable, "status 500"},
-		{http.StatusServiceUnavailable, modelerr.ErrUnavailable, "status 503"},
-		{http.StatusBadRequest, modelerr.ErrRejected, `status 400: "input must not be empty"`},
-		{http.StatusUnauthorized, modelerr.ErrRejected, "status 401"},
-		{http.StatusNotFound, modelerr.ErrRejected, "/v1"},
+		{http.StatusTooManyRequests, remoteerr.ErrUnavailable, "status 429"},
+		{http.StatusInternalServerError, remoteerr.ErrUnavailable, "status 500"},
+		{http.StatusServiceUnavailable, remoteerr.ErrUnavailable, "status 503"},
+		{http.StatusBadRequest, remoteerr.ErrRejected, `status 400: "input must not be empty"`},
+		{http.StatusUnauthorized, remoteerr.ErrRejected, "status 401"},
+		{http.StatusNotFound, remoteerr.ErrRejected, "/v1"},
 	}
 	for _, tc := range cases {
 		t.Run(http.StatusText(tc.status), func(t *testing.T) {
@@ -358,7 +358,7 @@ func TestEmbedTimeoutRefusedAndCancel(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = e.Embed(context.Background(), []string{"x"})
-		if !errors.Is(err, modelerr.ErrUnavailable) {
+		if !errors.Is(err, remoteerr.ErrUnavailable) {
 			t.Errorf("err %v, want ErrUnavailable", err)
 		}
 	})
@@ -368,7 +368,7 @@ func TestEmbedTimeoutRefusedAndCancel(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = e.Embed(context.Background(), []string{"x"})
-		if !errors.Is(err, modelerr.ErrUnavailable) {
+		if !errors.Is(err, remoteerr.ErrUnavailable) {
 			t.Errorf("err %v, want ErrUnavailable", err)
 		}
 	})
@@ -380,7 +380,7 @@ func TestEmbedTimeoutRefusedAndCancel(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		defer cancel()
 		_, err = e.Embed(ctx, []string{"x"})
-		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, modelerr.ErrUnavailable) {
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, remoteerr.ErrUnavailable) {
 			t.Errorf("err %v, want context.DeadlineExceeded and no ErrUnavailable", err)
 		}
 	})

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // The resilience contract through the real httpx.Client: the package's
@@ -164,7 +164,7 @@ func TestHTTPX500sExhaustRetries(t *testing.T) {
 			})
 			err := tc.call(Options{BaseURL: srv.URL + "/v1", Model: llmModel, HTTP: resilient("llm", 2, nil)})
 			var he *httpx.Error
-			if !errors.Is(err, modelerr.ErrUnavailable) || !errors.As(err, &he) || he.Attempts != 3 || !strings.Contains(err.Error(), "CUDA out of memory") {
+			if !errors.Is(err, remoteerr.ErrUnavailable) || !errors.As(err, &he) || he.Attempts != 3 || !strings.Contains(err.Error(), "CUDA out of memory") {
 				t.Errorf("err %v, want ErrUnavailable from httpx after 3 attempts with the server's message", err)
 			}
 			sameBodies(t, seen.get(), 3)
@@ -206,7 +206,7 @@ func TestHTTPXRejectedIsNotRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.Embed(context.Background(), []string{"long"})
-	if !errors.Is(err, modelerr.ErrRejected) || !strings.Contains(err.Error(), "maximum context length") {
+	if !errors.Is(err, remoteerr.ErrRejected) || !strings.Contains(err.Error(), "maximum context length") {
 		t.Errorf("err %v, want ErrRejected with the server's message", err)
 	}
 	if n := len(seen.get()); n != 1 {
@@ -227,12 +227,12 @@ func TestHTTPXBreakerOpensAndFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if _, err := n.Judge(context.Background(), []models.Pair{{Premise: "p", Hypothesis: "h"}}); !errors.Is(err, modelerr.ErrUnavailable) {
+		if _, err := n.Judge(context.Background(), []models.Pair{{Premise: "p", Hypothesis: "h"}}); !errors.Is(err, remoteerr.ErrUnavailable) {
 			t.Fatalf("err %v, want ErrUnavailable", err)
 		}
 	}
 	_, err = n.Judge(context.Background(), []models.Pair{{Premise: "p", Hypothesis: "h"}})
-	if !errors.Is(err, modelerr.ErrUnavailable) || !strings.Contains(err.Error(), "circuit open") {
+	if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "circuit open") {
 		t.Errorf("err %v, want ErrUnavailable (circuit open)", err)
 	}
 	if got := len(seen.get()); got != 2 {
@@ -254,7 +254,7 @@ func TestHTTPXCallerCancelIsNotUnavailable(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-started; cancel() }()
 	score, err := l.Relevance(ctx, "q", "t")
-	if !errors.Is(err, context.Canceled) || errors.Is(err, modelerr.ErrUnavailable) {
+	if !errors.Is(err, context.Canceled) || errors.Is(err, remoteerr.ErrUnavailable) {
 		t.Errorf("Relevance = %v, %v; want context.Canceled, not ErrUnavailable", score, err)
 	}
 }

@@ -31,15 +31,15 @@ var _ models.LLM = (*llm)(nil)
 // claims (same text up to case and white space). When more than MaxClaims
 // remain it keeps the MaxClaims most confident ones, in page order (ties:
 // earlier first). A piece whose answer is unusable fails the whole call with
-// modelerr.ErrBadResponse; a piece answering more than MaxClaims claims is cut
+// remoteerr.ErrBadResponse; a piece answering more than MaxClaims claims is cut
 // to its first MaxClaims. MaxClaims ≤ 0 or a blank text returns no claims
 // without a request. Quotes are returned as the model wrote them (trimmed);
 // callers check them against the page.
 //
 // Relevance answers a 0–10 score. Failures of the transport or the server
 // (connection, timeout, 429, 5xx, 4xx, open breaker) and an answer that is not
-// a chat.completion object at all (modelerr.ErrUnavailable,
-// modelerr.ErrRejected, modelerr.ErrBadResponse) are returned as errors, so
+// a chat.completion object at all (remoteerr.ErrUnavailable,
+// remoteerr.ErrRejected, remoteerr.ErrBadResponse) are returned as errors, so
 // that the job waits and retries. Only a well-formed chat.completion whose
 // content is unusable — not JSON, not {"score": number}, cut off by max_tokens,
 // refused, empty — falls back to NeutralRelevance with a nil error (counted as

@@ -14,7 +14,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // claimJSON is one claim of an extraction answer.
@@ -286,7 +286,7 @@ func TestExtractClaimsRejectsGarbage(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := l.ExtractClaims(context.Background(), models.ClaimRequest{Text: "The tower is tall.", MaxClaims: 5})
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("ExtractClaims = %+v, %v; want ErrBadResponse containing %q", got, err, tc.want)
 			}
 			if v := metricValue(t, m, "evidencefleet_model_errors_total", map[string]string{"backend": "openai", "capability": "llm", "kind": "bad_response"}); v != 1 {
@@ -373,7 +373,7 @@ func TestRelevanceFallsBackOnlyOnUnusableContent(t *testing.T) {
 			got, err := l.Relevance(context.Background(), "q", "some text")
 			envelope := tc.name == "no choices" || strings.HasPrefix(tc.name, "body ")
 			switch {
-			case envelope && (!errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want)):
+			case envelope && (!errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("broken envelope: Relevance = %v, %v; want ErrBadResponse containing %q", got, err, tc.want)
 			case !envelope && (err != nil || got != NeutralRelevance):
 				t.Errorf("unusable content: Relevance = %v, %v; want %v, nil", got, err, NeutralRelevance)
@@ -390,9 +390,9 @@ func TestRelevanceFallsBackOnlyOnUnusableContent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := modelerr.ErrUnavailable
+			want := remoteerr.ErrUnavailable
 			if status == http.StatusBadRequest {
-				want = modelerr.ErrRejected
+				want = remoteerr.ErrRejected
 			}
 			if got, err := l.Relevance(context.Background(), "q", "text"); !errors.Is(err, want) {
 				t.Errorf("Relevance = %v, %v; want %v", got, err, want)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // nliReply answers an NLI prompt by the hypothesis: "… is true" entails,
@@ -130,7 +130,7 @@ func TestNLIUnusableAnswerMakesItsPairUnjudgeable(t *testing.T) {
 			if err != nil || !slices.Equal(got, want) {
 				t.Errorf("Judge = %v, %v; want %v", got, err, want)
 			}
-			if _, err := parseJudgement(tc.content); !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
+			if _, err := parseJudgement(tc.content); !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("parseJudgement(%s) = %v; want ErrBadResponse naming %q", tc.content, err, tc.want)
 			}
 		})
@@ -141,7 +141,7 @@ func TestNLIUnusableAnswerMakesItsPairUnjudgeable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := n.Judge(context.Background(), []models.Pair{{Premise: "p", Hypothesis: "h"}}); !errors.Is(err, modelerr.ErrUnavailable) || got != nil {
+		if got, err := n.Judge(context.Background(), []models.Pair{{Premise: "p", Hypothesis: "h"}}); !errors.Is(err, remoteerr.ErrUnavailable) || got != nil {
 			t.Errorf("Judge = %v, %v; want ErrUnavailable", got, err)
 		}
 	})

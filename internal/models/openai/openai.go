@@ -36,10 +36,10 @@
 //
 // # Errors
 //
-// Every failure wraps one modelerr kind. Transport failures, timeouts, 408,
-// 424, 429 and 5xx wrap modelerr.ErrUnavailable (a resilient Doer such as
-// httpx.Client retries them first); other 4xx wrap modelerr.ErrRejected; an
-// answer without the documented shape wraps modelerr.ErrBadResponse and names
+// Every failure wraps one remoteerr kind. Transport failures, timeouts, 408,
+// 424, 429 and 5xx wrap remoteerr.ErrUnavailable (a resilient Doer such as
+// httpx.Client retries them first); other 4xx wrap remoteerr.ErrRejected; an
+// answer without the documented shape wraps remoteerr.ErrBadResponse and names
 // what was wrong. When the caller's context ends the context error is returned
 // (wrapped), never a sentinel. Bad answers are counted as model errors of kind
 // "bad_response".
@@ -62,7 +62,7 @@
 // Every answer is read within a bound computed from its request:
 // httpx.EmbeddingsBound of the batch and the known dimension,
 // httpx.ChatBound of max_tokens. The byte past it stops the reading with
-// modelerr.ErrBadResponse naming the bound, so an endless or padded answer
+// remoteerr.ErrBadResponse naming the bound, so an endless or padded answer
 // costs no more memory than the request could need.
 //
 // All types are safe for concurrent use.
@@ -79,7 +79,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // backendName is the metric label of this backend.
@@ -223,7 +223,7 @@ func (c *client) shortTokens() int { return min(c.maxTokens, shortAnswerTokens) 
 
 // bad counts a bad answer of capability and returns err unchanged.
 func (c *client) bad(capability string, err error) error {
-	if errors.Is(err, modelerr.ErrBadResponse) {
+	if errors.Is(err, remoteerr.ErrBadResponse) {
 		c.metrics.ModelError(backendName, capability, "bad_response")
 	}
 	return err

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // errorBodyBytes bounds the part of an error answer read for its message.
@@ -22,12 +22,12 @@ const errorBodyBytes = 8 << 10
 // same way whatever the Doer is: it hands back a 2xx body bounded by the
 // httpx.Bound its request's context carries (httpx.WithBound; a request
 // without one is not sent), whose reads fail with an error wrapping
-// modelerr.ErrBadResponse past the bound and modelerr.ErrUnavailable (or the
+// remoteerr.ErrBadResponse past the bound and remoteerr.ErrUnavailable (or the
 // context's error) when the connection breaks mid-body, so go-openai's own
 // decoding keeps the classification; it turns non-2xx answers into errors
-// wrapping modelerr.ErrUnavailable / modelerr.ErrRejected /
-// modelerr.ErrBadResponse, and wraps transport errors in
-// modelerr.ErrUnavailable unless they already carry a sentinel or the
+// wrapping remoteerr.ErrUnavailable / remoteerr.ErrRejected /
+// remoteerr.ErrBadResponse, and wraps transport errors in
+// remoteerr.ErrUnavailable unless they already carry a sentinel or the
 // caller's context ended.
 type wireDoer struct{ inner Doer }
 
@@ -59,7 +59,7 @@ func (d *wireDoer) Do(req *http.Request) (*http.Response, error) {
 	}
 	if resp.ContentLength > bound.Bytes { // declared too large: not read at all
 		_ = resp.Body.Close()
-		return nil, fmt.Errorf("openai backend: %s: %w: %w", where, modelerr.ErrBadResponse, &httpx.TooLargeError{Bound: bound})
+		return nil, fmt.Errorf("openai backend: %s: %w: %w", where, remoteerr.ErrBadResponse, &httpx.TooLargeError{Bound: bound})
 	}
 	br := httpx.NewBoundedReader(resp.Body, bound)
 	resp.Body = &wireBody{br: br, r: httpx.SqueezeSpace(br), body: resp.Body, ctx: ctx, where: where}
@@ -85,7 +85,7 @@ func (b *wireBody) Read(p []byte) (int, error) {
 	}
 	var tooLarge *httpx.TooLargeError
 	if errors.As(err, &tooLarge) {
-		return n, fmt.Errorf("openai backend: %s: %w: %w", b.where, modelerr.ErrBadResponse, tooLarge)
+		return n, fmt.Errorf("openai backend: %s: %w: %w", b.where, remoteerr.ErrBadResponse, tooLarge)
 	}
 	return n, transportError(b.ctx, b.where, fmt.Errorf("reading the body: %w", err))
 }
@@ -98,7 +98,7 @@ func (b *wireBody) head() string { return string(b.br.Head()) }
 
 // isClassified reports whether err already carries a sentinel or a context error.
 func isClassified(err error) bool {
-	return errors.Is(err, modelerr.ErrUnavailable) || errors.Is(err, modelerr.ErrRejected) || errors.Is(err, modelerr.ErrBadResponse) ||
+	return errors.Is(err, remoteerr.ErrUnavailable) || errors.Is(err, remoteerr.ErrRejected) || errors.Is(err, remoteerr.ErrBadResponse) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
@@ -108,13 +108,13 @@ func transportError(ctx context.Context, where string, err error) error {
 	case ctx.Err() != nil && !errors.Is(err, ctx.Err()):
 		return fmt.Errorf("openai backend: %s: %w (%v)", where, ctx.Err(), err)
 	case ctx.Err() != nil,
-		errors.Is(err, modelerr.ErrUnavailable), errors.Is(err, modelerr.ErrRejected), errors.Is(err, modelerr.ErrBadResponse):
+		errors.Is(err, remoteerr.ErrUnavailable), errors.Is(err, remoteerr.ErrRejected), errors.Is(err, remoteerr.ErrBadResponse):
 		return fmt.Errorf("openai backend: %s: %w", where, err)
 	}
 	// Connection refused, reset, per-request timeouts of the Doer (which
 	// wrap context.DeadlineExceeded although the caller's context is fine):
 	// the server could not answer.
-	return fmt.Errorf("openai backend: %s: %w: %w", where, modelerr.ErrUnavailable, err)
+	return fmt.Errorf("openai backend: %s: %w: %w", where, remoteerr.ErrUnavailable, err)
 }
 
 // statusError classifies a non-2xx answer the Doer handed back (a plain
@@ -126,14 +126,14 @@ func statusError(where string, status int, body []byte) error {
 	switch {
 	case status == http.StatusRequestTimeout, status == http.StatusTooManyRequests,
 		status == http.StatusFailedDependency, status >= 500:
-		sentinel = modelerr.ErrUnavailable
+		sentinel = remoteerr.ErrUnavailable
 	case status == http.StatusNotFound:
-		sentinel = modelerr.ErrRejected
+		sentinel = remoteerr.ErrRejected
 		hint = " (does BaseURL include the /v1 prefix, and does the server have the model?)"
 	case status >= 400:
-		sentinel = modelerr.ErrRejected
+		sentinel = remoteerr.ErrRejected
 	default:
-		sentinel = modelerr.ErrBadResponse
+		sentinel = remoteerr.ErrBadResponse
 	}
 	return fmt.Errorf("openai backend: %s: %w: status %d%s: %q", where, sentinel, status, hint, msg)
 }

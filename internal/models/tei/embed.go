@@ -5,8 +5,8 @@ import (
 	"math"
 	"sync"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 )
 
 // Embedder is a models.Embedder backed by TEI's POST /embed.

@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 )
 
 // NLI is a models.NLI backed by TEI's POST /predict with an NLI cross-encoder

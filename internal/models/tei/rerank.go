@@ -3,8 +3,8 @@ package tei
 import (
 	"context"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 )
 
 // Reranker is a models.Reranker backed by TEI's POST /rerank with a
@@ -62,7 +62,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, docs []string) ([]f
 		for i, rk := range ranks {
 			idx[i], scores[i] = rk.Index, rk.Score
 		}
-		got, err := ByIndex(hi-lo, idx, scores)
+		got, err := models.ScoresByIndex(hi-lo, idx, scores)
 		if err != nil {
 			return r.e.bad("%v", err)
 		}
@@ -71,39 +71,6 @@ func (r *Reranker) Rerank(ctx context.Context, query string, docs []string) ([]f
 	})
 	if err != nil {
 		return nil, err
-	}
-	return out, nil
-}
-
-// ByIndex maps a reranker's (index, score) results back onto n documents. It
-// rejects a missing or null index or score, an index outside [0,n), a
-// duplicate index, a non-finite score and any document left without a score.
-// It is shared with other rerank wire formats.
-func ByIndex(n int, idx []*int, scores []*float64) ([]float64, error) {
-	if len(idx) != n || len(scores) != n {
-		return nil, errf("%d results for %d documents", len(idx), n)
-	}
-	out := make([]float64, n)
-	seen := make([]bool, n)
-	for i := range idx {
-		if idx[i] == nil {
-			return nil, errf("result %d has no index", i)
-		}
-		k := *idx[i]
-		if k < 0 || k >= n {
-			return nil, errf("result %d has index %d outside [0,%d)", i, k, n)
-		}
-		if seen[k] {
-			return nil, errf("index %d appears twice", k)
-		}
-		if scores[i] == nil {
-			return nil, errf("result %d (index %d) has no score", i, k)
-		}
-		if !finite(*scores[i]) {
-			return nil, errf("result %d (index %d) has score %v", i, k, *scores[i])
-		}
-		seen[k] = true
-		out[k] = *scores[i]
 	}
 	return out, nil
 }

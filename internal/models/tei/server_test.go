@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
 )
 
 // fakeTEI speaks TEI's documented wire format (docs/openapi.json of

@@ -4,10 +4,10 @@
 // /rerank.
 //
 // Every answer is validated before use: counts, dimensions, labels, indices and
-// scores that do not match the request are modelerr.ErrBadResponse; transport
+// scores that do not match the request are remoteerr.ErrBadResponse; transport
 // failures, retries and the circuit breaker are httpx's. Every answer is read
 // as a stream within the bound of its request (httpx.EmbeddingsBound,
-// PredictionsBound, RanksBound): past it, modelerr.ErrBadResponse naming
+// PredictionsBound, RanksBound): past it, remoteerr.ErrBadResponse naming
 // the bound.
 package tei
 
@@ -17,9 +17,9 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
-	"github.com/evidencefleet/evidencefleet/internal/models/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // DefaultBatchSize is TEI's default --max-client-batch-size.
@@ -83,11 +83,11 @@ func newEndpoint(o Options, path, capability string) (endpoint, error) {
 	return e, nil
 }
 
-// bad counts a validation failure and returns a modelerr.ErrBadResponse error
+// bad counts a validation failure and returns a remoteerr.ErrBadResponse error
 // naming the endpoint and the problem.
 func (e *endpoint) bad(format string, args ...any) error {
 	e.http.Metrics().ModelError(e.http.Backend(), e.http.Capability(), "bad_response")
-	return fmt.Errorf("%s %s %s: %w: %s", e.http.Backend(), e.http.Capability(), e.url, modelerr.ErrBadResponse, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s %s %s: %w: %s", e.http.Backend(), e.http.Capability(), e.url, remoteerr.ErrBadResponse, fmt.Sprintf(format, args...))
 }
 
 // chunks calls f for consecutive [lo,hi) ranges of at most size items.

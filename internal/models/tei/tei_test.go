@@ -13,7 +13,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 var ctx = context.Background()
@@ -117,7 +117,7 @@ func TestEmbedContract(t *testing.T) {
 		raw(w, "["+strings.Repeat("[0.1,0.2,0.3,0.4,0.5],", n-1)+"[0.1,0.2,0.3,0.4,0.5]]")
 		return true
 	}
-	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), "dimension 5, want 4") {
+	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), "dimension 5, want 4") {
 		t.Fatalf("err = %v, want a dimension mismatch", err)
 	}
 }
@@ -191,7 +191,7 @@ func TestEmbedBadResponses(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = e.Embed(ctx, []string{"a", "b"})
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want ErrBadResponse mentioning %q", err, tt.want)
 			}
 			if !strings.Contains(err.Error(), "/embed") {
@@ -342,7 +342,7 @@ func TestNLIShapes(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want ErrBadResponse mentioning %q", err, tt.want)
 			}
 			if got := metricValue(t, m, "evidencefleet_model_errors_total", map[string]string{"kind": "bad_response"}); got != 1 {
@@ -410,7 +410,7 @@ func TestRerankBadResponses(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = r.Rerank(ctx, "q", []string{"a", "b"})
-			if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want ErrBadResponse mentioning %q", err, tt.want)
 			}
 		})
@@ -463,12 +463,12 @@ func TestTransportFailures(t *testing.T) {
 		kind     string
 	}{
 		{"429 then ok", []int{429, 200}, map[string]string{"Retry-After": "0"}, `{"error":"Model is overloaded","error_type":"overloaded"}`, nil, 2, "", "rate_limited"},
-		{"429 Retry-After above cap", []int{429, 200}, map[string]string{"Retry-After": "120"}, `{"error":"Model is overloaded","error_type":"overloaded"}`, modelerr.ErrUnavailable, 1, "Model is overloaded", "rate_limited"},
+		{"429 Retry-After above cap", []int{429, 200}, map[string]string{"Retry-After": "120"}, `{"error":"Model is overloaded","error_type":"overloaded"}`, remoteerr.ErrUnavailable, 1, "Model is overloaded", "rate_limited"},
 		{"424 backend error then ok", []int{424, 200}, nil, `{"error":"Inference failed","error_type":"backend"}`, nil, 2, "", "server_error"},
-		{"500s exhaust retries", []int{500}, nil, `{"error":"CUDA out of memory","error_type":"backend"}`, modelerr.ErrUnavailable, 3, "CUDA out of memory", "server_error"},
-		{"503 unhealthy", []int{503}, nil, `{"error":"unhealthy","error_type":"unhealthy"}`, modelerr.ErrUnavailable, 3, "unhealthy", "server_error"},
-		{"422 tokenizer", []int{422}, nil, `{"error":"Input validation error: inputs must have less than 512 tokens","error_type":"validation"}`, modelerr.ErrRejected, 1, "inputs must have less than 512 tokens", "rejected"},
-		{"401", []int{401}, nil, ``, modelerr.ErrRejected, 1, "status 401", "rejected"},
+		{"500s exhaust retries", []int{500}, nil, `{"error":"CUDA out of memory","error_type":"backend"}`, remoteerr.ErrUnavailable, 3, "CUDA out of memory", "server_error"},
+		{"503 unhealthy", []int{503}, nil, `{"error":"unhealthy","error_type":"unhealthy"}`, remoteerr.ErrUnavailable, 3, "unhealthy", "server_error"},
+		{"422 tokenizer", []int{422}, nil, `{"error":"Input validation error: inputs must have less than 512 tokens","error_type":"validation"}`, remoteerr.ErrRejected, 1, "inputs must have less than 512 tokens", "rejected"},
+		{"401", []int{401}, nil, ``, remoteerr.ErrRejected, 1, "status 401", "rejected"},
 	}
 	for _, c := range calls {
 		for _, tt := range tests {
@@ -517,7 +517,7 @@ func TestTransportFailures(t *testing.T) {
 			}
 			m := metrics.New()
 			err := c.run(srv.URL, m, 20*time.Millisecond)
-			if !errors.Is(err, modelerr.ErrUnavailable) || !strings.Contains(err.Error(), "timeout") {
+			if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "timeout") {
 				t.Fatalf("err = %v, want ErrUnavailable after timeouts", err)
 			}
 			if hits.Load() != 3 {
@@ -534,7 +534,7 @@ func TestTransportFailures(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, modelerr.ErrRejected) || !strings.Contains(err.Error(), "maximum allowed batch size 1") {
+			if !errors.Is(err, remoteerr.ErrRejected) || !strings.Contains(err.Error(), "maximum allowed batch size 1") {
 				t.Fatalf("err = %v, want ErrRejected quoting TEI", err)
 			}
 		})

@@ -1,4 +1,4 @@
-package modelerr_test
+package remoteerr_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // hinted is an error carrying a retry hint, as httpx.Error does.
@@ -21,7 +21,7 @@ func (h *hinted) RetryAfter() time.Duration { return h.after }
 
 func TestKindsAreDistinct(t *testing.T) {
 	t.Parallel()
-	kinds := []error{modelerr.ErrUnavailable, modelerr.ErrBadResponse, modelerr.ErrRejected, modelerr.ErrNotFound}
+	kinds := []error{remoteerr.ErrUnavailable, remoteerr.ErrBadResponse, remoteerr.ErrRejected, remoteerr.ErrNotFound}
 	for i, a := range kinds {
 		for j, b := range kinds {
 			if (i == j) != errors.Is(a, b) {
@@ -40,16 +40,16 @@ func TestRetryAfter(t *testing.T) {
 		ok   bool
 	}{
 		{"nil", nil, 0, false},
-		{"no hint", fmt.Errorf("embed: %w", modelerr.ErrUnavailable), 0, false},
-		{"hint", &hinted{modelerr.ErrUnavailable, 30 * time.Second}, 30 * time.Second, true},
-		{"wrapped hint", fmt.Errorf("embed: %w", &hinted{modelerr.ErrUnavailable, time.Minute}), time.Minute, true},
-		{"zero hint", &hinted{modelerr.ErrUnavailable, 0}, 0, false},
-		{"negative hint", &hinted{modelerr.ErrUnavailable, -time.Second}, 0, false},
+		{"no hint", fmt.Errorf("embed: %w", remoteerr.ErrUnavailable), 0, false},
+		{"hint", &hinted{remoteerr.ErrUnavailable, 30 * time.Second}, 30 * time.Second, true},
+		{"wrapped hint", fmt.Errorf("embed: %w", &hinted{remoteerr.ErrUnavailable, time.Minute}), time.Minute, true},
+		{"zero hint", &hinted{remoteerr.ErrUnavailable, 0}, 0, false},
+		{"negative hint", &hinted{remoteerr.ErrUnavailable, -time.Second}, 0, false},
 		// The first carrier in the chain decides, as errors.As finds it.
-		{"outer zero hint", &hinted{&hinted{modelerr.ErrUnavailable, time.Minute}, 0}, 0, false},
+		{"outer zero hint", &hinted{&hinted{remoteerr.ErrUnavailable, time.Minute}, 0}, 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := modelerr.RetryAfter(tt.err)
+		got, ok := remoteerr.RetryAfter(tt.err)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%s: RetryAfter = %v, %v; want %v, %v", tt.name, got, ok, tt.want, tt.ok)
 		}

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // PostJSON posts in as JSON to target with the extra header and decodes the
@@ -44,11 +44,11 @@ func (c *Client) PostJSON(ctx context.Context, target string, header http.Header
 // into out as a stream (DecodeJSON) and closes its body. It reads at most b:
 // one byte more (or a Content-Length over b, before reading) ends the
 // reading with an *Error wrapping
-// modelerr.ErrBadResponse whose reason names the bound ("answer over 1.2 MiB
+// remoteerr.ErrBadResponse whose reason names the bound ("answer over 1.2 MiB
 // for a batch of 32 embeddings …"). A body that is not JSON
 // of out's shape, is JSON null or has data after the value is an *Error
-// wrapping modelerr.ErrBadResponse too; a body cut off by the connection is
-// one wrapping modelerr.ErrUnavailable, or the context's error when ctx
+// wrapping remoteerr.ErrBadResponse too; a body cut off by the connection is
+// one wrapping remoteerr.ErrUnavailable, or the context's error when ctx
 // ended.
 func (c *Client) ReadJSON(ctx context.Context, resp *http.Response, path string, b Bound, out any) error {
 	defer func() { _ = resp.Body.Close() }()
@@ -70,7 +70,7 @@ func (c *Client) ReadJSON(ctx context.Context, resp *http.Response, path string,
 		return e
 	case br.ReadErr() != nil:
 		c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "connection")
-		e.Reason, e.Err = "reading the body: "+shortNetErr(br.ReadErr()), modelerr.ErrUnavailable
+		e.Reason, e.Err = "reading the body: "+shortNetErr(br.ReadErr()), remoteerr.ErrUnavailable
 		return e
 	case errors.As(err, &tooLarge):
 		e.Reason = tooLarge.Error()
@@ -78,6 +78,6 @@ func (c *Client) ReadJSON(ctx context.Context, resp *http.Response, path string,
 		e.Reason = "decoding the JSON answer: " + err.Error()
 	}
 	c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "bad_response")
-	e.Message, e.Err = Snippet(string(bytes.TrimSpace(br.Head())), snippetBytes), modelerr.ErrBadResponse
+	e.Message, e.Err = Snippet(string(bytes.TrimSpace(br.Head())), snippetBytes), remoteerr.ErrBadResponse
 	return e
 }

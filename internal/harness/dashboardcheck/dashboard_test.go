@@ -1,4 +1,4 @@
-package dashboard_test
+package dashboardcheck_test
 
 import (
 	"bytes"
@@ -17,13 +17,13 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
-	"github.com/evidencefleet/evidencefleet/internal/dashboard"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/dashboardcheck"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
-const dashboardPath = "../../deploy/helm/evidencefleet/dashboards/evidencefleet.json"
+const dashboardPath = "../../../deploy/helm/evidencefleet/dashboards/evidencefleet.json"
 
 // tools finds prometheus and promtool. Without them the check is skipped,
 // unless EVF_REQUIRE_PROMETHEUS is set (make dashcheck, CI), which fails.
@@ -48,7 +48,7 @@ func tools(t *testing.T) (prom, promtool string) {
 func TestDashboardAgainstRealPrometheus(t *testing.T) {
 	t.Parallel()
 	prom, promtool := tools(t)
-	queries, err := dashboard.Load(dashboardPath)
+	queries, err := dashboardcheck.Load(dashboardPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,11 +85,11 @@ func TestDashboardAgainstRealPrometheus(t *testing.T) {
 	time.Sleep(3 * time.Second)
 
 	// The checker itself must catch a query that names no real metric.
-	if got := query(t, promURL, dashboard.PromQL(`sum by (kind) (rate(evidencefleet_no_such_metric_total{namespace=~"$namespace"}[$__rate_interval]))`, "1m")); len(got) != 0 {
+	if got := query(t, promURL, dashboardcheck.PromQL(`sum by (kind) (rate(evidencefleet_no_such_metric_total{namespace=~"$namespace"}[$__rate_interval]))`, "1m")); len(got) != 0 {
 		t.Fatalf("a query of a metric that does not exist returned %d series: the check proves nothing", len(got))
 	}
 	for _, q := range queries {
-		expr := dashboard.PromQL(q.Expr, "1m")
+		expr := dashboardcheck.PromQL(q.Expr, "1m")
 		if res := query(t, promURL, expr); len(res) == 0 {
 			t.Errorf("%s returns no data:\n  %s", q.Where, expr)
 		}

@@ -1,10 +1,10 @@
-// Package modelerr is the error vocabulary of the clients of remote
+// Package remoteerr is the error vocabulary of the clients of remote
 // services: the model backends (models/openai, models/tei, models/jina on
-// models/httpx) and the scholarly-metadata APIs (internal/academic). Their
+// internal/httpx) and the scholarly-metadata APIs (internal/academic). Their
 // failures wrap one of the kinds below, which callers test with errors.Is,
 // and may carry a hint of when asking again can succeed (RetryAfterer). It
 // imports the standard library only.
-package modelerr
+package remoteerr
 
 import (
 	"errors"

@@ -1,8 +1,8 @@
-// Package dashboard reads the Grafana dashboard shipped with the Helm chart
+// Package dashboardcheck reads the Grafana dashboard shipped with the Helm chart
 // and turns every query in it (panel targets and template variables) into
 // plain PromQL that a Prometheus server can evaluate, so the dashboard can be
 // checked against real Prometheus (see dashboard_test.go).
-package dashboard
+package dashboardcheck
 
 import (
 	"encoding/json"

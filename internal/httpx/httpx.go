@@ -1,21 +1,22 @@
 // Package httpx is the resilient HTTP client shared by the model backends
-// (OpenAI-compatible, TEI, Jina-style): per-attempt timeouts, bounded
+// (OpenAI-compatible, TEI, Jina-style), the scholarly-metadata clients
+// (internal/academic) and the search backend: per-attempt timeouts, bounded
 // concurrency, retries with exponential backoff and full jitter that honour
 // Retry-After, a consecutive-failure circuit breaker, errors that wrap the
-// error kinds of models/modelerr (modelerr.ErrUnavailable,
-// modelerr.ErrRejected, modelerr.ErrBadResponse) and carry a retry hint
-// (modelerr.RetryAfterer), and Prometheus metrics per attempt.
+// error kinds of internal/remoteerr (remoteerr.ErrUnavailable,
+// remoteerr.ErrRejected, remoteerr.ErrBadResponse) and carry a retry hint
+// (remoteerr.RetryAfterer), and Prometheus metrics per attempt.
 //
 // Every 2xx answer is read within a Bound computed from its request
 // (bounds.go: the batch's embeddings, the chat answer's max_tokens, the
 // labels or documents scored): the byte past it stops the reading with
-// modelerr.ErrBadResponse naming the bound, and answers are decoded as a
+// remoteerr.ErrBadResponse naming the bound, and answers are decoded as a
 // stream (DecodeJSON), never read whole first.
 //
 // Retryable failures are connection errors, per-attempt timeouts and the
 // statuses 408, 424 (TEI's backend error), 429, 500, 502, 503 and 504. Other
-// 4xx answers are not retried and wrap modelerr.ErrRejected; other non-2xx
-// answers are not retried and wrap modelerr.ErrUnavailable. A request whose
+// 4xx answers are not retried and wrap remoteerr.ErrRejected; other non-2xx
+// answers are not retried and wrap remoteerr.ErrUnavailable. A request whose
 // context the caller cancelled returns the context error (wrapped), never
 // ErrUnavailable.
 //
@@ -48,7 +49,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/clock"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // Defaults of Options fields left zero.
@@ -202,7 +203,7 @@ func (c *Client) Breaker() State {
 }
 
 // Error is the error every failed request returns. It wraps one of
-// modelerr.ErrUnavailable, modelerr.ErrRejected, modelerr.ErrBadResponse or,
+// remoteerr.ErrUnavailable, remoteerr.ErrRejected, remoteerr.ErrBadResponse or,
 // when the caller's context ended, the context's error.
 type Error struct {
 	Backend, Capability string
@@ -219,10 +220,10 @@ type Error struct {
 }
 
 // RetryAfter reports Error.RetryIn, so callers that only see an error (a
-// job deciding how long to wait) can honour it (modelerr.RetryAfter).
+// job deciding how long to wait) can honour it (remoteerr.RetryAfter).
 func (e *Error) RetryAfter() time.Duration { return e.RetryIn }
 
-var _ modelerr.RetryAfterer = (*Error)(nil)
+var _ remoteerr.RetryAfterer = (*Error)(nil)
 
 // Error names backend, capability, path, the sentinel, the reason, status,
 // attempts and the body excerpt.
@@ -304,14 +305,14 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		if err != nil { // caller's ctx ended or the body could not be replayed
 			closeBody()
 			if errors.Is(err, errCircuitOpen) {
-				e := mkErr(modelerr.ErrUnavailable, last, sends, "circuit open")
+				e := mkErr(remoteerr.ErrUnavailable, last, sends, "circuit open")
 				e.RetryIn = c.cooldownLeft()
 				return nil, e
 			}
 			if ctx.Err() != nil {
 				return nil, mkErr(ctx.Err(), last, sends, "context ended")
 			}
-			return nil, mkErr(modelerr.ErrRejected, last, sends, err.Error())
+			return nil, mkErr(remoteerr.ErrRejected, last, sends, err.Error())
 		}
 		attempts++
 		if f == nil {
@@ -328,7 +329,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 			if hasBody && req.GetBody == nil && c.o.MaxRetries > 0 {
 				reason += " (body not replayable, no retry)"
 			}
-			e := mkErr(modelerr.ErrUnavailable, f, attempts, reason)
+			e := mkErr(remoteerr.ErrUnavailable, f, attempts, reason)
 			e.RetryIn = max(f.retryAfter, c.cooldownLeft())
 			return nil, e
 		}
@@ -336,7 +337,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		if f.retryAfter >= 0 {
 			if f.retryAfter > c.o.MaxRetryAfter {
 				closeBody()
-				e := mkErr(modelerr.ErrUnavailable, f, attempts,
+				e := mkErr(remoteerr.ErrUnavailable, f, attempts,
 					fmt.Sprintf("%s, Retry-After %s exceeds the %s cap", f.reason, f.retryAfter, c.o.MaxRetryAfter))
 				e.RetryIn = f.retryAfter
 				return nil, e
@@ -345,7 +346,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			closeBody()
-			e := mkErr(modelerr.ErrUnavailable, f, attempts,
+			e := mkErr(remoteerr.ErrUnavailable, f, attempts,
 				fmt.Sprintf("%s, next retry in %s is past the context deadline", f.reason, wait.Round(time.Millisecond)))
 			e.RetryIn = wait
 			return nil, e
@@ -406,7 +407,7 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, n int, sends *i
 			c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "canceled")
 			return nil, nil, ctx.Err()
 		}
-		f := &failure{kind: "connection", retryable: true, breaker: true, retryAfter: -1, sentinel: modelerr.ErrUnavailable,
+		f := &failure{kind: "connection", retryable: true, breaker: true, retryAfter: -1, sentinel: remoteerr.ErrUnavailable,
 			reason: "connection: " + shortNetErr(err)}
 		var ne net.Error
 		if errors.Is(actx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
@@ -444,18 +445,18 @@ func classify(resp *http.Response) *failure {
 	f := &failure{status: code, reason: fmt.Sprintf("status %d", code), message: ErrorMessage(raw), retryAfter: -1}
 	switch {
 	case code == http.StatusTooManyRequests:
-		f.kind, f.retryable, f.breaker, f.sentinel = "rate_limited", true, true, modelerr.ErrUnavailable
+		f.kind, f.retryable, f.breaker, f.sentinel = "rate_limited", true, true, remoteerr.ErrUnavailable
 	case code == http.StatusRequestTimeout:
-		f.kind, f.retryable, f.breaker, f.sentinel = "timeout", true, true, modelerr.ErrUnavailable
+		f.kind, f.retryable, f.breaker, f.sentinel = "timeout", true, true, remoteerr.ErrUnavailable
 	case code == http.StatusFailedDependency, code == http.StatusInternalServerError, code == http.StatusBadGateway,
 		code == http.StatusServiceUnavailable, code == http.StatusGatewayTimeout:
-		f.kind, f.retryable, f.breaker, f.sentinel = "server_error", true, true, modelerr.ErrUnavailable
+		f.kind, f.retryable, f.breaker, f.sentinel = "server_error", true, true, remoteerr.ErrUnavailable
 	case code >= 400 && code < 500:
-		f.kind, f.sentinel = "rejected", modelerr.ErrRejected
+		f.kind, f.sentinel = "rejected", remoteerr.ErrRejected
 	case code >= 500:
-		f.kind, f.breaker, f.sentinel = "server_error", true, modelerr.ErrUnavailable
+		f.kind, f.breaker, f.sentinel = "server_error", true, remoteerr.ErrUnavailable
 	default: // 1xx, or a 3xx the client did not follow
-		f.kind, f.sentinel = "bad_response", modelerr.ErrBadResponse
+		f.kind, f.sentinel = "bad_response", remoteerr.ErrBadResponse
 		f.reason = fmt.Sprintf("unexpected status %d", code)
 	}
 	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {

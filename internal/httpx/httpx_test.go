@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // fakeClock is an injected clock: sleeping records the wait and advances the
@@ -128,7 +128,7 @@ func TestRetryAfterAndBackoff(t *testing.T) {
 		{"429 date in the past", step{429, map[string]string{"Retry-After": "Mon, 02 Jan 2006 15:04:05 GMT"}, ""}, 0, 0, 2, nil},
 		{"429 without Retry-After uses backoff", step{429, nil, ""}, base / 2, base / 2, 2, nil},
 		{"500 ignores Retry-After", step{500, map[string]string{"Retry-After": "7"}, ""}, base / 2, base / 2, 2, nil},
-		{"Retry-After over the cap gives up at once", step{429, map[string]string{"Retry-After": "120"}, "slow down"}, -1, -1, 1, modelerr.ErrUnavailable},
+		{"Retry-After over the cap gives up at once", step{429, map[string]string{"Retry-After": "120"}, "slow down"}, -1, -1, 1, remoteerr.ErrUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,7 +174,7 @@ func TestRetriesExhausted(t *testing.T) {
 			base := 100 * time.Millisecond
 			c, clk, m := newTestClient(Options{MaxRetries: 3, BaseBackoff: base, MaxBackoff: 300 * time.Millisecond, BreakerFailures: 100})
 			_, err := get(t, c, context.Background(), srv.URL+"/predict")
-			if !errors.Is(err, modelerr.ErrUnavailable) {
+			if !errors.Is(err, remoteerr.ErrUnavailable) {
 				t.Fatalf("err = %v, want ErrUnavailable", err)
 			}
 			if hits.Load() != 4 {
@@ -207,14 +207,14 @@ func TestNonRetryableStatuses(t *testing.T) {
 		want                error
 		kind                string
 	}{
-		{"TEI 400", `{"error":"Input validation error: inputs cannot be empty","error_type":"Validation"}`, "Input validation error: inputs cannot be empty (Validation)", 400, modelerr.ErrRejected, "rejected"},
-		{"TEI 413", `{"error":"batch size 64 > maximum allowed batch size 32","error_type":"Validation"}`, "batch size 64 > maximum allowed batch size 32", 413, modelerr.ErrRejected, "rejected"},
-		{"OpenAI 401", `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`, "Incorrect API key provided (invalid_request_error)", 401, modelerr.ErrRejected, "rejected"},
-		{"vLLM 400", `{"object":"error","message":"maximum context length is 512","type":"BadRequestError","code":400}`, "maximum context length is 512", 400, modelerr.ErrRejected, "rejected"},
-		{"FastAPI 422", `{"detail":"field required"}`, "field required", 422, modelerr.ErrRejected, "rejected"},
-		{"plain 404", "404 page not found", "404 page not found", 404, modelerr.ErrRejected, "rejected"},
-		{"long body cut", strings.Repeat("é", 500), "é", 400, modelerr.ErrRejected, "rejected"},
-		{"501 is not retried", "not implemented", "not implemented", 501, modelerr.ErrUnavailable, "server_error"},
+		{"TEI 400", `{"error":"Input validation error: inputs cannot be empty","error_type":"Validation"}`, "Input validation error: inputs cannot be empty (Validation)", 400, remoteerr.ErrRejected, "rejected"},
+		{"TEI 413", `{"error":"batch size 64 > maximum allowed batch size 32","error_type":"Validation"}`, "batch size 64 > maximum allowed batch size 32", 413, remoteerr.ErrRejected, "rejected"},
+		{"OpenAI 401", `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`, "Incorrect API key provided (invalid_request_error)", 401, remoteerr.ErrRejected, "rejected"},
+		{"vLLM 400", `{"object":"error","message":"maximum context length is 512","type":"BadRequestError","code":400}`, "maximum context length is 512", 400, remoteerr.ErrRejected, "rejected"},
+		{"FastAPI 422", `{"detail":"field required"}`, "field required", 422, remoteerr.ErrRejected, "rejected"},
+		{"plain 404", "404 page not found", "404 page not found", 404, remoteerr.ErrRejected, "rejected"},
+		{"long body cut", strings.Repeat("é", 500), "é", 400, remoteerr.ErrRejected, "rejected"},
+		{"501 is not retried", "not implemented", "not implemented", 501, remoteerr.ErrUnavailable, "server_error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -261,7 +261,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 	defer close(release)
 	c, clk, m := newTestClient(Options{Timeout: 20 * time.Millisecond, MaxRetries: 2, BreakerFailures: 100})
 	_, err := get(t, c, context.Background(), srv.URL+"/embed")
-	if !errors.Is(err, modelerr.ErrUnavailable) || !strings.Contains(err.Error(), "timeout") {
+	if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "timeout") {
 		t.Fatalf("err = %v, want ErrUnavailable naming the timeout", err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -284,7 +284,7 @@ func TestCallerCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-arrived; cancel() }()
 		_, err := get(t, c, ctx, srv.URL+"/embed")
-		if !errors.Is(err, context.Canceled) || errors.Is(err, modelerr.ErrUnavailable) {
+		if !errors.Is(err, context.Canceled) || errors.Is(err, remoteerr.ErrUnavailable) {
 			t.Fatalf("err = %v, want context.Canceled and not ErrUnavailable", err)
 		}
 		var he *Error
@@ -311,7 +311,7 @@ func TestCallerCancel(t *testing.T) {
 			return ctx.Err()
 		}
 		_, err := get(t, c, ctx, srv.URL+"/embed")
-		if !errors.Is(err, context.Canceled) || errors.Is(err, modelerr.ErrUnavailable) {
+		if !errors.Is(err, context.Canceled) || errors.Is(err, remoteerr.ErrUnavailable) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 		if hits.Load() != 1 || waited != 30*time.Second {
@@ -325,7 +325,7 @@ func TestCallerCancel(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_, err := get(t, c, ctx, srv.URL+"/embed")
-		if !errors.Is(err, modelerr.ErrUnavailable) || !strings.Contains(err.Error(), "deadline") {
+		if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "deadline") {
 			t.Fatalf("err = %v, want ErrUnavailable naming the deadline", err)
 		}
 		if hits.Load() != 1 || len(clk.waits()) != 0 {
@@ -362,7 +362,7 @@ func TestConnectionErrorRetried(t *testing.T) {
 	srv.Close() // nothing listens there any more
 	c, clk, m := newTestClient(Options{MaxRetries: 2, BreakerFailures: 100})
 	_, err := get(t, c, context.Background(), url+"/embed")
-	if !errors.Is(err, modelerr.ErrUnavailable) || !strings.Contains(err.Error(), "connection") {
+	if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "connection") {
 		t.Fatalf("err = %v, want ErrUnavailable naming the connection", err)
 	}
 	if len(clk.waits()) != 2 {
@@ -388,7 +388,7 @@ func TestBreaker(t *testing.T) {
 		if c.Breaker() != Closed {
 			t.Fatalf("breaker %v after %d failures, want closed", c.Breaker(), i)
 		}
-		if _, err := get(t, c, context.Background(), srv.URL); !errors.Is(err, modelerr.ErrUnavailable) {
+		if _, err := get(t, c, context.Background(), srv.URL); !errors.Is(err, remoteerr.ErrUnavailable) {
 			t.Fatalf("err = %v", err)
 		}
 	}
@@ -397,7 +397,7 @@ func TestBreaker(t *testing.T) {
 	}
 	status.Store(200)
 	_, err := get(t, c, context.Background(), srv.URL)
-	if !errors.Is(err, modelerr.ErrUnavailable) || !strings.Contains(err.Error(), "circuit open") || hits.Load() != 3 {
+	if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "circuit open") || hits.Load() != 3 {
 		t.Fatalf("open breaker: err %v, hits %d; want a fast circuit-open failure and no new hit", err, hits.Load())
 	}
 	if got := counter(t, m, "evidencefleet_model_errors_total", map[string]string{"kind": "circuit_open"}); got != 1 {
@@ -418,7 +418,7 @@ func TestBreaker(t *testing.T) {
 		t.Fatalf("breaker %v after the cooldown, want half-open", c.Breaker())
 	}
 	status.Store(503)
-	if _, err := get(t, c, context.Background(), srv.URL); !errors.Is(err, modelerr.ErrUnavailable) || hits.Load() != 4 {
+	if _, err := get(t, c, context.Background(), srv.URL); !errors.Is(err, remoteerr.ErrUnavailable) || hits.Load() != 4 {
 		t.Fatalf("probe: err %v, hits %d", err, hits.Load())
 	}
 	if c.Breaker() != Open {
@@ -448,7 +448,7 @@ func TestBreakerOneProbeAtATime(t *testing.T) {
 	go func() { _, err := get(t, c, context.Background(), srv.URL); done <- err }()
 	<-arrived // the probe is in flight
 	_, err := get(t, c, context.Background(), srv.URL)
-	if !errors.Is(err, modelerr.ErrUnavailable) || !strings.Contains(err.Error(), "circuit open") {
+	if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "circuit open") {
 		t.Fatalf("second request during the probe: %v, want circuit open", err)
 	}
 	close(release)
@@ -552,7 +552,7 @@ func TestBodyReplayedOnRetry(t *testing.T) {
 			t.Fatal("test setup: GetBody should be nil")
 		}
 		_, err := c.Do(req)
-		if !errors.Is(err, modelerr.ErrUnavailable) || !strings.Contains(err.Error(), "not replayable") {
+		if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "not replayable") {
 			t.Fatalf("err = %v", err)
 		}
 		if len(bodies) != 1 || bodies[0] != payload {
@@ -573,11 +573,11 @@ func TestPostJSON(t *testing.T) {
 		wantMsg string
 	}{
 		{"ok", 200, `{"vectors":[[0.6,0.8]]}`, nil, ""},
-		{"not JSON", 200, `<html>gateway</html>`, modelerr.ErrBadResponse, "<html>gateway</html>"},
-		{"wrong shape", 200, `{"vectors":[["x"]]}`, modelerr.ErrBadResponse, "cannot unmarshal"},
-		{"trailing garbage", 200, `{"vectors":[]} {}`, modelerr.ErrBadResponse, "decoding"},
-		{"empty", 200, ``, modelerr.ErrBadResponse, "decoding"},
-		{"rejected", 400, `{"error":"bad input","error_type":"Validation"}`, modelerr.ErrRejected, "bad input"},
+		{"not JSON", 200, `<html>gateway</html>`, remoteerr.ErrBadResponse, "<html>gateway</html>"},
+		{"wrong shape", 200, `{"vectors":[["x"]]}`, remoteerr.ErrBadResponse, "cannot unmarshal"},
+		{"trailing garbage", 200, `{"vectors":[]} {}`, remoteerr.ErrBadResponse, "decoding"},
+		{"empty", 200, ``, remoteerr.ErrBadResponse, "decoding"},
+		{"rejected", 400, `{"error":"bad input","error_type":"Validation"}`, remoteerr.ErrRejected, "bad input"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -617,7 +617,7 @@ func TestPostJSON(t *testing.T) {
 				t.Fatalf("model_batch_size samples = %v, want 1", got)
 			}
 			wantBad := 0.0
-			if errors.Is(tt.want, modelerr.ErrBadResponse) {
+			if errors.Is(tt.want, remoteerr.ErrBadResponse) {
 				wantBad = 1
 			}
 			if got := counter(t, m, "evidencefleet_model_errors_total", map[string]string{"kind": "bad_response"}); got != wantBad {
@@ -637,7 +637,7 @@ func TestPostJSONBodyTooLarge(t *testing.T) {
 	c, _, m := newTestClient(Options{})
 	var out []int
 	err := c.PostJSON(context.Background(), srv.URL, nil, []int{}, Bound{Bytes: 1 << 10, What: "a test"}, &out, 0)
-	if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), "answer over 1 KiB for a test") {
+	if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), "answer over 1 KiB for a test") {
 		t.Fatalf("err = %v, want ErrBadResponse naming the bound", err)
 	}
 	if got := counter(t, m, "evidencefleet_model_errors_total", map[string]string{"kind": "bad_response"}); got != 1 {
@@ -659,7 +659,7 @@ func TestPostJSONBodyTooLarge(t *testing.T) {
 	}))
 	defer declared.Close()
 	err = c.PostJSON(context.Background(), declared.URL, nil, []int{}, Bound{Bytes: 1 << 10, What: "a test"}, &out, 0)
-	if !errors.Is(err, modelerr.ErrBadResponse) || !strings.Contains(err.Error(), "answer over 1 KiB for a test") {
+	if !errors.Is(err, remoteerr.ErrBadResponse) || !strings.Contains(err.Error(), "answer over 1 KiB for a test") {
 		t.Fatalf("Content-Length 64 MiB: err = %v, want ErrBadResponse naming the bound", err)
 	}
 }

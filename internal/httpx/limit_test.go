@@ -14,7 +14,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/harness/repodata"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 func TestBoundedReader(t *testing.T) {
@@ -29,7 +30,7 @@ func TestBoundedReader(t *testing.T) {
 	br := NewBoundedReader(iotest.OneByteReader(strings.NewReader("0123456789X")), b)
 	got, err = io.ReadAll(br)
 	var tl *TooLargeError
-	if string(got) != "0123456789" || !errors.As(err, &tl) || !errors.Is(err, modelerr.ErrBadResponse) || br.TooLarge() == nil {
+	if string(got) != "0123456789" || !errors.As(err, &tl) || !errors.Is(err, remoteerr.ErrBadResponse) || br.TooLarge() == nil {
 		t.Fatalf("11 bytes within 10: %q, %v", got, err)
 	}
 	if err.Error() != "answer over 10 bytes for a test" || string(br.Head()) != "0123456789" || br.ReadErr() != nil {
@@ -173,7 +174,7 @@ func TestDecodeJSONAgreesWithEncodingJSON(t *testing.T) {
 // The recorded Semantic Scholar pages decode as encoding/json decodes them.
 func TestDecodeJSONRecordedPages(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("../../../testdata/api-fixtures/semantic-scholar/Paper.json")
+	raw, err := os.ReadFile(repodata.Path(t, append(repodata.S2Fixtures, "Paper.json")...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestDecodeJSONBoundsListItems(t *testing.T) {
 	b := Bound{Bytes: 1 << 20, Items: 2, What: "a page of 2 things"}
 	var tl *TooLargeError
 	var ints []int
-	if err := DecodeJSON(strings.NewReader(`[1,2,3]`), b, &ints); !errors.As(err, &tl) || !errors.Is(err, modelerr.ErrBadResponse) ||
+	if err := DecodeJSON(strings.NewReader(`[1,2,3]`), b, &ints); !errors.As(err, &tl) || !errors.Is(err, remoteerr.ErrBadResponse) ||
 		err.Error() != "answer of more than 2 items for a page of 2 things" {
 		t.Errorf("3 items within 2: %v", err)
 	}

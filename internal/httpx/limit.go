@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // Bound is the largest answer one request can need: Bytes; at most Items
@@ -45,7 +45,7 @@ func trimZero(s string) string {
 
 // TooLargeError is an answer that went past its Bound: its bytes, the items
 // of one of its lists (Items), or the bytes of one item (Item). It wraps
-// modelerr.ErrBadResponse: an answer larger than the request can need is
+// remoteerr.ErrBadResponse: an answer larger than the request can need is
 // garbage, recorded and retried like any other.
 type TooLargeError struct {
 	Bound Bound
@@ -69,8 +69,8 @@ func (e *TooLargeError) Error() string {
 	return "answer over " + e.Bound.String()
 }
 
-// Unwrap returns modelerr.ErrBadResponse.
-func (e *TooLargeError) Unwrap() error { return modelerr.ErrBadResponse }
+// Unwrap returns remoteerr.ErrBadResponse.
+func (e *TooLargeError) Unwrap() error { return remoteerr.ErrBadResponse }
 
 // headBytes is how much of an answer a BoundedReader keeps for error messages.
 const headBytes = snippetBytes

@@ -5,7 +5,7 @@ import "fmt"
 // What one request to a model server can need: each bound is a fixed
 // envelope plus what the request asked for, every piece at its widest JSON
 // spelling. An answer past its bound is refused as garbage
-// (modelerr.ErrBadResponse) before more of it is read.
+// (remoteerr.ErrBadResponse) before more of it is read.
 const (
 	// JSONFloatBytes bounds one embedding component as JSON text: at most 24
 	// characters ("-2.2250738585072014e-308") and a comma, plus the line

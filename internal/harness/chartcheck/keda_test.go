@@ -1,4 +1,4 @@
-package chart_test
+package chartcheck_test
 
 import (
 	"context"

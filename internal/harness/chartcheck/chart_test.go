@@ -1,4 +1,4 @@
-package chart_test
+package chartcheck_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-const chartDir = "../../deploy/helm/evidencefleet"
+const chartDir = "../../../deploy/helm/evidencefleet"
 
 // The custom resources the chart renders, with the fields of their CRDs
 // that the chart may use (keda.sh/v1alpha1, monitoring.coreos.com/v1).
@@ -110,7 +110,7 @@ type rendered struct {
 
 func helm(t *testing.T) string {
 	t.Helper()
-	for _, p := range []string{os.Getenv("EVF_HELM"), "../../bin/helm"} {
+	for _, p := range []string{os.Getenv("EVF_HELM"), "../../../bin/helm"} {
 		if p != "" {
 			if _, err := os.Stat(p); err == nil {
 				abs, _ := filepath.Abs(p)

@@ -1,4 +1,4 @@
-package chart_test
+package chartcheck_test
 
 import (
 	"os"
@@ -26,7 +26,7 @@ var alertNames = []string{
 }
 
 // promtool finds promtool. Without it the test is skipped, unless
-// EVF_REQUIRE_PROMETHEUS is set (CI), which fails — as internal/dashboard.
+// EVF_REQUIRE_PROMETHEUS is set (CI), which fails — as internal/harness/dashboardcheck.
 func promtool(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("promtool")

@@ -1,0 +1,35 @@
+-- Worker process lifelines (internal/fleet/lifeline.go).
+
+-- name: TakeLifelineLock :exec
+-- Waits for and takes the session advisory lock of key on this connection.
+-- A worker process holds the lock of its River client id on a connection of
+-- its own; another process whose lock is free (TryLifelineLock) is dead, and
+-- its running jobs are returned to work (RescueRunningJobsOf). The lock
+-- statements run on the connection that holds or tries the lock (a *pgx.Conn
+-- or an acquired pool connection): session locks belong to a connection.
+SELECT pg_advisory_lock(hashtextextended(@key::text, 0));
+
+-- name: TryLifelineLock :one
+-- Takes the session lock of key on this connection if it is free.
+SELECT pg_try_advisory_lock(hashtextextended(@key::text, 0))::bool AS free;
+
+-- name: ReleaseLifelineLock :exec
+SELECT pg_advisory_unlock(hashtextextended(@key::text, 0));
+
+-- name: RunningJobOwners :many
+-- The processes, other than self, whose client id starts with prefix and
+-- that run jobs now: the last entry of each running job's attempted_by.
+SELECT DISTINCT attempted_by[cardinality(attempted_by)]::text AS owner
+FROM river_job
+WHERE state = 'running' AND cardinality(attempted_by) > 0
+  AND starts_with(attempted_by[cardinality(attempted_by)], @prefix::text)
+  AND attempted_by[cardinality(attempted_by)] <> @self::text;
+
+-- name: RescueRunningJobsOf :many
+-- Makes the running jobs of a dead process available again, each with an
+-- error saying so (its attempt counts, as for any crash).
+UPDATE river_job SET
+    state = 'available', scheduled_at = now(),
+    errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', @message::text, 'trace', ''))
+WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = @owner::text
+RETURNING id, kind, attempt;
