@@ -5,17 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
-	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
-	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/modelerr"
@@ -318,121 +315,6 @@ func (w *TargetQueueWorker) failTarget(ctx context.Context, job *river.Job[jobs.
 // completeAlone completes a job that has nothing to write.
 func completeAlone[T river.JobArgs](ctx context.Context, s *store.Store, job *river.Job[T]) error {
 	return s.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error { return completeTx(ctx, tx, job, nil) })
-}
-
-// queryOutput is recorded as a query target's job output.
-type queryOutput struct {
-	Results    int `json:"results"`     // result URLs the search returned
-	Registered int `json:"registered"`  // url targets registered with a new job
-	Known      int `json:"known"`       // result URLs the task had already (their job exists)
-	Invalid    int `json:"invalid_url"` // result URLs refused by URL normalisation
-	Papers     int `json:"papers"`      // DOIs from the academic search (an academic query)
-}
-
-// workQuery asks the search backend and registers its result URLs as url
-// targets of the task, one level deeper, each with its target_queue job.
-// Targets are unique per task and their jobs unique per task and target, so
-// a URL two queries return is fetched once.
-func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target) error {
-	scholarly := w.Scholar != nil && papers.LooksAcademic(target.Value)
-	if w.Search == nil && !scholarly {
-		w.Metrics.Search("not_configured")
-		return w.failTarget(ctx, job, targetID, nil, search.ErrNotConfigured)
-	}
-	limit := w.SearchResults
-	if limit <= 0 {
-		limit = 10
-	}
-	var out queryOutput
-	var targets []jobs.Target
-	seen := map[string]bool{}
-	add := func(t jobs.Target) {
-		if !seen[t.Kind+" "+t.Value] {
-			seen[t.Kind+" "+t.Value] = true
-			targets = append(targets, t)
-		}
-	}
-	var webErr error
-	if w.Search != nil {
-		results, err := w.Search.Search(ctx, target.Value, limit)
-		if err != nil {
-			w.Metrics.Search("error")
-			webErr = err
-		} else {
-			w.Metrics.Search("ok")
-			out.Results = len(results)
-			for _, r := range results {
-				t, err := jobs.Target{Kind: jobs.TargetURL, Value: r.URL}.Normalized()
-				if err != nil {
-					out.Invalid++
-					continue
-				}
-				add(t)
-			}
-		}
-	}
-	if scholarly {
-		// Research literature: the academic APIs' papers become doi targets;
-		// after that starting point they go the same path as any target.
-		dois, err := w.Scholar.SearchDOIs(ctx, target.Value, limit)
-		if err != nil {
-			w.Metrics.Academic("search", "unavailable")
-			logger(w.Logger).WarnContext(ctx, "academic search skipped", slog.Int64("job_id", job.ID), slog.String("error", err.Error()))
-		} else {
-			w.Metrics.Academic("search", "ok")
-			out.Papers = len(dois)
-			for _, doi := range dois {
-				add(jobs.Target{Kind: jobs.TargetDOI, Value: doi})
-			}
-		}
-	}
-	if webErr != nil && len(targets) == 0 {
-		var se *search.StatusError
-		if errors.As(webErr, &se) && se.Temporary() {
-			if asked, err2 := time.ParseDuration(se.RetryAfter + "s"); err2 == nil && asked > 0 {
-				if wait, ok := w.Waits.snooze(job.JobRow, asked); ok {
-					return river.JobSnooze(wait)
-				}
-			}
-			return fmt.Errorf("search %q: %w", target.Value, webErr)
-		}
-		if ctx.Err() == nil && !errors.As(webErr, &se) {
-			return fmt.Errorf("search %q: %w", target.Value, webErr) // network: retry (settle fails it on the last attempt)
-		}
-		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("search %q: %w", target.Value, webErr))
-	}
-	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		if _, err := q.LockActiveTask(ctx, job.Args.TaskID); err != nil {
-			return err
-		}
-		if len(targets) > 0 {
-			res, err := intake.AddTargetsAt(ctx, river.ClientFromContext[pgx.Tx](ctx), tx, job.Args.TaskID, job.Args.Depth+1, targets)
-			if err != nil {
-				return err
-			}
-			for _, r := range res {
-				if r.UniqueSkippedAsDuplicate {
-					out.Known++
-				} else {
-					out.Registered++
-				}
-			}
-		}
-		if err := q.FinishTarget(ctx, store.FinishTargetParams{ID: targetID, Status: "extracted", Stage: "searched"}); err != nil {
-			return fmt.Errorf("mark query target searched: %w", err)
-		}
-		if err := q.InsertEvent(ctx, store.InsertEventParams{TaskID: &job.Args.TaskID, EventType: "query_searched",
-			Payload: mustJSON(map[string]any{"query": target.Value, "results": out.Results, "registered": out.Registered, "known": out.Known})}); err != nil {
-			return fmt.Errorf("record search event: %w", err)
-		}
-		return completeTx(ctx, tx, job, out)
-	})
-	if err != nil {
-		return fmt.Errorf("register results of %q: %w", target.Value, err)
-	}
-	logger(w.Logger).InfoContext(ctx, "query searched", slog.Int64("job_id", job.ID), slog.String("query", target.Value),
-		slog.Int("results", out.Results), slog.Int("registered", out.Registered), slog.Int("known", out.Known))
-	return nil
 }
 
 // resolveDOI asks the academic APIs for a DOI unknown to the graph. When it
