@@ -164,17 +164,10 @@ type FollowUps struct {
 	CitationGraph bool
 }
 
-// Read takes the page through in.Fetcher and reads it: text, fragments and
-// identifiers. It extracts no claims.
-func Read(ctx context.Context, in Input, cfg Config) PageResult {
-	r, _ := read(ctx, in, cfg)
-	return r
-}
-
 // Process is Read, then the claims ex proposes for the page, kept only when
 // their quote is verbatim in one fragment (acceptClaims).
 func Process(ctx context.Context, in Input, cfg Config, ex ClaimExtractor) PageResult {
-	r, doc := read(ctx, in, cfg)
+	r := Read(ctx, in, cfg)
 	if r.Status != StatusOK {
 		return r
 	}
@@ -182,13 +175,15 @@ func Process(ctx context.Context, in Input, cfg Config, ex ClaimExtractor) PageR
 	if maxClaims == 0 {
 		maxClaims = 20
 	}
+	// The title as the page keeps it, bounded: it goes with every piece of
+	// the text a model is asked about.
 	proposed, err := ex.ExtractClaims(ctx, models.ClaimRequest{
-		URL: r.Fetch.FinalURL, Title: doc.Title, Text: doc.Text, MaxClaims: maxClaims})
+		URL: r.Fetch.FinalURL, Title: r.Page.Title, Text: r.Page.Content, MaxClaims: maxClaims})
 	if err != nil {
 		r.Status, r.Err = StatusClaimsFailed, err
 		return r
 	}
-	r.Claims, r.QuotesRejected, r.ClaimsDropped = acceptClaims(doc.Text, r.Page.Fragments, maxClaims, proposed)
+	r.Claims, r.QuotesRejected, r.ClaimsDropped = acceptClaims(r.Page.Content, r.Page.Fragments, maxClaims, proposed)
 	r.Extractor = ex.Model()
 	return r
 }

@@ -161,3 +161,22 @@ func TestStageImportsNoDatabaseOrQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimRequestTitleIsBounded: the title is outside text, sent with every
+// piece of the page the extractor asks a model about; the extractor is
+// given it bounded, as the store keeps it (a 1 MiB <title> went whole into
+// every prompt, past any model's context).
+func TestClaimRequestTitleIsBounded(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("Sea ice ", 1<<17)
+	res := &crawl.Result{URL: "https://title.example.org/", FinalURL: "https://title.example.org/", Status: 200, ContentType: "text/html",
+		Body: []byte("<html><head><title>" + huge + "</title></head><body><article><p>Arctic sea ice has declined in recent decades, as the measurements of many years show.</p></article></body></html>")}
+	var asked models.ClaimRequest
+	r := pageproc.Process(context.Background(), pageproc.URL(fetcher{res: res}, res.URL), pageproc.Config{}, extractor{asked: &asked})
+	if r.Status != pageproc.StatusOK {
+		t.Fatalf("%v %v", r.Status, r.Err)
+	}
+	if len(asked.Title) > 4000 || asked.Title != r.Page.Title || !strings.HasPrefix(asked.Title, "Sea ice") {
+		t.Errorf("extractor asked with a title of %d bytes (the page keeps %d)", len(asked.Title), len(r.Page.Title))
+	}
+}

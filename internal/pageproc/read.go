@@ -34,22 +34,22 @@ const (
 	maxAuthorRunes      = 300
 )
 
-// read fetches and reads the page; the document is its whole text and
-// title, for the claim extractor.
-func read(ctx context.Context, in Input, cfg Config) (PageResult, extract.Document) {
+// Read takes the page through in.Fetcher and reads it: text, fragments and
+// identifiers. It extracts no claims.
+func Read(ctx context.Context, in Input, cfg Config) PageResult {
 	var r PageResult
 	start := time.Now()
 	res, err := in.Fetcher.Fetch(ctx, in.URL)
 	r.FetchTime = time.Since(start)
 	if err != nil {
 		r.Status, r.Err = StatusFetchFailed, err
-		return r, extract.Document{}
+		return r
 	}
 	r.Fetch = res
 	doc, err := readText(res, cfg)
 	if err != nil {
 		r.Status, r.Err = StatusUnreadable, err
-		return r, doc
+		return r
 	}
 	r.Page = metadata(res, doc.Title, in.Paper)
 	r.Page.Fetched = !in.FromStore
@@ -66,7 +66,7 @@ func read(ctx context.Context, in Input, cfg Config) (PageResult, extract.Docume
 	r.Page.Declared, r.FollowUps.Cites = pageIdentifiers(res, doc.Text)
 	r.FollowUps.CitationGraph = in.Paper != nil || slices.ContainsFunc(slices.Concat(r.Page.Identifiers, r.Page.Declared),
 		func(id extract.Identifier) bool { return id.Type == extract.IDDOI })
-	return r, doc
+	return r
 }
 
 // readText extracts the page's main text. No I/O.
