@@ -1,8 +1,9 @@
 // Package store holds all SQL of evidencefleet: one queries file per job
 // kind (store/queries/<kind>.sql → sqlc's *.gen.go) beside that kind's one
-// write (store/<kind>.go: WritePage, WriteJudgements, WriteEmbeddings,
-// WriteRanking, WriteCitationGraph, Cleanup), transactions, and the
-// posterior recomputation. Pure logic lives elsewhere (internal/evidence);
+// write (store/<kind>.go: WritePage, or WriteQuerySearch for a query
+// target; WriteJudgements, WriteEmbeddings, WriteRanking,
+// WriteCitationGraph, Cleanup), transactions, and the posterior
+// recomputation. Pure logic lives elsewhere (internal/evidence);
 // store only moves rows.
 //
 // Lock order. Every transaction that takes page keys and the task row takes

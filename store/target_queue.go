@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -282,6 +283,49 @@ func (q *Queries) WritePage(ctx context.Context, p PageWrite, t PageForTask) (Pa
 	pageID := st.PageID
 	if err := q.FinishTarget(ctx, FinishTargetParams{ID: t.TargetID, Status: "extracted", Stage: "extracted", PageID: &pageID}); err != nil {
 		return out, fmt.Errorf("mark target extracted: %w", err)
+	}
+	return out, nil
+}
+
+// QuerySearch is what a query target's search found, as target_queue hands
+// it to WriteQuerySearch.
+type QuerySearch struct {
+	TaskID, TargetID int64
+	Query            string
+	Results          int // result URLs the search returned
+	// Register registers the results as targets of the task with their
+	// target_queue jobs (intake.AddTargetsAt: River's insert, which the
+	// store does not make) and counts them: with a new job, or known to the
+	// task already. nil when there is nothing to register.
+	Register func(ctx context.Context) (registered, known int, err error)
+}
+
+// QuerySearched is what WriteQuerySearch did.
+type QuerySearched struct{ Registered, Known int }
+
+// WriteQuerySearch is a query target's one write: under the task's row lock
+// (an active task), its results registered (s.Register), the query target
+// marked extracted at stage "searched", and a query_searched event of the
+// task with the counts. Lock order: the task row before the targets'
+// inserts, which take a key-share lock on it.
+func (q *Queries) WriteQuerySearch(ctx context.Context, s QuerySearch) (QuerySearched, error) {
+	var out QuerySearched
+	if _, err := q.LockActiveTask(ctx, s.TaskID); err != nil {
+		return out, err
+	}
+	if s.Register != nil {
+		var err error
+		if out.Registered, out.Known, err = s.Register(ctx); err != nil {
+			return out, err
+		}
+	}
+	if err := q.FinishTarget(ctx, FinishTargetParams{ID: s.TargetID, Status: "extracted", Stage: "searched"}); err != nil {
+		return out, fmt.Errorf("mark query target searched: %w", err)
+	}
+	// A map of a string and ints always encodes.
+	payload, _ := json.Marshal(map[string]any{"query": s.Query, "results": s.Results, "registered": out.Registered, "known": out.Known})
+	if err := q.InsertEvent(ctx, InsertEventParams{TaskID: &s.TaskID, EventType: "query_searched", Payload: payload}); err != nil {
+		return out, fmt.Errorf("record search event: %w", err)
 	}
 	return out, nil
 }

@@ -77,8 +77,9 @@ type EnsureTargetRow struct {
 	Status string `json:"status"`
 }
 
-// target_queue: the writes of store.WritePage / StorePage / FailTarget
-// (store/target_queue.go) and the target's own bookkeeping. InsertCitesEdge
+// target_queue: the writes of store.WritePage / StorePage /
+// WriteQuerySearch / FailTarget (store/target_queue.go) and the target's own
+// bookkeeping. InsertCitesEdge
 // and AddTaskPage serve citation_graph too; VersionFragments is in embed.sql.
 func (q *Queries) EnsureTarget(ctx context.Context, arg EnsureTargetParams) (EnsureTargetRow, error) {
 	row := q.db.QueryRow(ctx, ensureTarget, arg.TaskID, arg.Kind, arg.Value)

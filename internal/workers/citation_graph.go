@@ -15,6 +15,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/pageproc"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -108,16 +109,14 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 	write := store.CitationGraphWrite{TaskID: job.Args.TaskID, SourcePageID: src.ID}
 	for _, n := range selected {
 		paper := n.Paper
-		res := paperResult(&paper)
-		p, err := processPage(res, w.Extract)
-		if err != nil {
+		p := pageproc.Read(ctx, pageproc.FromPaper(&paper), w.Extract)
+		if p.Status != pageproc.StatusOK {
 			continue // neither title nor abstract: nothing to keep
 		}
-		p.paper, p.identifiers = &paper, paperIdentifiers(&paper)
 		if strings.TrimSpace(paper.Abstract) == "" {
 			out.Placeholders++
 		}
-		write.Pages = append(write.Pages, store.CitedPage{Page: pageWrite(res, p, w.Embedder.Model()),
+		write.Pages = append(write.Pages, store.CitedPage{Page: pageWrite(p, w.Embedder.Model()),
 			Reference: n.Reference, Sources: strings.Join(n.Sources, "+")})
 	}
 	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {

@@ -8,10 +8,10 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
-	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
+	"github.com/evidencefleet/evidencefleet/internal/pageproc"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -66,13 +66,8 @@ func RerankConfigFrom(cfg config.Config) RerankConfig {
 		RerankTopN: cfg.RankRerankTopN, TopK: cfg.RankTopK}
 }
 
-// ExtractConfig tunes page processing in target_queue.
-type ExtractConfig struct {
-	Fragments        extract.FragmentOptions
-	MaxClaimsPerPage int // claims kept per page version (default 20)
-	MaxElements      int // an HTML page with more start tags, or whose tree would have more than extract.NodesPerElement times as many nodes, fails unparsed (0: no cap)
-	MaxFragments     int // fragments kept per page version, the first ones (0: no cap)
-}
+// ExtractConfig tunes page processing in target_queue (the pageproc stage).
+type ExtractConfig = pageproc.Config
 
 // EmbedConfig tunes the embed job.
 type EmbedConfig struct {

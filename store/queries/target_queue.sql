@@ -1,5 +1,6 @@
--- target_queue: the writes of store.WritePage / StorePage / FailTarget
--- (store/target_queue.go) and the target's own bookkeeping. InsertCitesEdge
+-- target_queue: the writes of store.WritePage / StorePage /
+-- WriteQuerySearch / FailTarget (store/target_queue.go) and the target's own
+-- bookkeeping. InsertCitesEdge
 -- and AddTaskPage serve citation_graph too; VersionFragments is in embed.sql.
 
 -- name: EnsureTarget :one

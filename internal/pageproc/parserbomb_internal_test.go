@@ -1,6 +1,7 @@
-package workers
+package pageproc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,7 +13,7 @@ import (
 
 // TestParserBombsFailTheTargetTooManyElements: pages the HTML tree builder
 // would multiply (internal/extract's parserbomb_test.go measures them) end
-// processPage with an error whose text, the target's failure reason,
+// Read unreadable with an error whose text, the target's failure reason,
 // starts with too_many_elements and gives the figure; before, each was
 // parsed (up to five million nodes, 1.85 GB of heap, or minutes of
 // copying).
@@ -48,9 +49,10 @@ func TestParserBombsFailTheTargetTooManyElements(t *testing.T) {
 			t.Parallel()
 			res := crawl.Result{URL: "https://bomb.example.org/", FinalURL: "https://bomb.example.org/", ContentType: "text/html",
 				Body: []byte(body)}
-			_, err := processPage(&res, ExtractConfig{MaxElements: 50_000})
-			if !errors.Is(err, extract.ErrTooManyElements) || !strings.HasPrefix(err.Error(), "too_many_elements: ") {
-				t.Fatalf("%v, want the reason too_many_elements", err)
+			r := Read(context.Background(), URL(inHand{&res}, res.URL), Config{MaxElements: 50_000})
+			err := r.Err
+			if r.Status != StatusUnreadable || !errors.Is(err, extract.ErrTooManyElements) || !strings.HasPrefix(err.Error(), "too_many_elements: ") {
+				t.Fatalf("%v %v, want the reason too_many_elements", r.Status, err)
 			}
 			t.Logf("%d bytes: %.200s", len(body), err)
 		})

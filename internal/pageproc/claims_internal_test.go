@@ -1,6 +1,7 @@
-package workers
+package pageproc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -98,17 +99,16 @@ func TestAcceptClaimsValidatesQuotesAgainstThePage(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := processedPage{doc: extract.Document{Text: text}, fragments: frags, maxClaims: tc.max}
-			p.acceptClaims(tc.proposed)
-			if len(p.claims) != len(tc.wantSpans) {
-				t.Fatalf("kept %d claims %+v, want %d", len(p.claims), p.claims, len(tc.wantSpans))
+			claims, rejected, dropped := acceptClaims(text, frags, tc.max, tc.proposed)
+			if len(claims) != len(tc.wantSpans) {
+				t.Fatalf("kept %d claims %+v, want %d", len(claims), claims, len(tc.wantSpans))
 			}
 			runes := []rune(text)
-			for i, c := range p.claims {
+			for i, c := range claims {
 				if got := [2]int{c.QuoteStart, c.QuoteEnd}; got != tc.wantSpans[i] {
 					t.Errorf("claim %d span %v, want %v", i, got, tc.wantSpans[i])
 				}
-				f := p.fragments[p.claimFragment[i]]
+				f := frags[c.Fragment]
 				if c.QuoteStart < f.Start || c.QuoteEnd > f.End {
 					t.Errorf("claim %d span outside its fragment [%d,%d)", i, f.Start, f.End)
 				}
@@ -116,26 +116,26 @@ func TestAcceptClaimsValidatesQuotesAgainstThePage(t *testing.T) {
 					t.Errorf("claim %d has an empty quote", i)
 				}
 			}
-			if tc.wantFirstConfident != 0 && p.claims[0].Confidence != tc.wantFirstConfident {
-				t.Errorf("confidence %v, want %v", p.claims[0].Confidence, tc.wantFirstConfident)
+			if tc.wantFirstConfident != 0 && claims[0].Confidence != tc.wantFirstConfident {
+				t.Errorf("confidence %v, want %v", claims[0].Confidence, tc.wantFirstConfident)
 			}
-			if p.rejected != tc.wantRejected || p.droppedClaims != tc.wantDroppedSpan {
-				t.Errorf("rejected %d dropped_span %d, want %d %d", p.rejected, p.droppedClaims, tc.wantRejected, tc.wantDroppedSpan)
+			if rejected != tc.wantRejected || dropped != tc.wantDroppedSpan {
+				t.Errorf("rejected %d dropped_span %d, want %d %d", rejected, dropped, tc.wantRejected, tc.wantDroppedSpan)
 			}
 		})
 	}
 }
 
-// TestProcessPageBounds: a page over the element cap fails unread, naming the
-// cap; a page with more fragments than the cap keeps its first ones and its
-// whole text.
-func TestProcessPageBounds(t *testing.T) {
+// TestReadBounds: a page over the element cap fails unread, naming the cap;
+// a page with more fragments than the cap keeps its first ones and its whole
+// text.
+func TestReadBounds(t *testing.T) {
 	t.Parallel()
 	flood := crawl.Result{URL: "https://flood.example.org/", FinalURL: "https://flood.example.org/", ContentType: "text/html",
 		Body: []byte("<html><body>" + strings.Repeat("<p>a.</p>", 1000) + "</body></html>")}
-	_, err := processPage(&flood, ExtractConfig{MaxElements: 500})
-	if !errors.Is(err, extract.ErrTooManyElements) || !strings.Contains(err.Error(), "500") {
-		t.Errorf("flood page: %v, want too many elements naming the cap", err)
+	r := Read(context.Background(), URL(inHand{&flood}, flood.URL), Config{MaxElements: 500})
+	if err := r.Err; r.Status != StatusUnreadable || !errors.Is(err, extract.ErrTooManyElements) || !strings.Contains(err.Error(), "500") {
+		t.Errorf("flood page: %v %v, want too many elements naming the cap", r.Status, err)
 	}
 	var paragraphs []string
 	for i := range 40 {
@@ -143,15 +143,15 @@ func TestProcessPageBounds(t *testing.T) {
 	}
 	long := crawl.Result{URL: "https://long.example.org/", FinalURL: "https://long.example.org/", ContentType: "text/html",
 		Body: []byte("<html><body><article>" + strings.Join(paragraphs, "") + "</article></body></html>")}
-	all, err := processPage(&long, ExtractConfig{MaxElements: 500, Fragments: extract.FragmentOptions{MaxRunes: 80}})
-	if err != nil {
-		t.Fatal(err)
+	all := Read(context.Background(), URL(inHand{&long}, long.URL), Config{MaxElements: 500, Fragments: extract.FragmentOptions{MaxRunes: 80}})
+	if all.Err != nil {
+		t.Fatal(all.Err)
 	}
-	capped, err := processPage(&long, ExtractConfig{MaxElements: 500, MaxFragments: 5, Fragments: extract.FragmentOptions{MaxRunes: 80}})
-	if err != nil {
-		t.Fatal(err)
+	capped := Read(context.Background(), URL(inHand{&long}, long.URL), Config{MaxElements: 500, MaxFragments: 5, Fragments: extract.FragmentOptions{MaxRunes: 80}})
+	if capped.Err != nil {
+		t.Fatal(capped.Err)
 	}
-	if len(all.fragments) <= 5 || len(capped.fragments) != 5 || capped.fragments[4] != all.fragments[4] || capped.doc.Text != all.doc.Text {
-		t.Errorf("%d fragments uncapped, %d capped (want the first 5 of them, with the whole text)", len(all.fragments), len(capped.fragments))
+	if len(all.Page.Fragments) <= 5 || len(capped.Page.Fragments) != 5 || capped.Page.Fragments[4] != all.Page.Fragments[4] || capped.Page.Content != all.Page.Content {
+		t.Errorf("%d fragments uncapped, %d capped (want the first 5 of them, with the whole text)", len(all.Page.Fragments), len(capped.Page.Fragments))
 	}
 }

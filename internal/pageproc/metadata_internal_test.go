@@ -1,4 +1,4 @@
-package workers
+package pageproc
 
 import (
 	"fmt"
@@ -8,13 +8,12 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
-	"github.com/evidencefleet/evidencefleet/internal/extract"
 )
 
-// TestPageWriteBoundsWhatTheOutsideSays: a page's title and content type and
-// an API's paper metadata are outside text; the page write keeps a bounded
-// part of each (a 4 MiB <title> was stored whole).
-func TestPageWriteBoundsWhatTheOutsideSays(t *testing.T) {
+// TestMetadataBoundsWhatTheOutsideSays: a page's title and content type and
+// an API's paper metadata are outside text; the page as stored keeps a
+// bounded part of each (a 4 MiB <title> was stored whole).
+func TestMetadataBoundsWhatTheOutsideSays(t *testing.T) {
 	t.Parallel()
 	huge := strings.Repeat("é", 2<<20) // 4 MiB
 	authors := make([]string, 10000)
@@ -22,9 +21,7 @@ func TestPageWriteBoundsWhatTheOutsideSays(t *testing.T) {
 		authors[i] = fmt.Sprint("Author ", i, huge[:2000])
 	}
 	res := &crawl.Result{URL: "https://a.example/", FinalURL: "https://a.example/", Status: 200, ContentType: "text/" + huge}
-	p := processedPage{doc: extract.Document{Title: huge, Text: "Some text."},
-		paper: &academic.Paper{Title: huge, Venue: huge, Authors: authors}}
-	pw := pageWrite(res, p, "m")
+	pw := metadata(res, huge, &academic.Paper{Title: huge, Venue: huge, Authors: authors})
 	t.Logf("title %d → %d bytes, content type %d → %d, paper title %d → %d, venue %d → %d, authors %d → %d",
 		len(huge), len(pw.Title), len(res.ContentType), len(pw.ContentType), len(huge), len(pw.Paper.Title),
 		len(huge), len(pw.Paper.Venue), len(authors), len(pw.Paper.Authors))
@@ -43,7 +40,7 @@ func TestPageWriteBoundsWhatTheOutsideSays(t *testing.T) {
 	if authors[0] != fmt.Sprint("Author ", 0, huge[:2000]) {
 		t.Error("the paper's own author list was changed")
 	}
-	short := pageWrite(&crawl.Result{ContentType: "text/html"}, processedPage{doc: extract.Document{Title: "Sea ice"}}, "m")
+	short := metadata(&crawl.Result{ContentType: "text/html"}, "Sea ice", nil)
 	if short.Title != "Sea ice" || short.ContentType != "text/html" {
 		t.Errorf("short values changed: %q %q", short.Title, short.ContentType)
 	}
