@@ -6,7 +6,7 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// VerifyNLIArgs runs cross-source verification (DESIGN §5.2) for a task's
+// VerifyNLIArgs runs cross-source verification (ARCHITECTURE.md §5.2) for a task's
 // claims (all of them, or ClaimIDs). PageID names the page whose arrival
 // triggered the job; it is informational. Jobs are unique per task and claim
 // set while waiting or running; a job that finds the task changed while it

@@ -8,7 +8,7 @@ import (
 )
 
 // RecomputePosteriors recomputes the cached posterior columns of the given
-// claims from their edges (DESIGN §5.1) in two statements: one aggregate read
+// claims from their edges (ARCHITECTURE.md §5.1) in two statements: one aggregate read
 // and one multi-row update. Call it in the transaction that changed the edges.
 func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]evidence.Posterior, error) {
 	if len(claimIDs) == 0 {

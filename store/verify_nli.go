@@ -48,7 +48,7 @@ type JudgementsWritten struct {
 // of a task serialise on it), then the NLI edges in (claim, fragment) order,
 // so that concurrent inserters never wait on each other in a cycle, then the
 // refused claims' mark, then the recomputed posteriors of the round's claims
-// (DESIGN §5.1).
+// (ARCHITECTURE.md §5.1).
 func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (JudgementsWritten, error) {
 	var out JudgementsWritten
 	task, err := q.LockActiveTask(ctx, j.TaskID)
