@@ -13,9 +13,13 @@ run: build
 # (internal/harness/dashboardcheck) when prometheus and promtool are on PATH,
 # and the chart tests (internal/harness/chartcheck) when bin/helm or helm
 # exists (`make helm`); each is skipped otherwise. `make dashcheck` runs the first alone and fails
-# without its tools.
+# without its tools. go test runs with -json through testsummary
+# (internal/harness/cmd/testsummary), which prints go test's usual output,
+# then every test the run skipped with the reason its t.Skip gave, and exits
+# with go test's own status.
 test:
-	scripts/with-postgres.sh $(GO) test -race -count=1 $(PKGS)
+	$(GO) build -o $(BIN)/testsummary ./internal/harness/cmd/testsummary
+	scripts/with-postgres.sh $(BIN)/testsummary $(GO) test -json -race -count=1 $(PKGS)
 
 # helm for the chart tests (internal/harness/chartcheck), built from the Go
 # module proxy.

@@ -4,7 +4,7 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// CitationGraphArgs follows an academic page's references and citations (DESIGN §5.4).
+// CitationGraphArgs follows an academic page's references and citations (ARCHITECTURE.md §5.4).
 type CitationGraphArgs struct {
 	TaskID int64 `json:"task_id"`
 	PageID int64 `json:"page_id" river:"unique"`

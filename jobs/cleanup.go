@@ -4,7 +4,7 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// Cleanup modes (DESIGN §5.6). Orphans is the periodic sweep: hard without
+// Cleanup modes (ARCHITECTURE.md §5.6). Orphans is the periodic sweep: hard without
 // a task (task_id absent).
 const (
 	CleanupSoft    = "soft"
@@ -12,7 +12,7 @@ const (
 	CleanupOrphans = "orphans"
 )
 
-// CleanupArgs removes a task's data (DESIGN §5.6): soft deletes the task's
+// CleanupArgs removes a task's data (ARCHITECTURE.md §5.6): soft deletes the task's
 // task-scoped rows, hard then the orphans of the whole graph; orphans (no
 // task_id) only the latter. Unique while waiting or running.
 type CleanupArgs struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 )
 
-// Job kinds (DESIGN §4). These strings are the public contract.
+// Job kinds (ARCHITECTURE.md §4). These strings are the public contract.
 const (
 	KindTargetQueue   = "target_queue"
 	KindEmbed         = "embed"
@@ -19,7 +19,7 @@ const (
 	KindCleanup       = "cleanup"
 )
 
-// Queues (DESIGN §4).
+// Queues (ARCHITECTURE.md §4).
 const (
 	QueueTarget      = "target"
 	QueueEmbed       = "embed"

@@ -5,7 +5,7 @@ import (
 )
 
 // RerankArgs ranks a task's fragments against a query in three stages
-// (DESIGN §5.3) and stores the result as the task's current ranking for that
+// (ARCHITECTURE.md §5.3) and stores the result as the task's current ranking for that
 // query (table task_rankings; `enqueue materials` reads it). Query defaults
 // to the task's hypothesis; TopK to Deps.Rerank.TopK. A query is at most
 // MaxTextRunes characters.

@@ -72,7 +72,7 @@ func (t Target) Normalized() (Target, error) {
 }
 
 // TargetQueueArgs takes one target into a task: fetch, archive, fragment,
-// extract claims, then enqueue embed and verify_nli (DESIGN §4). Unique per
+// extract claims, then enqueue embed and verify_nli (ARCHITECTURE.md §4). Unique per
 // task and target: a target is extracted once per task, never again.
 type TargetQueueArgs struct {
 	TaskID int64  `json:"task_id" river:"unique"`

@@ -6,7 +6,7 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// VerifyNLIArgs runs cross-source verification (DESIGN §5.2) of a task's
+// VerifyNLIArgs runs cross-source verification (ARCHITECTURE.md §5.2) of a task's
 // claims. A job is one of two things:
 //
 //   - a shard: ClaimFrom and ClaimTo set, it judges the task's claims with

@@ -1,5 +1,5 @@
 -- +goose Up
--- The evidence graph (DESIGN §3). Global, reusable across tasks: pages,
+-- The evidence graph (ARCHITECTURE.md §3). Global, reusable across tasks: pages,
 -- page_versions, fragments, edges, domains, resource_index. Task-scoped:
 -- tasks, task_pages, targets, claims, event_log.
 
@@ -116,7 +116,7 @@ CREATE TABLE claims (
                          CHECK (adoption_status IN ('pending', 'adopted', 'not_adopted')),
     verification_status  text NOT NULL DEFAULT 'pending'
                          CHECK (verification_status IN ('pending', 'verified', 'rejected')),
-    -- Cached posterior (DESIGN §5.1); always equal to a recomputation from edges.
+    -- Cached posterior (ARCHITECTURE.md §5.1); always equal to a recomputation from edges.
     alpha               double precision NOT NULL DEFAULT 1,
     beta                double precision NOT NULL DEFAULT 1,
     confidence          double precision NOT NULL DEFAULT 0.5,

@@ -1,10 +1,10 @@
 -- +goose Up
--- The current ranking of a task's fragments for one query (DESIGN §5.3),
+-- The current ranking of a task's fragments for one query (ARCHITECTURE.md §5.3),
 -- written by the rerank job. Task-scoped: one ranking per (task, query); a
 -- re-run replaces it in one transaction. Each row keeps the raw score of
 -- every stage and the domain trust weight separately: trust adjusts the
 -- order only and never enters a claim's posterior. Every row resolves to an
--- exact span of the page version the task saw (DESIGN §5.7): the span is the
+-- exact span of the page version the task saw (ARCHITECTURE.md §5.7): the span is the
 -- fragment's own, enforced by the composite foreign key.
 CREATE TABLE task_rankings (
     task_id         bigint           NOT NULL REFERENCES tasks (id),

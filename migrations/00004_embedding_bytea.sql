@@ -3,7 +3,7 @@
 -- float4send writes them), instead of real[]. Half the bytes of real[]'s wire
 -- format, and Postgres sends it without calling a send function per element:
 -- reading a 10,000-fragment task's embeddings took 200 ms of server time as
--- real[] (see README "Performance"). Ranking stays in Go (DESIGN §5.2).
+-- real[] (see README "Performance"). Ranking stays in Go (ARCHITECTURE.md §5.2).
 -- +goose StatementBegin
 CREATE FUNCTION evf_float4_array_to_bytea(v real[]) RETURNS bytea
 LANGUAGE sql IMMUTABLE STRICT AS $$

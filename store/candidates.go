@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// candidateRecallSQL is stage 1 of cross-source verification (DESIGN §5.2)
+// candidateRecallSQL is stage 1 of cross-source verification (ARCHITECTURE.md §5.2)
 // for many claims in one round trip: for each claim, the task's fragments that
 // match any of the claim's terms (GIN index on tsv), excluding the claim's
 // origin domain, ranked by ts_rank, at most $5 per claim. Only fragments with

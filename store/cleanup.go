@@ -56,7 +56,7 @@ type CleanupRequest struct {
 	Batch   int  // rows of each kind one sweep takes at most; 0 means OrphanBatch
 }
 
-// Cleanup is the cleanup job's one write (DESIGN §5.6), in the caller's
+// Cleanup is the cleanup job's one write (ARCHITECTURE.md §5.6), in the caller's
 // transaction: a crash at any point leaves everything or nothing deleted.
 // Lock order: the task row, then orphan versions and pages (SKIP LOCKED).
 func (q *Queries) Cleanup(ctx context.Context, r CleanupRequest) (CleanupResult, error) {

@@ -264,7 +264,7 @@ type StopTaskRow struct {
 	Status string `json:"status"`
 }
 
-// Cleanup (DESIGN §5.6). Soft: a task's task-scoped rows. Hard: then the
+// Cleanup (ARCHITECTURE.md §5.6). Soft: a task's task-scoped rows. Hard: then the
 // orphans of the whole graph, never anything another task reaches.
 // Marks a task stopped (the caller holds its lock): writers check the status
 // under the same lock, so nothing is added to it afterwards.

@@ -8,7 +8,7 @@ import (
 )
 
 // RecomputePosteriors recomputes the cached posterior columns of the given
-// claims from their edges (DESIGN §5.1): the claims' rows are locked in id
+// claims from their edges (ARCHITECTURE.md §5.1): the claims' rows are locked in id
 // order (a concurrent writer of the same claims tallies after this one
 // commits), then one aggregate read and one multi-row update. Call it in the
 // transaction that changed the edges.

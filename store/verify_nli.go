@@ -49,7 +49,7 @@ type JudgementsWritten struct {
 // do not queue on each other), then the NLI edges in (claim, fragment)
 // order, so that concurrent inserters never wait on each other in a cycle,
 // then the refused claims' mark, then the recomputed posteriors of the
-// round's claims, locked in id order (DESIGN §5.1).
+// round's claims, locked in id order (ARCHITECTURE.md §5.1).
 func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (JudgementsWritten, error) {
 	var out JudgementsWritten
 	task, err := q.ShareLockActiveTask(ctx, j.TaskID)

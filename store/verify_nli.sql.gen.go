@@ -74,7 +74,7 @@ type ClaimTalliesRow struct {
 	IndependentSources int32   `json:"independent_sources"`
 }
 
-// The sums the posterior is computed from (DESIGN §5.1): only supports and
+// The sums the posterior is computed from (ARCHITECTURE.md §5.1): only supports and
 // refutes edges with a positive confidence count; neutral edges are counted
 // apart; trust levels are not read.
 func (q *Queries) ClaimTallies(ctx context.Context, claimIds []int64) ([]ClaimTalliesRow, error) {

@@ -60,7 +60,7 @@ func (a *app) taskStopCmd() *cobra.Command {
 	var cleanup string
 	stop := &cobra.Command{
 		Use:   "stop",
-		Short: "Stop a task: its waiting jobs cancel themselves; --cleanup soft|hard also deletes its data (DESIGN §5.6)",
+		Short: "Stop a task: its waiting jobs cancel themselves; --cleanup soft|hard also deletes its data (ARCHITECTURE.md §5.6)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if taskID <= 0 {

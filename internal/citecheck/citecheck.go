@@ -4,7 +4,7 @@
 // (two papers citing each other), self-citations (citing and cited papers
 // sharing an author) and same-domain citations (a web page citing a page of
 // its own site). It reports them; it applies no penalty — trust and these
-// checks never enter a claim's posterior (DESIGN §5.1), and the Python
+// checks never enter a claim's posterior (ARCHITECTURE.md §5.1), and the Python
 // original's penalty values are not part of this design.
 package citecheck
 

@@ -75,7 +75,7 @@ type Config struct {
 	LLM           Model   `envconfig:"LLM" desc:"claim extraction and relevance"`
 	ClaimsPerPage int     `envconfig:"CLAIMS_PER_PAGE" default:"20" desc:"claims taken per page version"`
 	FragmentMax   int     `envconfig:"FRAGMENT_MAX_RUNES" default:"600" desc:"longest fragment in characters"`
-	// Bounds on one fetched page (DESIGN §8): memory grows with its elements.
+	// Bounds on one fetched page (ARCHITECTURE.md §8): memory grows with its elements.
 	PageMaxElements  int `envconfig:"PAGE_MAX_ELEMENTS" default:"50000" desc:"an HTML page with more start tags, or whose tree the parser would build with more than 3 times as many nodes (weighed by memory), fails too_many_elements without being parsed"`
 	PageMaxFragments int `envconfig:"PAGE_MAX_FRAGMENTS" default:"2000" desc:"fragments kept per page version (the first ones; the version keeps all its text)"`
 
@@ -94,7 +94,7 @@ type Config struct {
 	EmbedWait         time.Duration `envconfig:"VERIFY_EMBED_WAIT" default:"2s" desc:"verify_nli snooze while the task has fragments without embeddings"`
 	MaxEmbedWaits     int           `envconfig:"VERIFY_MAX_EMBED_WAITS" default:"60" desc:"snoozes before verify_nli judges without the missing embeddings"`
 
-	RankLexicalTopN   int     `envconfig:"RANK_LEXICAL_TOP_N" default:"100" desc:"rerank stage 1: full-text candidates of the query (DESIGN §5.3)"`
+	RankLexicalTopN   int     `envconfig:"RANK_LEXICAL_TOP_N" default:"100" desc:"rerank stage 1: full-text candidates of the query (ARCHITECTURE.md §5.3)"`
 	RankLexicalWeight float64 `envconfig:"RANK_LEXICAL_WEIGHT" default:"0.3" desc:"rerank stage 2: score = weight·lexical + (1−weight)·cosine"`
 	RankRerankTopN    int     `envconfig:"RANK_RERANK_TOP_N" default:"50" desc:"rerank stage 2 survivors sent to the reranker"`
 	RankTopK          int     `envconfig:"RANK_TOP_K" default:"20" desc:"ranking length kept when a rerank job gives no top_k"`

@@ -13,7 +13,7 @@ import (
 	"github.com/temoto/robotstxt"
 )
 
-// Bounds on what an origin's robots.txt may cost (DESIGN §8): its rules
+// Bounds on what an origin's robots.txt may cost (ARCHITECTURE.md §8): its rules
 // compile to matchers, a wildcard rule costing about a kilobyte, so a
 // robots.txt is read up to robotsMaxRules Allow/Disallow lines (after the
 // 500 KiB byte cap), and the cache across origins keeps an estimated

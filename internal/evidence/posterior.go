@@ -1,5 +1,5 @@
 // Package evidence holds the pure math of the evidence graph: the Beta
-// posterior of a claim and its verdict (DESIGN §5.1). It does no I/O.
+// posterior of a claim and its verdict (ARCHITECTURE.md §5.1). It does no I/O.
 package evidence
 
 import "math"
@@ -13,7 +13,7 @@ const (
 	VerdictContested     = "contested"
 )
 
-// Thresholds of the verdict rule (DESIGN §5.1).
+// Thresholds of the verdict rule (ARCHITECTURE.md §5.1).
 const (
 	ContestedAbove     = 0.3
 	WellSupportedFrom  = 0.75
@@ -99,7 +99,7 @@ func Compute(t Tally) Posterior {
 	return p
 }
 
-// Verdict applies the verdict rule of DESIGN §5.1.
+// Verdict applies the verdict rule of ARCHITECTURE.md §5.1.
 func Verdict(confidence, controversy float64) string {
 	switch {
 	case controversy > ContestedAbove:

@@ -25,7 +25,7 @@ func tallyOf(es ...[]Edge) Tally {
 	return t
 }
 
-// The reference rows of DESIGN §5.1, exactly.
+// The reference rows of ARCHITECTURE.md §5.1, exactly.
 func TestPosteriorReferenceRows(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -9,7 +9,7 @@ type Candidate struct {
 	Similarity float64 // cosine between claim and fragment embeddings
 }
 
-// SelectLimits are the cut-offs of DESIGN §5.2.
+// SelectLimits are the cut-offs of ARCHITECTURE.md §5.2.
 type SelectLimits struct {
 	MinSimilarity float64 // keep candidates with Similarity >= MinSimilarity
 	TopK          int     // then the TopK most similar

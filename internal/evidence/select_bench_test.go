@@ -22,7 +22,7 @@ func benchCandidates(n int) []Candidate {
 }
 
 // BenchmarkSelectPairs selects the pairs of one claim from 200 candidates
-// with the default limits of DESIGN §5.2 (top_k 30, 6 domains, 20 pairs),
+// with the default limits of ARCHITECTURE.md §5.2 (top_k 30, 6 domains, 20 pairs),
 // a third of the fragments already judged. Each iteration copies the
 // candidates, as SelectPairs reorders them in place.
 func BenchmarkSelectPairs(b *testing.B) {

@@ -137,7 +137,7 @@ func BenchmarkCosine(b *testing.B) {
 }
 
 func BenchmarkTopK(b *testing.B) {
-	// 10 000 candidate scores, keep the top 30 above 0.06 (DESIGN §5.2 shape).
+	// 10 000 candidate scores, keep the top 30 above 0.06 (ARCHITECTURE.md §5.2 shape).
 	scores := make([]float64, 10000)
 	x := uint64(1)
 	for i := range scores {

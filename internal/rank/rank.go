@@ -1,4 +1,4 @@
-// Package rank is the pure scoring of the rerank job (DESIGN §5.3): it
+// Package rank is the pure scoring of the rerank job (ARCHITECTURE.md §5.3): it
 // normalises stage-1 full-text scores, combines them with embedding cosines
 // (stage 2), applies the reranker's scores and the domain trust weights
 // (stage 3) and breaks ties deterministically. It does no I/O: the caller
@@ -22,7 +22,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
-// Domain trust levels (DESIGN §5.5), as stored in domains.trust_level.
+// Domain trust levels (ARCHITECTURE.md §5.5), as stored in domains.trust_level.
 const (
 	Primary    = "PRIMARY"
 	Government = "GOVERNMENT"
@@ -33,7 +33,7 @@ const (
 	Blocked    = "BLOCKED"
 )
 
-// trustWeights are DESIGN §5.3's ranking weights per trust level.
+// trustWeights are ARCHITECTURE.md §5.3's ranking weights per trust level.
 var trustWeights = map[string]float64{
 	Primary:    1.0,
 	Government: 0.95,

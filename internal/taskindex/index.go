@@ -1,5 +1,5 @@
-// Package taskindex is stage 1 and 2 of cross-source verification (DESIGN
-// §5.2) in memory: an inverted index of one task's embedded fragments,
+// Package taskindex is stage 1 and 2 of cross-source verification
+// (ARCHITECTURE.md §5.2) in memory: an inverted index of one task's embedded fragments,
 // searched with BM25 over Postgres's own lexemes (the OR of a claim's
 // terms), and the recalled fragments ranked by cosine similarity.
 //

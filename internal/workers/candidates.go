@@ -22,7 +22,7 @@ type RecallClaim struct {
 }
 
 // Recaller finds a claim's candidate evidence among a task's fragments
-// (stages 1 and 2 of DESIGN §5.2): in memory through the process's task
+// (stages 1 and 2 of ARCHITECTURE.md §5.2): in memory through the process's task
 // indexes, or through Postgres.
 type Recaller struct {
 	Store     *store.Store
@@ -36,7 +36,7 @@ type Recaller struct {
 // its embedding (ids, postings, lexemes); taskindex.Index.Bytes is exact.
 const indexBytesPerFragment = 256
 
-// Candidates is stages 1 and 2 of DESIGN §5.2 for claims of one task: the
+// Candidates is stages 1 and 2 of ARCHITECTURE.md §5.2 for claims of one task: the
 // task's embedded fragments matching any of a claim's terms (at most
 // Verify.RecallLimit, best lexical match first, none from the claim's origin
 // domain), each with its cosine similarity to the claim.

@@ -26,7 +26,7 @@ type CitationSource interface {
 	Neighbors(ctx context.Context, ref papers.Ref, max int) ([]papers.Neighbor, error)
 }
 
-// The two-stage relevance filter of DESIGN §5.4.
+// The two-stage relevance filter of ARCHITECTURE.md §5.4.
 const (
 	citationFetch  = 500 // references and citations read at most per API and direction
 	citationStage1 = 30  // kept by 0.5·influential + 0.5·similarity
@@ -141,7 +141,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 	return nil
 }
 
-// rank is the two-stage relevance filter of DESIGN §5.4. Stage 1: 0.5 ·
+// rank is the two-stage relevance filter of ARCHITECTURE.md §5.4. Stage 1: 0.5 ·
 // influential + 0.5 · cosine(source text, candidate title and abstract),
 // top 30. Stage 2: the LLM's 0–10 relevance (0.5 when its answer is unusable),
 // final = 0.5 · llm/10 + 0.3 · stage 1 + 0.2 · influential, top 10. NLI is

@@ -12,7 +12,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// CleanupWorker works cleanup jobs (DESIGN §5.6).
+// CleanupWorker works cleanup jobs (ARCHITECTURE.md §5.6).
 type CleanupWorker struct {
 	river.WorkerDefaults[jobs.CleanupArgs]
 	Store       *store.Store

@@ -52,7 +52,7 @@ type Deps struct {
 	TaskIndex *taskindex.Cache
 }
 
-// RerankConfig tunes the rerank job (DESIGN §5.3).
+// RerankConfig tunes the rerank job (ARCHITECTURE.md §5.3).
 type RerankConfig struct {
 	LexicalTopN   int     // stage 1 full-text candidates
 	LexicalWeight float64 // stage 2 score = LexicalWeight·lexical_norm + (1−LexicalWeight)·cosine
@@ -75,7 +75,7 @@ type EmbedConfig struct {
 	JobSize   int // fragment ids per embed job inserted by target_queue (default 256)
 }
 
-// VerifyConfig tunes verify_nli (DESIGN §5.2).
+// VerifyConfig tunes verify_nli (ARCHITECTURE.md §5.2).
 type VerifyConfig struct {
 	MinSimilarity    float64 // cosine floor of stage 2; belongs to the embedder
 	TopK             int     // stage 2 keeps the top_k most similar (30)

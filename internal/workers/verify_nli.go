@@ -167,7 +167,7 @@ type pairMeta struct {
 	targetTrust         string
 }
 
-// plan reads the claims and candidates and selects the pairs (DESIGN §5.2).
+// plan reads the claims and candidates and selects the pairs (ARCHITECTURE.md §5.2).
 func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, state store.TaskVerifyStateRow, out *VerifyOutput) (verifyPlan, error) {
 	var plan verifyPlan
 	claimIDs := args.ClaimIDs
@@ -323,12 +323,10 @@ func judge(ctx context.Context, nli models.NLI, pairs []models.Pair, batch int) 
 	return out, nil
 }
 
-// writeEdges inserts one edge per judged pair with ON CONFLICT DO NOTHING on
-// idx_edges_nli_unique. supports/refutes below min_nli_confidence are recorded
-// as neutral (nli_label keeps the model's label): they never count in the
-// judgements turns a round's NLI answers into the edges to store (DESIGN
-// §5.2): a supports/refutes below MinNLIConfidence is stored as neutral with
-// the model's label kept, and neutral pairs are dropped unless SaveNeutral.
+// judgements turns a round's NLI answers into the edges to store
+// (ARCHITECTURE.md §5.2): a supports/refutes below MinNLIConfidence is stored
+// as neutral with the model's label kept, and neutral pairs are dropped
+// unless SaveNeutral.
 func (w *VerifyNLIWorker) judgements(taskID int64, plan verifyPlan, js []models.Judgement, out *VerifyOutput) store.Judgements {
 	cfg := w.Verify
 	write := store.Judgements{TaskID: taskID, Model: w.NLI.Model(), ClaimIDs: plan.claimIDs, Refused: plan.refused}

@@ -1,4 +1,4 @@
--- Cleanup (DESIGN §5.6). Soft: a task's task-scoped rows. Hard: then the
+-- Cleanup (ARCHITECTURE.md §5.6). Soft: a task's task-scoped rows. Hard: then the
 -- orphans of the whole graph, never anything another task reaches.
 
 -- name: StopTask :one

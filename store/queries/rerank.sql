@@ -1,7 +1,7 @@
 -- rerank: candidates and the stored ranking.
 
 -- name: RankingCandidates :many
--- Stage 1 of ranking (DESIGN §5.3): the task's fragments (of the page
+-- Stage 1 of ranking (ARCHITECTURE.md §5.3): the task's fragments (of the page
 -- versions the task saw) that match any term of the query (an OR of its
 -- 'english' lexemes, GIN index on tsv), best ts_rank first, ties by id, at
 -- most @max_candidates. Fragments of domains whose trust level is in

@@ -110,7 +110,7 @@ ON CONFLICT (source_type, source_id, target_type, target_id)
     DO NOTHING;
 
 -- name: ClaimTallies :many
--- The sums the posterior is computed from (DESIGN §5.1): only supports and
+-- The sums the posterior is computed from (ARCHITECTURE.md §5.1): only supports and
 -- refutes edges with a positive confidence count; neutral edges are counted
 -- apart; trust levels are not read.
 SELECT u.id::bigint AS claim_id,

@@ -19,7 +19,7 @@ const (
 	renderedRules = "rendered-alerts.yaml"
 )
 
-// The alerts of DESIGN §7 the chart renders with its default values.
+// The alerts of ARCHITECTURE.md §7 the chart renders with its default values.
 var alertNames = []string{
 	"EvidenceFleetBacklogGrowing", "EvidenceFleetOldestAvailableJob", "EvidenceFleetQueueWithoutWorkers",
 	"EvidenceFleetJobsFailing", "EvidenceFleetModelBackendFailing", "EvidenceFleetWorkersAbsent",

@@ -70,7 +70,7 @@ func ClaimGoldClass(label string) (class string, ok bool) {
 	return "", false
 }
 
-// VerdictClass maps a claim verdict (DESIGN §5.1) onto the Climate-FEVER
+// VerdictClass maps a claim verdict (ARCHITECTURE.md §5.1) onto the Climate-FEVER
 // claim classes: supported and well_supported → SUPPORTS, likely_false →
 // REFUTES, unverified → NOT_ENOUGH_INFO, contested → DISPUTED. ok is false
 // for an unknown verdict.

@@ -21,7 +21,7 @@ const HashEmbedderModel = modelcard.BuiltinHashEmbedder
 
 // HashEmbedderMinSimilarity is the calibrated default minimum cosine for
 // candidate retrieval with a HashEmbedder of HashEmbedderDim dimensions
-// (DESIGN §5.2 min_similarity for this embedder).
+// (ARCHITECTURE.md §5.2 min_similarity for this embedder).
 //
 // Rule: the 10th percentile of the cosines of related pairs, i.e. a 90 %
 // recall target, rounded down to two decimals. Measured on the tuning parts

@@ -10,7 +10,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
-// minNLIConfidence is the fleet's default min_nli_confidence (DESIGN §5.2).
+// minNLIConfidence is the fleet's default min_nli_confidence (ARCHITECTURE.md §5.2).
 const minNLIConfidence = 0.6
 
 // TestLexicalNLIAccuracy evaluates LexicalNLI on the report parts of the

@@ -26,8 +26,8 @@ type Models struct {
 	NLI      models.NLI
 	Reranker models.Reranker
 	LLM      models.LLM
-	// MinSimilarity is the calibrated cosine floor of the embedder (DESIGN
-	// §5.2), unless the configuration sets one.
+	// MinSimilarity is the calibrated cosine floor of the embedder
+	// (ARCHITECTURE.md §5.2), unless the configuration sets one.
 	MinSimilarity float64
 }
 
@@ -123,7 +123,7 @@ func newLLM(mc config.Model, m *metrics.Metrics) (models.LLM, error) {
 }
 
 // NeuralMinSimilarity is the cosine floor used with neural embedding models
-// (DESIGN §5.2's 0.55) unless EVF_MIN_SIMILARITY sets one; calibrate it per
+// (ARCHITECTURE.md §5.2's 0.55) unless EVF_MIN_SIMILARITY sets one; calibrate it per
 // model.
 const NeuralMinSimilarity = 0.55
 

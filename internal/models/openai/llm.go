@@ -11,8 +11,8 @@ import (
 )
 
 // NeutralRelevance is what Relevance returns when the model's answer arrived
-// intact but its content is unusable (DESIGN §5.4: "unparsable → 0.5" on the
-// 0–1 scale, so 5 on the 0–10 scale).
+// intact but its content is unusable (ARCHITECTURE.md §5.4: an unusable
+// relevance counts 0.5 on the 0–1 scale, so 5 on the 0–10 scale).
 const NeutralRelevance = 5.0
 
 // llm implements models.LLM.
