@@ -21,7 +21,8 @@ func (q *Queries) ReleaseLifelineLock(ctx context.Context, key string) error {
 const rescueRunningJobsOf = `-- name: RescueRunningJobsOf :many
 UPDATE river_job SET
     state = 'available', scheduled_at = now(),
-    errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', $1::text, 'trace', ''))
+    errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', $1::text, 'trace', '')),
+    metadata = jsonb_set(metadata, '{worker_deaths}', to_jsonb(COALESCE((metadata->>'worker_deaths')::int, 0) + 1))
 WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = $2::text
 RETURNING id, kind, attempt
 `
@@ -38,7 +39,8 @@ type RescueRunningJobsOfRow struct {
 }
 
 // Makes the running jobs of a dead process available again, each with an
-// error saying so (its attempt counts, as for any crash).
+// error saying so (its attempt counts, as for any crash) and the count of
+// such deaths in its metadata ("worker_deaths", read by workers.Middleware).
 func (q *Queries) RescueRunningJobsOf(ctx context.Context, arg RescueRunningJobsOfParams) ([]RescueRunningJobsOfRow, error) {
 	rows, err := q.db.Query(ctx, rescueRunningJobsOf, arg.Message, arg.Owner)
 	if err != nil {

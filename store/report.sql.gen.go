@@ -300,7 +300,8 @@ func (q *Queries) TaskJobCounts(ctx context.Context, taskID string) ([]TaskJobCo
 
 const taskJobProblems = `-- name: TaskJobProblems :many
 SELECT id, kind, state, attempt,
-       COALESCE(errors[array_length(errors, 1)] ->> 'error', '')::text AS last_error
+       COALESCE(errors[array_length(errors, 1)] ->> 'error', '')::text AS last_error,
+       COALESCE(metadata -> 'output' ->> 'failure', '')::text AS failure
 FROM river_job
 WHERE args ? 'task_id' AND args ->> 'task_id' = $1::text
   AND state IN ('cancelled', 'discarded', 'retryable')
@@ -314,10 +315,12 @@ type TaskJobProblemsRow struct {
 	State     string `json:"state"`
 	Attempt   int16  `json:"attempt"`
 	LastError string `json:"last_error"`
+	Failure   string `json:"failure"`
 }
 
 // Jobs of the task that were cancelled, discarded or are waiting to retry,
-// with their last error.
+// with their last error and the failure the fleet recorded (a row of
+// errs.ErrorTable; ” when none was).
 func (q *Queries) TaskJobProblems(ctx context.Context, taskID string) ([]TaskJobProblemsRow, error) {
 	rows, err := q.db.Query(ctx, taskJobProblems, taskID)
 	if err != nil {
@@ -333,6 +336,7 @@ func (q *Queries) TaskJobProblems(ctx context.Context, taskID string) ([]TaskJob
 			&i.State,
 			&i.Attempt,
 			&i.LastError,
+			&i.Failure,
 		); err != nil {
 			return nil, err
 		}

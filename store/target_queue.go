@@ -501,16 +501,22 @@ type FailedFetch struct {
 
 // TargetFailure is a permanent failure of one target.
 type TargetFailure struct {
-	TaskID, TargetID int64
-	Fetch            *FailedFetch // nil when nothing was fetched
-	Reason           string
-	Event            []byte // the target_failed event's JSON payload
+	TaskID      int64
+	Kind, Value string       // the target (registered if it was not yet)
+	Fetch       *FailedFetch // nil when nothing was fetched
+	Reason      string
+	Event       []byte // the target_failed event's JSON payload
 }
 
-// FailTarget records a permanent failure in one transaction: the page's
+// FailTarget records a permanent failure in one transaction: the target
+// (registered first if the job failed before registering it), the page's
 // fetch record with the error (when it was fetched), the target failed with
 // the reason, and a target_failed event of the task.
 func (q *Queries) FailTarget(ctx context.Context, f TargetFailure) error {
+	target, err := q.EnsureTarget(ctx, EnsureTargetParams{TaskID: f.TaskID, Kind: f.Kind, Value: f.Value})
+	if err != nil {
+		return fmt.Errorf("register target: %w", err)
+	}
 	var pageID *int64
 	if r := f.Fetch; r != nil {
 		id, err := RetryOnRace(ctx, func() (int64, error) {
@@ -526,7 +532,7 @@ func (q *Queries) FailTarget(ctx context.Context, f TargetFailure) error {
 			return fmt.Errorf("record page error: %w", err)
 		}
 	}
-	if err := q.FinishTarget(ctx, FinishTargetParams{ID: f.TargetID, Status: "failed", Stage: "failed", PageID: pageID, Error: &f.Reason}); err != nil {
+	if err := q.FinishTarget(ctx, FinishTargetParams{ID: target.ID, Status: "failed", Stage: "failed", PageID: pageID, Error: &f.Reason}); err != nil {
 		return fmt.Errorf("mark target failed: %w", err)
 	}
 	if err := q.InsertEvent(ctx, InsertEventParams{TaskID: &f.TaskID, EventType: "target_failed", Payload: f.Event}); err != nil {

@@ -634,6 +634,45 @@ func TestStatusWaitExitCodes(t *testing.T) {
 		}
 	})
 
+	cancelled := func(t *testing.T, kind, args, queue, failure, msg string) int64 {
+		t.Helper()
+		var id int64
+		err := b.f.Pool.QueryRow(b.ctx, `
+			INSERT INTO river_job (kind, args, queue, priority, max_attempts, attempt, attempted_at, state, finalized_at, errors, metadata)
+			VALUES ($1, $2::jsonb, $3, 1, 8, 4, now(), 'cancelled', now(),
+			        ARRAY[jsonb_build_object('at', now(), 'attempt', 4, 'error', $4::text, 'trace', '')],
+			        jsonb_build_object('output', jsonb_build_object('failure', $5::text)))
+			RETURNING id`, kind, args, queue, msg, failure).Scan(&id)
+		if err != nil {
+			t.Fatalf("insert cancelled job: %v", err)
+		}
+		t.Cleanup(func() { _, _ = b.f.Pool.Exec(b.ctx, `DELETE FROM river_job WHERE id = $1`, id) })
+		return id
+	}
+
+	t.Run("0 when a job ended because its target failed", func(t *testing.T) {
+		cancelled(t, "target_queue", fmt.Sprintf(`{"task_id":%d,"target":{"kind":"url","value":"https://gone.example.org/"}}`, task),
+			"target", "target_failed", "permanent fetch error: 404")
+		if r := b.run(t, "status", "--task", taskArg, "--wait", "--json", "--interval", "20ms"); r.err != nil {
+			t.Fatalf("exit %d (%v), want 0: a failed target is the web's, reported as a failed target", r.code(), r.err)
+		}
+	})
+
+	t.Run("3 when a claim was refused for killing its worker", func(t *testing.T) {
+		id := cancelled(t, "verify_nli", fmt.Sprintf(`{"task_id":%d,"claim_from":7,"claim_to":7}`, task),
+			"nli", "claim_kills_worker", "claim 7 refused: its worker process died 3 times while verifying it")
+		r := b.run(t, "status", "--task", taskArg, "--wait", "--interval", "20ms")
+		if r.code() != 3 {
+			t.Fatalf("exit %d (%v), want 3", r.code(), r.err)
+		}
+		if msg := r.err.Error(); !strings.Contains(msg, fmt.Sprintf("job %d verify_nli cancelled: claim 7 refused", id)) {
+			t.Errorf("error %q does not name what was not done", msg)
+		}
+		if !strings.Contains(r.stdout, "claim_kills_worker") {
+			t.Errorf("status does not show the failure:\n%s", r.stdout)
+		}
+	})
+
 	t.Run("3 when a job of the task was discarded", func(t *testing.T) {
 		// A job that ran out of attempts, as River leaves it.
 		var id int64

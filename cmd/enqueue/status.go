@@ -12,6 +12,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -35,6 +36,21 @@ type jobProblem struct {
 	State   string `json:"state"`
 	Attempt int16  `json:"attempt"`
 	Error   string `json:"error"`
+	Failure string `json:"failure,omitempty"` // the fleet's reason (errs.ErrorTable), "" when none was recorded
+}
+
+// notDone reports whether the job ended without doing its work: discarded,
+// or cancelled for a reason that is the task's failure (errs.ErrorTable:
+// a stopped task's jobs and failed targets are not; a cancellation with no
+// reason recorded, by an operator, is).
+func (p jobProblem) notDone() bool {
+	switch p.State {
+	case "discarded":
+		return true
+	case "cancelled":
+		return p.Failure == "" || errs.TaskFailure(errs.Failure(p.Failure))
+	}
+	return false
 }
 
 type failedTarget struct {
@@ -45,12 +61,15 @@ type failedTarget struct {
 
 var pendingStates = map[string]bool{"available": true, "pending": true, "running": true, "retryable": true, "scheduled": true}
 
-func (s *taskStatus) discarded() int {
-	n := 0
-	for _, states := range s.Jobs {
-		n += states["discarded"]
+// notDone lists the task's jobs that ended without doing their work.
+func (s *taskStatus) notDone() []jobProblem {
+	var out []jobProblem
+	for _, p := range s.Problems {
+		if p.notDone() {
+			out = append(out, p)
+		}
 	}
-	return n
+	return out
 }
 
 func loadStatus(ctx context.Context, st *store.Store, taskID int64) (*taskStatus, error) {
@@ -93,7 +112,7 @@ func loadStatus(ctx context.Context, st *store.Store, taskID int64) (*taskStatus
 		return nil, fmt.Errorf("job problems: %w", err)
 	}
 	for _, p := range problems {
-		s.Problems = append(s.Problems, jobProblem{ID: p.ID, Kind: p.Kind, State: p.State, Attempt: p.Attempt, Error: p.LastError})
+		s.Problems = append(s.Problems, jobProblem{ID: p.ID, Kind: p.Kind, State: p.State, Attempt: p.Attempt, Error: p.LastError, Failure: p.Failure})
 	}
 	failed, err := st.TaskFailedTargets(ctx, taskID)
 	if err != nil {
@@ -127,7 +146,11 @@ func (s *taskStatus) print(w io.Writer) {
 	fmt.Fprintf(w, "claims by verdict: %s\n", joinCounts(s.Verdicts))
 	writeModels(w, s.Models)
 	for _, p := range s.Problems {
-		fmt.Fprintf(w, "  job %d %s %s (attempt %d): %s\n", p.ID, p.Kind, p.State, p.Attempt, p.Error)
+		reason := ""
+		if p.Failure != "" {
+			reason = ", " + p.Failure
+		}
+		fmt.Fprintf(w, "  job %d %s %s (attempt %d%s): %s\n", p.ID, p.Kind, p.State, p.Attempt, reason, p.Error)
 	}
 	for _, f := range s.Failed {
 		fmt.Fprintf(w, "  target failed %s %s: %s\n", f.Kind, f.Value, f.Error)
@@ -183,14 +206,15 @@ func (a *app) statusCmd() *cobra.Command {
 			if err := a.emit(s, s.print); err != nil {
 				return err
 			}
-			if wait && s.discarded() > 0 {
-				return &exitError{code: 3, msg: fmt.Sprintf("%d jobs of task %d were discarded", s.discarded(), taskID)}
+			if nd := s.notDone(); wait && len(nd) > 0 {
+				return &exitError{code: 3, msg: fmt.Sprintf("%d jobs of task %d ended without doing their work; the first: job %d %s %s: %s",
+					len(nd), taskID, nd[0].ID, nd[0].Kind, nd[0].State, nd[0].Error)}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().Int64Var(&taskID, "task", 0, "task id (required)")
-	cmd.Flags().BoolVar(&wait, "wait", false, "wait until no job of the task is pending (exit 3 if any was discarded)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait until no job of the task is pending (exit 3 if any ended without doing its work: discarded, or cancelled for a reason other than the task being stopped or its target failing)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (exit 4); 0 waits forever")
 	cmd.Flags().DurationVar(&interval, "interval", 500*time.Millisecond, "poll interval while waiting")
 	return cmd

@@ -36,8 +36,9 @@ func TestTwoWorkerProcessesLeaveOneEdgePerPair(t *testing.T) {
 		queryInt(t, pool, `SELECT count(*) FROM fragments`), before)
 
 	// Phase 2: new claims and, in the same transaction, overlapping
-	// verify_nli jobs: windows of 6 claims every 2, the whole set listed,
-	// every window again (deduplicated by the unique opts) and the whole task.
+	// verify_nli shards: windows of 6 claim ids every 2, the whole set, every
+	// window again (deduplicated by the unique opts) and a dispatch of the
+	// whole task, twice (the second deduplicated).
 	ctx := context.Background()
 	client := insertOnlyClient(t, pool)
 	tx, err := pool.Begin(ctx)
@@ -63,7 +64,7 @@ func TestTwoWorkerProcessesLeaveOneEdgePerPair(t *testing.T) {
 	inserted, skipped := 0, 0
 	for round := 0; round < 2; round++ {
 		for _, set := range sets {
-			res, err := client.InsertTx(ctx, tx, jobs.VerifyNLIArgs{TaskID: task, ClaimIDs: set}, nil)
+			res, err := client.InsertTx(ctx, tx, jobs.VerifyShard(task, set[0], set[len(set)-1]), nil)
 			if err != nil {
 				t.Fatalf("insert verify_nli %v: %v", set, err)
 			}
@@ -73,13 +74,13 @@ func TestTwoWorkerProcessesLeaveOneEdgePerPair(t *testing.T) {
 				inserted++
 			}
 		}
-		// The whole task: AddHypotheses enqueued this one already.
+		// The whole task: the second round's is a duplicate.
 		res, err := client.InsertTx(ctx, tx, jobs.VerifyNLIArgs{TaskID: task}, nil)
 		if err != nil {
 			t.Fatalf("insert verify_nli for the task: %v", err)
 		}
-		if !res.UniqueSkippedAsDuplicate {
-			t.Errorf("a second verify_nli for the whole task was not deduplicated")
+		if res.UniqueSkippedAsDuplicate != (round == 1) {
+			t.Errorf("round %d: the dispatch of the whole task was deduplicated: %v", round, res.UniqueSkippedAsDuplicate)
 		}
 	}
 	if inserted != len(sets) || skipped != len(sets) {

@@ -82,7 +82,7 @@ func Build(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metr
 		return nil, err
 	}
 	rc := riverSettings(cfg, log)
-	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}}, workers.Middleware()...)
+	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}}, workers.Middleware(deps.Waits)...)
 	rc.Workers = registry
 	return &Parts{Deps: deps, Fetcher: fetcher, River: rc}, nil
 }

@@ -94,13 +94,16 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 		return nil, err
 	}
 	out := make([]AddedClaim, len(added))
-	inserted := false
+	var inserted []int64
 	for i, a := range added {
 		out[i] = AddedClaim{ID: a.ID, EvidenceNo: a.EvidenceNo, Text: trimmed[i], New: a.New}
-		inserted = inserted || a.New
+		if a.New {
+			inserted = append(inserted, a.ID)
+		}
 	}
-	if inserted {
-		if _, err := client.InsertTx(ctx, tx, jobs.VerifyNLIArgs{TaskID: taskID}, nil); err != nil {
+	if len(inserted) > 0 {
+		// The new claims' shards only: the others have nothing new to judge.
+		if _, err := client.InsertTx(ctx, tx, jobs.VerifyNLIArgs{TaskID: taskID, ClaimIDs: inserted}, nil); err != nil {
 			return nil, fmt.Errorf("enqueue verify_nli: %w", err)
 		}
 	}

@@ -160,7 +160,7 @@ func (w *CitationGraphWorker) rank(ctx context.Context, sourceText string, neigh
 		err = checkVectors(vecs, len(texts), w.Embedder.Dim())
 	}
 	if err != nil {
-		return nil, modelWait(err, "embed citation candidates with "+w.Embedder.Model())
+		return nil, modelErr(err, "embed citation candidates with "+w.Embedder.Model())
 	}
 	cands := make([]CitationCandidate, len(neighbors))
 	for i, n := range neighbors {

@@ -60,7 +60,7 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 			err = checkVectors(vecs, len(texts), w.Embedder.Dim())
 		}
 		if err != nil {
-			return modelWait(err, fmt.Sprintf("embed %d fragments with %s", len(texts), model))
+			return modelErr(err, fmt.Sprintf("embed %d fragments with %s", len(texts), model))
 		}
 		vectors = append(vectors, vecs...)
 	}

@@ -2,9 +2,9 @@ package workers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -14,61 +14,82 @@ import (
 )
 
 // Middleware is what every job goes through, whatever its kind; the fleet
-// installs it (after its metrics) and so do worker tests.
-func Middleware() []rivertype.Middleware {
-	return []rivertype.Middleware{&permanentErrors{}}
+// installs it (after its metrics) and so do worker tests. waits bounds the
+// Retry-After of web servers and the search backend.
+func Middleware(waits ServerWaits) []rivertype.Middleware {
+	return []rivertype.Middleware{&outcomes{waits: waits}}
 }
 
-// permanentErrors maps the error vocabulary to River's outcome in one place:
-// args the contract refuses, and any permanent problem a worker returns
-// (errs.Permanent: a missing or stopped task, a missing page, bad input,
-// data the database refuses),
-// cancel the job at once with the reason recorded, instead of retrying it;
-// so does a job whose worker process died under it errs.MaxWorkerDeaths
-// times (a poison job would otherwise kill workers for ever). A job that has
-// snoozed errs.MaxSnoozes times has its next snooze counted as an attempt.
-type permanentErrors struct{ river.MiddlewareDefaults }
+// outcomes applies the error table (ErrorTable) once to every job's result:
+// args the contract refuses cancel the job before it runs, and so does a
+// job whose worker process died under it errs.MaxWorkerDeaths times, unless
+// its kind ends such a job itself (ownDeaths); a failure is then retried,
+// snoozed or cancelled as its row says, a cancelled job's output naming the
+// failure ({"failure": "data_refused", …}).
+type outcomes struct {
+	river.MiddlewareDefaults
+	waits ServerWaits
+}
 
-var _ rivertype.WorkerMiddleware = (*permanentErrors)(nil)
+var _ rivertype.WorkerMiddleware = (*outcomes)(nil)
 
-func (*permanentErrors) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
-	if _, err := jobs.ParseArgs(job.Kind, job.EncodedArgs); err != nil {
-		return river.JobCancel(err)
+// ownDeaths are the kinds that end a job whose worker keeps dying
+// themselves: target_queue fails its target (targetFailures), a verify_nli
+// shard is split until the claim that kills its worker is alone.
+var ownDeaths = map[string]bool{jobs.KindTargetQueue: true, jobs.KindVerifyNLI: true}
+
+func (m *outcomes) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	var err error
+	switch _, argsErr := jobs.ParseArgs(job.Kind, job.EncodedArgs); {
+	case argsErr != nil:
+		err = fail(BadArgs, argsErr)
+	case workerDeaths(job) >= errs.MaxWorkerDeaths && !ownDeaths[job.Kind]:
+		err = fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts: not run again", workerDeaths(job)))
+	default:
+		err = doInner(ctx)
 	}
-	// target_queue ends such a job itself, failing its target with the
-	// reason; verify_nli splits its shard until the claim that kills its
-	// worker is alone.
-	if n := workerDeaths(job); n >= errs.MaxWorkerDeaths && job.Kind != jobs.KindTargetQueue && job.Kind != jobs.KindVerifyNLI {
-		return river.JobCancel(fmt.Errorf("its worker process died in %d attempts: not run again", n))
-	}
-	err := doInner(ctx)
+	return apply(ctx, decide(job, err, m.waits))
+}
+
+// apply turns a decision into what River is told.
+func apply(ctx context.Context, d Decision) error {
 	var cancel *river.JobCancelError
-	if err != nil && errs.Permanent(err) && !errors.As(err, &cancel) {
-		if errs.DataRefused(err) {
-			err = fmt.Errorf("the database refuses this job's data, not retried: %w", err)
-		}
-		return river.JobCancel(err)
+	switch {
+	case d.Err == nil:
+		return nil
+	case errors.As(d.Err, &cancel):
+		return d.Err // cancelled below, by target_queue's middleware
+	case d.Outcome == Snooze:
+		return river.JobSnooze(d.Wait)
+	case d.Outcome == Cancel:
+		_ = river.RecordOutput(ctx, failureOutput{Failure: d.Failure})
+		return river.JobCancel(describe(d))
+	case d.LastAttempt:
+		_ = river.RecordOutput(ctx, failureOutput{Failure: d.Failure})
 	}
-	return waitedEnough(job, err)
+	return d.Err
 }
 
-// waitedEnough turns a snooze of a job that has already waited
-// errs.MaxSnoozes times into an error: it then counts as an attempt.
-func waitedEnough(job *rivertype.JobRow, err error) error {
-	var snooze *river.JobSnoozeError
-	if n := snoozeCount(job.Metadata); errors.As(err, &snooze) && n >= errs.MaxSnoozes {
-		return fmt.Errorf("still waiting after %d snoozes (%s more asked): counted as an attempt", n, snooze.Duration)
-	}
-	return err
+// failureOutput is the output of a job that ended with a failure: its row
+// of the error table, for status and reports to read.
+type failureOutput struct {
+	Failure Failure `json:"failure"`
 }
 
-// workerDeaths counts the attempts of job whose worker process died under it.
+// describe is the cancellation's message.
+func describe(d Decision) error {
+	if d.Failure == DataRefused {
+		return fmt.Errorf("the database refuses this job's data, not retried: %w", d.Err)
+	}
+	return d.Err
+}
+
+// workerDeaths counts the attempts of job whose worker process died under it:
+// the lifeline counts each in the job's metadata ("worker_deaths").
 func workerDeaths(job *rivertype.JobRow) int {
-	n := 0
-	for _, e := range job.Errors {
-		if strings.Contains(e.Error, errs.WorkerDied) {
-			n++
-		}
+	var m struct {
+		WorkerDeaths int `json:"worker_deaths"`
 	}
-	return n
+	_ = json.Unmarshal(job.Metadata, &m)
+	return m.WorkerDeaths
 }

@@ -115,7 +115,7 @@ func TestOversizedTextEndsOnceWithTheReason(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback(ctx) //nolint:errcheck
-		res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w).
+		res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w).
 			Work(ctx, t, tx, jobs.RerankArgs{TaskID: task}, nil)
 		var lastErr string
 		if res != nil && len(res.Job.Errors) > 0 {

@@ -168,7 +168,7 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs
 		err = checkVectors(vecs, 1, w.Embedder.Dim())
 	}
 	if err != nil {
-		return nil, modelWait(err, fmt.Sprintf("rerank: embed the query with %s", w.Embedder.Model()))
+		return nil, modelErr(err, fmt.Sprintf("rerank: embed the query with %s", w.Embedder.Model()))
 	}
 	short, err := rank.Shortlist(cands, vecs[0], cfg.LexicalWeight, shortN)
 	if err != nil {
@@ -187,7 +187,7 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs
 		err = checkScores(scores, len(docs))
 	}
 	if err != nil {
-		return nil, modelWait(err, fmt.Sprintf("rerank: rerank %d fragments with %s", len(docs), w.Reranker.Model()))
+		return nil, modelErr(err, fmt.Sprintf("rerank: rerank %d fragments with %s", len(docs), w.Reranker.Model()))
 	}
 	ranked, err := rank.Finish(short, scores, topK)
 	if err != nil {

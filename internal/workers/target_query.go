@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -35,23 +34,16 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 	scholarly := w.Scholar != nil && papers.LooksAcademic(target.Value)
 	if w.Search == nil && !scholarly {
 		w.Metrics.Search("not_configured")
-		return w.failTarget(ctx, job, targetID, nil, search.ErrNotConfigured)
+		return fail(TargetFailed, search.ErrNotConfigured)
 	}
 	out, targets, webErr := w.searchTargets(ctx, job, target.Value, scholarly)
 	if webErr != nil && len(targets) == 0 {
+		err := fmt.Errorf("search %q: %w", target.Value, webErr)
 		var se *search.StatusError
-		if errors.As(webErr, &se) && se.Temporary() {
-			if asked, err2 := time.ParseDuration(se.RetryAfter + "s"); err2 == nil && asked > 0 {
-				if wait, ok := w.Waits.snooze(job.JobRow, asked); ok {
-					return river.JobSnooze(wait)
-				}
-			}
-			return fmt.Errorf("search %q: %w", target.Value, webErr)
+		if errors.As(webErr, &se) && !se.Temporary() || ctx.Err() != nil {
+			return fail(TargetFailed, err) // a refusal: asking again gets the same answer
 		}
-		if ctx.Err() == nil && !errors.As(webErr, &se) {
-			return fmt.Errorf("search %q: %w", target.Value, webErr) // network: retry (settle fails it on the last attempt)
-		}
-		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("search %q: %w", target.Value, webErr))
+		return err // busy (Retry-After: a snooze) or the network: retried, the last attempt fails the target
 	}
 	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		written, err := q.WriteQuerySearch(ctx, store.QuerySearch{TaskID: job.Args.TaskID, TargetID: targetID,

@@ -2,12 +2,14 @@ package workers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
@@ -60,40 +62,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 		// Extracted once per task, never again.
 		return completeAlone(ctx, w.Store, job)
 	}
-	if n := workerDeaths(job.JobRow); n >= errs.MaxWorkerDeaths {
-		return w.failTarget(ctx, job, tgt.ID, nil, fmt.Errorf("its worker process died in %d attempts (a page that exhausts the worker?): not fetched again", n))
-	}
-	return w.settle(ctx, job, tgt.ID, w.workTarget(ctx, job, tgt.ID, target))
-}
-
-// settle ends the job for good when its error can never pass: data Postgres
-// refuses (a retry stores the same data), or a failure on the job's last
-// attempt. The target is then failed with the reason and the job cancelled,
-// so no target_queue job ends discarded with its target left "seen". When
-// even the failure cannot be recorded, the job is cancelled all the same.
-func (w *TargetQueueWorker) settle(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, err error) error {
-	var cancel *river.JobCancelError
-	var snooze *river.JobSnoozeError
-	var cause error
-	err = waitedEnough(job.JobRow, err) // a snooze past errs.MaxSnoozes is a failed attempt
-	switch {
-	case err == nil, errors.As(err, &cancel), errors.As(err, &snooze),
-		errors.Is(err, errs.ErrTaskNotFound), errors.Is(err, errs.ErrTaskStopped):
-		return err // the task's state, not the target's: the middleware cancels
-	case errs.DataRefused(err):
-		cause = fmt.Errorf("the database refuses this target's data: %w", err)
-	case errs.Permanent(err):
-		cause = err
-	case job.Attempt >= job.MaxAttempts:
-		cause = fmt.Errorf("giving up after %d attempts: %w", job.Attempt, err)
-	default:
-		return err
-	}
-	failed := w.failTarget(ctx, job, targetID, nil, cause)
-	if !errors.As(failed, &cancel) {
-		return river.JobCancel(fmt.Errorf("%w (recording the failure failed too: %v)", cause, failed))
-	}
-	return failed
+	return w.workTarget(ctx, job, tgt.ID, target)
 }
 
 // workTarget takes the target to its page by its kind, processes the page
@@ -112,7 +81,7 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 	case jobs.TargetURL:
 		in = pageproc.URL(w.Fetcher, target.Value)
 	default:
-		return w.failTarget(ctx, job, targetID, nil, fmt.Errorf("unknown target kind %q", target.Kind))
+		return fail(TargetFailed, fmt.Errorf("unknown target kind %q", target.Kind))
 	}
 	page := pageproc.Process(ctx, in, w.Extract, claimExtractor(w.LLM))
 	if target.Kind == jobs.TargetURL && page.Status != pageproc.StatusFetchFailed {
@@ -120,15 +89,15 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 	}
 	switch page.Status {
 	case pageproc.StatusFetchFailed:
-		return w.fetchFailed(ctx, job, targetID, target, page)
+		return w.fetchFailed(target, page)
 	case pageproc.StatusUnreadable:
-		return w.failTarget(ctx, job, targetID, page.Fetch, page.Err)
+		return &FailureError{Kind: TargetFailed, Err: page.Err, Fetch: page.Fetch}
 	case pageproc.StatusClaimsFailed:
 		if errors.Is(page.Err, remoteerr.ErrUnavailable) {
 			logger(w.Logger).WarnContext(ctx, "claim extraction waits for the LLM", slog.Int64("job_id", job.ID),
 				slog.Int64("task_id", job.Args.TaskID), slog.String("target_kind", target.Kind), slog.String("error", page.Err.Error()))
 		}
-		return modelWait(page.Err, "extract claims from "+target.Value)
+		return modelErr(page.Err, "extract claims from "+target.Value)
 	}
 	return w.storePage(ctx, job, targetID, target, page)
 }
@@ -153,28 +122,22 @@ func (w *TargetQueueWorker) doiInput(ctx context.Context, job *river.Job[jobs.Ta
 	return pageproc.FromPaper(paper), false, nil
 }
 
-// fetchFailed ends the job of a target whose fetch failed: a permanent
-// failure fails the target; a server's Retry-After snoozes the job (within
-// ServerWaits); anything else is returned for River to retry.
-func (w *TargetQueueWorker) fetchFailed(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target, page pageproc.PageResult) error {
+// fetchFailed records the failed fetch in the metrics and returns its error,
+// which the error table classifies: a permanent failure fails the target; a
+// server's Retry-After snoozes the job (within ServerWaits); anything else
+// is retried.
+func (w *TargetQueueWorker) fetchFailed(target jobs.Target, page pageproc.PageResult) error {
 	err, fetchSeconds := page.Err, page.FetchTime.Seconds()
 	var pe *crawl.PermanentError
 	var te *crawl.TransientError
 	switch {
 	case errors.As(err, &pe):
 		w.Metrics.Fetch(pe.Reason, 0, fetchSeconds)
-		return w.failTarget(ctx, job, targetID, nil, err)
+		return err
 	case errors.As(err, &te):
 		w.Metrics.Fetch(te.Reason, 0, fetchSeconds)
 	default:
 		w.Metrics.Fetch("error", 0, fetchSeconds)
-	}
-	if asked, ok := crawl.RetryAfter(err); ok {
-		if wait, ok := w.Waits.snooze(job.JobRow, asked); ok {
-			logger(w.Logger).InfoContext(ctx, "fetch asked to retry later", slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
-				slog.Duration("retry_after", asked), slog.Duration("wait", wait))
-			return river.JobSnooze(wait)
-		}
 	}
 	return fmt.Errorf("fetch %s: %w", target.Value, err)
 }
@@ -294,12 +257,61 @@ func insertFollowUps(ctx context.Context, tx pgx.Tx, taskID int64, out targetOut
 	return nil
 }
 
-// failTarget records a permanent failure on the target (and the page, when it
-// was fetched) and cancels the job with the reason. The task goes on.
-func (w *TargetQueueWorker) failTarget(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, res *crawl.Result, cause error) error {
+// Middleware is target_queue's part of the error table: a failure whose row
+// fails the target (ErrorTable: FailsTarget), when it ends the job, is
+// recorded on the target (and the page, when it was fetched) with the
+// reason, so that no target_queue job ends with its target left "seen"; a
+// job whose worker process died under it errs.MaxWorkerDeaths times is not
+// run again and fails its target so. The task goes on.
+func (w *TargetQueueWorker) Middleware(*rivertype.JobRow) []rivertype.WorkerMiddleware {
+	return []rivertype.WorkerMiddleware{&targetFailures{w: w}}
+}
+
+type targetFailures struct {
+	river.MiddlewareDefaults
+	w *TargetQueueWorker
+}
+
+func (m *targetFailures) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	var err error
+	if n := workerDeaths(job); n >= errs.MaxWorkerDeaths {
+		err = fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts (a page that exhausts the worker?): not fetched again", n))
+	} else {
+		err = doInner(ctx)
+	}
+	d := decide(job, err, m.w.Waits)
+	if !d.Rule.FailsTarget || !d.Ends() {
+		return err
+	}
+	cause := d.Err
+	if d.LastAttempt {
+		cause = fmt.Errorf("giving up after %d attempts: %w", job.Attempt, d.Err)
+	} else if d.Failure == DataRefused {
+		cause = fmt.Errorf("the database refuses this target's data: %w", d.Err)
+	}
+	var fetched *crawl.Result
+	var fe *FailureError
+	if errors.As(err, &fe) {
+		fetched = fe.Fetch
+	}
+	if rerr := m.w.failTarget(ctx, job, fetched, cause); rerr != nil {
+		cause = fmt.Errorf("%w (recording the failure failed too: %v)", cause, rerr)
+	}
+	_ = river.RecordOutput(ctx, failureOutput{Failure: d.Failure})
+	return river.JobCancel(cause)
+}
+
+// failTarget records a permanent failure on the job's target (and the page,
+// when it was fetched) with the reason, in one store call.
+func (w *TargetQueueWorker) failTarget(ctx context.Context, job *rivertype.JobRow, res *crawl.Result, cause error) error {
+	var args jobs.TargetQueueArgs
+	if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
+		return fmt.Errorf("read args: %w", err)
+	}
+	target, _ := args.Target.Normalized()
 	msg := cause.Error()
-	failure := store.TargetFailure{TaskID: job.Args.TaskID, TargetID: targetID, Reason: msg,
-		Event: mustJSON(map[string]any{"target": job.Args.Target, "error": msg, "job_id": job.ID})}
+	failure := store.TargetFailure{TaskID: args.TaskID, Kind: target.Kind, Value: target.Value, Reason: msg,
+		Event: mustJSON(map[string]any{"target": args.Target, "error": msg, "job_id": job.ID})}
 	if res != nil {
 		failure.Fetch = &store.FailedFetch{URL: res.URL, FinalURL: res.FinalURL, ContentType: res.ContentType,
 			Status: res.Status, FetchedAt: res.FetchedAt}
@@ -309,7 +321,7 @@ func (w *TargetQueueWorker) failTarget(ctx context.Context, job *river.Job[jobs.
 		return fmt.Errorf("record target failure (%s): %w", msg, err)
 	}
 	logger(w.Logger).WarnContext(ctx, "target failed", slog.Int64("job_id", job.ID), slog.String("error", msg))
-	return river.JobCancel(cause)
+	return nil
 }
 
 // completeAlone completes a job that has nothing to write.
@@ -326,7 +338,7 @@ func (w *TargetQueueWorker) resolveDOI(ctx context.Context, job *river.Job[jobs.
 	if w.Papers == nil {
 		w.Metrics.Academic("doi", "skipped")
 		log.WarnContext(ctx, "DOI target skipped: not a known page and no academic API is configured")
-		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s is not a known page and no academic API is configured to resolve it (EVF_S2_URL, EVF_OPENALEX_URL)", doi))
+		return nil, fail(TargetFailed, fmt.Errorf("DOI %s is not a known page and no academic API is configured to resolve it (EVF_S2_URL, EVF_OPENALEX_URL)", doi))
 	}
 	paper, err := w.Papers.ResolveDOI(ctx, doi)
 	switch {
@@ -335,10 +347,10 @@ func (w *TargetQueueWorker) resolveDOI(ctx context.Context, job *river.Job[jobs.
 		return paper, nil
 	case errors.Is(err, remoteerr.ErrNotFound):
 		w.Metrics.Academic("doi", "not_found")
-		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s: not found in the academic APIs", doi))
+		return nil, fail(TargetFailed, fmt.Errorf("DOI %s: not found in the academic APIs", doi))
 	default:
 		w.Metrics.Academic("doi", "unavailable")
 		log.WarnContext(ctx, "DOI target skipped: academic APIs unreachable", slog.String("error", err.Error()))
-		return nil, w.failTarget(ctx, job, targetID, nil, fmt.Errorf("DOI %s: academic APIs unreachable after retries: %w", doi, err))
+		return nil, fail(TargetFailed, fmt.Errorf("DOI %s: academic APIs unreachable after retries: %w", doi, err))
 	}
 }

@@ -3,16 +3,13 @@ package workers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivertype"
 
-	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -34,15 +31,6 @@ type ServerWaits struct {
 	Snoozes int
 }
 
-// snooze returns how long job waits when a server asks for asked, or false
-// when the job has used up its snoozes.
-func (s ServerWaits) snooze(job *rivertype.JobRow, asked time.Duration) (time.Duration, bool) {
-	if snoozeCount(job.Metadata) >= int64(s.Snoozes) {
-		return 0, false
-	}
-	return min(asked, s.Max), true
-}
-
 // snoozeCount is how often River has snoozed the job (metadata "snoozes").
 func snoozeCount(metadata []byte) int64 {
 	var m struct {
@@ -54,32 +42,14 @@ func snoozeCount(metadata []byte) int64 {
 
 func isForeignKeyViolation(err error) bool { return store.IsForeignKeyViolation(err) }
 
-// Waits of a job whose model backend is unavailable and gave no hint.
-const (
-	modelWaitDefault = 10 * time.Second
-	modelWaitMax     = 10 * time.Minute
-)
-
-// modelWait maps a model backend failure to what the job does next. A backend
-// that is unavailable (down, overloaded, circuit open) makes the job snooze:
-// snoozes do not use up attempts, so the job waits for the server as long as
-// it takes and never fails permanently because of it. The wait is the
-// backend's own hint when it gives one (the open circuit breaker's remaining
-// cooldown, a long Retry-After), else modelWaitDefault; the breaker makes
-// the waiting jobs of a process cost no requests until its cooldown ends.
-// Any other error (a garbage answer, a rejected request) is returned wrapped
-// with what was being done, so River records it and retries with backoff up
-// to the job's max attempts.
-func modelWait(err error, doing string) error {
-	if errors.Is(err, remoteerr.ErrUnavailable) {
-		wait := modelWaitDefault
-		if hint, ok := remoteerr.RetryAfter(err); ok {
-			wait = min(hint, modelWaitMax)
-		}
-		return river.JobSnooze(wait)
-	}
-	return fmt.Errorf("%s: %w", doing, err)
-}
+// modelErr says what was being done when a model backend failed. The error
+// table decides what follows: a backend that is unavailable (down,
+// overloaded, circuit open) makes the job snooze — snoozes use no attempts,
+// so the job waits for the server as long as it takes, for the backend's own
+// hint when it gives one (the open breaker's remaining cooldown, a long
+// Retry-After); any other error (a garbage answer, a rejected request) is
+// retried with backoff up to the job's max attempts.
+func modelErr(err error, doing string) error { return fmt.Errorf("%s: %w", doing, err) }
 
 // completeTx records the job's output (unless nil) and completes the job in
 // tx: a job's writes and its completion commit together or not at all.

@@ -95,12 +95,12 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 		}
 		plan, err := w.plan(ctx, job.Args, state, &out)
 		if err != nil {
-			return modelWait(err, "plan verification")
+			return modelErr(err, "plan verification")
 		}
 		more := plan.keep(w.Verify.jobPairs() - out.Judged)
 		judgements, err := judge(ctx, w.NLI, plan.pairs, w.Verify.NLIBatchSize)
 		if err != nil {
-			return modelWait(err, "NLI with "+w.NLI.Model())
+			return modelErr(err, "NLI with "+w.NLI.Model())
 		}
 		done := false
 		var verdicts []evidence.Posterior

@@ -69,7 +69,7 @@ func verifyPolar(t *testing.T, adjust func(*workers.VerifyConfig)) pgx.Tx {
 	st := store.NewStore(tx)
 	w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: builtin.NewLexicalNLI(), Verify: verify,
 		Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
-	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w).
+	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w).
 		Work(ctx, t, tx, wholeTask(task), nil)
 	if err != nil || res.EventKind != river.EventKindJobCompleted {
 		t.Fatalf("verify_nli: %v, %+v", err, res)
@@ -221,7 +221,7 @@ func TestSiblingSubdomainsAreOneSource(t *testing.T) {
 				recall.TaskIndex = taskindex.NewCache(16 << 20)
 			}
 			w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: builtin.NewLexicalNLI(), Verify: verify, Recall: recall}
-			if res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w).
+			if res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w).
 				Work(ctx, t, tx, jobs.VerifyShard(task, claimID, claimID), nil); err != nil || res.EventKind != river.EventKindJobCompleted {
 				t.Fatalf("verify_nli: %v, %+v", err, res)
 			}

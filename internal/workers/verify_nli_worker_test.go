@@ -66,7 +66,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 		b.nli = &countingNLI{NLI: builtin.NewLexicalNLI()}
 		w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: b.nli, Verify: verify,
 			Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware()}, w), b
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w), b
 	}
 	nliEdges := func(t *testing.T, tx pgx.Tx, claim int64) int {
 		t.Helper()

@@ -54,7 +54,7 @@ const dispatchBatch = 1000
 // share lock (store.VerifyShards says why).
 func (w *VerifyNLIWorker) dispatch(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) error {
 	if n := workerDeaths(job.JobRow); n >= errs.MaxWorkerDeaths {
-		return river.JobCancel(fmt.Errorf("its worker process died in %d attempts: not run again", n))
+		return fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts: not run again", n))
 	}
 	var out DispatchOutput
 	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
@@ -118,7 +118,7 @@ func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyN
 		}
 		logger(w.Logger).WarnContext(ctx, "claim refused: its verification kills the worker", slog.Int64("job_id", job.ID),
 			slog.Int64("task_id", a.TaskID), slog.Int64("claim_id", ids[0]), slog.Int("worker_deaths", deaths))
-		return river.JobCancel(fmt.Errorf("claim %d refused: %s; the task's other claims are verified", ids[0], reason))
+		return fail(ClaimKillsWorker, fmt.Errorf("claim %d refused: %s; the task's other claims are verified", ids[0], reason))
 	}
 	var out SplitOutput
 	out.WorkerDeaths = deaths

@@ -27,9 +27,11 @@ WHERE state = 'running' AND cardinality(attempted_by) > 0
 
 -- name: RescueRunningJobsOf :many
 -- Makes the running jobs of a dead process available again, each with an
--- error saying so (its attempt counts, as for any crash).
+-- error saying so (its attempt counts, as for any crash) and the count of
+-- such deaths in its metadata ("worker_deaths", read by workers.Middleware).
 UPDATE river_job SET
     state = 'available', scheduled_at = now(),
-    errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', @message::text, 'trace', ''))
+    errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', @message::text, 'trace', '')),
+    metadata = jsonb_set(metadata, '{worker_deaths}', to_jsonb(COALESCE((metadata->>'worker_deaths')::int, 0) + 1))
 WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = @owner::text
 RETURNING id, kind, attempt;

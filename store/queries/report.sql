@@ -29,9 +29,11 @@ ORDER BY kind, state;
 
 -- name: TaskJobProblems :many
 -- Jobs of the task that were cancelled, discarded or are waiting to retry,
--- with their last error.
+-- with their last error and the failure the fleet recorded (a row of
+-- errs.ErrorTable; '' when none was).
 SELECT id, kind, state, attempt,
-       COALESCE(errors[array_length(errors, 1)] ->> 'error', '')::text AS last_error
+       COALESCE(errors[array_length(errors, 1)] ->> 'error', '')::text AS last_error,
+       COALESCE(metadata -> 'output' ->> 'failure', '')::text AS failure
 FROM river_job
 WHERE args ? 'task_id' AND args ->> 'task_id' = @task_id::text
   AND state IN ('cancelled', 'discarded', 'retryable')

@@ -20,11 +20,11 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/eval"
 	"github.com/evidencefleet/evidencefleet/internal/harness/graphsnap"
 	"github.com/evidencefleet/evidencefleet/internal/harness/scratchdb"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/migrations"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -61,6 +61,7 @@ type Result struct {
 	Duplicates          int    // rows beyond their natural key, all tables
 	Lost                int    // jobs not finished, targets neither extracted nor failed
 	Discarded           int    // jobs River gave up on
+	Cancelled           int    // jobs cancelled for work not done (their output's failure: worker deaths, refused data, …)
 	Rescued             int    // jobs whose errors record a rescue
 	GraphRows           string
 	CleanDigest, Digest string
@@ -130,7 +131,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := compare(ctx, clean.pool, run.pool, res); err != nil {
 		return nil, err
 	}
-	if res.Identical && res.Duplicates+res.Lost+res.Discarded == 0 {
+	if res.Identical && res.Duplicates+res.Lost+res.Discarded+res.Cancelled == 0 {
 		os.RemoveAll(logs)
 	} else {
 		h.progress("worker logs kept in %s", logs)
@@ -407,8 +408,10 @@ func compare(ctx context.Context, clean, run *pgxpool.Pool, res *Result) error {
 		{&res.Lost, `SELECT (SELECT count(*) FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded'))
 			+ (SELECT count(*) FROM targets WHERE status NOT IN ('extracted', 'failed'))`},
 		{&res.Discarded, `SELECT count(*) FROM river_job WHERE state = 'discarded'`},
-		{&res.Rescued, `SELECT count(*) FROM river_job j WHERE EXISTS (SELECT 1 FROM unnest(j.errors) e
-			WHERE strpos(e->>'error', '` + errs.WorkerDied + `') > 0 OR e->>'error' = 'Stuck job rescued by JobRescuer')`},
+		{&res.Cancelled, `SELECT count(*) FROM river_job WHERE state = 'cancelled'
+			AND COALESCE(metadata->'output'->>'failure', '') NOT IN ('', '` + string(workers.TargetFailed) + `', '` + string(workers.TaskStopped) + `')`},
+		{&res.Rescued, `SELECT count(*) FROM river_job j WHERE metadata ? 'worker_deaths'
+			OR EXISTS (SELECT 1 FROM unnest(j.errors) e WHERE e->>'error' = 'Stuck job rescued by JobRescuer')`},
 	}
 	for _, c := range counts {
 		if err := run.QueryRow(ctx, c.sql).Scan(c.n); err != nil {

@@ -81,12 +81,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			res.Claims, res.Articles, res.Workers, res.Kills, res.KillsMidWork, res.KillEvery, res.PostgresRestarts, res.Exits)
 		fmt.Fprintf(stdout, "clean run %.1f s, chaos run %.1f s; jobs rescued %d\n", res.CleanSeconds, res.ChaosSeconds, res.Rescued)
 		fmt.Fprintf(stdout, "graph identical to the clean run: %v (%s)\n", res.Identical, res.GraphRows)
-		fmt.Fprintf(stdout, "duplicates %d, lost %d, discarded %d\n", res.Duplicates, res.Lost, res.Discarded)
+		fmt.Fprintf(stdout, "duplicates %d, lost %d, discarded %d, cancelled for work not done %d\n", res.Duplicates, res.Lost, res.Discarded, res.Cancelled)
 		if res.Diff != "" {
 			fmt.Fprintf(stdout, "differences:\n%s\n", res.Diff)
 		}
 	}
-	if !res.Identical || res.Duplicates+res.Lost+res.Discarded > 0 {
+	if !res.Identical || res.Duplicates+res.Lost+res.Discarded+res.Cancelled > 0 {
 		return fmt.Errorf("the chaos run lost or changed work")
 	}
 	return nil

@@ -1,0 +1,72 @@
+package errs
+
+// The error table: for every way a job can fail, what River does with it,
+// whether a target_queue job's target fails and whether the task's status
+// reports work not done. The worker middleware (internal/workers) classifies
+// each job's error once and applies its row; the CLI reads the last column.
+// A failure's kind is a typed value, recorded in a cancelled job's output
+// ("failure"), never read from an error's text.
+
+// Failure is a kind of failure: one row of the error table.
+type Failure string
+
+const (
+	BadArgs            Failure = "bad_args"           // the contract refuses the job's args
+	BadInput           Failure = "bad_input"          // ErrBadInput: input that can never succeed
+	TaskNotFound       Failure = "task_not_found"     // the job's task does not exist
+	TaskStopped        Failure = "task_stopped"       // the job's task was stopped
+	PageNotFound       Failure = "page_not_found"     // the job's page does not exist
+	DataRefusedFailure Failure = "data_refused"       // Postgres refuses the data itself (DataRefused)
+	TargetFailed       Failure = "target_failed"      // the target cannot be taken: unfetchable, unreadable, unknown DOI, no search backend
+	ServerBusy         Failure = "server_busy"        // a web server or the search backend asked to come back later (Retry-After)
+	ModelUnavailable   Failure = "model_unavailable"  // a model or academic server is down, overloaded or its circuit is open
+	WorkerDiedFailure  Failure = "worker_died"        // the job's worker process died under it MaxWorkerDeaths times
+	ClaimKillsWorker   Failure = "claim_kills_worker" // verify_nli: the one claim whose verification kills its worker, refused
+	WaitedTooLong      Failure = "waited_too_long"    // snoozed MaxSnoozes times already: this wait counts as an attempt
+	Transient          Failure = "transient"          // anything else (network, a garbage answer, a deadlock): retried
+)
+
+// Outcome is what River does with a failed job.
+type Outcome string
+
+const (
+	Retry  Outcome = "retry"  // an attempt: River's backoff; the last attempt discards the job
+	Snooze Outcome = "snooze" // wait without using an attempt
+	Cancel Outcome = "cancel" // end now with the reason recorded (output "failure")
+)
+
+// Rule is one row of the error table.
+type Rule struct {
+	Outcome Outcome
+	// FailsTarget: target_queue records its target failed with the reason
+	// (also on the last attempt of a retried failure, so that no target
+	// is left "seen" by a discarded job).
+	FailsTarget bool
+	// TaskFailure: the task's status reports the job as work not done
+	// (enqueue status --wait exits 3). A failed target is reported as a
+	// failed target instead, a stopped task's jobs as stopped.
+	TaskFailure bool
+}
+
+// ErrorTable is the one place that decides. The new failure kinds of later
+// work (a blocked domain, a politeness wait, an exhausted budget) are one
+// row each.
+var ErrorTable = map[Failure]Rule{
+	BadArgs:            {Outcome: Cancel, TaskFailure: true},
+	BadInput:           {Outcome: Cancel, FailsTarget: true},
+	TaskNotFound:       {Outcome: Cancel},
+	TaskStopped:        {Outcome: Cancel},
+	PageNotFound:       {Outcome: Cancel, TaskFailure: true},
+	DataRefusedFailure: {Outcome: Cancel, FailsTarget: true, TaskFailure: true},
+	TargetFailed:       {Outcome: Cancel, FailsTarget: true},
+	ServerBusy:         {Outcome: Snooze},
+	ModelUnavailable:   {Outcome: Snooze},
+	WorkerDiedFailure:  {Outcome: Cancel, FailsTarget: true, TaskFailure: true},
+	ClaimKillsWorker:   {Outcome: Cancel, TaskFailure: true},
+	WaitedTooLong:      {Outcome: Retry, FailsTarget: true, TaskFailure: true},
+	Transient:          {Outcome: Retry, FailsTarget: true, TaskFailure: true},
+}
+
+// TaskFailure reports whether a job that ended with failure f (its output's
+// "failure") is work of its task not done.
+func TaskFailure(f Failure) bool { return ErrorTable[f].TaskFailure }

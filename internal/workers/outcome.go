@@ -1,0 +1,183 @@
+package workers
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
+	"github.com/evidencefleet/evidencefleet/internal/search"
+	"github.com/evidencefleet/evidencefleet/jobs"
+)
+
+// The error table (errs.ErrorTable): for every way a job can fail, what River does with it and
+// whether a target_queue job's target fails. Workers return errors; the
+// fleet's middleware (Middleware) classifies each once and applies its row;
+// target_queue's own middleware records the target's failure first. A
+// failure's kind is a typed value (Failure), never read from an error's text.
+
+// Names of the error table's rows and outcomes (internal/errs holds the
+// table; this package applies it).
+type (
+	Failure = errs.Failure
+	Outcome = errs.Outcome
+	Rule    = errs.Rule
+)
+
+const (
+	BadArgs          = errs.BadArgs
+	BadInput         = errs.BadInput
+	TaskNotFound     = errs.TaskNotFound
+	TaskStopped      = errs.TaskStopped
+	PageNotFound     = errs.PageNotFound
+	DataRefused      = errs.DataRefusedFailure
+	TargetFailed     = errs.TargetFailed
+	ServerBusy       = errs.ServerBusy
+	ModelUnavailable = errs.ModelUnavailable
+	WorkerDied       = errs.WorkerDiedFailure
+	ClaimKillsWorker = errs.ClaimKillsWorker
+	WaitedTooLong    = errs.WaitedTooLong
+	Transient        = errs.Transient
+
+	Retry  = errs.Retry
+	Snooze = errs.Snooze
+	Cancel = errs.Cancel
+)
+
+// FailureError is an error of a known kind; Fetch is the fetched page of a
+// target that failed after its fetch (recorded with the failure).
+type FailureError struct {
+	Kind  Failure
+	Err   error
+	Fetch *crawl.Result
+}
+
+func (e *FailureError) Error() string { return e.Err.Error() }
+func (e *FailureError) Unwrap() error { return e.Err }
+
+// fail marks err as a failure of kind k.
+func fail(k Failure, err error) error { return &FailureError{Kind: k, Err: err} }
+
+// Waits of a job whose model backend is unavailable and gave no hint.
+const (
+	modelWaitDefault = 10 * time.Second
+	modelWaitMax     = 10 * time.Minute
+)
+
+// Decision is the error table applied to one job's error.
+type Decision struct {
+	Failure Failure // "" when the job succeeded or already decided (a worker's own snooze within bounds)
+	Rule    Rule
+	Outcome Outcome // Rule.Outcome, or Retry when a snooze is past its bounds
+	Wait    time.Duration
+	Err     error
+	// LastAttempt: a retried failure on the job's last attempt (River
+	// discards it; target_queue fails its target and cancels instead).
+	LastAttempt bool
+}
+
+// Ends reports whether the decision ends the job (cancelled, or discarded on
+// its last attempt).
+func (d Decision) Ends() bool { return d.Outcome == Cancel || d.Outcome == Retry && d.LastAttempt }
+
+// decide classifies err, a job's result, and applies the error table.
+// waits bounds what web servers and the search backend may ask for.
+func decide(job *rivertype.JobRow, err error, waits ServerWaits) Decision {
+	if err == nil {
+		return Decision{}
+	}
+	var snooze *river.JobSnoozeError
+	if errors.As(err, &snooze) {
+		// A worker's own wait (embeddings still coming): bounded in number.
+		if n := snoozeCount(job.Metadata); n >= errs.MaxSnoozes {
+			return decided(job, WaitedTooLong, fmt.Errorf("still waiting after %d snoozes (%s more asked): counted as an attempt", n, snooze.Duration), 0)
+		}
+		return Decision{Outcome: Snooze, Wait: snooze.Duration, Err: err}
+	}
+	kind, wait := classify(err)
+	switch kind {
+	case ModelUnavailable:
+		if wait <= 0 {
+			wait = modelWaitDefault
+		}
+		wait = min(wait, modelWaitMax)
+		if n := snoozeCount(job.Metadata); n >= errs.MaxSnoozes {
+			return decided(job, WaitedTooLong, fmt.Errorf("still waiting after %d snoozes: counted as an attempt: %w", n, err), 0)
+		}
+	case ServerBusy:
+		if snoozeCount(job.Metadata) >= int64(waits.Snoozes) {
+			return decided(job, Transient, err, 0) // the server's waits are used up: an attempt
+		}
+		wait = min(wait, waits.Max)
+	}
+	return decided(job, kind, err, wait)
+}
+
+func decided(job *rivertype.JobRow, kind Failure, err error, wait time.Duration) Decision {
+	rule := errs.ErrorTable[kind]
+	d := Decision{Failure: kind, Rule: rule, Outcome: rule.Outcome, Wait: wait, Err: err}
+	if d.Outcome == Retry && job.Attempt >= job.MaxAttempts {
+		d.LastAttempt = true
+	}
+	return d
+}
+
+// classify names err's row of the error table, and the wait its server
+// asked for.
+func classify(err error) (Failure, time.Duration) {
+	var fe *FailureError
+	var ae *jobs.ArgsError
+	var pe *crawl.PermanentError
+	var se *search.StatusError
+	switch {
+	case errors.As(err, &fe):
+		if fe.Kind == ServerBusy || fe.Kind == ModelUnavailable {
+			return fe.Kind, retryAfter(err)
+		}
+		return fe.Kind, 0
+	case errors.As(err, &ae):
+		return BadArgs, 0
+	case errors.Is(err, errs.ErrTaskNotFound):
+		return TaskNotFound, 0
+	case errors.Is(err, errs.ErrTaskStopped):
+		return TaskStopped, 0
+	case errors.Is(err, errs.ErrPageNotFound):
+		return PageNotFound, 0
+	case errors.Is(err, errs.ErrBadInput):
+		return BadInput, 0
+	case errs.DataRefused(err):
+		return DataRefused, 0
+	case errors.Is(err, remoteerr.ErrUnavailable):
+		return ModelUnavailable, retryAfter(err)
+	case errors.As(err, &pe):
+		return TargetFailed, 0
+	case errors.As(err, &se) && se.Temporary() && retryAfter(err) > 0:
+		return ServerBusy, retryAfter(err)
+	}
+	if wait, ok := crawl.RetryAfter(err); ok {
+		return ServerBusy, wait
+	}
+	return Transient, 0
+}
+
+// retryAfter is the wait a server asked for, wherever the error says it.
+func retryAfter(err error) time.Duration {
+	if d, ok := remoteerr.RetryAfter(err); ok {
+		return d
+	}
+	if d, ok := crawl.RetryAfter(err); ok {
+		return d
+	}
+	var se *search.StatusError
+	if errors.As(err, &se) && se.RetryAfter != "" {
+		if d, err := time.ParseDuration(se.RetryAfter + "s"); err == nil && d > 0 {
+			return d
+		}
+	}
+	return 0
+}

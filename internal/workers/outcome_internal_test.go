@@ -1,0 +1,155 @@
+package workers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
+	"github.com/evidencefleet/evidencefleet/internal/search"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// hinted is a model server's error with a Retry-After hint.
+type hinted struct{ wait time.Duration }
+
+func (h hinted) Error() string             { return "503 from the model server" }
+func (h hinted) Unwrap() error             { return remoteerr.ErrUnavailable }
+func (h hinted) RetryAfter() time.Duration { return h.wait }
+
+// TestErrorTable runs every kind of failure through the fleet's middleware
+// and target_queue's, as River would, and checks the outcome River is told
+// and the target's status: the error table (ErrorTable) applied once.
+func TestErrorTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	nul := &pgconn.PgError{Code: "22021", Message: "invalid byte sequence for encoding \"UTF8\": 0x00"}
+	waits := ServerWaits{Max: time.Minute, Snoozes: 3}
+	const url = "https://table.example.org/"
+	tests := []struct {
+		name      string
+		failure   Failure // the row it exercises
+		err       error   // what the worker returns
+		args      string  // "" = a valid target_queue job of the test's task
+		attempt   int     // of 8
+		snoozes   int
+		deaths    int
+		want      Outcome // or "" for success
+		wait      time.Duration
+		targetErr string // substring of the target's failure; "" = target left as it was
+	}{
+		{name: "success", err: nil, want: ""},
+		{name: "args the contract refuses", failure: BadArgs, args: `{"task_id": 1, "target": {"kind": "url", "value": "ftp://x"}}`, want: Cancel},
+		{name: "bad input", failure: BadInput, err: fmt.Errorf("store page: %w", errs.ErrBadInput), want: Cancel, targetErr: "store page: invalid input"},
+		{name: "missing task", failure: TaskNotFound, err: errs.Task(99, errs.ErrTaskNotFound), want: Cancel},
+		{name: "stopped task", failure: TaskStopped, err: errs.Task(1, errs.ErrTaskStopped), want: Cancel},
+		{name: "missing page", failure: PageNotFound, err: fmt.Errorf("page 9: %w", errs.ErrPageNotFound), want: Cancel},
+		{name: "data Postgres refuses", failure: DataRefused, err: fmt.Errorf("store page: %w", nul), want: Cancel, targetErr: "database refuses"},
+		{name: "unfetchable target", failure: TargetFailed, err: &crawl.PermanentError{Reason: crawl.ReasonHTTPStatus, Err: errors.New("404")}, want: Cancel, targetErr: "404"},
+		{name: "unreadable page", failure: TargetFailed, err: fail(TargetFailed, errors.New("no main text")), want: Cancel, targetErr: "no main text"},
+		{name: "web server busy", failure: ServerBusy, err: &crawl.TransientError{Reason: crawl.ReasonHTTPStatus, RetryAfter: time.Hour}, want: Snooze, wait: time.Minute},
+		{name: "web server busy, its waits used up", failure: Transient, err: &crawl.TransientError{Reason: crawl.ReasonHTTPStatus, RetryAfter: time.Hour}, snoozes: 3, want: Retry},
+		{name: "search backend busy", failure: ServerBusy, err: &search.StatusError{Status: 429, RetryAfter: "30"}, want: Snooze, wait: 30 * time.Second},
+		{name: "model server down", failure: ModelUnavailable, err: fmt.Errorf("embed: %w", remoteerr.ErrUnavailable), want: Snooze, wait: modelWaitDefault},
+		{name: "model server down, with its hint", failure: ModelUnavailable, err: fmt.Errorf("nli: %w", hinted{42 * time.Second}), want: Snooze, wait: 42 * time.Second},
+		{name: "model server down past MaxSnoozes", failure: WaitedTooLong, err: remoteerr.ErrUnavailable, snoozes: errs.MaxSnoozes, want: Retry},
+		{name: "worker's own wait past MaxSnoozes, last attempt", failure: WaitedTooLong, err: river.JobSnooze(time.Minute), snoozes: errs.MaxSnoozes, attempt: 8, want: Cancel, targetErr: "still waiting after 100 snoozes"},
+		{name: "worker died three times", failure: WorkerDied, deaths: errs.MaxWorkerDeaths, want: Cancel, targetErr: "worker process died in 3 attempts"},
+		{name: "worker died twice", failure: Transient, deaths: errs.MaxWorkerDeaths - 1, err: errors.New("connection reset"), want: Retry},
+		{name: "network error, attempts left", failure: Transient, err: errors.New("connection reset"), attempt: 3, want: Retry},
+		{name: "network error on the last attempt", failure: Transient, err: errors.New("connection reset"), attempt: 8, want: Cancel, targetErr: "giving up after 8 attempts: connection reset"},
+		{name: "a claim that kills its worker", failure: ClaimKillsWorker, err: fail(ClaimKillsWorker, errors.New("claim 7 refused")), want: Cancel},
+	}
+	covered := map[Failure]bool{}
+	for _, tt := range tests {
+		covered[tt.failure] = true
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tx := pgtest.Tx(t)
+			w := &TargetQueueWorker{Store: store.NewStore(tx), Waits: waits}
+			task := fixture.Task(t, tx, "Failures end as the table says.")
+			args := tt.args
+			if args == "" {
+				args = fmt.Sprintf(`{"task_id": %d, "target": {"kind": "url", "value": %q}}`, task, url)
+			}
+			row := &rivertype.JobRow{ID: 1, Kind: "target_queue", EncodedArgs: []byte(args), Attempt: max(tt.attempt, 1), MaxAttempts: 8,
+				Metadata: fmt.Appendf(nil, `{"snoozes": %d, "worker_deaths": %d}`, tt.snoozes, tt.deaths)}
+			ran := false
+			inner := func(context.Context) error { ran = true; return tt.err }
+			global := &outcomes{waits: waits}
+			got := global.Work(ctx, row, func(ctx context.Context) error {
+				return (&targetFailures{w: w}).Work(ctx, row, inner)
+			})
+			var cancel *river.JobCancelError
+			var snooze *river.JobSnoozeError
+			var outcome Outcome
+			switch {
+			case got == nil:
+			case errors.As(got, &cancel):
+				outcome = Cancel
+			case errors.As(got, &snooze):
+				outcome = Snooze
+				if snooze.Duration != tt.wait {
+					t.Errorf("snoozed %s, want %s", snooze.Duration, tt.wait)
+				}
+			default:
+				outcome = Retry
+			}
+			if outcome != tt.want {
+				t.Errorf("River is told %v (%s), want %q", got, outcome, tt.want)
+			}
+			if tt.failure != "" {
+				if d := decide(row, tt.err, waits); tt.err != nil && d.Failure != tt.failure && tt.failure != WorkerDied {
+					t.Errorf("classified %q, want %q", d.Failure, tt.failure)
+				}
+			}
+			if (tt.deaths >= errs.MaxWorkerDeaths || tt.failure == BadArgs) && ran {
+				t.Error("the worker ran")
+			}
+			var status, reason string
+			err := tx.QueryRow(ctx, `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1`, task).Scan(&status, &reason)
+			switch {
+			case tt.targetErr == "" && err == nil:
+				t.Errorf("target %s (%q), want it untouched", status, reason)
+			case tt.targetErr != "" && (err != nil || status != "failed" || !strings.Contains(reason, tt.targetErr)):
+				t.Errorf("target %s (%q, %v), want failed with %q", status, reason, err, tt.targetErr)
+			}
+		})
+	}
+	for f := range errs.ErrorTable {
+		if !covered[f] {
+			t.Errorf("no case of the error table's row %q", f)
+		}
+	}
+}
+
+// TestOtherKindsEndPoisonJobsBeforeTheirWorker: an embed job whose worker
+// died under it errs.MaxWorkerDeaths times is cancelled before its worker
+// runs; with one death less it runs.
+func TestOtherKindsEndPoisonJobsBeforeTheirWorker(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := &outcomes{}
+	ran := false
+	embed := &rivertype.JobRow{Kind: "embed", EncodedArgs: []byte(`{"fragment_ids": [1]}`), Attempt: 4, MaxAttempts: 8,
+		Metadata: fmt.Appendf(nil, `{"worker_deaths": %d}`, errs.MaxWorkerDeaths)}
+	var cancel *river.JobCancelError
+	if err := m.Work(ctx, embed, func(context.Context) error { ran = true; return nil }); !errors.As(err, &cancel) || ran {
+		t.Errorf("a poison embed job: %v (worker ran: %v), want cancelled before the worker", err, ran)
+	}
+	embed.Metadata = fmt.Appendf(nil, `{"worker_deaths": %d}`, errs.MaxWorkerDeaths-1)
+	if err := m.Work(ctx, embed, func(context.Context) error { ran = true; return nil }); err != nil || !ran {
+		t.Errorf("with %d deaths: %v (ran %v), want the job run", errs.MaxWorkerDeaths-1, err, ran)
+	}
+}
