@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 )
@@ -100,7 +101,8 @@ func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (Judgements
 type ClaimRange struct{ From, To int64 }
 
 // VerifyShards returns the shards of width claim ids that hold the task's
-// claims still to work (all of them, or those of claimIDs), in order,
+// claims still to work (all of them, or those of claimIDs) and have no job
+// waiting or running (UnfinishedVerifyShards says why), in order,
 // under a share lock on the task's row taken first: a writer adding pages
 // or claims to the task commits before, or waits until the caller commits
 // the shard jobs it enqueues, so no page or claim falls between them.
@@ -115,9 +117,19 @@ func (q *Queries) VerifyShards(ctx context.Context, taskID int64, claimIDs []int
 	if err != nil {
 		return nil, fmt.Errorf("list shards: %w", err)
 	}
-	out := make([]ClaimRange, len(buckets))
-	for i, b := range buckets {
-		out[i] = ClaimRange{From: max(b*width, 1), To: b*width + width - 1}
+	rows, err := q.UnfinishedVerifyShards(ctx, strconv.FormatInt(taskID, 10))
+	if err != nil {
+		return nil, fmt.Errorf("list waiting shards: %w", err)
+	}
+	waiting := make(map[ClaimRange]bool, len(rows))
+	for _, r := range rows {
+		waiting[ClaimRange{From: r.ClaimFrom, To: r.ClaimTo}] = true
+	}
+	out := make([]ClaimRange, 0, len(buckets))
+	for _, b := range buckets {
+		if r := (ClaimRange{From: max(b*width, 1), To: b*width + width - 1}); !waiting[r] {
+			out = append(out, r)
+		}
 	}
 	return out, nil
 }

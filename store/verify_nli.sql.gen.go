@@ -449,6 +449,42 @@ func (q *Queries) TaskVerifyState(ctx context.Context, arg TaskVerifyStateParams
 	return i, err
 }
 
+const unfinishedVerifyShards = `-- name: UnfinishedVerifyShards :many
+SELECT (args ->> 'claim_from')::bigint AS claim_from, (args ->> 'claim_to')::bigint AS claim_to
+FROM river_job
+WHERE kind = 'verify_nli' AND state IN ('available', 'pending', 'running', 'retryable', 'scheduled')
+  AND args ->> 'task_id' = $1::text AND args ? 'claim_from'
+`
+
+type UnfinishedVerifyShardsRow struct {
+	ClaimFrom int64 `json:"claim_from"`
+	ClaimTo   int64 `json:"claim_to"`
+}
+
+// The claim ranges of the task's verify_nli shard jobs still waiting or
+// running. A dispatch leaves them out instead of inserting twins that River
+// would skip: its unique insert locks the twin's row, and the rows of many
+// twins, taken in the dispatch's order, deadlock with River's completer.
+func (q *Queries) UnfinishedVerifyShards(ctx context.Context, taskID string) ([]UnfinishedVerifyShardsRow, error) {
+	rows, err := q.db.Query(ctx, unfinishedVerifyShards, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []UnfinishedVerifyShardsRow{}
+	for rows.Next() {
+		var i UnfinishedVerifyShardsRow
+		if err := rows.Scan(&i.ClaimFrom, &i.ClaimTo); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const updatePosteriors = `-- name: UpdatePosteriors :exec
 UPDATE claims c
 SET alpha = v.alpha, beta = v.beta, confidence = v.confidence, uncertainty = v.uncertainty,

@@ -149,3 +149,13 @@ FROM (
            unnest(@evidence_counts::int[]) AS evidence_count
 ) v
 WHERE c.id = v.id;
+
+-- name: UnfinishedVerifyShards :many
+-- The claim ranges of the task's verify_nli shard jobs still waiting or
+-- running. A dispatch leaves them out instead of inserting twins that River
+-- would skip: its unique insert locks the twin's row, and the rows of many
+-- twins, taken in the dispatch's order, deadlock with River's completer.
+SELECT (args ->> 'claim_from')::bigint AS claim_from, (args ->> 'claim_to')::bigint AS claim_to
+FROM river_job
+WHERE kind = 'verify_nli' AND state IN ('available', 'pending', 'running', 'retryable', 'scheduled')
+  AND args ->> 'task_id' = @task_id::text AND args ? 'claim_from';

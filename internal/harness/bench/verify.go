@@ -126,8 +126,11 @@ func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL strin
 	}
 	var params []river.InsertManyParams
 	for i := 0; i < len(task.ClaimIDs); i += h.opts.ClaimsPerJob {
+		// One shard of ClaimsPerJob claims per job (the task's claim ids
+		// are consecutive), as a dispatch would enqueue them with
+		// EVF_VERIFY_SHARD_CLAIMS = ClaimsPerJob.
 		ids := task.ClaimIDs[i:min(i+h.opts.ClaimsPerJob, len(task.ClaimIDs))]
-		params = append(params, river.InsertManyParams{Args: jobs.VerifyNLIArgs{TaskID: task.ID, ClaimIDs: ids}})
+		params = append(params, river.InsertManyParams{Args: jobs.VerifyShard(task.ID, ids[0], ids[len(ids)-1])})
 	}
 	if _, err := client.InsertMany(ctx, params); err != nil {
 		return r, fmt.Errorf("insert verify_nli jobs: %w", err)
