@@ -21,6 +21,7 @@ require (
 	github.com/temoto/robotstxt v1.1.2
 	golang.org/x/net v0.61.0
 	golang.org/x/text v0.43.0
+	golang.org/x/time v0.16.0
 	k8s.io/api v0.34.2
 	k8s.io/apimachinery v0.34.2
 	sigs.k8s.io/yaml v1.6.0
