@@ -7,6 +7,7 @@ require (
 	codeberg.org/readeck/go-readability/v2 v2.1.2
 	github.com/PuerkitoBio/goquery v1.11.0
 	github.com/clipperhouse/uax29/v2 v2.7.0
+	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/gocolly/colly/v2 v2.3.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/kelseyhightower/envconfig v1.4.0
@@ -21,6 +22,7 @@ require (
 	github.com/temoto/robotstxt v1.1.2
 	golang.org/x/net v0.61.0
 	golang.org/x/text v0.43.0
+	golang.org/x/time v0.16.0
 	k8s.io/api v0.34.2
 	k8s.io/apimachinery v0.34.2
 	sigs.k8s.io/yaml v1.6.0

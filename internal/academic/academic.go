@@ -3,8 +3,9 @@
 // small paper and citation-link model, identifier normalisation (DOI, PMID,
 // arXiv), paging bounds, and Client, a JSON-over-HTTP client built on
 // internal/httpx (retries with backoff honouring Retry-After, circuit
-// breaker, metrics) that adds a minimum spacing between requests, maps 404
-// to remoteerr.ErrNotFound and keeps the API key out of errors.
+// breaker, metrics) that adds a minimum spacing between requests (a
+// golang.org/x/time/rate limiter), maps 404 to remoteerr.ErrNotFound and
+// keeps the API key out of errors.
 //
 // The errors of the clients are those of internal/remoteerr; test them
 // with errors.Is. Failures of the HTTP exchange are *httpx.Error values

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
@@ -29,7 +31,8 @@ type ClientOptions struct {
 	// every attempt, retries included, honours MinInterval.
 	HTTP httpx.Options
 	// MinInterval is the minimum spacing between the starts of two requests
-	// of this client; ≤ 0 means none.
+	// of this client (a rate.Limiter of one request per MinInterval, burst
+	// one); ≤ 0 means none.
 	MinInterval time.Duration
 	// Secret, when non-empty (the API key), is replaced by "[redacted]" in
 	// every error the client returns.
@@ -43,7 +46,8 @@ type ClientOptions struct {
 type Client struct {
 	api, backend, capability string
 	hc                       *httpx.Client
-	spacer                   *Spacer
+	interval                 time.Duration
+	limiter                  *rate.Limiter // nil: no spacing
 	secret                   string
 	userAgent                string
 }
@@ -66,11 +70,11 @@ func NewClient(o ClientOptions) *Client {
 		}
 		h.Transport = t
 	}
-	sp := NewSpacer(o.MinInterval)
-	h.Transport = SpacedTransport(h.Transport, sp)
+	lim := newLimiter(o.MinInterval)
+	h.Transport = spaced(h.Transport, lim)
 	return &Client{
-		api: o.API, backend: h.Backend, capability: h.Capability,
-		hc: httpx.New(h), spacer: sp, secret: o.Secret, userAgent: o.UserAgent,
+		api: o.API, backend: h.Backend, capability: h.Capability, hc: httpx.New(h),
+		interval: o.MinInterval, limiter: lim, secret: o.Secret, userAgent: o.UserAgent,
 	}
 }
 
@@ -78,7 +82,7 @@ func NewClient(o ClientOptions) *Client {
 func (c *Client) API() string { return c.api }
 
 // MinInterval returns the configured spacing between requests.
-func (c *Client) MinInterval() time.Duration { return c.spacer.Interval() }
+func (c *Client) MinInterval() time.Duration { return c.interval }
 
 // HTTP returns the underlying httpx.Client (for its breaker state).
 func (c *Client) HTTP() *httpx.Client { return c.hc }

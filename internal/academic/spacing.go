@@ -3,72 +3,53 @@ package academic
 import (
 	"context"
 	"net/http"
-	"sync"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/clock"
+	"golang.org/x/time/rate"
 )
 
-// Spacer keeps a minimum interval between the starts of consecutive
-// requests: each Wait reserves the next free slot and sleeps until it. It is
-// safe for concurrent use; a nil Spacer or a non-positive interval never
-// waits.
-type Spacer struct {
-	interval time.Duration
-	now      func() time.Time
-	sleep    func(ctx context.Context, d time.Duration) error
-
-	mu   sync.Mutex
-	next time.Time // earliest start of the next request
-}
-
-// NewSpacer returns a Spacer for interval (≤ 0: no spacing).
-func NewSpacer(interval time.Duration) *Spacer {
-	return &Spacer{interval: interval, now: time.Now, sleep: clock.Sleep}
-}
-
-// Interval returns the configured minimum spacing.
-func (s *Spacer) Interval() time.Duration {
-	if s == nil {
-		return 0
+// newLimiter returns the limiter that spaces a Client's requests: one
+// request per interval with a burst of one, so that after an idle spell one
+// request starts at once and the next waits a full interval. It returns nil
+// (no spacing) for interval ≤ 0.
+func newLimiter(interval time.Duration) *rate.Limiter {
+	if interval <= 0 {
+		return nil
 	}
-	return s.interval
+	return rate.NewLimiter(rate.Every(interval), 1)
 }
 
-// Wait blocks until the caller may start a request, or ctx ends (then it
-// returns ctx's error; the reserved slot is not given back, which only makes
-// later requests wait a little longer than needed).
-func (s *Spacer) Wait(ctx context.Context) error {
-	if s == nil || s.interval <= 0 {
+// waitTurn blocks until lim lets a request start, or ctx ends (then it
+// returns ctx's error; a nil lim never waits). rate.Limiter.Wait refuses at
+// once, with an error of its own, a wait that would outlast ctx's deadline;
+// waitTurn then waits for the deadline, so the caller sees the context's
+// error like any request that outlives its context (httpx tells an attempt
+// whose context ended from a connection failure by that error).
+func waitTurn(ctx context.Context, lim *rate.Limiter) error {
+	if lim == nil {
 		return ctx.Err()
 	}
-	if err := ctx.Err(); err != nil {
+	err := lim.Wait(ctx)
+	if err == nil || ctx.Err() != nil {
 		return err
 	}
-	s.mu.Lock()
-	now := s.now()
-	start := s.next
-	if start.Before(now) {
-		start = now
+	if _, ok := ctx.Deadline(); !ok {
+		return err // not a deadline refusal (a burst of one never fails otherwise)
 	}
-	s.next = start.Add(s.interval)
-	s.mu.Unlock()
-	if d := start.Sub(now); d > 0 {
-		return s.sleep(ctx, d)
-	}
-	return nil
+	<-ctx.Done()
+	return ctx.Err()
 }
 
 // spacedTransport makes every request handed to the network, retries
-// included, wait for its Spacer slot.
+// included, wait for its turn at lim.
 type spacedTransport struct {
-	next   http.RoundTripper
-	spacer *Spacer
+	next http.RoundTripper
+	lim  *rate.Limiter
 }
 
-// RoundTrip waits for a slot, then sends req.
+// RoundTrip waits for a turn, then sends req.
 func (t *spacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := t.spacer.Wait(req.Context()); err != nil {
+	if err := waitTurn(req.Context(), t.lim); err != nil {
 		if req.Body != nil {
 			_ = req.Body.Close() // RoundTrip must close the body, even on errors
 		}
@@ -77,14 +58,11 @@ func (t *spacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(req)
 }
 
-// SpacedTransport wraps next (nil: a clone of http.DefaultTransport) so that
-// every request it sends waits for s. With a nil s it returns next as is.
-func SpacedTransport(next http.RoundTripper, s *Spacer) http.RoundTripper {
-	if next == nil {
-		next = http.DefaultTransport.(*http.Transport).Clone()
-	}
-	if s == nil || s.interval <= 0 {
+// spaced wraps next so that every request it sends waits for lim; with a nil
+// lim it returns next as is.
+func spaced(next http.RoundTripper, lim *rate.Limiter) http.RoundTripper {
+	if lim == nil {
 		return next
 	}
-	return &spacedTransport{next: next, spacer: s}
+	return &spacedTransport{next: next, lim: lim}
 }

@@ -28,6 +28,14 @@
 // ("circuit open") without touching the network. After BreakerCooldown it is
 // half-open: one probe attempt at a time goes through, the others still fail
 // fast; a successful probe closes it, a failed one opens it again.
+//
+// The concurrency bound is a failsafe-go bulkhead. The retry loop and the
+// breaker are this package's own: they run on the Options' clock, sleep and
+// random hooks (failsafe-go's retry policy and circuit breaker run on the
+// wall clock and global random numbers), so tests check every wait and
+// cooldown without sleeping through them; and a cancelled probe leaves the
+// breaker as it was, which failsafe-go's breaker, whose half-open permits
+// only a recorded success or failure gives back, cannot do.
 package httpx
 
 import (
@@ -46,6 +54,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/failsafe-go/failsafe-go/bulkhead"
 
 	"github.com/evidencefleet/evidencefleet/internal/clock"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
@@ -117,9 +127,11 @@ func (s State) String() string {
 
 // Client sends requests to one model backend. It is safe for concurrent use.
 type Client struct {
-	o   Options
-	hc  *http.Client
-	sem chan struct{}
+	o  Options
+	hc *http.Client
+	// slots bounds the attempts in flight to MaxConcurrency: an attempt holds
+	// a permit until its answer is read or it fails.
+	slots bulkhead.Bulkhead[*http.Response]
 
 	mu       sync.Mutex
 	state    State
@@ -175,9 +187,9 @@ func New(o Options) *Client {
 		o.rand = rand.Float64
 	}
 	return &Client{
-		o:   o,
-		hc:  &http.Client{Transport: o.Transport, CheckRedirect: keepCredentialsOnHost},
-		sem: make(chan struct{}, o.MaxConcurrency),
+		o:     o,
+		hc:    &http.Client{Transport: o.Transport, CheckRedirect: keepCredentialsOnHost},
+		slots: bulkhead.New[*http.Response](uint(o.MaxConcurrency)),
 	}
 }
 
@@ -367,14 +379,12 @@ var errCircuitOpen = errors.New("circuit open")
 // caller's context ended, the breaker is open, the body cannot be replayed).
 // It counts in *sends every request handed to the transport.
 func (c *Client) attempt(ctx context.Context, req *http.Request, n int, sends *int) (*http.Response, *failure, error) {
-	select {
-	case c.sem <- struct{}{}:
-	case <-ctx.Done():
+	if err := c.slots.AcquirePermit(ctx); err != nil { // only ctx's error
 		c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "canceled")
-		return nil, nil, ctx.Err()
+		return nil, nil, err
 	}
 	var once sync.Once
-	release := func() { once.Do(func() { <-c.sem }) }
+	release := func() { once.Do(c.slots.ReleasePermit) }
 	probe, ok := c.admit()
 	if !ok {
 		release()
