@@ -12,6 +12,24 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
+// EnsureTargetParams names a target of a task by its natural key.
+type EnsureTargetParams = InsertOrSelectTargetParams
+
+// EnsureTargetRow is a registered target: its id and status.
+type EnsureTargetRow = InsertOrSelectTargetRow
+
+// EnsureTarget returns the task's target, inserting it on first sight. Two
+// transactions registering one target at once both get its row: the
+// second's insert waits for the first and inserts nothing, and when the
+// first committed, the row its statement's snapshot cannot show is read
+// by the next statement (RetryOnRace). It takes no lock beyond the
+// insert's.
+func (q *Queries) EnsureTarget(ctx context.Context, arg EnsureTargetParams) (EnsureTargetRow, error) {
+	return RetryOnRace(ctx, func() (EnsureTargetRow, error) {
+		return q.InsertOrSelectTarget(ctx, arg)
+	})
+}
+
 // PageWrite is a processed page version as target_queue and citation_graph
 // hand it to the store: plain values, no parser or crawler types.
 type PageWrite struct {

@@ -53,41 +53,6 @@ func (q *Queries) EnsureDomain(ctx context.Context, domain string) error {
 	return err
 }
 
-const ensureTarget = `-- name: EnsureTarget :one
-
-WITH ins AS (
-    INSERT INTO targets (task_id, kind, value) VALUES ($1, $2, $3)
-    ON CONFLICT (task_id, kind, value) DO NOTHING
-    RETURNING id, status
-)
-SELECT id, status FROM ins
-UNION ALL
-SELECT id, status FROM targets WHERE task_id = $1 AND kind = $2 AND value = $3
-LIMIT 1
-`
-
-type EnsureTargetParams struct {
-	TaskID int64  `json:"task_id"`
-	Kind   string `json:"kind"`
-	Value  string `json:"value"`
-}
-
-type EnsureTargetRow struct {
-	ID     int64  `json:"id"`
-	Status string `json:"status"`
-}
-
-// target_queue: the writes of store.WritePage / StorePage /
-// WriteQuerySearch / FailTarget (store/target_queue.go) and the target's own
-// bookkeeping. InsertCitesEdge
-// and AddTaskPage serve citation_graph too; VersionFragments is in embed.sql.
-func (q *Queries) EnsureTarget(ctx context.Context, arg EnsureTargetParams) (EnsureTargetRow, error) {
-	row := q.db.QueryRow(ctx, ensureTarget, arg.TaskID, arg.Kind, arg.Value)
-	var i EnsureTargetRow
-	err := row.Scan(&i.ID, &i.Status)
-	return i, err
-}
-
 const existingExtractedClaims = `-- name: ExistingExtractedClaims :many
 SELECT id, evidence_no, quote_start, quote_end FROM claims
 WHERE task_id = $1 AND kind = 'extracted' AND page_version_id = $2
@@ -282,6 +247,43 @@ func (q *Queries) InsertFragments(ctx context.Context, arg InsertFragmentsParams
 		arg.Headings,
 	)
 	return err
+}
+
+const insertOrSelectTarget = `-- name: InsertOrSelectTarget :one
+
+WITH ins AS (
+    INSERT INTO targets (task_id, kind, value) VALUES ($1, $2, $3)
+    ON CONFLICT (task_id, kind, value) DO NOTHING
+    RETURNING id, status
+)
+SELECT id, status FROM ins
+UNION ALL
+SELECT id, status FROM targets WHERE task_id = $1 AND kind = $2 AND value = $3
+LIMIT 1
+`
+
+type InsertOrSelectTargetParams struct {
+	TaskID int64  `json:"task_id"`
+	Kind   string `json:"kind"`
+	Value  string `json:"value"`
+}
+
+type InsertOrSelectTargetRow struct {
+	ID     int64  `json:"id"`
+	Status string `json:"status"`
+}
+
+// target_queue: the writes of store.WritePage / StorePage /
+// WriteQuerySearch / FailTarget (store/target_queue.go) and the target's own
+// bookkeeping. InsertCitesEdge
+// and AddTaskPage serve citation_graph too; VersionFragments is in embed.sql.
+// A target of the task, inserted on first sight. Call it through
+// EnsureTarget, which runs it again when it returns no row (RetryOnRace).
+func (q *Queries) InsertOrSelectTarget(ctx context.Context, arg InsertOrSelectTargetParams) (InsertOrSelectTargetRow, error) {
+	row := q.db.QueryRow(ctx, insertOrSelectTarget, arg.TaskID, arg.Kind, arg.Value)
+	var i InsertOrSelectTargetRow
+	err := row.Scan(&i.ID, &i.Status)
+	return i, err
 }
 
 const insertOriginEdges = `-- name: InsertOriginEdges :exec

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
@@ -42,16 +41,21 @@ func unicodePage() corpus.Page {
 		"Polar bears (Ursus maritimus) rely on sea ice — “the platform from which they hunt seals” — and its decline affects them.")
 }
 
+// TestPipelineBuildsAConsistentGraph works a task's every job (fetch,
+// extraction, embedding, verification, ranking) and checks the graph's
+// invariants. It needs no running client: the fleet tests
+// (internal/fleet) run the same pipeline in concurrent processes.
 func TestPipelineBuildsAConsistentGraph(t *testing.T) {
-	f := testfleet.Start(t, testfleet.Options{Pages: append(polarPages(), unicodePage())})
+	t.Parallel()
+	f := testfleet.InTx(t, testfleet.Options{Pages: append(polarPages(), unicodePage())})
 	task := f.CreateTask(t, "Polar bear populations are declining because the Arctic sea ice is melting.")
 	f.AddTargets(t, task, "https://en.wikipedia.org/wiki/Polar_bear", "https://www.example-science.org/arctic/sea-ice",
 		"https://news.example-daily.com/polar-bears-thriving", unicodePage().URL)
-	testfleet.WaitIdle(t, f.Pool, 60*time.Second)
+	f.Drain(t)
 
 	ctx := context.Background()
 	counts := map[string]int{}
-	rows, err := f.Pool.Query(ctx, `SELECT relation, count(*) FROM edges GROUP BY relation`)
+	rows, err := f.Tx.Query(ctx, `SELECT relation, count(*) FROM edges GROUP BY relation`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,16 +95,16 @@ func TestPipelineBuildsAConsistentGraph(t *testing.T) {
 		{"page of every version is linked to the task", `SELECT count(*) FROM pages p WHERE NOT EXISTS (SELECT 1 FROM task_pages tp WHERE tp.page_id = p.id)`},
 	}
 	for _, inv := range invariants {
-		if n := queryInt(t, f.Pool, inv.sql); n != 0 {
+		if n := queryInt(t, f.Tx, inv.sql); n != 0 {
 			t.Errorf("%s: %d violations", inv.name, n)
 		}
 	}
 	// The non-ASCII page was fragmented and its offsets hold (checked above).
-	if n := queryInt(t, f.Pool, `SELECT count(*) FROM fragments f JOIN pages p ON p.id = f.page_id WHERE p.domain = 'ja.example.org'`); n == 0 {
+	if n := queryInt(t, f.Tx, `SELECT count(*) FROM fragments f JOIN pages p ON p.id = f.page_id WHERE p.domain = 'ja.example.org'`); n == 0 {
 		t.Error("the non-ASCII page has no fragments")
 	}
 	// Cached posteriors equal a recomputation from the edges.
-	rows, err = f.Pool.Query(ctx, `SELECT id, alpha, beta, confidence, verdict FROM claims ORDER BY id`)
+	rows, err = f.Tx.Query(ctx, `SELECT id, alpha, beta, confidence, verdict FROM claims ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +138,7 @@ func TestPipelineBuildsAConsistentGraph(t *testing.T) {
 }
 
 func TestDemoCorpusYieldsSupportsAndRefutes(t *testing.T) {
+	t.Parallel()
 	archive := "../../testdata/replay/demo"
 	entries, err := crawl.ReadManifest(archive)
 	if err != nil {
@@ -151,7 +156,7 @@ func TestDemoCorpusYieldsSupportsAndRefutes(t *testing.T) {
 		}
 		claims = append(claims, c.Claim)
 	}
-	f := testfleet.Start(t, testfleet.Options{Adjust: func(c *config.Config) { c.ReplayDir = archive }})
+	f := testfleet.InTx(t, testfleet.Options{Adjust: func(c *config.Config) { c.ReplayDir = archive }})
 	// As `make run` does: the demo hypothesis plus the corpus' Climate-FEVER claims.
 	task := f.CreateTask(t, "Sea level rise is accelerating.", claims...)
 	var urls []string
@@ -159,9 +164,9 @@ func TestDemoCorpusYieldsSupportsAndRefutes(t *testing.T) {
 		urls = append(urls, e.URL)
 	}
 	f.AddTargets(t, task, urls...)
-	testfleet.WaitIdle(t, f.Pool, 120*time.Second)
+	f.Drain(t)
 	for _, rel := range []string{"supports", "refutes"} {
-		if n := queryInt(t, f.Pool, `SELECT count(*) FROM edges WHERE relation = $1`, rel); n == 0 {
+		if n := queryInt(t, f.Tx, `SELECT count(*) FROM edges WHERE relation = $1`, rel); n == 0 {
 			t.Errorf("the demo corpus produced no %s edge", rel)
 		}
 	}

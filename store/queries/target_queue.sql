@@ -3,7 +3,9 @@
 -- bookkeeping. InsertCitesEdge
 -- and AddTaskPage serve citation_graph too; VersionFragments is in embed.sql.
 
--- name: EnsureTarget :one
+-- name: InsertOrSelectTarget :one
+-- A target of the task, inserted on first sight. Call it through
+-- EnsureTarget, which runs it again when it returns no row (RetryOnRace).
 WITH ins AS (
     INSERT INTO targets (task_id, kind, value) VALUES (@task_id, @kind, @value)
     ON CONFLICT (task_id, kind, value) DO NOTHING
