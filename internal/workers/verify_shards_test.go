@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"testing"
@@ -205,7 +206,8 @@ func drainPoisoned(t *testing.T, f *testfleet.TxFleet, poison int64) {
 		 WHERE kind = 'verify_nli' AND $1 BETWEEN (args->>'claim_from')::bigint AND (args->>'claim_to')::bigint ORDER BY id LIMIT 1) j
 		WHERE c.id BETWEEN j.lo AND j.hi`, poison)
 	t.Logf("the poison's first shard held %d claims; %d splits", first, splits)
-	if first > 1 && splits == 0 || first > 2 && splits < 2 {
+	// Halving at the median isolates a claim of n in at least ⌊log₂ n⌋ splits.
+	if splits < bits.Len(uint(first))-1 {
 		t.Errorf("%d splits of a shard of %d claims: not halved down to the claim\n%s", splits, first, testfleet.JobDump(t, f.Tx))
 	}
 	var reason *string
