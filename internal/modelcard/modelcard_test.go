@@ -3,7 +3,6 @@ package modelcard_test
 import (
 	"context"
 	"math"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,19 +53,5 @@ func TestBanner(t *testing.T) {
 	}
 	if strings.Count(b, builtin.LexicalNLIModel) != 1 {
 		t.Errorf("banner %q repeats a model", b)
-	}
-}
-
-// TestStandardLibraryOnly keeps modelcard to names and figures: the enqueue
-// CLI prints its banner and must not link the built-in models (and through
-// them the page extraction) to do so.
-func TestStandardLibraryOnly(t *testing.T) {
-	t.Parallel()
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	if deps := strings.Fields(string(out)); len(deps) != 1 {
-		t.Errorf("modelcard depends on non-standard packages: %q", deps)
 	}
 }

@@ -2,7 +2,6 @@ package models_test
 
 import (
 	"math"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -38,34 +37,5 @@ func TestScoresByIndex(t *testing.T) {
 		if _, err := models.ScoresByIndex(tc.n, tc.idx, tc.scores); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
-	}
-}
-
-// TestBackendsImportNoOtherBackend keeps each model backend on its own: what
-// two of them share lives in internal/models or internal/httpx, never in one
-// of them (models/configured, which chooses among them, aside).
-func TestBackendsImportNoOtherBackend(t *testing.T) {
-	t.Parallel()
-	const prefix = "github.com/evidencefleet/evidencefleet/internal/models/"
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	backends := 0
-	for line := range strings.Lines(string(out)) {
-		fields := strings.Fields(line)
-		pkg, ok := strings.CutPrefix(fields[0], prefix)
-		if !ok || pkg == "configured" {
-			continue
-		}
-		backends++
-		for _, imp := range fields[1:] {
-			if strings.HasPrefix(imp, prefix) {
-				t.Errorf("backend %s imports %s", pkg, imp)
-			}
-		}
-	}
-	if backends < 4 {
-		t.Fatalf("only %d backends found under internal/models: the listing missed them", backends)
 	}
 }

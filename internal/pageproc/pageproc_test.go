@@ -3,7 +3,6 @@ package pageproc_test
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -134,32 +133,6 @@ func TestProcess(t *testing.T) {
 			t.Errorf("ids %v, paper %+v, follow-ups %+v", r.Page.Identifiers, r.Page.Paper, r.FollowUps)
 		}
 	})
-}
-
-// TestStageImportsNoDatabaseOrQueue keeps the stage a value-returning
-// function: no store, no database driver and no River import of its own.
-func TestStageImportsNoDatabaseOrQueue(t *testing.T) {
-	t.Parallel()
-	deps, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	for _, d := range strings.Fields(string(deps)) {
-		for _, banned := range []string{"jackc/pgx", "evidencefleet/store", "riverpgxv5", "internal/workers"} {
-			if strings.Contains(d, banned) {
-				t.Errorf("pageproc depends on %s", d)
-			}
-		}
-	}
-	imports, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, ".").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, imp := range strings.Fields(string(imports)) {
-		if strings.Contains(imp, "riverqueue") || strings.Contains(imp, "database/sql") {
-			t.Errorf("pageproc imports %s", imp)
-		}
-	}
 }
 
 // TestClaimRequestTitleIsBounded: the title is outside text, sent with every
