@@ -29,6 +29,7 @@ const poisonClaim = "Glaciers in the Sahara are advancing faster than any glacie
 // reason, every other claim is verified as in a run without it, and status
 // names what was not done.
 func TestAClaimThatKillsItsWorkerIsRefusedAlone(t *testing.T) {
+	t.Parallel() // with the other process tests that mark themselves so
 	w := climateWorkload(t, 3)
 	claims := append(manyClaims(t, 5), poisonClaim)
 	servers := testfleet.StartModelServers(t)
@@ -60,7 +61,9 @@ func TestAClaimThatKillsItsWorkerIsRefusedAlone(t *testing.T) {
 
 	env := deterministicEnv()
 	env["EVF_NLI_BACKEND"], env["EVF_NLI_URL"], env["EVF_NLI_MODEL"] = "tei", poisoned.URL, "lexical"
-	env["EVF_VERIFY_SHARD_CLAIMS"] = "4"
+	// Shards of two: the poison claim (id 7 in this test's own database)
+	// shares [6, 7] with another claim, so the shard is split once.
+	env["EVF_VERIFY_SHARD_CLAIMS"] = "2"
 	env["EVF_LIFELINE_INTERVAL"] = "200ms"
 	// One shard at a time: a shard that runs beside the poison in the
 	// process it kills dies with it (see the note in ARCHITECTURE.md §4.4).

@@ -43,6 +43,7 @@ func manyClaims(t *testing.T, n int) []string {
 // both processes work at the same time, no shard job judges more pairs than
 // the bound, and the graph is the one-process graph.
 func TestTwoWorkerProcessesShareOneTasksShards(t *testing.T) {
+	t.Parallel() // with the other process tests that mark themselves so
 	w := climateWorkload(t, 8)
 	claims := manyClaims(t, 2500)
 	if len(claims) < 2000 {
@@ -60,14 +61,15 @@ func TestTwoWorkerProcessesShareOneTasksShards(t *testing.T) {
 	seedTask(t, runPool, w, claims, true)
 	t.Logf("workload: %d target URLs, %d hypothesis claims", len(w.urls), 1+len(claims))
 
+	// The reference and the run at once, each on its own database.
 	one := startWorker(t, "one", workerEnv(refURL, w.archive, env))
-	waitIdle(t, refPool, 5*time.Minute, one)
-	one.stop(t, 15*time.Second)
 	a := startWorker(t, "a", workerEnv(runURL, w.archive, env))
 	b := startWorker(t, "b", workerEnv(runURL, w.archive, env))
+	waitIdle(t, refPool, 5*time.Minute, one)
 	waitIdle(t, runPool, 5*time.Minute, a, b)
-	a.stop(t, 15*time.Second)
-	b.stop(t, 15*time.Second)
+	for _, p := range []*workerProc{one, a, b} {
+		p.stop(t, 15*time.Second)
+	}
 
 	want, got := readGraph(t, refPool), readGraph(t, runPool)
 	if countNLI(want) == 0 {

@@ -38,6 +38,16 @@ func exhaustive(shardClaims, jobPairs int) func(*config.Config) {
 	}
 }
 
+// shardTask is the polar task with shardClaims on a test fleet in exhaustive
+// mode with the given shard width and pair bound; nothing is worked yet.
+func shardTask(t *testing.T, width, jobPairs int) (*testfleet.TxFleet, int64) {
+	t.Helper()
+	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: exhaustive(width, jobPairs)})
+	task := f.CreateTask(t, polarHypothesis, shardClaims...)
+	f.AddTargets(t, task, polarURLs...)
+	return f, task
+}
+
 // nliGraph is every NLI edge of the transaction's database by natural key:
 // the claim's text and the fragment's page and offset.
 func nliGraph(t *testing.T, tx pgx.Tx) []string {
@@ -67,16 +77,12 @@ func TestVerifyShardsJudgeNoMoreThanTheBoundAndBuildTheSameGraph(t *testing.T) {
 	// next one inserts the same pages.
 	var want, got []string
 	t.Run("OneShard", func(t *testing.T) {
-		f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: exhaustive(100000, 1000000)})
-		task := f.CreateTask(t, polarHypothesis, shardClaims...)
-		f.AddTargets(t, task, polarURLs...)
+		f, _ := shardTask(t, 100000, 1000000)
 		f.Drain(t)
 		want = nliGraph(t, f.Tx)
 	})
 	t.Run("ShardsOfTwoFivePairsPerJob", func(t *testing.T) {
-		f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: exhaustive(2, 5)})
-		task := f.CreateTask(t, polarHypothesis, shardClaims...)
-		f.AddTargets(t, task, polarURLs...)
+		f, _ := shardTask(t, 2, 5)
 		f.Drain(t)
 		got = nliGraph(t, f.Tx)
 		checkShardJobs(t, f, 5)
@@ -149,9 +155,7 @@ func TestVerifyShardSplitsUntilTheClaimThatKillsItsWorkerIsAlone(t *testing.T) {
 	// The graph of a run without the poison, but for the poison claim's edges.
 	var want, got []string
 	t.Run("Clean", func(t *testing.T) {
-		f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: exhaustive(8, 1000000)})
-		task := f.CreateTask(t, polarHypothesis, shardClaims...)
-		f.AddTargets(t, task, polarURLs...)
+		f, _ := shardTask(t, 8, 1000000)
 		f.Drain(t)
 		for _, e := range nliGraph(t, f.Tx) {
 			if !strings.HasPrefix(e, poisonText+" |") {
@@ -160,9 +164,7 @@ func TestVerifyShardSplitsUntilTheClaimThatKillsItsWorkerIsAlone(t *testing.T) {
 		}
 	})
 	t.Run("Poisoned", func(t *testing.T) {
-		f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: exhaustive(8, 1000000)})
-		task := f.CreateTask(t, polarHypothesis, shardClaims...)
-		f.AddTargets(t, task, polarURLs...)
+		f, task := shardTask(t, 8, 1000000)
 		f.Drain(t, jobs.KindTargetQueue, jobs.KindEmbed)
 		var poison int64
 		if err := f.Tx.QueryRow(context.Background(), `SELECT id FROM claims WHERE task_id = $1 AND text = $2`, task, poisonText).
