@@ -14,7 +14,8 @@ import (
 //     EVF_VERIFY_SHARD_CLAIMS) and at most EVF_VERIFY_JOB_PAIRS pairs per
 //     run, handing the rest to a successor of the same shard;
 //   - a dispatch: no range, it enqueues the shards of the task's claims
-//     (all of them, or those of ClaimIDs) and judges nothing itself. A new
+//     (all of them, or those of ClaimIDs), at most 1,000 per job and the
+//     rest by a continuation (DispatchFrom), and judges nothing itself. A new
 //     page re-opens every shard (its fragments may be evidence for any
 //     claim); new claims re-open their own shards only.
 //
@@ -30,6 +31,9 @@ type VerifyNLIArgs struct {
 	ClaimIDs  []int64 `json:"claim_ids,omitempty" river:"unique"`
 	ClaimFrom int64   `json:"claim_from,omitempty" river:"unique"`
 	ClaimTo   int64   `json:"claim_to,omitempty" river:"unique"`
+	// DispatchFrom continues a dispatch from this claim id: one dispatch
+	// job enqueues at most 1,000 shards, then its continuation the next.
+	DispatchFrom int64 `json:"dispatch_from,omitempty" river:"unique"`
 
 	decodeErr error
 }
@@ -80,6 +84,12 @@ func (a VerifyNLIArgs) Validate() error {
 		if len(a.ClaimIDs) > 0 {
 			return argsErr(KindVerifyNLI, "claim_ids", "a shard (claim_from, claim_to) takes no claim ids")
 		}
+		if a.DispatchFrom != 0 {
+			return argsErr(KindVerifyNLI, "dispatch_from", "a shard (claim_from, claim_to) is not a dispatch")
+		}
+	}
+	if a.DispatchFrom < 0 {
+		return argsErr(KindVerifyNLI, "dispatch_from", "must not be negative, got %d", a.DispatchFrom)
 	}
 	if len(a.ClaimIDs) > MaxClaimIDs {
 		return argsErr(KindVerifyNLI, "claim_ids", "at most %d ids per job, got %d", MaxClaimIDs, len(a.ClaimIDs))

@@ -100,35 +100,47 @@ func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (Judgements
 // [From, To].
 type ClaimRange struct{ From, To int64 }
 
-// VerifyShards returns the shards of width claim ids that hold the task's
-// claims still to work (all of them, or those of claimIDs) and have no job
-// waiting or running (UnfinishedVerifyShards says why), in order,
-// under a share lock on the task's row taken first: a writer adding pages
-// or claims to the task commits before, or waits until the caller commits
-// the shard jobs it enqueues, so no page or claim falls between them.
-func (q *Queries) VerifyShards(ctx context.Context, taskID int64, claimIDs []int64, width int64) ([]ClaimRange, error) {
+// Shards is one page of a dispatch: the shards to enqueue and, when the
+// task has more, the claim id the next page starts from (0 when none).
+type Shards struct {
+	Ranges []ClaimRange
+	Next   int64
+}
+
+// VerifyShards returns, from claim id from on, at most limit shards of width
+// claim ids that hold the task's claims still to work (all of them, or
+// those of claimIDs), in order, leaving out those with a job waiting or
+// running (UnfinishedVerifyShards says why); under a share lock on the
+// task's row taken first: a writer adding pages or claims to the task
+// commits before, or waits until the caller commits the shard jobs it
+// enqueues, so no page or claim falls between them.
+func (q *Queries) VerifyShards(ctx context.Context, taskID int64, claimIDs []int64, width, from int64, limit int) (Shards, error) {
+	var out Shards
 	if _, err := q.ShareLockActiveTask(ctx, taskID); err != nil {
-		return nil, err
+		return out, err
 	}
 	if claimIDs == nil {
 		claimIDs = []int64{}
 	}
-	buckets, err := q.TaskClaimShards(ctx, TaskClaimShardsParams{TaskID: taskID, ClaimIds: claimIDs, Width: width})
+	buckets, err := q.TaskClaimShards(ctx, TaskClaimShardsParams{TaskID: taskID, ClaimIds: claimIDs, Width: width,
+		FromID: from, MaxShards: int32(limit + 1)})
 	if err != nil {
-		return nil, fmt.Errorf("list shards: %w", err)
+		return out, fmt.Errorf("list shards: %w", err)
+	}
+	if len(buckets) > limit {
+		out.Next, buckets = buckets[limit]*width, buckets[:limit]
 	}
 	rows, err := q.UnfinishedVerifyShards(ctx, strconv.FormatInt(taskID, 10))
 	if err != nil {
-		return nil, fmt.Errorf("list waiting shards: %w", err)
+		return out, fmt.Errorf("list waiting shards: %w", err)
 	}
 	waiting := make(map[ClaimRange]bool, len(rows))
 	for _, r := range rows {
 		waiting[ClaimRange{From: r.ClaimFrom, To: r.ClaimTo}] = true
 	}
-	out := make([]ClaimRange, 0, len(buckets))
 	for _, b := range buckets {
 		if r := (ClaimRange{From: max(b*width, 1), To: b*width + width - 1}); !waiting[r] {
-			out = append(out, r)
+			out.Ranges = append(out.Ranges, r)
 		}
 	}
 	return out, nil

@@ -296,24 +296,43 @@ func (q *Queries) ShardClaimIDs(ctx context.Context, arg ShardClaimIDsParams) ([
 }
 
 const taskClaimShards = `-- name: TaskClaimShards :many
-SELECT DISTINCT (c.id / $1::bigint)::bigint AS bucket
-FROM claims c
-WHERE c.task_id = $2 AND c.refused_reason IS NULL
-  AND (cardinality($3::bigint[]) = 0 OR c.id = ANY($3::bigint[]))
-ORDER BY 1
+WITH RECURSIVE b(bucket) AS (
+    (SELECT c.id / $2::bigint FROM claims c
+     WHERE c.task_id = $3 AND c.id >= $4::bigint AND c.refused_reason IS NULL
+       AND (cardinality($5::bigint[]) = 0 OR c.id = ANY($5::bigint[]))
+     ORDER BY c.id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT c.id / $2::bigint FROM claims c
+            WHERE c.task_id = $3 AND c.id >= (b.bucket + 1) * $2::bigint AND c.refused_reason IS NULL
+              AND (cardinality($5::bigint[]) = 0 OR c.id = ANY($5::bigint[]))
+            ORDER BY c.id LIMIT 1)
+    FROM b WHERE b.bucket IS NOT NULL
+)
+SELECT bucket::bigint AS bucket FROM b WHERE bucket IS NOT NULL LIMIT $1::int
 `
 
 type TaskClaimShardsParams struct {
-	Width    int64   `json:"width"`
-	TaskID   int64   `json:"task_id"`
-	ClaimIds []int64 `json:"claim_ids"`
+	MaxShards int32   `json:"max_shards"`
+	Width     int64   `json:"width"`
+	TaskID    int64   `json:"task_id"`
+	FromID    int64   `json:"from_id"`
+	ClaimIds  []int64 `json:"claim_ids"`
 }
 
 // The shards a dispatching verify_nli enqueues: the claim-id buckets of
-// @width ids that hold claims of the task still to work (all of them, or
-// those of @claim_ids). Bucket b is the shard [b·width, b·width + width − 1].
+// @width ids, from the one holding claim id @from_id on, that hold claims of
+// the task still to work (all of them, or those of @claim_ids), in order, at
+// most @max_shards. Bucket b is the shard [b·width, b·width + width − 1].
+// One probe of claims_task_id per bucket (a loose index scan), so the cost
+// is bounded by @max_shards, not by the task's size.
 func (q *Queries) TaskClaimShards(ctx context.Context, arg TaskClaimShardsParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, taskClaimShards, arg.Width, arg.TaskID, arg.ClaimIds)
+	rows, err := q.db.Query(ctx, taskClaimShards,
+		arg.MaxShards,
+		arg.Width,
+		arg.TaskID,
+		arg.FromID,
+		arg.ClaimIds,
+	)
 	if err != nil {
 		return nil, err
 	}

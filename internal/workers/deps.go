@@ -99,6 +99,9 @@ type VerifyConfig struct {
 	// pairs one job judges (2000), the rest going to a successor.
 	ShardClaims int
 	JobPairs    int
+	// DispatchShards bounds the shard jobs one dispatch enqueues (1,000;
+	// tests set fewer).
+	DispatchShards int
 }
 
 // VerifyConfigFrom takes the verify_nli settings of the configuration,

@@ -42,39 +42,55 @@ func (c VerifyConfig) jobPairs() int {
 
 // DispatchOutput is the output of a dispatching verify_nli job.
 type DispatchOutput struct {
-	Shards   int `json:"shards"`   // shards of the claims the job covers
+	Shards   int `json:"shards"`   // shards of this page of the claims with no job waiting or running
 	Enqueued int `json:"enqueued"` // shard jobs inserted; the others were waiting or running already
+	// Continued: the task has more shards; a continuation enqueues them.
+	Continued bool `json:"continued,omitempty"`
 }
 
-// dispatchBatch bounds one InsertManyTx of shard jobs.
-const dispatchBatch = 1000
+// dispatchShards bounds the shard jobs one dispatch enqueues
+// (VerifyConfig.DispatchShards, 0 = this); a continuation (DispatchFrom)
+// enqueues the next ones.
+const dispatchShards = 1000
+
+func (c VerifyConfig) dispatchShards() int {
+	if c.DispatchShards <= 0 {
+		return dispatchShards
+	}
+	return c.DispatchShards
+}
 
 // dispatch enqueues the shards of the job's claims (all of the task's, or
-// those of ClaimIDs) and completes, in one transaction under the task's
-// share lock (store.VerifyShards says why).
+// those of ClaimIDs), at most dispatchShards() from DispatchFrom on and a
+// continuation for the rest, and completes, in one transaction under the
+// task's share lock (store.VerifyShards says why).
 func (w *VerifyNLIWorker) dispatch(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) error {
 	if n := workerDeaths(job.JobRow); n >= errs.MaxWorkerDeaths {
 		return fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts: not run again", n))
 	}
 	var out DispatchOutput
 	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		shards, err := q.VerifyShards(ctx, job.Args.TaskID, job.Args.ClaimIDs, w.Verify.shardClaims())
+		shards, err := q.VerifyShards(ctx, job.Args.TaskID, job.Args.ClaimIDs, w.Verify.shardClaims(), job.Args.DispatchFrom, w.Verify.dispatchShards())
 		if err != nil {
 			return err
 		}
-		out.Shards = len(shards)
-		client := river.ClientFromContext[pgx.Tx](ctx)
-		for start := 0; start < len(shards); start += dispatchBatch {
-			batch := shards[start:min(start+dispatchBatch, len(shards))]
-			params := make([]river.InsertManyParams, len(batch))
-			for i, s := range batch {
-				params[i] = river.InsertManyParams{Args: jobs.VerifyShard(job.Args.TaskID, s.From, s.To)}
-			}
-			res, err := client.InsertManyTx(ctx, tx, params)
+		out.Shards = len(shards.Ranges)
+		params := make([]river.InsertManyParams, 0, len(shards.Ranges)+1)
+		for _, s := range shards.Ranges {
+			params = append(params, river.InsertManyParams{Args: jobs.VerifyShard(job.Args.TaskID, s.From, s.To)})
+		}
+		if shards.Next > 0 {
+			next := job.Args
+			next.DispatchFrom = shards.Next
+			params = append(params, river.InsertManyParams{Args: next})
+			out.Continued = true
+		}
+		if len(params) > 0 {
+			res, err := river.ClientFromContext[pgx.Tx](ctx).InsertManyTx(ctx, tx, params)
 			if err != nil {
 				return fmt.Errorf("enqueue verify_nli shards: %w", err)
 			}
-			for _, r := range res {
+			for _, r := range res[:len(shards.Ranges)] {
 				if !r.UniqueSkippedAsDuplicate {
 					out.Enqueued++
 				}

@@ -10,12 +10,18 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // shardClaims are the further hypothesis claims of the shard tests: with the
@@ -230,5 +236,78 @@ func drainPoisoned(t *testing.T, f *testfleet.TxFleet, poison int64) {
 	}
 	if n := queryInt(t, f.Tx, `SELECT count(*) FROM claims WHERE refused_reason IS NOT NULL AND id <> $1`, poison); n != 0 {
 		t.Errorf("%d other claims were refused", n)
+	}
+}
+
+// TestVerifyDispatchEnqueuesAPageOfShardsAndContinues: a dispatch enqueues
+// at most DispatchShards shard jobs and a continuation for the rest; the
+// chain of continuations covers every shard of the task once.
+func TestVerifyDispatchEnqueuesAPageOfShardsAndContinues(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tx := pgtest.Tx(t)
+	task := fixture.Task(t, tx, "Dispatches are bounded.")
+	for i := range 12 {
+		fixture.Claim(t, tx, task, fmt.Sprintf("Claim number %d of a task with many shards.", i))
+	}
+	st := store.NewStore(tx)
+	verify := workers.VerifyConfig{ShardClaims: 2, DispatchShards: 3}
+	w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})},
+		&workers.VerifyNLIWorker{Store: st, Verify: verify})
+	// Every bucket of the task's claims.
+	rows, err := tx.Query(ctx, `SELECT DISTINCT format('%s-%s', greatest(id / 2 * 2, 1), id / 2 * 2 + 1) FROM claims WHERE task_id = $1`, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := jobs.VerifyNLIArgs{TaskID: task}
+	var got []string
+	for page := 0; ; page++ {
+		if page > len(want) {
+			t.Fatalf("more than %d dispatch pages", page)
+		}
+		res, err := w.Work(ctx, t, tx, args, nil)
+		if err != nil || res.EventKind != river.EventKindJobCompleted {
+			t.Fatalf("dispatch from %d: %v, %+v", args.DispatchFrom, err, res)
+		}
+		var out workers.DispatchOutput
+		if err := json.Unmarshal(res.Job.Output(), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Shards > verify.DispatchShards {
+			t.Errorf("one dispatch enqueued %d shards, more than %d", out.Shards, verify.DispatchShards)
+		}
+		rows, err := tx.Query(ctx, `SELECT format('%s-%s', args->>'claim_from', args->>'claim_to') FROM river_job
+			WHERE kind = 'verify_nli' AND args ? 'claim_from' AND id > $1 ORDER BY id`, res.Job.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranges, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ranges...)
+		// Mark this page's shards done, as the fleet would, so that the
+		// next dispatch does not leave them out as waiting.
+		if _, err := tx.Exec(ctx, `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE kind = 'verify_nli' AND id > $1`, res.Job.ID); err != nil {
+			t.Fatal(err)
+		}
+		if !out.Continued {
+			break
+		}
+		var next int64
+		if err := tx.QueryRow(ctx, `SELECT (args->>'dispatch_from')::bigint FROM river_job
+			WHERE kind = 'verify_nli' AND args ? 'dispatch_from' AND id > $1`, res.Job.ID).Scan(&next); err != nil {
+			t.Fatalf("no continuation after a page that said so: %v", err)
+		}
+		args.DispatchFrom = next
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) || len(want) < 2*verify.DispatchShards {
+		t.Errorf("the dispatches enqueued %v; want every bucket once: %v", got, want)
 	}
 }

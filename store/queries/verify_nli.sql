@@ -39,13 +39,24 @@ ORDER BY c.id;
 
 -- name: TaskClaimShards :many
 -- The shards a dispatching verify_nli enqueues: the claim-id buckets of
--- @width ids that hold claims of the task still to work (all of them, or
--- those of @claim_ids). Bucket b is the shard [b·width, b·width + width − 1].
-SELECT DISTINCT (c.id / @width::bigint)::bigint AS bucket
-FROM claims c
-WHERE c.task_id = @task_id AND c.refused_reason IS NULL
-  AND (cardinality(@claim_ids::bigint[]) = 0 OR c.id = ANY(@claim_ids::bigint[]))
-ORDER BY 1;
+-- @width ids, from the one holding claim id @from_id on, that hold claims of
+-- the task still to work (all of them, or those of @claim_ids), in order, at
+-- most @max_shards. Bucket b is the shard [b·width, b·width + width − 1].
+-- One probe of claims_task_id per bucket (a loose index scan), so the cost
+-- is bounded by @max_shards, not by the task's size.
+WITH RECURSIVE b(bucket) AS (
+    (SELECT c.id / @width::bigint FROM claims c
+     WHERE c.task_id = @task_id AND c.id >= @from_id::bigint AND c.refused_reason IS NULL
+       AND (cardinality(@claim_ids::bigint[]) = 0 OR c.id = ANY(@claim_ids::bigint[]))
+     ORDER BY c.id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT c.id / @width::bigint FROM claims c
+            WHERE c.task_id = @task_id AND c.id >= (b.bucket + 1) * @width::bigint AND c.refused_reason IS NULL
+              AND (cardinality(@claim_ids::bigint[]) = 0 OR c.id = ANY(@claim_ids::bigint[]))
+            ORDER BY c.id LIMIT 1)
+    FROM b WHERE b.bucket IS NOT NULL
+)
+SELECT bucket::bigint AS bucket FROM b WHERE bucket IS NOT NULL LIMIT @max_shards::int;
 
 -- name: ShardClaimIDs :many
 -- The ids of a shard's claims still to work, in order (to split a shard).
