@@ -9,6 +9,23 @@ import (
 	"context"
 )
 
+const markSoloAttempt = `-- name: MarkSoloAttempt :exec
+UPDATE river_job SET metadata = metadata || jsonb_build_object('solo_attempt', $1::int)
+WHERE id = $2 AND state = 'running'
+`
+
+type MarkSoloAttemptParams struct {
+	Attempt int32 `json:"attempt"`
+	ID      int64 `json:"id"`
+}
+
+// Records that the job's current attempt runs alone among its kind in its
+// process (see RescueRunningJobsOf).
+func (q *Queries) MarkSoloAttempt(ctx context.Context, arg MarkSoloAttemptParams) error {
+	_, err := q.db.Exec(ctx, markSoloAttempt, arg.Attempt, arg.ID)
+	return err
+}
+
 const releaseLifelineLock = `-- name: ReleaseLifelineLock :exec
 SELECT pg_advisory_unlock(hashtextextended($1::text, 0))
 `
@@ -22,7 +39,10 @@ const rescueRunningJobsOf = `-- name: RescueRunningJobsOf :many
 UPDATE river_job SET
     state = 'available', scheduled_at = now(),
     errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', $1::text, 'trace', '')),
-    metadata = jsonb_set(metadata, '{worker_deaths}', to_jsonb(COALESCE((metadata->>'worker_deaths')::int, 0) + 1))
+    metadata = metadata || jsonb_build_object(
+        'worker_deaths', COALESCE((metadata->>'worker_deaths')::int, 0) + 1,
+        'worker_deaths_solo', COALESCE((metadata->>'worker_deaths_solo')::int, 0)
+            + (CASE WHEN (metadata->>'solo_attempt')::int = attempt THEN 1 ELSE 0 END))
 WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = $2::text
 RETURNING id, kind, attempt
 `
@@ -40,7 +60,11 @@ type RescueRunningJobsOfRow struct {
 
 // Makes the running jobs of a dead process available again, each with an
 // error saying so (its attempt counts, as for any crash) and the count of
-// such deaths in its metadata ("worker_deaths", read by workers.Middleware).
+// such deaths in its metadata ("worker_deaths", read by workers.Middleware);
+// a death during an attempt the job ran alone among its kind in its process
+// (it marked the attempt "solo_attempt", MarkSoloAttempt) also counts in
+// "worker_deaths_solo": a job that kills its worker dies alone too, one that
+// died beside it need not be the killer.
 func (q *Queries) RescueRunningJobsOf(ctx context.Context, arg RescueRunningJobsOfParams) ([]RescueRunningJobsOfRow, error) {
 	rows, err := q.db.Query(ctx, rescueRunningJobsOf, arg.Message, arg.Owner)
 	if err != nil {

@@ -25,9 +25,9 @@ const poisonClaim = "Glaciers in the Sahara are advancing faster than any glacie
 // format, answering with the built-in model) SIGKILLs the worker process
 // whenever it is asked to judge a pair of one claim, and the test starts a
 // new worker each time, as a Deployment would. The shard holding the claim
-// is split until the claim is alone; that claim alone is refused with the
-// reason, every other claim is verified as in a run without it, and status
-// names what was not done.
+// is split until the claim is alone; shards that died beside it run alone
+// and are verified; the claim, having killed its worker while alone, is
+// refused with the reason, and it alone.
 func TestAClaimThatKillsItsWorkerIsRefusedAlone(t *testing.T) {
 	t.Parallel() // with the other process tests that mark themselves so
 	w := climateWorkload(t, 3)
@@ -65,9 +65,9 @@ func TestAClaimThatKillsItsWorkerIsRefusedAlone(t *testing.T) {
 	// shares [6, 7] with another claim, so the shard is split once.
 	env["EVF_VERIFY_SHARD_CLAIMS"] = "2"
 	env["EVF_LIFELINE_INTERVAL"] = "200ms"
-	// One shard at a time: a shard that runs beside the poison in the
-	// process it kills dies with it (see the note in ARCHITECTURE.md §4.4).
-	env["EVF_NLI_WORKERS"] = "1"
+	// Two shards at a time, as by default: the claim beside the poison dies
+	// with it until each runs alone.
+	env["EVF_NLI_WORKERS"] = "2"
 
 	dbURL := pgtest.URL(t)
 	pool := openPool(t, dbURL)

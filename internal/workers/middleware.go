@@ -93,3 +93,13 @@ func workerDeaths(job *rivertype.JobRow) int {
 	_ = json.Unmarshal(job.Metadata, &m)
 	return m.WorkerDeaths
 }
+
+// workerDeathsSolo counts the deaths of job's worker during attempts the job
+// ran alone among its kind in its process ("worker_deaths_solo").
+func workerDeathsSolo(job *rivertype.JobRow) int {
+	var m struct {
+		Solo int `json:"worker_deaths_solo"`
+	}
+	_ = json.Unmarshal(job.Metadata, &m)
+	return m.Solo
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -28,6 +29,11 @@ type VerifyNLIWorker struct {
 	Verify   VerifyConfig
 	Metrics  *metrics.Metrics
 	Logger   *slog.Logger
+
+	// solo lets a suspect shard (one claim whose worker died under it
+	// errs.MaxWorkerDeaths times) run alone among this process's
+	// verify_nli jobs: the others hold it shared while they work.
+	solo sync.RWMutex
 }
 
 // VerifyOutput is recorded as the job's output.
@@ -61,7 +67,20 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 		return w.dispatch(ctx, job)
 	}
 	if n := workerDeaths(job.JobRow); n >= errs.MaxWorkerDeaths {
-		return w.split(ctx, job, n)
+		suspect, err := w.split(ctx, job, n)
+		if !suspect {
+			return err
+		}
+		// One claim that may be killing its worker, or may have died beside
+		// the one that does: it runs alone, so that a death now is its own.
+		w.solo.Lock()
+		defer w.solo.Unlock()
+		if err := w.Store.MarkSoloAttempt(ctx, store.MarkSoloAttemptParams{ID: job.ID, Attempt: int32(job.Attempt)}); err != nil {
+			return fmt.Errorf("mark the attempt solo: %w", err)
+		}
+	} else {
+		w.solo.RLock()
+		defer w.solo.RUnlock()
 	}
 	var out VerifyOutput
 	for round := 1; round <= maxRounds; round++ {

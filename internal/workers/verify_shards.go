@@ -116,25 +116,31 @@ type SplitOutput struct {
 // split ends a shard whose worker process died under it deaths times: a
 // shard of several claims is split in two halves of its remaining claims
 // (each a job of its own), so that the claim that kills its worker ends up
-// alone; a shard of one claim marks that claim refused, with the reason,
-// and is cancelled. Every other claim is verified.
-func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs], deaths int) error {
+// alone. A shard of one claim is a suspect: once its worker has died under
+// it errs.MaxWorkerDeaths times while it ran alone (workerDeathsSolo), the
+// claim is refused, with the reason, and the job cancelled; until then it
+// reports suspect, and Work runs it alone. Every other claim is verified.
+func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs], deaths int) (suspect bool, err error) {
 	a := job.Args
 	ids, err := w.Store.ShardClaimIDs(ctx, store.ShardClaimIDsParams{TaskID: a.TaskID, ClaimFrom: a.ClaimFrom, ClaimTo: a.ClaimTo})
 	if err != nil {
-		return fmt.Errorf("read the shard's claims: %w", err)
+		return false, fmt.Errorf("read the shard's claims: %w", err)
 	}
 	if len(ids) == 1 {
-		reason := fmt.Sprintf("its worker process died %d times while verifying it", deaths)
+		solo := workerDeathsSolo(job.JobRow)
+		if solo < errs.MaxWorkerDeaths {
+			return true, nil
+		}
+		reason := fmt.Sprintf("its worker process died %d times while verifying it alone", solo)
 		err := w.Store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
 			return q.RefuseClaims(ctx, store.RefuseClaimsParams{TaskID: a.TaskID, Ids: ids, Reasons: []string{reason}})
 		})
 		if err != nil {
-			return fmt.Errorf("refuse claim %d: %w", ids[0], err)
+			return false, fmt.Errorf("refuse claim %d: %w", ids[0], err)
 		}
 		logger(w.Logger).WarnContext(ctx, "claim refused: its verification kills the worker", slog.Int64("job_id", job.ID),
-			slog.Int64("task_id", a.TaskID), slog.Int64("claim_id", ids[0]), slog.Int("worker_deaths", deaths))
-		return fail(ClaimKillsWorker, fmt.Errorf("claim %d refused: %s; the task's other claims are verified", ids[0], reason))
+			slog.Int64("task_id", a.TaskID), slog.Int64("claim_id", ids[0]), slog.Int("worker_deaths", deaths), slog.Int("alone", solo))
+		return false, fail(ClaimKillsWorker, fmt.Errorf("claim %d refused: %s; the task's other claims are verified", ids[0], reason))
 	}
 	var out SplitOutput
 	out.WorkerDeaths = deaths
@@ -153,11 +159,11 @@ func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyN
 		return completeTx(ctx, tx, job, out)
 	})
 	if err != nil {
-		return fmt.Errorf("split verify_nli shard: %w", err)
+		return false, fmt.Errorf("split verify_nli shard: %w", err)
 	}
 	logger(w.Logger).WarnContext(ctx, "verify_nli shard split: its worker died under it", slog.Int64("job_id", job.ID),
 		slog.Int64("task_id", a.TaskID), slog.Int("worker_deaths", deaths), slog.Any("into", out.Into))
-	return nil
+	return false, nil
 }
 
 // keep cuts the plan to at most budget pairs and reports whether pairs were

@@ -195,7 +195,7 @@ func drainPoisoned(t *testing.T, f *testfleet.TxFleet, poison int64) {
 	t.Helper()
 	ctx := context.Background()
 	for range 200 {
-		_, err := f.Tx.Exec(ctx, `UPDATE river_job SET metadata = metadata || jsonb_build_object('worker_deaths', $1::int), attempt = $1
+		_, err := f.Tx.Exec(ctx, `UPDATE river_job SET metadata = metadata || jsonb_build_object('worker_deaths', $1::int, 'worker_deaths_solo', $1::int), attempt = $1
 			WHERE kind = 'verify_nli' AND state = 'available' AND args ? 'claim_from'
 			  AND $2 BETWEEN (args->>'claim_from')::bigint AND (args->>'claim_to')::bigint AND NOT metadata ? 'worker_deaths'`,
 			errs.MaxWorkerDeaths, poison)
@@ -309,5 +309,36 @@ func TestVerifyDispatchEnqueuesAPageOfShardsAndContinues(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) || len(want) < 2*verify.DispatchShards {
 		t.Errorf("the dispatches enqueued %v; want every bucket once: %v", got, want)
+	}
+}
+
+// TestVerifySuspectClaimThatDiedBesideAnotherIsVerified: a one-claim shard
+// whose worker died under it errs.MaxWorkerDeaths times, but never while it
+// ran alone (it died beside the job that kills the worker), is not refused:
+// it runs alone and is verified.
+func TestVerifySuspectClaimThatDiedBesideAnotherIsVerified(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f, task := shardTask(t, 8, 1000000)
+	f.Drain(t, jobs.KindTargetQueue, jobs.KindEmbed)
+	var claim int64
+	if err := f.Tx.QueryRow(ctx, `SELECT id FROM claims WHERE task_id = $1 AND text = $2`, task, shardClaims[1]).Scan(&claim); err != nil {
+		t.Fatal(err)
+	}
+	id := testfleet.InsertRawJob(t, f.Tx, jobs.KindVerifyNLI, jobs.QueueNLI, fmt.Sprintf(`{"task_id":%d,"claim_from":%d,"claim_to":%d}`, task, claim, claim))
+	if _, err := f.Tx.Exec(ctx, `UPDATE river_job SET attempt = $2::int, metadata = jsonb_build_object('worker_deaths', $2::int, 'worker_deaths_solo', $2::int - 1)
+		WHERE id = $1`, id, errs.MaxWorkerDeaths); err != nil {
+		t.Fatal(err)
+	}
+	res := f.WorkNext(t, jobs.KindVerifyNLI)
+	if res == nil || res.Job.ID != id || res.EventKind != river.EventKindJobCompleted {
+		t.Fatalf("the suspect shard: %+v, want job %d completed\n%s", res, id, testfleet.JobDump(t, f.Tx))
+	}
+	var refused *string
+	if err := f.Tx.QueryRow(ctx, `SELECT refused_reason FROM claims WHERE id = $1`, claim).Scan(&refused); err != nil {
+		t.Fatal(err)
+	}
+	if refused != nil || queryInt(t, f.Tx, `SELECT count(*) FROM edges WHERE target_id = $1 AND relation IN `+nliRelations, claim) == 0 {
+		t.Errorf("claim refused %v, or not judged: a claim that did not die alone %d times must be verified", refused, errs.MaxWorkerDeaths)
 	}
 }

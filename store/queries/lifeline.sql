@@ -28,10 +28,23 @@ WHERE state = 'running' AND cardinality(attempted_by) > 0
 -- name: RescueRunningJobsOf :many
 -- Makes the running jobs of a dead process available again, each with an
 -- error saying so (its attempt counts, as for any crash) and the count of
--- such deaths in its metadata ("worker_deaths", read by workers.Middleware).
+-- such deaths in its metadata ("worker_deaths", read by workers.Middleware);
+-- a death during an attempt the job ran alone among its kind in its process
+-- (it marked the attempt "solo_attempt", MarkSoloAttempt) also counts in
+-- "worker_deaths_solo": a job that kills its worker dies alone too, one that
+-- died beside it need not be the killer.
 UPDATE river_job SET
     state = 'available', scheduled_at = now(),
     errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', @message::text, 'trace', '')),
-    metadata = jsonb_set(metadata, '{worker_deaths}', to_jsonb(COALESCE((metadata->>'worker_deaths')::int, 0) + 1))
+    metadata = metadata || jsonb_build_object(
+        'worker_deaths', COALESCE((metadata->>'worker_deaths')::int, 0) + 1,
+        'worker_deaths_solo', COALESCE((metadata->>'worker_deaths_solo')::int, 0)
+            + (CASE WHEN (metadata->>'solo_attempt')::int = attempt THEN 1 ELSE 0 END))
 WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = @owner::text
 RETURNING id, kind, attempt;
+
+-- name: MarkSoloAttempt :exec
+-- Records that the job's current attempt runs alone among its kind in its
+-- process (see RescueRunningJobsOf).
+UPDATE river_job SET metadata = metadata || jsonb_build_object('solo_attempt', @attempt::int)
+WHERE id = @id AND state = 'running';
