@@ -84,22 +84,23 @@ func describe(d Decision) error {
 	return d.Err
 }
 
-// workerDeaths counts the attempts of job whose worker process died under it:
-// the lifeline counts each in the job's metadata ("worker_deaths").
-func workerDeaths(job *rivertype.JobRow) int {
-	var m struct {
-		WorkerDeaths int `json:"worker_deaths"`
-	}
-	_ = json.Unmarshal(job.Metadata, &m)
-	return m.WorkerDeaths
+// jobCounts are the counts a job's metadata keeps: River's snoozes, and the
+// lifeline's deaths of its worker (all, and those during attempts the job
+// ran alone among its kind in its process).
+type jobCounts struct {
+	Snoozes          int64 `json:"snoozes"`
+	WorkerDeaths     int   `json:"worker_deaths"`
+	WorkerDeathsSolo int   `json:"worker_deaths_solo"`
 }
 
-// workerDeathsSolo counts the deaths of job's worker during attempts the job
-// ran alone among its kind in its process ("worker_deaths_solo").
-func workerDeathsSolo(job *rivertype.JobRow) int {
-	var m struct {
-		Solo int `json:"worker_deaths_solo"`
-	}
-	_ = json.Unmarshal(job.Metadata, &m)
-	return m.Solo
+func countsOf(metadata []byte) jobCounts {
+	var c jobCounts
+	_ = json.Unmarshal(metadata, &c)
+	return c
 }
+
+// workerDeaths counts the attempts of job whose worker process died under it.
+func workerDeaths(job *rivertype.JobRow) int { return countsOf(job.Metadata).WorkerDeaths }
+
+// snoozeCount is how often River has snoozed the job.
+func snoozeCount(metadata []byte) int64 { return countsOf(metadata).Snoozes }

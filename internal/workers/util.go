@@ -31,15 +31,6 @@ type ServerWaits struct {
 	Snoozes int
 }
 
-// snoozeCount is how often River has snoozed the job (metadata "snoozes").
-func snoozeCount(metadata []byte) int64 {
-	var m struct {
-		Snoozes int64 `json:"snoozes"`
-	}
-	_ = json.Unmarshal(metadata, &m)
-	return m.Snoozes
-}
-
 func isForeignKeyViolation(err error) bool { return store.IsForeignKeyViolation(err) }
 
 // modelErr says what was being done when a model backend failed. The error

@@ -117,7 +117,7 @@ type SplitOutput struct {
 // shard of several claims is split in two halves of its remaining claims
 // (each a job of its own), so that the claim that kills its worker ends up
 // alone. A shard of one claim is a suspect: once its worker has died under
-// it errs.MaxWorkerDeaths times while it ran alone (workerDeathsSolo), the
+// it errs.MaxWorkerDeaths times while it ran alone (jobCounts.WorkerDeathsSolo), the
 // claim is refused, with the reason, and the job cancelled; until then it
 // reports suspect, and Work runs it alone. Every other claim is verified.
 func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs], deaths int) (suspect bool, err error) {
@@ -127,7 +127,7 @@ func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyN
 		return false, fmt.Errorf("read the shard's claims: %w", err)
 	}
 	if len(ids) == 1 {
-		solo := workerDeathsSolo(job.JobRow)
+		solo := countsOf(job.Metadata).WorkerDeathsSolo
 		if solo < errs.MaxWorkerDeaths {
 			return true, nil
 		}
