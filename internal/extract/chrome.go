@@ -78,7 +78,10 @@ func pruneChrome(doc *html.Node, pageURL *url.URL, title string) {
 // n is inside sectioning content (see sectioning), where a <header> is the
 // header of that section rather than the site banner.
 func isChrome(n *html.Node, scoped bool, pageURL *url.URL) bool {
-	if hidden(n) || skipByClass(n) || isSkipLink(n, pageURL) {
+	if hidden(n) || isSkipLink(n, pageURL) {
+		return true
+	}
+	if chromeByClass(n) {
 		return true
 	}
 	if boilerElem[n.DataAtom] || boilerRole[role(n)] || n.Data == "search" {
@@ -118,8 +121,27 @@ func sectioning(n *html.Node) bool {
 	return false
 }
 
-// holdsProse reports a form that wraps page content: it contains a <main> or
-// <article>, or at least 200 characters of paragraph text.
+// chromeByClass reports an element whose class or id names a chrome widget
+// (skipByClass) and that is not prose: a class or id names a widget by one
+// token, the element as a whole decides. An article, a main part or a block
+// of prose is never chrome, whatever hook a script gave it ("url-breadcrumb"
+// on a publishing platform's <article>).
+func chromeByClass(n *html.Node) bool { return skipByClass(n) && !proseElement(n) }
+
+// proseElement reports an element that is, or holds, the page's prose: an
+// <article> or <main> (or the ARIA roles), or one that holdsProse.
+func proseElement(n *html.Node) bool {
+	switch {
+	case n.DataAtom == atom.Article || n.DataAtom == atom.Main:
+		return true
+	case role(n) == "main" || role(n) == "article":
+		return true
+	}
+	return holdsProse(n)
+}
+
+// holdsProse reports an element that wraps page content: it contains a
+// <main> or <article>, or at least 200 characters of paragraph text.
 func holdsProse(form *html.Node) bool {
 	chars := 0
 	var walk func(*html.Node) bool

@@ -73,6 +73,13 @@ func TestPruneChrome(t *testing.T) {
 				article + `<div class="printfooter">Retrieved from "x"</div><div id="catlinks">Categories: Climate</div>` +
 				`<div class="d-print-none">Share this</div><table class="navbox"><tr><td>Climate topics</td></tr></table>`,
 			"Sea level rose by 15 to 25 cm between 1901 and 2018."},
+		{"an article whose class names a breadcrumb-like hook is kept", "",
+			`<ol class="breadcrumb"><li>Home</li><li>Science</li></ol>` +
+				`<article class="post js-article url-breadcrumb"><p>` + strings.Repeat("Sea level rose by 15 to 25 cm between 1901 and 2018. ", 4) + `</p></article>`,
+			strings.TrimSpace(strings.Repeat("Sea level rose by 15 to 25 cm between 1901 and 2018. ", 4))},
+		{"a block of prose inside a chrome-named wrapper is kept", "",
+			`<div class="dropdown-layout"><p>` + strings.Repeat("Arctic sea ice has declined in area and volume. ", 5) + `</p></div>`,
+			strings.TrimSpace(strings.Repeat("Arctic sea ice has declined in area and volume. ", 5))},
 		{"class words match whole parts only", "",
 			`<div class="dropdownish-layout"><p>Kept text.</p></div><div class="catlinksy">More kept text.</div>`,
 			"Kept text.\n\nMore kept text."},

@@ -387,7 +387,7 @@ func nodeText(n *html.Node, fallback bool) string {
 			}
 			return
 		case html.ElementNode:
-			if skipElem[n.DataAtom] || hidden(n) || skipByClass(n) {
+			if skipElem[n.DataAtom] || hidden(n) || chromeByClass(n) {
 				return
 			}
 			if fallback && (boilerElem[n.DataAtom] || boilerRole[strings.ToLower(attrOr(n, "role"))]) {
