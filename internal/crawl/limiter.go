@@ -33,8 +33,36 @@ func (l *domainLimiter) wait(ctx context.Context, domain string) error {
 	if l == nil || l.delay <= 0 {
 		return ctx.Err()
 	}
+	s, at := l.reserve(domain, time.Now())
+	reservedEnd := at.Add(l.delay)
+
+	for {
+		if err := clock.Sleep(ctx, time.Until(at)); err != nil {
+			l.mu.Lock()
+			if s.next.Equal(reservedEnd) { // nobody queued behind: give the slot back
+				s.next = at
+			}
+			l.mu.Unlock()
+			return err
+		}
+		l.mu.Lock()
+		now := time.Now()
+		if earliest := s.last.Add(l.delay); now.Before(earliest) {
+			at = earliest
+			l.mu.Unlock()
+			continue
+		}
+		s.last = now
+		l.mu.Unlock()
+		return nil
+	}
+}
+
+// reserve takes the next free slot of domain at now: the slot's start and
+// the domain's state. Each domain has its own queue.
+func (l *domainLimiter) reserve(domain string, now time.Time) (*domainSlot, time.Time) {
 	l.mu.Lock()
-	now := time.Now()
+	defer l.mu.Unlock()
 	s := l.m[domain]
 	if s == nil {
 		if len(l.m) > 4096 {
@@ -47,30 +75,8 @@ func (l *domainLimiter) wait(ctx context.Context, domain string) error {
 	if at.Before(now) {
 		at = now
 	}
-	reservedEnd := at.Add(l.delay)
-	s.next = reservedEnd
-	l.mu.Unlock()
-
-	for {
-		if err := clock.Sleep(ctx, time.Until(at)); err != nil {
-			l.mu.Lock()
-			if s.next.Equal(reservedEnd) { // nobody queued behind: give the slot back
-				s.next = at
-			}
-			l.mu.Unlock()
-			return err
-		}
-		l.mu.Lock()
-		now = time.Now()
-		if earliest := s.last.Add(l.delay); now.Before(earliest) {
-			at = earliest
-			l.mu.Unlock()
-			continue
-		}
-		s.last = now
-		l.mu.Unlock()
-		return nil
-	}
+	s.next = at.Add(l.delay)
+	return s, at
 }
 
 // pruneLocked forgets domains with no pending reservation and no recent request.
