@@ -41,27 +41,31 @@ func CheckActive(id int64, status string) error {
 // each other (the shards of one task's verification).
 func (q *Queries) ShareLockActiveTask(ctx context.Context, id int64) (LockTaskRow, error) {
 	row, err := q.ShareLockTask(ctx, id)
+	task, err := lockedTask(id, LockTaskRow(row), err, "share-lock")
 	if err != nil {
-		if IsNotFound(err) {
-			return LockTaskRow{}, errs.Task(id, errs.ErrTaskNotFound)
-		}
-		return LockTaskRow{}, fmt.Errorf("share-lock task %d: %w", id, err)
+		return task, err
 	}
-	task := LockTaskRow(row)
 	return task, CheckActive(id, task.Status)
+}
+
+// lockedTask is the result of a lock of task id: a missing task is
+// errs.ErrTaskNotFound, any other error says which lock failed.
+func lockedTask(id int64, task LockTaskRow, err error, lock string) (LockTaskRow, error) {
+	switch {
+	case err == nil:
+		return task, nil
+	case IsNotFound(err):
+		return task, errs.Task(id, errs.ErrTaskNotFound)
+	default:
+		return task, fmt.Errorf("%s task %d: %w", lock, id, err)
+	}
 }
 
 // LockExistingTask takes the task's row lock whatever its status (stopping
 // and cleaning a task); a missing one is errs.ErrTaskNotFound.
 func (q *Queries) LockExistingTask(ctx context.Context, id int64) (LockTaskRow, error) {
 	task, err := q.LockTask(ctx, id)
-	if err != nil {
-		if IsNotFound(err) {
-			return task, errs.Task(id, errs.ErrTaskNotFound)
-		}
-		return task, fmt.Errorf("lock task %d: %w", id, err)
-	}
-	return task, nil
+	return lockedTask(id, task, err, "lock")
 }
 
 // ActiveTask reads the task without locking it and returns it when it is

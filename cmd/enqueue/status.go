@@ -39,19 +39,9 @@ type jobProblem struct {
 	Failure string `json:"failure,omitempty"` // the fleet's reason (errs.ErrorTable), "" when none was recorded
 }
 
-// notDone reports whether the job ended without doing its work: discarded,
-// or cancelled for a reason that is the task's failure (errs.ErrorTable:
-// a stopped task's jobs and failed targets are not; a cancellation with no
-// reason recorded, by an operator, is).
-func (p jobProblem) notDone() bool {
-	switch p.State {
-	case "discarded":
-		return true
-	case "cancelled":
-		return p.Failure == "" || errs.TaskFailure(errs.Failure(p.Failure))
-	}
-	return false
-}
+// notDone reports whether the job ended without doing its work
+// (errs.EndedUndone: a stopped task's jobs and failed targets did theirs).
+func (p jobProblem) notDone() bool { return errs.EndedUndone(p.State, errs.Failure(p.Failure)) }
 
 type failedTarget struct {
 	Kind  string `json:"kind"`

@@ -70,3 +70,17 @@ var ErrorTable = map[Failure]Rule{
 // TaskFailure reports whether a job that ended with failure f (its output's
 // "failure") is work of its task not done.
 func TaskFailure(f Failure) bool { return ErrorTable[f].TaskFailure }
+
+// EndedUndone reports whether a job that ended in state (River's) with
+// failure (its output's "failure", "" when none was recorded) ended without
+// doing its work: discarded, or cancelled for a row that is the task's
+// failure, or cancelled with no reason recorded (by an operator).
+func EndedUndone(state string, failure Failure) bool {
+	switch state {
+	case "discarded":
+		return true
+	case "cancelled":
+		return failure == "" || TaskFailure(failure)
+	}
+	return false
+}

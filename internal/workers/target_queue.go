@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -304,19 +303,19 @@ func (m *targetFailures) Work(ctx context.Context, job *rivertype.JobRow, doInne
 // failTarget records a permanent failure on the job's target (and the page,
 // when it was fetched) with the reason, in one store call.
 func (w *TargetQueueWorker) failTarget(ctx context.Context, job *rivertype.JobRow, res *crawl.Result, cause error) error {
-	var args jobs.TargetQueueArgs
-	if err := json.Unmarshal(job.EncodedArgs, &args); err != nil {
+	parsed, err := jobs.ParseArgs(job.Kind, job.EncodedArgs) // valid: the fleet's middleware checked them
+	if err != nil {
 		return fmt.Errorf("read args: %w", err)
 	}
-	target, _ := args.Target.Normalized()
+	args := parsed.(jobs.TargetQueueArgs) // its target normalised, as Work registers it
 	msg := cause.Error()
-	failure := store.TargetFailure{TaskID: args.TaskID, Kind: target.Kind, Value: target.Value, Reason: msg,
+	failure := store.TargetFailure{TaskID: args.TaskID, Kind: args.Target.Kind, Value: args.Target.Value, Reason: msg,
 		Event: mustJSON(map[string]any{"target": args.Target, "error": msg, "job_id": job.ID})}
 	if res != nil {
 		failure.Fetch = &store.FailedFetch{URL: res.URL, FinalURL: res.FinalURL, ContentType: res.ContentType,
 			Status: res.Status, FetchedAt: res.FetchedAt}
 	}
-	err := w.Store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error { return q.FailTarget(ctx, failure) })
+	err = w.Store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error { return q.FailTarget(ctx, failure) })
 	if err != nil {
 		return fmt.Errorf("record target failure (%s): %w", msg, err)
 	}

@@ -16,15 +16,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/eval"
 	"github.com/evidencefleet/evidencefleet/internal/harness/graphsnap"
 	"github.com/evidencefleet/evidencefleet/internal/harness/scratchdb"
-	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/migrations"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -408,14 +409,26 @@ func compare(ctx context.Context, clean, run *pgxpool.Pool, res *Result) error {
 		{&res.Lost, `SELECT (SELECT count(*) FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded'))
 			+ (SELECT count(*) FROM targets WHERE status NOT IN ('extracted', 'failed'))`},
 		{&res.Discarded, `SELECT count(*) FROM river_job WHERE state = 'discarded'`},
-		{&res.Cancelled, `SELECT count(*) FROM river_job WHERE state = 'cancelled'
-			AND COALESCE(metadata->'output'->>'failure', '') NOT IN ('', '` + string(workers.TargetFailed) + `', '` + string(workers.TaskStopped) + `')`},
 		{&res.Rescued, `SELECT count(*) FROM river_job j WHERE metadata ? 'worker_deaths'
 			OR EXISTS (SELECT 1 FROM unnest(j.errors) e WHERE e->>'error' = 'Stuck job rescued by JobRescuer')`},
 	}
 	for _, c := range counts {
 		if err := run.QueryRow(ctx, c.sql).Scan(c.n); err != nil {
 			return err
+		}
+	}
+	// Cancelled jobs that did not do their work, by the rule status uses.
+	rows, err := run.Query(ctx, `SELECT COALESCE(metadata->'output'->>'failure', '') FROM river_job WHERE state = 'cancelled'`)
+	if err != nil {
+		return err
+	}
+	failures, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, f := range failures {
+		if errs.EndedUndone("cancelled", errs.Failure(f)) {
+			res.Cancelled++
 		}
 	}
 	return nil
