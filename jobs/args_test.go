@@ -138,6 +138,8 @@ func TestParseArgsRejectsBadArgsNamingTheField(t *testing.T) {
 			want: []string{`field "claim_from"`, "required"}, field: "claim_from"},
 		{name: "verify shard ending before it starts", kind: jobs.KindVerifyNLI, raw: `{"task_id":3,"claim_from":9,"claim_to":8}`,
 			want: []string{`field "claim_to"`, "at least claim_from (9), got 8"}, field: "claim_to"},
+		{name: "verify shard wider than MaxClaimIDs", kind: jobs.KindVerifyNLI, raw: `{"task_id":3,"claim_from":1,"claim_to":10001}`,
+			want: []string{`field "claim_to"`, "at most 10000 claim ids"}, field: "claim_to"},
 		{name: "verify negative dispatch_from", kind: jobs.KindVerifyNLI, raw: `{"task_id":3,"dispatch_from":-1}`,
 			want: []string{`field "dispatch_from"`, "negative"}, field: "dispatch_from"},
 		{name: "verify shard with dispatch_from", kind: jobs.KindVerifyNLI, raw: `{"task_id":3,"claim_from":1,"claim_to":8,"dispatch_from":5}`,

@@ -10,8 +10,8 @@ import (
 // claims. A job is one of two things:
 //
 //   - a shard: ClaimFrom and ClaimTo set, it judges the task's claims with
-//     ids in [ClaimFrom, ClaimTo] (at most a configured number of claims:
-//     EVF_VERIFY_SHARD_CLAIMS) and at most EVF_VERIFY_JOB_PAIRS pairs per
+//     ids in [ClaimFrom, ClaimTo] (EVF_VERIFY_SHARD_CLAIMS ids; at most
+//     MaxClaimIDs) and at most EVF_VERIFY_JOB_PAIRS pairs per
 //     run, handing the rest to a successor of the same shard;
 //   - a dispatch: no range, it enqueues the shards of the task's claims
 //     (all of them, or those of ClaimIDs), at most 1,000 per job and the
@@ -80,6 +80,9 @@ func (a VerifyNLIArgs) Validate() error {
 		}
 		if a.ClaimTo < a.ClaimFrom {
 			return argsErr(KindVerifyNLI, "claim_to", "must be at least claim_from (%d), got %d", a.ClaimFrom, a.ClaimTo)
+		}
+		if a.ClaimTo-a.ClaimFrom >= MaxClaimIDs {
+			return argsErr(KindVerifyNLI, "claim_to", "a shard spans at most %d claim ids, got %d to %d", MaxClaimIDs, a.ClaimFrom, a.ClaimTo)
 		}
 		if len(a.ClaimIDs) > 0 {
 			return argsErr(KindVerifyNLI, "claim_ids", "a shard (claim_from, claim_to) takes no claim ids")

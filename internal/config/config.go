@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
+
+	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
 // Prefix of every evidencefleet variable (DATABASE_URL is read as is).
@@ -188,8 +190,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_SEARCH_RESULTS=%d outside 1..100", c.SearchResults)
 	case c.QueueStatsTTL < time.Second:
 		return fmt.Errorf("config: EVF_QUEUE_STATS_TTL=%s must be at least 1s", c.QueueStatsTTL)
-	case c.ShardClaims < 1 || c.ShardClaims > 100000:
-		return fmt.Errorf("config: EVF_VERIFY_SHARD_CLAIMS=%d outside 1..100000", c.ShardClaims)
+	case c.ShardClaims < 1 || c.ShardClaims > jobs.MaxClaimIDs:
+		return fmt.Errorf("config: EVF_VERIFY_SHARD_CLAIMS=%d outside 1..%d", c.ShardClaims, jobs.MaxClaimIDs)
 	case c.JobPairs < 1:
 		return fmt.Errorf("config: EVF_VERIFY_JOB_PAIRS=%d must be at least 1", c.JobPairs)
 	case c.TaskIndexMB < 0 || c.TaskIndexMB > 1<<20:

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -154,7 +154,7 @@ func TestOversizedTextEndsOnceWithTheReason(t *testing.T) {
 				fixture.Embed(t, f.Tx, fid, embedder.Model(), vec[0])
 			}
 		}
-		id := testfleet.InsertRawJob(t, f.Tx, jobs.KindVerifyNLI, jobs.QueueNLI, fmt.Sprintf(`{"task_id":%d,"claim_from":1,"claim_to":%d}`, task, int64(math.MaxInt64)))
+		id := testfleet.InsertRawJob(t, f.Tx, jobs.KindVerifyNLI, jobs.QueueNLI, shardJSON(t, f.Tx, task))
 		f.Drain(t)
 		state, attempt, lastErr := jobEnd(t, f, id)
 		_, _, output := testfleet.JobRow(t, f.Tx, id)
@@ -186,7 +186,7 @@ func TestOversizedTextEndsOnceWithTheReason(t *testing.T) {
 			}
 		}
 		// Verified again, the refused claim stays out and nothing fails.
-		id2 := testfleet.InsertRawJob(t, f.Tx, jobs.KindVerifyNLI, jobs.QueueNLI, fmt.Sprintf(`{"task_id":%d,"claim_from":1,"claim_to":%d}`, task, int64(math.MaxInt64)))
+		id2 := testfleet.InsertRawJob(t, f.Tx, jobs.KindVerifyNLI, jobs.QueueNLI, shardJSON(t, f.Tx, task))
 		f.Drain(t)
 		if state, attempt, lastErr := jobEnd(t, f, id2); state != "completed" || attempt != 1 {
 			t.Errorf("second verify_nli: %s after %d attempts (%q)", state, attempt, lastErr)
@@ -233,4 +233,11 @@ func TestOversizedTextEndsOnceWithTheReason(t *testing.T) {
 			}
 		}
 	})
+}
+
+// shardJSON is the args of a verify_nli shard covering every claim of task.
+func shardJSON(t *testing.T, tx pgx.Tx, task int64) string {
+	t.Helper()
+	a := wholeTask(t, tx, task)
+	return fmt.Sprintf(`{"task_id":%d,"claim_from":%d,"claim_to":%d}`, a.TaskID, a.ClaimFrom, a.ClaimTo)
 }

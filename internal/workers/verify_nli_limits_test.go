@@ -70,7 +70,7 @@ func verifyPolar(t *testing.T, adjust func(*workers.VerifyConfig)) pgx.Tx {
 	w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: builtin.NewLexicalNLI(), Verify: verify,
 		Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
 	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w).
-		Work(ctx, t, tx, wholeTask(task), nil)
+		Work(ctx, t, tx, wholeTask(t, tx, task), nil)
 	if err != nil || res.EventKind != river.EventKindJobCompleted {
 		t.Fatalf("verify_nli: %v, %+v", err, res)
 	}

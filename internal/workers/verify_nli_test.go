@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"sync"
 	"testing"
 
@@ -214,9 +213,18 @@ func TestRediscoveredURLSharesPageButNotClaims(t *testing.T) {
 	}
 }
 
-// wholeTask is a verify_nli shard covering every claim of the task, for
-// tests of what one shard job does.
-func wholeTask(task int64) jobs.VerifyNLIArgs { return jobs.VerifyShard(task, 1, math.MaxInt64) }
+// wholeTask is a verify_nli shard covering every claim of the task (from its
+// first claim id to its last), for tests of what one shard job does.
+func wholeTask(t *testing.T, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, task int64) jobs.VerifyNLIArgs {
+	t.Helper()
+	var from, to int64
+	if err := q.QueryRow(context.Background(), `SELECT min(id), max(id) FROM claims WHERE task_id = $1`, task).Scan(&from, &to); err != nil {
+		t.Fatalf("the task's claim ids: %v", err)
+	}
+	return jobs.VerifyShard(task, from, to)
+}
 
 // shardOutputs sums the outputs of the verify_nli shard jobs after job id
 // after (those a dispatch enqueued) and counts them.

@@ -81,7 +81,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 	t.Run("JudgesEachPairOnceAndRecomputesThePosterior", func(t *testing.T) {
 		t.Parallel()
 		w, b := setup(t, true)
-		res, err := w.Work(ctx, t, b.tx, wholeTask(b.task), nil)
+		res, err := w.Work(ctx, t, b.tx, wholeTask(t, b.tx, b.task), nil)
 		if err != nil || res.EventKind != river.EventKindJobCompleted {
 			t.Fatalf("work: %v, %+v", err, res)
 		}
@@ -98,7 +98,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 		if supporting+refuting == 0 || alpha+beta <= 2 {
 			t.Errorf("posterior α=%v β=%v (supports %d, refutes %d): the judged pairs did not reach it", alpha, beta, supporting, refuting)
 		}
-		if _, err := w.Work(ctx, t, b.tx, wholeTask(b.task), nil); err != nil {
+		if _, err := w.Work(ctx, t, b.tx, wholeTask(t, b.tx, b.task), nil); err != nil {
 			t.Fatal(err)
 		}
 		if again := nliEdges(t, b.tx, b.claim); again != n {
@@ -109,7 +109,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 	t.Run("WaitsForMissingEmbeddings", func(t *testing.T) {
 		t.Parallel()
 		w, b := setup(t, false)
-		res, err := w.Work(ctx, t, b.tx, wholeTask(b.task), nil)
+		res, err := w.Work(ctx, t, b.tx, wholeTask(t, b.tx, b.task), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 		t.Parallel()
 		w, b := setup(t, true)
 		b.nli.unjudgeable.Store(true)
-		res, err := w.Work(ctx, t, b.tx, wholeTask(b.task), nil)
+		res, err := w.Work(ctx, t, b.tx, wholeTask(t, b.tx, b.task), nil)
 		if err != nil || res.EventKind != river.EventKindJobCompleted {
 			t.Fatalf("work: %v, %+v", err, res)
 		}
@@ -139,7 +139,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 		}
 		// A later run asks the model again about the pairs it could not judge.
 		b.nli.unjudgeable.Store(false)
-		if _, err := w.Work(ctx, t, b.tx, wholeTask(b.task), nil); err != nil {
+		if _, err := w.Work(ctx, t, b.tx, wholeTask(t, b.tx, b.task), nil); err != nil {
 			t.Fatal(err)
 		}
 		if more := nliEdges(t, b.tx, b.claim) - edges; more == 0 {
@@ -153,7 +153,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 		if _, err := b.tx.Exec(ctx, `UPDATE tasks SET status = 'stopped' WHERE id = $1`, b.task); err != nil {
 			t.Fatal(err)
 		}
-		res, err := w.Work(ctx, t, b.tx, wholeTask(b.task), nil)
+		res, err := w.Work(ctx, t, b.tx, wholeTask(t, b.tx, b.task), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,7 @@ func TestVerifyShardsJudgeNoMoreThanTheBoundAndBuildTheSameGraph(t *testing.T) {
 	// next one inserts the same pages.
 	var want, got []string
 	t.Run("OneShard", func(t *testing.T) {
-		f, _ := shardTask(t, 100000, 1000000)
+		f, _ := shardTask(t, jobs.MaxClaimIDs, 1000000)
 		f.Drain(t)
 		want = nliGraph(t, f.Tx)
 	})
