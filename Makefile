@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: run test build lint fmt vet staticcheck generate corpus clean eval bench microbench dashcheck helm chaos
+.PHONY: run test build lint fmt vet staticcheck generate corpus clean eval extract-eval bench microbench dashcheck helm chaos
 
 run: build
 	scripts/with-postgres.sh scripts/demo.sh
@@ -69,6 +69,13 @@ chaos: build
 
 eval:
 	scripts/with-postgres.sh $(GO) run ./internal/harness/cmd/eval $(if $(CLAIMS),-claims $(CLAIMS)) $(if $(NLI_DATA),-nli-data $(NLI_DATA)) $(EVAL_FLAGS)
+
+# Main-text extraction on the development sets in testdata/extract-dev
+# (Mozilla Readability's test pages, trafilatura's evaluation pages): the
+# fleet beside readability used plainly and go-trafilatura, no database.
+# EXTRACT_EVAL_FLAGS passes more flags, e.g. -json or -worst 30.
+extract-eval:
+	$(GO) run ./internal/harness/cmd/extracteval $(EXTRACT_EVAL_FLAGS)
 
 # Throughput and scaling against River's own no-op baseline, in one run on a
 # throwaway Postgres (see README "Performance"). BENCH_FLAGS=-quick for a run

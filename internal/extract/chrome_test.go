@@ -80,6 +80,12 @@ func TestPruneChrome(t *testing.T) {
 		{"a block of prose inside a chrome-named wrapper is kept", "",
 			`<div class="dropdown-layout"><p>` + strings.Repeat("Arctic sea ice has declined in area and volume. ", 5) + `</p></div>`,
 			strings.TrimSpace(strings.Repeat("Arctic sea ice has declined in area and volume. ", 5))},
+		{"photo gallery: its counters, controls and captions, once per slide", "",
+			`<div class="story-gallery">` + strings.Repeat(`<div class="slide"><span class="counter">Image 1 of 8</span>`+
+				`<a href="#caption">Caption</a><a href="#close">Close</a><img src="flood.jpg" alt="">`+
+				`<p class="caption">The flooded road at Riverside in 2019.</p></div>`, 2) + `</div>` +
+				article + `<ul class="media-carousel"><li>Video 2 of 5</li></ul><div id="lightbox-root">Close</div>`,
+			"Sea level rose by 15 to 25 cm between 1901 and 2018."},
 		{"class words match whole parts only", "",
 			`<div class="dropdownish-layout"><p>Kept text.</p></div><div class="catlinksy">More kept text.</div>`,
 			"Kept text.\n\nMore kept text."},

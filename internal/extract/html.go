@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -73,43 +74,57 @@ func FromHTMLWithLimits(body []byte, contentType string, pageURL *url.URL, lim L
 	return fromSource(src, pageURL)
 }
 
-// fromSource extracts the Document of a decoded page (see FromHTML).
+// fromSource extracts the Document of a decoded page (see FromHTML):
+// readability on the pruned page, checked by the article guard (guard.go),
+// else the fallback walk.
 func fromSource(src []byte, pageURL *url.URL) (Document, error) {
-	doc, err := html.Parse(bytes.NewReader(src))
+	d, first, lead, htmlTitle, err := readPruned(src, pageURL)
 	if err != nil {
-		return Document{}, fmt.Errorf("extract: parse html: %w", err)
+		return Document{}, err
 	}
-	htmlTitle, lang := docMeta(doc)
-	pruneChrome(doc, pageURL, htmlTitle)
-
-	var d Document
-	article, rerr := readable(doc, pageURL)
-	if rerr == nil {
-		d.Title = collapseSpace(article.Title())
-		d.Lang = strings.TrimSpace(article.Language())
-		if article.Node != nil {
-			d.Text = nodeText(article.Node, false)
-		}
+	// Only first's text is kept: the tree readability read is garbage
+	// before the guard parses the page again.
+	c, err := guardArticle(first, lead, pageAlternatives(src, pageURL, htmlTitle))
+	if err != nil {
+		return d, err
 	}
-	if d.Text == "" {
-		// readability mutated doc; parse again for the fallback walk.
-		doc2, err := html.Parse(bytes.NewReader(src))
+	text := c.text
+	if text == "" {
+		// readability mutated its tree; parse again for the fallback walk.
+		doc, err := parsePruned(src, pageURL, htmlTitle)
 		if err != nil {
 			return Document{}, fmt.Errorf("extract: parse html: %w", err)
 		}
-		pruneChrome(doc2, pageURL, htmlTitle)
-		d.Text = nodeText(contentRoot(doc2), true)
+		text = nodeText(contentRoot(doc), true)
 	}
-	if d.Title == "" {
-		d.Title = htmlTitle
-	}
-	if d.Lang == "" {
-		d.Lang = lang
-	}
-	if d.Text == "" {
+	if d.Text = text; d.Text == "" {
 		return d, ErrNoText
 	}
 	return d, nil
+}
+
+// readPruned parses the page, prunes its chrome and runs readability: the
+// Document's title and language, readability's extraction, the page's lead
+// (see the article guard) and its <title>.
+func readPruned(src []byte, pageURL *url.URL) (d Document, first candidate, lead, htmlTitle string, err error) {
+	doc, err := html.Parse(bytes.NewReader(src))
+	if err != nil {
+		return d, first, "", "", fmt.Errorf("extract: parse html: %w", err)
+	}
+	htmlTitle, lang := docMeta(doc)
+	lead = articleLead(doc, htmlTitle)
+	pruneChrome(doc, pageURL, htmlTitle)
+	if headline(doc, htmlTitle) != nil {
+		lead = articleLead(doc, htmlTitle) // the lead of what pruning kept
+	}
+	if article, rerr := readable(doc, pageURL); rerr == nil {
+		d.Title = collapseSpace(article.Title())
+		d.Lang = strings.TrimSpace(article.Language())
+		first = newCandidate(article.Node)
+	}
+	d.Title = cmp.Or(d.Title, htmlTitle)
+	d.Lang = cmp.Or(d.Lang, lang)
+	return d, first, lead, htmlTitle, nil
 }
 
 // readable runs go-readability on doc (mutating it), turning a panic inside
@@ -304,10 +319,13 @@ var skipClass = map[string]bool{
 // chromeWord lists words that, as a "-" or "_" separated part of a class or
 // id, name a page-chrome widget: dropdown menus and their labels
 // ("vector-dropdown-label"), breadcrumbs, navigation bars and boxes, print
-// footers ("Retrieved from …") and category links.
+// footers ("Retrieved from …"), category links, and photo galleries,
+// carousels, slideshows and lightboxes, whose text is their controls and
+// counters ("Image 1 of 8", "Caption", "Close") repeated for every slide.
 var chromeWord = map[string]bool{
 	"dropdown": true, "breadcrumb": true, "breadcrumbs": true, "navbar": true,
 	"navbox": true, "printfooter": true, "catlinks": true,
+	"gallery": true, "carousel": true, "slideshow": true, "lightbox": true,
 }
 
 // chromeName reports a class or id token that names page chrome.

@@ -79,8 +79,8 @@ func readText(res *crawl.Result, cfg Config) (extract.Document, error) {
 	default:
 		pageURL, _ := url.Parse(res.FinalURL)
 		doc, err = extract.FromHTMLWithLimits(res.Body, res.ContentType, pageURL, extract.Limits{MaxElements: cfg.MaxElements})
-		if errors.Is(err, extract.ErrTooManyElements) {
-			return doc, err // the failure reason: too_many_elements and the page's figures
+		if errors.Is(err, extract.ErrTooManyElements) || errors.Is(err, extract.ErrArticleLost) {
+			return doc, err // the failure reason (too_many_elements, article_lost) and its figures
 		}
 		if err != nil {
 			return doc, fmt.Errorf("extract main text: %w", err)

@@ -59,7 +59,10 @@ func standard(path string) bool {
 //     imports neither River nor database/sql itself (the contract it uses
 //     for its text bounds imports River's insert API);
 //   - a model backend imports no other backend (what two share lives in
-//     internal/models or internal/httpx; models/configured chooses among them).
+//     internal/models or internal/httpx; models/configured chooses among them);
+//   - no product package links go-trafilatura, which make extract-eval
+//     compares with: its date parser costs every process 0.17 s and 78 MB
+//     of allocation at start-up and brings a WebAssembly runtime.
 func TestDependencyRules(t *testing.T) {
 	t.Parallel()
 	pkgs := listPackages(t)
@@ -93,6 +96,19 @@ func TestDependencyRules(t *testing.T) {
 				}
 			}
 		}
+	}
+	for p, pkg := range pkgs {
+		if strings.HasPrefix(p, "internal/harness/") {
+			continue
+		}
+		for _, d := range pkg.deps {
+			if strings.Contains(d, "go-trafilatura") || strings.Contains(d, "wazero") {
+				t.Errorf("%s depends on %s: only the harness may", p, d)
+			}
+		}
+	}
+	if !slices.ContainsFunc(pkgs["internal/harness/cmd/extracteval"].deps, func(d string) bool { return strings.Contains(d, "go-trafilatura") }) {
+		t.Error("internal/harness/cmd/extracteval does not link go-trafilatura: the rule above checks nothing")
 	}
 	if i := slices.IndexFunc(pkgs["internal/pageproc"].imports, func(s string) bool {
 		return strings.Contains(s, "riverqueue") || strings.HasPrefix(s, "database/sql")

@@ -1,0 +1,144 @@
+package extract
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// pruneThenReadability is the extraction before the article guard:
+// readability on the pruned page.
+func pruneThenReadability(t *testing.T, page []byte, pageURL string) string {
+	t.Helper()
+	u := mustURL(t, pageURL)
+	doc := mustParse(t, string(page))
+	title, _ := docMeta(doc)
+	pruneChrome(doc, u, title)
+	art, err := readable(doc, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nodeText(art.Node, false)
+}
+
+func TestArticleGuardKeepsTheShortArticle(t *testing.T) {
+	t.Parallel()
+	const lead = "Hoje fiz um pão caseiro com fermento natural"
+	tests := []struct {
+		name, file, url, lead, chrome string
+	}{
+		// Pruning removes the author box (role=contentinfo), the comment
+		// form and the sidebar; what is left of the post is under
+		// readability's 500 characters, and its retries end on the teaser
+		// list beside it.
+		{"author box, comment form and sidebar around a short post beside teasers",
+			"short_article_beside_teasers.html", "https://blogdaana.example.pt/pao",
+			lead, "Receita número 1"},
+		// The page-wide <form> holds too little prose to be kept, so
+		// pruning takes the story with it and leaves the cookie banner.
+		{"a story inside a page-wide form beside a cookie banner",
+			"article_in_form_beside_banner.html", "https://gazette.example.com/story.aspx",
+			"The council voted 9 to 2 on Tuesday", "Cookie Settings"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			page := readTestdata(t, tc.file)
+			// The shape: without the guard, the article is lost.
+			if before := pruneThenReadability(t, page, tc.url); strings.Contains(before, tc.lead) {
+				t.Fatalf("readability on the pruned page already finds the article; the fixture no longer has the shape:\n%s", before)
+			}
+			d, err := FromHTML(page, mustURL(t, tc.url))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(d.Text, tc.lead) || strings.Contains(d.Text, tc.chrome) {
+				t.Errorf("text = %q, want the article (%q) without %q", d.Text, tc.lead, tc.chrome)
+			}
+		})
+	}
+}
+
+func TestGuardArticleDecisions(t *testing.T) {
+	t.Parallel()
+	const lead = "The council voted 9 to 2 on Tuesday to build a flood barrier along the east bank."
+	words := func(n int, extra string) candidate {
+		t := strings.TrimSpace(extra + " " + strings.Repeat("word ", n))
+		return candidate{text: t, words: len(strings.Fields(t))}
+	}
+	article := words(120, lead)
+	teasers := words(300, "")
+	teasers.listing = true
+	banner := words(3, "")
+	never := func() candidate { t.Error("alternative computed for a sound extraction"); return candidate{} }
+	tests := []struct {
+		name     string
+		p        candidate
+		lead     string
+		alt      alternatives
+		want     candidate
+		wantLost bool
+	}{
+		{"sound extraction is kept, nothing else computed", article, lead,
+			alternatives{section: never, unpruned: never, paragraphWords: func() int { return 0 }}, article, false},
+		{"a long extraction without the lead is not suspect", words(150, ""), lead,
+			alternatives{section: never, unpruned: never}, words(150, ""), false},
+		{"teaser list without the lead: the headline's section", teasers, lead,
+			alternatives{section: func() candidate { return article }}, article, false},
+		{"section mostly inside the extraction: kept", teasers, lead,
+			alternatives{section: func() candidate { return words(30, "") }}, teasers, false},
+		{"section of a few words: kept", teasers, lead,
+			alternatives{section: func() candidate { return words(5, lead) }}, teasers, false},
+		{"collapsed: the unpruned page holding the lead", banner, lead,
+			alternatives{section: func() candidate { return candidate{} }, unpruned: func() candidate { return words(10, lead) }}, words(10, lead), false},
+		{"collapsed, no lead: the unpruned page with 4x the words", banner, "",
+			alternatives{unpruned: func() candidate { return words(40, "") }}, words(40, ""), false},
+		{"collapsed beside a link list: lost", banner, "",
+			alternatives{unpruned: func() candidate { c := words(400, ""); c.listing = true; return c },
+				paragraphWords: func() int { return 400 }}, banner, true},
+		{"a short page is a short page", banner, "",
+			alternatives{unpruned: func() candidate { return words(5, "") }, paragraphWords: func() int { return 5 }}, banner, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := guardArticle(tc.p, tc.lead, tc.alt)
+			if lost := errors.Is(err, ErrArticleLost); lost != tc.wantLost {
+				t.Fatalf("err = %v, want lost %v", err, tc.wantLost)
+			}
+			if got.text != tc.want.text {
+				t.Errorf("kept %d words %.40q, want %d words %.40q", got.words, got.text, tc.want.words, tc.want.text)
+			}
+		})
+	}
+}
+
+func TestLinkListing(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body string
+		want       bool
+	}{
+		{"teasers", strings.Repeat(`<div><h4><a href="/x">Another post title</a></h4><p>Its excerpt, a sentence long.</p></div>`, 4), true},
+		{"article with a link in a sentence", strings.Repeat(`<p>Text with <a href="/x">a link</a> inside it.</p>`, 6), false},
+		{"two link lines among paragraphs", `<p><a href="/a">Read more</a></p><p><a href="/b">Also</a></p>` + strings.Repeat(`<p>Prose.</p>`, 3), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := linkListing(mustParse(t, "<div>"+tc.body+"</div>")); got != tc.want {
+				t.Errorf("linkListing = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
