@@ -141,7 +141,9 @@ func proseElement(n *html.Node) bool {
 }
 
 // holdsProse reports an element that wraps page content: it contains a
-// <main> or <article>, or at least 200 characters of paragraph text.
+// <main> or <article>, or at least 200 characters of paragraphs of prose
+// (each at least leadRunes long and holding no form control: a comment form
+// lays out its fields, labels and "You are commenting as …" notes in <p>s).
 func holdsProse(form *html.Node) bool {
 	chars := 0
 	var walk func(*html.Node) bool
@@ -154,8 +156,11 @@ func holdsProse(form *html.Node) bool {
 			case c.DataAtom == atom.Main || c.DataAtom == atom.Article || role(c) == "main":
 				return true
 			case c.DataAtom == atom.P:
-				chars += utf8.RuneCountInString(collapseSpace(textContent(c)))
-				if chars >= 200 {
+				n := utf8.RuneCountInString(collapseSpace(textContent(c)))
+				if n < leadRunes || holdsControl(c) {
+					continue // a caption, a note or a form's field, not prose
+				}
+				if chars += n; chars >= 200 {
 					return true
 				}
 			default:
@@ -167,6 +172,24 @@ func holdsProse(form *html.Node) bool {
 		return false
 	}
 	return walk(form)
+}
+
+// holdsControl reports a form control (input, textarea, select, button)
+// inside n.
+func holdsControl(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.Input, atom.Textarea, atom.Select, atom.Button:
+			return true
+		}
+		if holdsControl(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // skipLinkPhrases start the text of skip links ("Skip to content", "Jump
@@ -234,13 +257,22 @@ func isPageTitle(heading, title string) bool {
 	if h == t {
 		return true
 	}
-	rest, ok := strings.CutPrefix(t, h+" ")
-	if !ok {
-		return false
+	if rest, ok := strings.CutPrefix(t, h+" "); ok {
+		r, _ := utf8.DecodeRuneInString(rest)
+		return strings.ContainsRune(titleSeparators, r)
 	}
-	r, _ := utf8.DecodeRuneInString(rest)
-	return strings.ContainsRune("-|–—:·•»/", r)
+	// "Site: Heading": the heading after the site name, which is the
+	// shorter part (so "Heading | Site" never makes "Site" the title).
+	if rest, ok := strings.CutSuffix(t, " "+h); ok {
+		rest = strings.TrimSpace(rest)
+		r, _ := utf8.DecodeLastRuneInString(rest)
+		return strings.ContainsRune(titleSeparators, r) && utf8.RuneCountInString(rest) < utf8.RuneCountInString(h)
+	}
+	return false
 }
+
+// titleSeparators separate a page title from the site name in <title>.
+const titleSeparators = "-|–—:·•»/"
 
 // firstElem returns the first element with atom a in n's subtree (n
 // included, depth first), or nil.

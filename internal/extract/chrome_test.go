@@ -80,6 +80,11 @@ func TestPruneChrome(t *testing.T) {
 		{"a block of prose inside a chrome-named wrapper is kept", "",
 			`<div class="dropdown-layout"><p>` + strings.Repeat("Arctic sea ice has declined in area and volume. ", 5) + `</p></div>`,
 			strings.TrimSpace(strings.Repeat("Arctic sea ice has declined in area and volume. ", 5))},
+		{"comment form whose notes add up to 200 characters", "",
+			article + `<form id="commentform"><p>Enter your details below or click an icon to log in:</p>` +
+				strings.Repeat(`<p class="comment-form-posting-as">You are commenting using your account. (Log Out / Change)</p>`, 4) +
+				`<p><label for="email">Email (required)</label><input id="email"></p></form>`,
+			"Sea level rose by 15 to 25 cm between 1901 and 2018."},
 		{"photo gallery: its counters, controls and captions, once per slide", "",
 			`<div class="story-gallery">` + strings.Repeat(`<div class="slide"><span class="counter">Image 1 of 8</span>`+
 				`<a href="#caption">Caption</a><a href="#close">Close</a><img src="flood.jpg" alt="">`+

@@ -26,12 +26,14 @@ import (
 //     headline) is followed by the article's lead: the first paragraph of
 //     prose after it (see leadParagraph), on the pruned page when its
 //     headline survived pruning, else on the unpruned page. An
-//     extraction that lacks the lead and looks suspect (a link listing, or
-//     under suspectWords words) is replaced by readability run on the
-//     headline's section alone (the lowest ancestor of the headline holding
-//     the lead and another paragraph, on the pruned page, else on the
-//     unpruned one), when that section is not already mostly in it and
-//     has at least tinyWords words.
+//     extraction that lacks the lead is compared with readability run on
+//     the headline's section alone (the lowest ancestor of the headline
+//     holding the lead and another paragraph, on the pruned page, else on
+//     the unpruned one): the section replaces it when it is not already
+//     mostly in it, has at least tinyWords words, and either the
+//     extraction looks suspect (a link listing, or under suspectWords
+//     words) or the section is an article of its own, at least half as
+//     long (not a header whose standfirst readability rightly left out).
 //   - The page without chrome pruning: an extraction that collapsed to a
 //     few words (under tinyWords: a consent banner's buttons) is replaced by
 //     readability on the unpruned page when that holds the lead, or has at
@@ -136,8 +138,12 @@ func pageAlternatives(src []byte, pageURL *url.URL, title string) alternatives {
 // guardArticle applies the article guard to p, readability's extraction of
 // the pruned page whose lead is lead ("" when it has none).
 func guardArticle(p candidate, lead string, alt alternatives) (candidate, error) {
-	if lead != "" && p.suspect() && !hasLead(p, lead) {
-		if a := alt.section(); a.words >= tinyWords && containedShare(a.text, p.text) < 0.5 {
+	if lead != "" && !hasLead(p, lead) {
+		// A suspect extraction gives way to any real section; a sound one
+		// only to a section that is an article of its own (half its
+		// length or more), not to a header holding the standfirst.
+		if a := alt.section(); a.words >= tinyWords && containedShare(a.text, p.text) < 0.5 &&
+			(p.suspect() || 2*a.words >= p.words) {
 			p = a
 		}
 	}

@@ -91,8 +91,10 @@ func TestGuardArticleDecisions(t *testing.T) {
 	}{
 		{"sound extraction is kept, nothing else computed", article, lead,
 			alternatives{section: never, unpruned: never, paragraphWords: func() int { return 0 }}, article, false},
-		{"a long extraction without the lead is not suspect", words(150, ""), lead,
-			alternatives{section: never, unpruned: never}, words(150, ""), false},
+		{"a long extraction without the lead, the section a header: kept", words(150, ""), lead,
+			alternatives{section: func() candidate { return words(30, lead) }}, words(150, ""), false},
+		{"a long extraction without the lead, the section an article: the section", words(150, ""), lead,
+			alternatives{section: func() candidate { return words(80, lead) }}, words(80, lead), false},
 		{"teaser list without the lead: the headline's section", teasers, lead,
 			alternatives{section: func() candidate { return article }}, article, false},
 		{"section mostly inside the extraction: kept", teasers, lead,
@@ -140,5 +142,27 @@ func TestLinkListing(t *testing.T) {
 				t.Errorf("linkListing = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestIsPageTitle(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		heading, title string
+		want           bool
+	}{
+		{"Sea level rise", "Sea level rise", true},
+		{"Sea level rise", "Sea level rise - Wikipedia", true},
+		{"Enhanced Safe Browsing", "Security Blog: Enhanced Safe Browsing", true},
+		// the site-name part is never the title
+		{"Wikipedia", "Sea level rise - Wikipedia", false},
+		{"Security Blog", "Security Blog: Enhanced Safe Browsing", false},
+		{"Sea level", "Sea level rise", false},
+		{"", "Sea level rise", false},
+	}
+	for _, tc := range tests {
+		if got := isPageTitle(tc.heading, tc.title); got != tc.want {
+			t.Errorf("isPageTitle(%q, %q) = %v, want %v", tc.heading, tc.title, got, tc.want)
+		}
 	}
 }
