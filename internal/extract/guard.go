@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -70,12 +71,14 @@ type candidate struct {
 	listing bool // a list of links to other pages, not prose
 }
 
-func newCandidate(n *html.Node) candidate {
+func newCandidate(n *html.Node, pageURL *url.URL) candidate {
 	if n == nil {
 		return candidate{}
 	}
+	listing := linkListing(n)
+	dropLinkLines(n, pageURL)
 	t := nodeText(n, false)
-	return candidate{text: t, words: len(strings.Fields(t)), listing: linkListing(n)}
+	return candidate{text: t, words: countWords(t), listing: listing}
 }
 
 // hasLead reports whether c holds the lead ("" holds nothing).
@@ -123,7 +126,7 @@ func pageAlternatives(src []byte, pageURL *url.URL, title string) alternatives {
 			if err != nil {
 				return candidate{}
 			}
-			return newCandidate(art.Node)
+			return newCandidate(art.Node, pageURL)
 		},
 		paragraphWords: func() int {
 			doc, err := parsePruned(src, pageURL, title)
@@ -205,19 +208,26 @@ func leadParagraph(h *html.Node) *html.Node {
 }
 
 // headline returns the first <h1>, else <h2>, whose text is the page title
-// (isPageTitle), or nil.
+// (isPageTitle), else the page's only <h1>, or nil.
 func headline(doc *html.Node, title string) *html.Node {
+	var h1s []*html.Node
 	for _, a := range []atom.Atom{atom.H1, atom.H2} {
 		var found *html.Node
 		walkElems(doc, func(n *html.Node) bool {
+			if n.DataAtom == atom.H1 && a == atom.H1 && !hidden(n) {
+				h1s = append(h1s, n)
+			}
 			if found == nil && n.DataAtom == a && isPageTitle(collapseSpace(textContent(n)), title) {
 				found = n
 			}
-			return found == nil
+			return true
 		})
 		if found != nil {
 			return found
 		}
+	}
+	if len(h1s) == 1 && collapseSpace(textContent(h1s[0])) != "" {
+		return h1s[0]
 	}
 	return nil
 }
@@ -264,7 +274,7 @@ func readableSection(sec *html.Node, pageURL *url.URL, title string) candidate {
 	if err != nil {
 		return candidate{}
 	}
-	return newCandidate(art.Node)
+	return newCandidate(art.Node, pageURL)
 }
 
 // linkListing reports an extraction whose leaf blocks are for at least
@@ -276,10 +286,10 @@ func linkListing(n *html.Node) bool {
 		if !blockElem[c.DataAtom] || hasBlockChild(c) {
 			return true
 		}
-		all, inLinks := linkText(c)
-		if strings.TrimSpace(all) != "" {
+		all, inLinks := linkWords(c)
+		if all > 0 {
 			blocks++
-			if len(strings.Fields(all)) == len(strings.Fields(inLinks)) {
+			if all == inLinks {
 				links++
 			}
 		}
@@ -288,17 +298,61 @@ func linkListing(n *html.Node) bool {
 	return links >= 3 && float64(links) >= listingShare*float64(blocks)
 }
 
-// linkText returns the text of n and the part of it inside <a> elements.
-func linkText(n *html.Node) (all, inLinks string) {
-	var a, l strings.Builder
+// Link lines. A line of an extraction that is mostly a link to another
+// page (a teaser's headline, "Read more: <a>…</a>") points to other
+// content. dropLinkLines removes the run of such lines that ends an
+// extraction, after its last line of prose: the related stories and
+// further links readability keeps when they sit in the article's
+// container. A link line is a leaf block of at most linkLineWords words,
+// at least half of them link text, with a link that leaves the page. Link
+// lines between paragraphs stay: in the middle of an article they are as
+// often its content (a list of changes, each linking to its bug) as not.
+const linkLineWords = 30
+
+// dropLinkLines removes the trailing link lines of n (see above).
+func dropLinkLines(n *html.Node, pageURL *url.URL) {
+	var leaves []*html.Node
+	var links []bool
+	walkElems(n, func(c *html.Node) bool {
+		if !blockElem[c.DataAtom] || hasBlockChild(c) {
+			return true
+		}
+		if w, l := linkWords(c); w > 0 {
+			leaves = append(leaves, c)
+			links = append(links, w <= linkLineWords && 2*l >= w && linksElsewhere(c, pageURL))
+		}
+		return false
+	})
+	prose := slices.Index(links, false) >= 0 // a listing has no prose to end
+	for i := len(leaves) - 1; prose && links[i]; i-- {
+		leaves[i].Parent.RemoveChild(leaves[i])
+	}
+}
+
+// linksElsewhere reports an <a> in n whose href leaves the page.
+func linksElsewhere(n *html.Node, pageURL *url.URL) bool {
+	found := false
+	walkElems(n, func(c *html.Node) bool {
+		if c.DataAtom == atom.A {
+			if href := attrOr(c, "href"); strings.TrimSpace(href) != "" && !samePageFragment(href, pageURL) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// linkWords counts the words of n's text and those inside <a> elements
+// (a word split by a tag counts twice), holding no copy of the text.
+func linkWords(n *html.Node) (all, inLinks int) {
 	var walk func(*html.Node, bool)
 	walk = func(n *html.Node, link bool) {
 		if n.Type == html.TextNode {
-			a.WriteString(n.Data)
-			a.WriteByte(' ')
+			w := countWords(n.Data)
+			all += w
 			if link {
-				l.WriteString(n.Data)
-				l.WriteByte(' ')
+				inLinks += w
 			}
 			return
 		}
@@ -311,7 +365,21 @@ func linkText(n *html.Node) (all, inLinks string) {
 		}
 	}
 	walk(n, false)
-	return a.String(), l.String()
+	return all, inLinks
+}
+
+// countWords is len(strings.Fields(s)) without the slice.
+func countWords(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			in = false
+		} else if !in {
+			in = true
+			n++
+		}
+	}
+	return n
 }
 
 func hasBlockChild(n *html.Node) bool {
@@ -330,7 +398,7 @@ func paragraphWords(doc *html.Node) int {
 	words := 0
 	walkElems(doc, func(n *html.Node) bool {
 		if n.DataAtom == atom.P {
-			words += len(strings.Fields(nodeText(n, false)))
+			words += countWords(nodeText(n, false))
 			return false
 		}
 		return true

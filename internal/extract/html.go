@@ -120,7 +120,7 @@ func readPruned(src []byte, pageURL *url.URL) (d Document, first candidate, lead
 	if article, rerr := readable(doc, pageURL); rerr == nil {
 		d.Title = collapseSpace(article.Title())
 		d.Lang = strings.TrimSpace(article.Language())
-		first = newCandidate(article.Node)
+		first = newCandidate(article.Node, pageURL)
 	}
 	d.Title = cmp.Or(d.Title, htmlTitle)
 	d.Lang = cmp.Or(d.Lang, lang)
