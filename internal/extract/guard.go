@@ -76,7 +76,7 @@ func newCandidate(n *html.Node, pageURL *url.URL) candidate {
 		return candidate{}
 	}
 	listing := linkListing(n)
-	dropLinkLines(n, pageURL)
+	dropTail(n, pageURL)
 	t := nodeText(n, false)
 	return candidate{text: t, words: countWords(t), listing: listing}
 }
@@ -198,9 +198,7 @@ func leadParagraph(h *html.Node) *html.Node {
 			continue
 		}
 		t := collapseSpace(nodeText(n, false))
-		if utf8.RuneCountInString(t) >= leadRunes && strings.ContainsFunc(t, func(r rune) bool {
-			return unicode.Is(unicode.Sentence_Terminal, r)
-		}) {
+		if utf8.RuneCountInString(t) >= leadRunes && strings.ContainsFunc(t, sentenceEnd) {
 			return n
 		}
 	}
@@ -298,36 +296,44 @@ func linkListing(n *html.Node) bool {
 	return links >= 3 && float64(links) >= listingShare*float64(blocks)
 }
 
-// Link lines. A line of an extraction that is mostly a link to another
-// page (a teaser's headline, "Read more: <a>…</a>") points to other
-// content. dropLinkLines removes the run of such lines that ends an
-// extraction, after its last line of prose: the related stories and
-// further links readability keeps when they sit in the article's
-// container. A link line is a leaf block of at most linkLineWords words,
-// at least half of them link text, with a link that leaves the page. Link
-// lines between paragraphs stay: in the middle of an article they are as
-// often its content (a list of changes, each linking to its bug) as not.
-const linkLineWords = 30
+// The tail. After an article's last line of prose, readability often keeps
+// what its container holds below it: related stories, "Read more" links,
+// "Share this:", "Tags: …", "Posted in …". dropTail removes that run of
+// tail lines that ends an extraction. A tail line is a leaf block that is
+// either a link line (at most linkLineWords words, at least half of them
+// link text, with a link that leaves the page) or a label (at most
+// labelWords words and no sentence terminator). The same lines between
+// paragraphs stay: in the middle of an article they are as often its
+// content (a list of changes, each linking to its bug; a sub-heading).
+const (
+	linkLineWords = 30
+	labelWords    = 8
+)
 
-// dropLinkLines removes the trailing link lines of n (see above).
-func dropLinkLines(n *html.Node, pageURL *url.URL) {
+// dropTail removes the trailing tail lines of n (see above); an extraction
+// without a line of prose keeps them all.
+func dropTail(n *html.Node, pageURL *url.URL) {
 	var leaves []*html.Node
-	var links []bool
+	var tail []bool
 	walkElems(n, func(c *html.Node) bool {
 		if !blockElem[c.DataAtom] || hasBlockChild(c) {
 			return true
 		}
 		if w, l := linkWords(c); w > 0 {
 			leaves = append(leaves, c)
-			links = append(links, w <= linkLineWords && 2*l >= w && linksElsewhere(c, pageURL))
+			link := w <= linkLineWords && 2*l >= w && linksElsewhere(c, pageURL)
+			label := w <= labelWords && !strings.ContainsFunc(textContent(c), sentenceEnd)
+			tail = append(tail, link || label)
 		}
 		return false
 	})
-	prose := slices.Index(links, false) >= 0 // a listing has no prose to end
-	for i := len(leaves) - 1; prose && links[i]; i-- {
+	prose := slices.Index(tail, false) >= 0
+	for i := len(leaves) - 1; prose && tail[i]; i-- {
 		leaves[i].Parent.RemoveChild(leaves[i])
 	}
 }
+
+func sentenceEnd(r rune) bool { return unicode.Is(unicode.Sentence_Terminal, r) }
 
 // linksElsewhere reports an <a> in n whose href leaves the page.
 func linksElsewhere(n *html.Node, pageURL *url.URL) bool {

@@ -167,18 +167,22 @@ func TestIsPageTitle(t *testing.T) {
 	}
 }
 
-func TestDropLinkLinesEndsTheArticleAtItsLastProse(t *testing.T) {
+func TestDropTailEndsTheArticleAtItsLastProse(t *testing.T) {
 	t.Parallel()
 	const prose = `<p>The council voted 9 to 2 on Tuesday to build a flood barrier along the east bank.</p>`
 	related := `<h3><a href="/a">Flood maps redrawn for the coast</a></h3><p><a href="/b">Read more: the 2019 floods</a></p>`
 	tests := []struct{ name, body, want string }{
+		{"share labels and tags after the article are dropped", prose + `<h4>Share this:</h4><p>Tags: flood, council</p>`,
+			"The council voted 9 to 2 on Tuesday to build a flood barrier along the east bank."},
+		{"a short last sentence is prose", prose + `<p>Work starts in March.</p>`,
+			"The council voted 9 to 2 on Tuesday to build a flood barrier along the east bank.\n\nWork starts in March."},
 		{"related stories after the article are dropped", prose + related,
 			"The council voted 9 to 2 on Tuesday to build a flood barrier along the east bank."},
 		{"a list of links inside the article stays", prose + `<ul><li><a href="/1">Bug 1: the tab unloader</a></li><li><a href="/2">Bug 2: the crash UI</a></li></ul>` + prose,
 			"The council voted 9 to 2 on Tuesday to build a flood barrier along the east bank.\n\nBug 1: the tab unloader\n\nBug 2: the crash UI\n\n" +
 				"The council voted 9 to 2 on Tuesday to build a flood barrier along the east bank."},
-		{"anchors into the page are not links elsewhere", prose + `<p><a href="#top">Back to the start of the story</a></p><p><a href="https://news.example.org/flood#top">Or here</a></p>`,
-			"The council voted 9 to 2 on Tuesday to build a flood barrier along the east bank.\n\nBack to the start of the story\n\nOr here"},
+		{"anchors into the page are not links elsewhere", prose + `<p><a href="#top">Back to the start of the story about the barrier vote</a></p><p><a href="https://news.example.org/flood#top">Or read it again from the top of this page</a></p>`,
+			"The council voted 9 to 2 on Tuesday to build a flood barrier along the east bank.\n\nBack to the start of the story about the barrier vote\n\nOr read it again from the top of this page"},
 		{"a page that is a list of links keeps it", related,
 			"Flood maps redrawn for the coast\n\nRead more: the 2019 floods"},
 	}
@@ -186,7 +190,7 @@ func TestDropLinkLinesEndsTheArticleAtItsLastProse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			n := mustParse(t, "<div>"+tc.body+"</div>")
-			dropLinkLines(n, mustURL(t, "https://news.example.org/flood"))
+			dropTail(n, mustURL(t, "https://news.example.org/flood"))
 			if got := nodeText(n, false); got != tc.want {
 				t.Errorf("got %q\nwant %q", got, tc.want)
 			}

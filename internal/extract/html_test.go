@@ -237,7 +237,7 @@ func TestFromHTMLCharset(t *testing.T) {
 			[]byte("<html><body><p>\x93\xfa\x96\x7b\x8c\xea</p></body></html>"), // 日本語
 			"日本語"},
 		{"utf-8 after 1 KiB of ASCII, no declaration", "",
-			[]byte("<html><head><title>t</title></head><body>" + para + "<p>Grønland ❄️ 北極</p></body></html>"),
+			[]byte("<html><head><title>t</title></head><body>" + para + "<p>Grønland ❄️ 北極 is where the ice melts.</p></body></html>"),
 			"Grønland ❄️ 北極"},
 		{"meta lies, body is utf-8", "",
 			[]byte("<html><head><meta charset=\"iso-8859-1\"></head><body><p>naïve résumé</p></body></html>"),
