@@ -230,8 +230,9 @@ func headline(doc *html.Node, title string) *html.Node {
 	return nil
 }
 
-// titleSection returns the lowest ancestor of the headline that holds its
-// lead paragraph and one more paragraph, or nil.
+// titleSection returns the lowest ancestor of the headline, at most
+// sectionLevels up, that holds its lead paragraph and one more paragraph,
+// or nil. (The cap bounds the walks on a page nested hundreds deep.)
 func titleSection(doc *html.Node, title string) *html.Node {
 	h := headline(doc, title)
 	if h == nil {
@@ -241,7 +242,11 @@ func titleSection(doc *html.Node, title string) *html.Node {
 	if lead == nil {
 		return nil
 	}
-	for n := h.Parent; n != nil && n.Type == html.ElementNode && n.DataAtom != atom.Body; n = n.Parent {
+	n := h.Parent
+	for range sectionLevels {
+		if n == nil || n.Type != html.ElementNode || n.DataAtom == atom.Body {
+			return nil
+		}
 		paras, hasLead := 0, false
 		walkElems(n, func(c *html.Node) bool {
 			if c.DataAtom == atom.P && strings.TrimSpace(textContent(c)) != "" {
@@ -254,9 +259,14 @@ func titleSection(doc *html.Node, title string) *html.Node {
 		if hasLead && paras >= 2 {
 			return n
 		}
+		n = n.Parent
 	}
 	return nil
 }
+
+// sectionLevels is how far above the headline its section may start: a
+// headline sits in a header, an article, a main part, a column.
+const sectionLevels = 8
 
 // readableSection runs readability on a page holding only sec (detached
 // from its tree).
@@ -412,14 +422,19 @@ func paragraphWords(doc *html.Node) int {
 	return words
 }
 
-// containedShare is the share of a's characters in blocks that occur in b.
+// containedShare is the share of a's characters in blocks that b has too
+// (block for block: a set lookup, so that comparing two long extractions
+// stays linear in their length).
 func containedShare(a, b string) float64 {
-	b = collapseSpace(b)
+	have := make(map[string]bool)
+	for _, blk := range strings.Split(b, blockSep) {
+		have[blk] = true
+	}
 	in, all := 0, 0
 	for _, blk := range strings.Split(a, blockSep) {
 		n := utf8.RuneCountInString(blk)
 		all += n
-		if strings.Contains(b, blk) {
+		if have[blk] {
 			in += n
 		}
 	}

@@ -80,6 +80,8 @@ func TestGuardArticleDecisions(t *testing.T) {
 	teasers := words(300, "")
 	teasers.listing = true
 	banner := words(3, "")
+	withBlock := teasers
+	withBlock.text = words(30, "").text + blockSep + teasers.text
 	never := func() candidate { t.Error("alternative computed for a sound extraction"); return candidate{} }
 	tests := []struct {
 		name     string
@@ -97,8 +99,8 @@ func TestGuardArticleDecisions(t *testing.T) {
 			alternatives{section: func() candidate { return words(80, lead) }}, words(80, lead), false},
 		{"teaser list without the lead: the headline's section", teasers, lead,
 			alternatives{section: func() candidate { return article }}, article, false},
-		{"section mostly inside the extraction: kept", teasers, lead,
-			alternatives{section: func() candidate { return words(30, "") }}, teasers, false},
+		{"section mostly inside the extraction: kept", withBlock, lead,
+			alternatives{section: func() candidate { return words(30, "") }}, withBlock, false},
 		{"section of a few words: kept", teasers, lead,
 			alternatives{section: func() candidate { return words(5, lead) }}, teasers, false},
 		{"collapsed: the unpruned page holding the lead", banner, lead,
@@ -206,3 +208,23 @@ func TestCountWords(t *testing.T) {
 		}
 	}
 }
+
+func TestContainedShare(t *testing.T) {
+	t.Parallel()
+	b := "First block of the article.\n\nSecond block.\n\nThird."
+	for _, tc := range []struct {
+		a    string
+		want float64
+	}{
+		{"Second block.", 1},
+		{"Second block.\n\nA block of elsewhere", 13.0 / 33},
+		{"Second", 0}, // blocks match whole, not as substrings
+		{"", 0},
+	} {
+		if got := containedShare(tc.a, b); !nearly(got, tc.want) {
+			t.Errorf("containedShare(%q) = %.3f, want %.3f", tc.a, got, tc.want)
+		}
+	}
+}
+
+func nearly(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
