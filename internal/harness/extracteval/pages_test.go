@@ -53,3 +53,17 @@ func TestRunScoresTheFleetOnTheDevelopmentSet(t *testing.T) {
 		t.Errorf("Worst(3) = %+v, want the 3 lowest, lowest first", w)
 	}
 }
+
+func TestSnippetCountsReadTextAsDisplayed(t *testing.T) {
+	t.Parallel()
+	p := SnippetPage{With: []string{"Über\u00adle\u00adbens aller", "not there"}, Without: []string{"Impressum", "Newsletter"}}
+	var c SnippetCounts
+	c.Add(p, "Das Überlebens\n  aller Hindernisse. Impressum")
+	if c != (SnippetCounts{TP: 1, FN: 1, FP: 1, TN: 1}) {
+		t.Errorf("counts %+v, want one of each", c)
+	}
+	pr, rc, f1, acc := c.Scores()
+	if pr != 0.5 || rc != 0.5 || f1 != 0.5 || acc != 0.5 {
+		t.Errorf("scores %v %v %v %v, want 0.5 each", pr, rc, f1, acc)
+	}
+}

@@ -29,8 +29,8 @@ type SnippetCounts struct {
 	TP, FN, FP, TN int
 }
 
-// Add scores text against p's snippets (whitespace collapsed on both sides,
-// case kept) and adds the result.
+// Add scores text against p's snippets (both read by collapse, case kept)
+// and adds the result.
 func (c *SnippetCounts) Add(p SnippetPage, text string) {
 	text = collapse(text)
 	for _, s := range p.With {
@@ -64,7 +64,16 @@ func (c SnippetCounts) Scores() (precision, recall, f1, accuracy float64) {
 	return precision, recall, harmonic(precision, recall), accuracy
 }
 
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+// collapse reads s as it is displayed: invisible characters (soft hyphens,
+// zero-width spaces and joiners, byte-order marks) removed, whitespace runs
+// collapsed to one space. A snippet typed with soft hyphens matches a text
+// without them and the other way round.
+func collapse(s string) string {
+	s = invisible.Replace(s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+var invisible = strings.NewReplacer("\u00ad", "", "\u200b", "", "\u200c", "", "\u200d", "", "\ufeff", "")
 
 // snippetRecord is one line of snippets.jsonl.
 type snippetRecord struct {
