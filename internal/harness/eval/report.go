@@ -94,6 +94,16 @@ func writeFleet(w io.Writer, cf *FleetResult) {
 	fmt.Fprintf(w, "coverage: %d of %d gold pairs judged (%.1f%%); %d located in their page version, %d of them across two or more fragments; %d evidence entries not usable as pairs\n",
 		cf.Judged, cf.GoldPairs, pct(cf.Judged, cf.GoldPairs), cf.Located, cf.Straddling, cf.SkippedEvidence)
 	_ = cf.PairScores.WriteMatrix(w)
+
+	fmt.Fprintln(w, "\nRetrieval against judgement: the same claims' verdicts from a perfect judge (each gold pair that reaches it counts with its gold label at confidence 1, through the fleet's posterior and verdict rule).")
+	fmt.Fprintf(w, "retrieval: %d of %d gold pairs reach the judge (%.1f%%); %d of %d claims with gold pairs have one judged (%.1f%%)\n",
+		cf.Judged, cf.GoldPairs, pct(cf.Judged, cf.GoldPairs), cf.ClaimsJudged, cf.ClaimsWithGold, pct(cf.ClaimsJudged, cf.ClaimsWithGold))
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "judge\tpairs judged\tverdict accuracy\tmacro-F1\t\n")
+	fmt.Fprintf(tw, "the model\tthe fleet's\t%.3f\t%.3f\t\n", cf.ClaimScores.Accuracy, cf.ClaimScores.MacroF1)
+	fmt.Fprintf(tw, "perfect\tthe fleet's\t%.3f\t%.3f\t\n", cf.OracleJudged.Accuracy, cf.OracleJudged.MacroF1)
+	fmt.Fprintf(tw, "perfect\tevery gold pair\t%.3f\t%.3f\t\n", cf.OracleAll.Accuracy, cf.OracleAll.MacroF1)
+	_ = tw.Flush()
 }
 
 // joinCounts renders m as "k1 n1, k2 n2" in key order.

@@ -134,6 +134,14 @@ type FleetResult struct {
 	Straddling      int    `json:"straddling"`       // located across two or more fragments
 	Judged          int    `json:"judged"`           // an overlapping fragment has an edge to the claim
 	PairScores      Scores `json:"pair_scores"`
+
+	// Retrieval against judgement (see oracle.go): the claims with a gold
+	// pair, and with one the fleet judged; the verdicts of a perfect judge
+	// on the judged gold pairs (the fleet's retrieval) and on all of them.
+	ClaimsWithGold int    `json:"claims_with_gold_pairs"`
+	ClaimsJudged   int    `json:"claims_with_a_judged_gold_pair"`
+	OracleJudged   Scores `json:"oracle_judge_on_judged_pairs"`
+	OracleAll      Scores `json:"oracle_judge_on_all_gold_pairs"`
 }
 
 // KindTiming is where the fleet's time went for one job kind: the number of
@@ -708,7 +716,8 @@ func scorePairs(ctx context.Context, pool *pgxpool.Pool, records []corpus.Record
 	}
 
 	var c Confusion
-	for _, p := range pairs {
+	judged := make([]bool, len(pairs))
+	for i, p := range pairs {
 		norm, err := ident.NormalizeURL(p.URL)
 		if err != nil {
 			continue
@@ -735,10 +744,13 @@ func scorePairs(ctx context.Context, pool *pgxpool.Pool, records []corpus.Record
 			continue
 		}
 		res.Judged++
+		judged[i] = true
 		c.Add(p.Gold, label)
 	}
-	res.PairScores, err = Score(&c, NLILabels)
-	return err
+	if res.PairScores, err = Score(&c, NLILabels); err != nil {
+		return err
+	}
+	return scoreRetrieval(records, pairs, judged, res)
 }
 
 // sortedKeys returns the keys of m in order.
