@@ -89,6 +89,8 @@ func newNLI(mc config.Model, temperature float64, m *metrics.Metrics) (models.NL
 	switch mc.Backend {
 	case "builtin":
 		return builtin.NewLexicalNLI(), nil
+	case "learned":
+		return builtin.NewLearnedNLI()
 	case "openai":
 		return oai.NewNLI(openAIOptions(mc, "nli", 0, m))
 	case "tei":

@@ -15,6 +15,8 @@ func TestNewSelectsTheConfiguredBackends(t *testing.T) {
 		minSim float64
 	}{
 		{"builtin", nil, [4]string{"builtin-hash-ngram", "builtin-lexical-nli", "builtin-bm25", "builtin-sentence-claims"}, 0.05},
+		{"learned nli, no URL", map[string]string{"EVF_NLI_BACKEND": "learned"},
+			[4]string{"builtin-hash-ngram", "builtin-learned-nli", "builtin-bm25", "builtin-sentence-claims"}, 0.05},
 		{"http", map[string]string{
 			"EVF_EMBED_BACKEND": "tei", "EVF_EMBED_URL": "http://tei:80", "EVF_EMBED_MODEL": "bge",
 			"EVF_NLI_BACKEND": "openai", "EVF_NLI_URL": "http://llm/v1", "EVF_NLI_MODEL": "qwen",

@@ -1,0 +1,84 @@
+// Command trainnli trains the built-in learned NLI (`make train-nli`) on
+// the labelled pairs bundled in testdata/nli-train and writes its weights
+// to internal/nlimodel/weights.bin: the same data gives the same file, byte
+// for byte. One pair in twenty (by the hash of its texts) is held out for
+// validation; the training settings below were chosen on that part alone.
+package main
+
+import (
+	"crypto/sha256"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/nlimodel"
+)
+
+// The training settings, chosen on the validation part.
+var settings = nlimodel.TrainOptions{Dim: 1 << 20, Epochs: 20, Rate: 0.01}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "trainnli:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("trainnli", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "testdata/nli-train", "directory of the gzipped training TSV files")
+	out := fs.String("out", "internal/nlimodel/weights.bin", "weights file to write")
+	epochs := fs.Int("epochs", settings.Epochs, "passes over the training part")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(*data, "*.tsv.gz"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no *.tsv.gz under %s", *data)
+	}
+	var all []nlimodel.TrainingExample
+	for _, f := range files {
+		ex, err := nlimodel.ReadTSV(f)
+		if err != nil {
+			return err
+		}
+		all = append(all, ex...)
+	}
+	train, val := nlimodel.Split(all, 20)
+	o := settings
+	o.Epochs = *epochs
+	start := time.Now()
+	examples := make([]nlimodel.Example, len(train))
+	for i, e := range train {
+		examples[i] = e.Example
+	}
+	m := nlimodel.Train(examples, o)
+	weights := nlimodel.Encode(m)
+	q, err := nlimodel.Decode(weights)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "trained on %d pairs (%d held out) in %s: dim %d, %d epochs, rate %g\n",
+		len(train), len(val), time.Since(start).Round(time.Second), o.Dim, o.Epochs, o.Rate)
+	bySource := map[string][]nlimodel.TrainingExample{}
+	for _, e := range val {
+		bySource[filepath.Base(e.Source)] = append(bySource[filepath.Base(e.Source)], e)
+	}
+	for _, f := range files {
+		s := filepath.Base(f)
+		fmt.Fprintf(stdout, "validation %-26s %5d pairs  accuracy %.3f\n", s, len(bySource[s]), q.Accuracy(bySource[s]))
+	}
+	fmt.Fprintf(stdout, "validation %-26s %5d pairs  accuracy %.3f\n", "all", len(val), q.Accuracy(val))
+	if err := os.WriteFile(*out, weights, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d bytes, sha256 %x\n", *out, len(weights), sha256.Sum256(weights))
+	return nil
+}

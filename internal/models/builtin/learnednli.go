@@ -1,0 +1,59 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/nlimodel"
+)
+
+// LearnedNLIModel is the model id of LearnedNLI.
+const LearnedNLIModel = "builtin-learned-nli-v1"
+
+// LearnedNLI is the learned NLI baseline (internal/nlimodel): a logistic
+// regression over lexical features trained on 148k labelled SNLI, MultiNLI
+// and FEVER pairs (`make train-nli`). Its label is the most probable class,
+// its confidence that class's probability, uncalibrated. It is deterministic
+// and safe for concurrent use.
+type LearnedNLI struct {
+	m *nlimodel.Model
+}
+
+var _ models.NLI = (*LearnedNLI)(nil)
+
+// NewLearnedNLI returns the learned NLI with the committed weights.
+func NewLearnedNLI() (*LearnedNLI, error) {
+	m, err := nlimodel.Default()
+	if err != nil {
+		return nil, fmt.Errorf("learned nli: %w", err)
+	}
+	return &LearnedNLI{m: m}, nil
+}
+
+// Model returns LearnedNLIModel.
+func (*LearnedNLI) Model() string { return LearnedNLIModel }
+
+// relations maps nlimodel.Labels onto the NLI relations.
+var relations = [3]string{models.Supports, models.Neutral, models.Refutes}
+
+// Judge returns one Judgement per pair. It fails only when ctx is done.
+func (n *LearnedNLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.Judgement, error) {
+	out := make([]models.Judgement, len(pairs))
+	for i, p := range pairs {
+		if i&31 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("learned nli: pair %d: %w", i, err)
+			}
+		}
+		s := n.m.Scores(p.Premise, p.Hypothesis)
+		best := 0
+		for k := 1; k < 3; k++ {
+			if s[k] > s[best] {
+				best = k
+			}
+		}
+		out[i] = models.Judgement{Label: relations[best], Confidence: s[best]}
+	}
+	return out, nil
+}

@@ -1,0 +1,56 @@
+package builtin
+
+import (
+	"context"
+	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/models"
+)
+
+// The committed weights' behaviour on hand-written pairs of the kinds the
+// training data teaches; a retraining that loses one fails here.
+func TestLearnedNLIHandWrittenPairs(t *testing.T) {
+	t.Parallel()
+	n, err := NewLearnedNLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		premise, hypothesis, want string
+	}{
+		{"A man is playing a guitar on stage.", "A man is playing a guitar.", models.Supports},
+		{"A man is playing a guitar on stage.", "A man is not playing a guitar.", models.Refutes},
+		{"A man is playing a guitar on stage.", "Nobody is playing an instrument.", models.Refutes},
+		{"Two dogs are running through the snow.", "The dogs are sleeping.", models.Refutes},
+		{"A woman is reading a book in the park.", "A woman is reading her favourite novel.", models.Neutral},
+	}
+	pairs := make([]models.Pair, len(tests))
+	for i, tc := range tests {
+		pairs[i] = models.Pair{Premise: tc.premise, Hypothesis: tc.hypothesis}
+	}
+	got, err := n.Judge(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range tests {
+		if got[i].Label != tc.want || got[i].Confidence <= 1.0/3 || got[i].Confidence > 1 {
+			t.Errorf("(%q, %q) = %s %.2f, want %s", tc.premise, tc.hypothesis, got[i].Label, got[i].Confidence, tc.want)
+		}
+	}
+	if n.Model() != LearnedNLIModel {
+		t.Errorf("model id %q", n.Model())
+	}
+}
+
+func TestLearnedNLIStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	n, err := NewLearnedNLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := n.Judge(ctx, []models.Pair{{Premise: "a", Hypothesis: "b"}}); err == nil {
+		t.Error("a cancelled call judged")
+	}
+}
