@@ -36,7 +36,9 @@ func Train(examples []Example, o TrainOptions) *Model {
 				base := uint32(k) * o.Dim
 				for _, j := range feats[i] {
 					w := &m.W[base+j]
-					g := grad + o.L2*float64(*w)
+					// float64(…) rounds the product: no fused multiply-add,
+					// so the weights are the same on every architecture.
+					g := grad + float64(o.L2*float64(*w))
 					g2[base+j] += float32(g * g)
 					*w -= float32(o.Rate * g / math.Sqrt(float64(g2[base+j])+1e-8))
 				}
