@@ -1,8 +1,6 @@
 package nlimodel
 
 import (
-	"hash/fnv"
-	"strconv"
 	"strings"
 	"unicode"
 )
@@ -50,117 +48,190 @@ var negations = map[string]bool{
 	"only": true, "incapable": true, "refused": true, "failed": true,
 }
 
+// Feature hashing. Every token is hashed once (FNV-1a, 64 bits); a feature
+// is a kind tag with up to two hashes or small numbers, mixed into one
+// 64-bit value and reduced to [0, dim). No feature builds a string.
+
+// Feature kinds.
+const (
+	kBias uint64 = iota + 1
+	kHyp
+	kHypBigram
+	kHypIn
+	kHypOut
+	kCross
+	kOverlap
+	kMissing
+	kLength
+	kOverlapContent
+	kMissingContent
+	kNegation
+	kHypNeg
+	kNumber
+)
+
+// hashString is FNV-1a over s's bytes.
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// mix combines a kind and two values into one well-spread 64-bit value
+// (the splitmix64 finaliser after each step).
+func mix(kind, a, b uint64) uint64 {
+	x := kind*0x9e3779b97f4a7c15 ^ a
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x ^= b
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
 // featureSet collects hashed feature indices.
 type featureSet struct {
-	dim uint32
-	idx []uint32
+	mask uint64 // dim − 1: dim is a power of two
+	idx  []uint32
 }
 
-func (f *featureSet) add(parts ...string) {
-	h := fnv.New32a()
-	for i, p := range parts {
-		if i > 0 {
-			h.Write([]byte{0})
-		}
-		h.Write([]byte(p))
-	}
-	f.idx = append(f.idx, h.Sum32()%f.dim)
+func (f *featureSet) add(kind, a, b uint64) {
+	f.idx = append(f.idx, uint32(mix(kind, a, b)&f.mask))
 }
 
-func bucket(x float64, edges ...float64) string {
+// bucket returns the index of the first edge x is below (len(edges) when
+// none).
+func bucket(x float64, edges ...float64) uint64 {
 	for i, e := range edges {
 		if x < e {
-			return strconv.Itoa(i)
+			return uint64(i)
 		}
 	}
-	return strconv.Itoa(len(edges))
+	return uint64(len(edges))
 }
 
-// Features returns the hashed feature indices of a pair in [0, dim).
-func Features(premise, hypothesis string, dim uint32) []uint32 {
-	p, h := tokens(premise), tokens(hypothesis)
-	f := &featureSet{dim: dim, idx: make([]uint32, 0, 64+len(p)*len(h)/2)}
-	f.add("bias")
-	inP := make(map[string]bool, len(p))
-	for _, w := range p {
-		inP[w] = true
+func b2u(b bool) uint64 {
+	if b {
+		return 1
 	}
-	inH := make(map[string]bool, len(h))
-	missing := 0
-	for i, w := range h {
-		inH[w] = true
-		f.add("h", w)
-		if i+1 < len(h) {
-			f.add("hb", w, h[i+1])
+	return 0
+}
+
+// Text is the analysis of one side of a pair: its tokens, their hashes
+// and what the features ask of them. Analysing a text once serves every
+// pair it is in (a claim is the hypothesis of many pairs).
+type Text struct {
+	toks []string
+	hs   []uint64
+	set  map[uint64]bool // token hashes present
+	neg  bool            // holds a negation
+	nums map[uint64]bool // hashes of its number tokens
+}
+
+// Analyse analyses s.
+func Analyse(s string) *Text {
+	t := &Text{toks: tokens(s)}
+	t.hs = hashes(t.toks)
+	t.set = make(map[uint64]bool, len(t.hs))
+	for i, x := range t.hs {
+		t.set[x] = true
+		t.neg = t.neg || negations[t.toks[i]]
+		if isNumber(t.toks[i]) {
+			if t.nums == nil {
+				t.nums = map[uint64]bool{}
+			}
+			t.nums[x] = true
 		}
-		if inP[w] {
-			f.add("hin", w)
+	}
+	return t
+}
+
+// Features returns the hashed feature indices of a pair in [0, dim); dim
+// is a power of two.
+func Features(premise, hypothesis string, dim uint32) []uint32 {
+	return featuresOf(Analyse(premise), Analyse(hypothesis), dim)
+}
+
+func featuresOf(p, h *Text, dim uint32) []uint32 {
+	return featuresInto(nil, p, h, dim)
+}
+
+// featuresInto is featuresOf appending to buf[:0].
+func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
+	f := &featureSet{mask: uint64(dim) - 1, idx: buf[:0]}
+	f.add(kBias, 0, 0)
+	missing, content, contentMissing := 0, 0, 0
+	for i, x := range h.hs {
+		f.add(kHyp, x, 0)
+		if i+1 < len(h.hs) {
+			f.add(kHypBigram, x, h.hs[i+1])
+		}
+		if p.set[x] {
+			f.add(kHypIn, x, 0)
 		} else {
 			missing++
-			f.add("hout", w)
+			f.add(kHypOut, x, 0)
 		}
-	}
-	// premise × hypothesis word pairs for the words of the hypothesis the
-	// premise lacks: what it says instead of them.
-	for _, hw := range h {
-		if inP[hw] {
-			continue
-		}
-		for _, pw := range p {
-			if !inH[pw] {
-				f.add("x", pw, hw)
-			}
-		}
-	}
-	overlap := 0.0
-	if len(h) > 0 {
-		overlap = float64(len(h)-missing) / float64(len(h))
-	}
-	content, contentMissing := 0, 0
-	for _, w := range h {
-		if !stopwords[w] {
+		if !stopwords[h.toks[i]] {
 			content++
-			if !inP[w] {
+			if !p.set[x] {
 				contentMissing++
 			}
 		}
 	}
+	// premise × hypothesis word pairs for the words of the hypothesis the
+	// premise lacks: what it says instead of them.
+	// (the premise's tokens the hypothesis lacks, looked up once a pair)
+	pOnly := make([]bool, len(p.hs))
+	for i, px := range p.hs {
+		pOnly[i] = !h.set[px]
+	}
+	for _, hx := range h.hs {
+		if p.set[hx] {
+			continue
+		}
+		for i, px := range p.hs {
+			if pOnly[i] {
+				f.add(kCross, px, hx)
+			}
+		}
+	}
+	overlap := 0.0
+	if len(h.hs) > 0 {
+		overlap = float64(len(h.hs)-missing) / float64(len(h.hs))
+	}
+	f.add(kOverlap, bucket(overlap, 0.2, 0.4, 0.6, 0.8, 0.95), 0)
+	f.add(kMissing, bucket(float64(missing), 1, 2, 3, 5, 8), 0)
+	f.add(kLength, bucket(float64(len(h.hs))-float64(len(p.hs)), -20, -10, -5, -2, 0, 2, 5), 0)
 	if content > 0 {
-		f.add("ovc", bucket(float64(content-contentMissing)/float64(content), 0.2, 0.4, 0.6, 0.8, 0.95))
+		f.add(kOverlapContent, bucket(float64(content-contentMissing)/float64(content), 0.2, 0.4, 0.6, 0.8, 0.95), 0)
 	}
-	f.add("missc", bucket(float64(contentMissing), 1, 2, 3, 5))
-	f.add("ov", bucket(overlap, 0.2, 0.4, 0.6, 0.8, 0.95))
-	f.add("miss", bucket(float64(missing), 1, 2, 3, 5, 8))
-	f.add("len", bucket(float64(len(h))-float64(len(p)), -20, -10, -5, -2, 0, 2, 5))
-	negP, negH := 0, 0
-	for _, w := range p {
+	f.add(kMissingContent, bucket(float64(contentMissing), 1, 2, 3, 5), 0)
+	for i, w := range h.toks {
 		if negations[w] {
-			negP++
+			f.add(kHypNeg, h.hs[i], 0)
 		}
 	}
-	for _, w := range h {
-		if negations[w] {
-			negH++
-			f.add("hneg", w)
+	f.add(kNegation, b2u(p.neg), b2u(h.neg))
+	for i, w := range h.toks {
+		if isNumber(w) {
+			f.add(kNumber, b2u(p.nums[h.hs[i]]), 0)
 		}
-	}
-	f.add("neg", strconv.FormatBool(negP > 0), strconv.FormatBool(negH > 0))
-	numsP, numsH := map[string]bool{}, []string{}
-	for _, w := range p {
-		if unicode.IsDigit([]rune(w)[0]) {
-			numsP[w] = true
-		}
-	}
-	for _, w := range h {
-		if unicode.IsDigit([]rune(w)[0]) {
-			numsH = append(numsH, w)
-		}
-	}
-	for _, n := range numsH {
-		f.add("num", strconv.FormatBool(numsP[n]))
 	}
 	return f.idx
 }
+
+func hashes(ts []string) []uint64 {
+	out := make([]uint64, len(ts))
+	for i, t := range ts {
+		out[i] = hashString(t)
+	}
+	return out
+}
+
+// isNumber reports a token that starts with a digit.
+func isNumber(w string) bool { return w != "" && w[0] >= '0' && w[0] <= '9' }
 
 // stopwords are function words left out of the content overlap.
 var stopwords = map[string]bool{}

@@ -1,6 +1,9 @@
 package nlimodel
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Example is one labelled pair; Label indexes Labels.
 type Example struct {
@@ -10,7 +13,7 @@ type Example struct {
 
 // TrainOptions set the training.
 type TrainOptions struct {
-	Dim    uint32  // hashed feature space (a power of two)
+	Dim    uint32  // hashed feature space: a power of two
 	Epochs int     // passes over the examples, in the given order
 	Rate   float64 // AdaGrad learning rate
 	L2     float64 // L2 penalty per update
@@ -19,6 +22,9 @@ type TrainOptions struct {
 // Train fits a model by AdaGrad on the examples in order: the same
 // examples and options give the same weights, bit for bit.
 func Train(examples []Example, o TrainOptions) *Model {
+	if o.Dim == 0 || o.Dim&(o.Dim-1) != 0 {
+		panic(fmt.Sprintf("nlimodel: Train with dimension %d, not a power of two", o.Dim))
+	}
 	m := &Model{Dim: o.Dim, W: make([]float32, 3*o.Dim)}
 	g2 := make([]float32, 3*o.Dim)
 	feats := make([][]uint32, len(examples))
@@ -33,14 +39,14 @@ func Train(examples []Example, o TrainOptions) *Model {
 				if k == e.Label {
 					grad--
 				}
-				base := uint32(k) * o.Dim
 				for _, j := range feats[i] {
-					w := &m.W[base+j]
+					at := 3*j + uint32(k)
+					w := &m.W[at]
 					// float64(…) rounds the product: no fused multiply-add,
 					// so the weights are the same on every architecture.
 					g := grad + float64(o.L2*float64(*w))
-					g2[base+j] += float32(g * g)
-					*w -= float32(o.Rate * g / math.Sqrt(float64(g2[base+j])+1e-8))
+					g2[at] += float32(g * g)
+					*w -= float32(o.Rate * g / math.Sqrt(float64(g2[at])+1e-8))
 				}
 			}
 		}

@@ -9,22 +9,25 @@ import (
 func TestEncodeDecodeRoundTrip(t *testing.T) {
 	t.Parallel()
 	m := Train(toy(), TrainOptions{Dim: 1 << 10, Epochs: 5, Rate: 0.1})
+	m.Temp = 1.5
 	q, err := Decode(Encode(m))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Dim != m.Dim || len(q.W) != len(m.W) {
-		t.Fatalf("decoded dim %d, %d weights; want %d, %d", q.Dim, len(q.W), m.Dim, len(m.W))
+	if q.Dim != m.Dim || len(q.q) != len(m.W) || q.Temp != 1.5 {
+		t.Fatalf("decoded dim %d, %d weights; want %d, %d", q.Dim, len(q.q), m.Dim, len(m.W))
 	}
-	for k := range 3 {
-		mx := 0.0
-		for _, w := range m.W[k*int(m.Dim) : (k+1)*int(m.Dim)] {
-			mx = math.Max(mx, math.Abs(float64(w)))
-		}
-		for i := k * int(m.Dim); i < (k+1)*int(m.Dim); i++ {
-			if d := math.Abs(float64(q.W[i] - m.W[i])); d > mx/254+1e-6 {
-				t.Fatalf("weight %d: %v decoded as %v, more than half a quantization step off", i, m.W[i], q.W[i])
-			}
+	if b := Encode(q); string(b) != string(Encode(m)) {
+		t.Error("a decoded model encodes to other bytes")
+	}
+	q = q.dequantized()
+	var mx [3]float64
+	for i, w := range m.W {
+		mx[i%3] = math.Max(mx[i%3], math.Abs(float64(w)))
+	}
+	for i := range m.W {
+		if d := math.Abs(float64(q.W[i] - m.W[i])); d > mx[i%3]/254+1e-6 {
+			t.Fatalf("weight %d: %v decoded as %v, more than half a quantization step off", i, m.W[i], q.W[i])
 		}
 	}
 }
@@ -36,9 +39,11 @@ func TestDecodeRejectsWhatIsNotAWeightsFile(t *testing.T) {
 		"empty":            nil,
 		"other file":       []byte("PK\x03\x04 not weights"),
 		"truncated header": good[:len(magic)+6],
+		"v1 file":          append([]byte("evidencefleet nli weights v1\n"), good[len(magic):]...),
 		"missing weights":  good[:len(good)-1],
-		"dimension zero":   append([]byte(magic), make([]byte, 16)...),
-		"huge dimension":   append([]byte(magic), 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+		"dimension zero":   append([]byte(magic), make([]byte, 20)...),
+		"huge dimension":   append([]byte(magic), 0xff, 0xff, 0xff, 0xff, 0, 0, 0x80, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+		"zero temperature": append([]byte(magic), 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
 	} {
 		if _, err := Decode(data); err == nil {
 			t.Errorf("%s: decoded", name)

@@ -28,12 +28,17 @@ func WriteText(w io.Writer, r *Report) error {
 	if len(r.NLI) > 0 {
 		fmt.Fprintf(ew, "\n== NLI pairs: model %s ==\n", r.NLI[0].Model)
 		tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprint(tw, "file\tN\taccuracy\tmacro-F1\tmajority-class rate\tpairs/s\t\n")
+		fmt.Fprint(tw, "file\tN\taccuracy\tmacro-F1\tmajority-class rate\tcalibration error (ECE)\tpairs/s\t\n")
 		for _, f := range r.NLI {
 			s := f.Scores
-			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t\n", f.File, s.N, s.Accuracy, s.MacroF1, s.MajorityRate, f.PairsPerSecond)
+			ece := 0.0
+			if s.Calibration != nil {
+				ece = s.Calibration.ECE
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t\n", f.File, s.N, s.Accuracy, s.MacroF1, s.MajorityRate, ece, f.PairsPerSecond)
 		}
 		_ = tw.Flush()
+		writeReliability(ew, r.NLI)
 		fmt.Fprintln(ew)
 		tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprint(tw, "file\tclass\tgold\tpredicted\tprecision\trecall\tF1\t\n")
@@ -142,4 +147,29 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// writeReliability prints the NLI files' reliability tables side by side:
+// per confidence bin, the pairs and the accuracy of their top class.
+func writeReliability(w io.Writer, files []NLIFileResult) {
+	if len(files) == 0 || files[0].Scores.Calibration == nil {
+		return
+	}
+	fmt.Fprintln(w, "\nReliability: per bin of the top class's confidence, pairs (accuracy).")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "confidence\t")
+	for _, f := range files {
+		fmt.Fprintf(tw, "%s\t", f.File)
+	}
+	fmt.Fprintln(tw)
+	for i, b := range files[0].Scores.Calibration.Bins {
+		fmt.Fprintf(tw, "[%.2f, %.2f)\t", b.From, b.To)
+		for _, f := range files {
+			if c := f.Scores.Calibration; c != nil && i < len(c.Bins) {
+				fmt.Fprintf(tw, "%d (%.2f)\t", c.Bins[i].N, c.Bins[i].Accuracy)
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	_ = tw.Flush()
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/configured"
+	"github.com/evidencefleet/evidencefleet/internal/nlimodel"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/migrations"
@@ -257,6 +258,7 @@ func EvaluateNLI(ctx context.Context, nli models.NLI, batch int, examples []NLIE
 	}
 	pairs := Pairs(examples)
 	var c Confusion
+	conf, correct := make([]float64, 0, len(pairs)), make([]bool, 0, len(pairs))
 	for start := 0; start < len(pairs); start += batch {
 		end := min(start+batch, len(pairs))
 		js, err := nli.Judge(ctx, pairs[start:end])
@@ -268,9 +270,17 @@ func EvaluateNLI(ctx context.Context, nli models.NLI, batch int, examples []NLIE
 		}
 		for i, j := range js {
 			c.Add(examples[start+i].Gold, j.Label)
+			conf = append(conf, j.Confidence)
+			correct = append(correct, j.Label == examples[start+i].Gold)
 		}
 	}
-	return Score(&c, NLILabels)
+	s, err := Score(&c, NLILabels)
+	if err != nil {
+		return s, err
+	}
+	r := nlimodel.NewReliability(conf, correct, 10)
+	s.Calibration = &r
+	return s, nil
 }
 
 // RunFleet builds the replay corpus of the claims file's evidence, runs a

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"github.com/evidencefleet/evidencefleet/internal/nlimodel"
+
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -29,6 +31,9 @@ type Scores struct {
 	// Matrix[i][j] counts gold Labels[i] predicted as Labels[j].
 	Matrix  [][]int      `json:"matrix"`
 	Classes []ClassScore `json:"classes"`
+	// Calibration tabulates the judgements' confidence against their
+	// correctness (NLI pairs only).
+	Calibration *nlimodel.Reliability `json:"calibration,omitempty"`
 }
 
 // Score summarises c over labels (rows and columns in that order, including

@@ -141,3 +141,22 @@ func BenchmarkLexicalNLIBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLearnedNLIBatch is BenchmarkLexicalNLIBatch's "fragment300"
+// batch (200 pairs, premises of about 300 bytes) for the learned NLI, to
+// compare the per-pair cost of the two built-ins.
+func BenchmarkLearnedNLIBatch(b *testing.B) {
+	pairs := nliBatch(b, "mnli_matched.tsv", 10, 20, 300)
+	nli, err := builtin.NewLearnedNLI()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := nli.Judge(ctx, pairs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pairs)), "ns/pair")
+}

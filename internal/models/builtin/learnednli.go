@@ -38,15 +38,26 @@ func (*LearnedNLI) Model() string { return LearnedNLIModel }
 var relations = [3]string{models.Supports, models.Neutral, models.Refutes}
 
 // Judge returns one Judgement per pair. It fails only when ctx is done.
+// Each distinct text of the call is analysed once.
 func (n *LearnedNLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.Judgement, error) {
 	out := make([]models.Judgement, len(pairs))
+	texts := map[string]*nlimodel.Text{}
+	analyse := func(s string) *nlimodel.Text {
+		t, ok := texts[s]
+		if !ok {
+			t = nlimodel.Analyse(s)
+			texts[s] = t
+		}
+		return t
+	}
+	var buf []uint32
 	for i, p := range pairs {
 		if i&31 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("learned nli: pair %d: %w", i, err)
 			}
 		}
-		s := n.m.Scores(p.Premise, p.Hypothesis)
+		s := n.m.ScoresOf(analyse(p.Premise), analyse(p.Hypothesis), &buf)
 		best := 0
 		for k := 1; k < 3; k++ {
 			if s[k] > s[best] {

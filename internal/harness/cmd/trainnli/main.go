@@ -2,7 +2,9 @@
 // the labelled pairs bundled in testdata/nli-train and writes its weights
 // to internal/nlimodel/weights.bin: the same data gives the same file, byte
 // for byte. One pair in twenty (by the hash of its texts) is held out for
-// validation; the training settings below were chosen on that part alone.
+// validation: the training settings below were chosen on that part alone,
+// and the temperature that calibrates the model's confidence is fitted on
+// it (its reliability table before and after is printed).
 package main
 
 import (
@@ -36,6 +38,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "testdata/nli-train", "directory of the gzipped training TSV files")
 	out := fs.String("out", "internal/nlimodel/weights.bin", "weights file to write")
 	epochs := fs.Int("epochs", settings.Epochs, "passes over the training part")
+	dimBits := fs.Int("dim-bits", 20, "log2 of the hashed feature space")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,12 +57,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 	train, val := nlimodel.Split(all, 20)
 	o := settings
 	o.Epochs = *epochs
+	if *dimBits < 8 || *dimBits > 24 {
+		return fmt.Errorf("-dim-bits %d outside [8, 24]", *dimBits)
+	}
+	o.Dim = 1 << *dimBits
 	start := time.Now()
 	examples := make([]nlimodel.Example, len(train))
 	for i, e := range train {
 		examples[i] = e.Example
 	}
 	m := nlimodel.Train(examples, o)
+	valEx := make([]nlimodel.Example, len(val))
+	for i, e := range val {
+		valEx[i] = e.Example
+	}
+	before := reliability(m, valEx)
+	nlimodel.Calibrate(m, valEx)
 	weights := nlimodel.Encode(m)
 	q, err := nlimodel.Decode(weights)
 	if err != nil {
@@ -76,9 +89,32 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "validation %-26s %5d pairs  accuracy %.3f\n", s, len(bySource[s]), q.Accuracy(bySource[s]))
 	}
 	fmt.Fprintf(stdout, "validation %-26s %5d pairs  accuracy %.3f\n", "all", len(val), q.Accuracy(val))
+	after := reliability(q, valEx)
+	fmt.Fprintf(stdout, "calibration on the validation part: temperature %.3f, expected calibration error %.3f before, %.3f after\n", q.Temp, before.ECE, after.ECE)
+	fmt.Fprintln(stdout, "confidence bin   pairs  mean confidence  accuracy")
+	for _, b := range after.Bins {
+		fmt.Fprintf(stdout, "[%.2f, %.2f)  %6d  %15.3f  %8.3f\n", b.From, b.To, b.N, b.Confidence, b.Accuracy)
+	}
 	if err := os.WriteFile(*out, weights, 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d bytes, sha256 %x\n", *out, len(weights), sha256.Sum256(weights))
 	return nil
+}
+
+// reliability tabulates m's top-class confidence against its correctness.
+func reliability(m *nlimodel.Model, ex []nlimodel.Example) nlimodel.Reliability {
+	conf := make([]float64, len(ex))
+	ok := make([]bool, len(ex))
+	for i, e := range ex {
+		s := m.Scores(e.Premise, e.Hypothesis)
+		best := 0
+		for k := 1; k < 3; k++ {
+			if s[k] > s[best] {
+				best = k
+			}
+		}
+		conf[i], ok[i] = s[best], best == e.Label
+	}
+	return nlimodel.NewReliability(conf, ok, 10)
 }
