@@ -7,6 +7,35 @@ type Candidate struct {
 	FragmentID int64
 	Domain     string
 	Similarity float64 // cosine between claim and fragment embeddings
+	// Fused is the reciprocal-rank fusion of the candidate's lexical and
+	// cosine ranks (see FuseRanks); 0 when not fused.
+	Fused float64
+}
+
+// rrfK is the constant of reciprocal rank fusion (Cormack, Clarke and
+// Büttcher 2009): a rank r counts 1/(rrfK+r).
+const rrfK = 60
+
+// FuseRanks sets each candidate's Fused score from its position in cands
+// (the lexical recall order, best first) and its rank by Similarity: the
+// sum of 1/(60+rank) of the two. SelectPairs then ranks by Fused.
+func FuseRanks(cands []Candidate) {
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case cands[a].Similarity > cands[b].Similarity:
+			return -1
+		case cands[a].Similarity < cands[b].Similarity:
+			return 1
+		}
+		return 0
+	})
+	for cosRank, i := range order {
+		cands[i].Fused = 1/float64(rrfK+i+1) + 1/float64(rrfK+cosRank+1)
+	}
 }
 
 // SelectLimits are the cut-offs of ARCHITECTURE.md §5.2.
@@ -29,6 +58,12 @@ func SelectPairs(cands []Candidate, judged func(fragmentID int64) bool, lim Sele
 	// are generated from one template) without reflection, and only asks
 	// whether cmp < 0, so even NaN similarities land where they always did.
 	slices.SortStableFunc(cands, func(a, b Candidate) int {
+		if a.Fused != b.Fused {
+			if a.Fused > b.Fused {
+				return -1
+			}
+			return 1
+		}
 		if a.Similarity != b.Similarity {
 			if a.Similarity > b.Similarity {
 				return -1
@@ -47,7 +82,13 @@ func SelectPairs(cands []Candidate, judged func(fragmentID int64) bool, lim Sele
 	ranked := make([]Candidate, 0, n)
 	domains := newDomainSet(lim.MaxDomains)
 	for _, c := range cands {
-		if c.Similarity < lim.MinSimilarity || len(ranked) >= lim.TopK && lim.TopK > 0 {
+		if c.Similarity < lim.MinSimilarity {
+			if c.Fused == 0 {
+				break // ranked by similarity: the rest are below the floor too
+			}
+			continue
+		}
+		if len(ranked) >= lim.TopK && lim.TopK > 0 {
 			break
 		}
 		if lim.MaxDomains > 0 && !domains.has(c.Domain) {

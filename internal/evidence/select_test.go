@@ -99,3 +99,29 @@ func TestSelectPairs(t *testing.T) {
 		})
 	}
 }
+
+func TestFuseRanksCombinesRecallOrderAndCosine(t *testing.T) {
+	t.Parallel()
+	// Recall order (best lexical match first): 1, 2, 3. Cosine ranks: 3, 2, 1.
+	cands := []Candidate{
+		{FragmentID: 1, Similarity: 0.1},
+		{FragmentID: 2, Similarity: 0.5},
+		{FragmentID: 3, Similarity: 0.9},
+		{FragmentID: 4, Similarity: 0.01}, // below the floor below
+	}
+	FuseRanks(cands)
+	// 1 and 3 are first on one list and third on the other, 2 second on
+	// both: 1/61 + 1/63 > 2/62, so 1 and 3 tie above 2, and their tie goes
+	// to the higher cosine.
+	if !(cands[0].Fused == cands[2].Fused && cands[2].Fused > cands[1].Fused && cands[1].Fused > cands[3].Fused) {
+		t.Fatalf("fused %v %v %v %v", cands[0].Fused, cands[1].Fused, cands[2].Fused, cands[3].Fused)
+	}
+	sel, _ := SelectPairs(cands, nil, SelectLimits{MinSimilarity: 0.05, TopK: 3, MaxPairs: 3})
+	var ids []int64
+	for _, c := range sel {
+		ids = append(ids, c.FragmentID)
+	}
+	if len(ids) != 3 || ids[0] != 3 || ids[1] != 1 || ids[2] != 2 {
+		t.Errorf("selected %v, want [3 1 2]: fused order, ties by cosine, the fragment below the floor left out", ids)
+	}
+}
