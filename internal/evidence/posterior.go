@@ -13,12 +13,15 @@ const (
 	VerdictContested     = "contested"
 )
 
-// Thresholds of the verdict rule (ARCHITECTURE.md §5.1).
+// Thresholds of the verdict rule (ARCHITECTURE.md §5.1). likely_false
+// mirrors supported around 0.5, so that evidence against a claim counts as
+// much as the same evidence for it: one support of 0.79 makes a claim
+// supported (0.641), one refute of 0.79 likely_false (0.359).
 const (
 	ContestedAbove     = 0.3
 	WellSupportedFrom  = 0.75
 	SupportedFrom      = 0.6
-	LikelyFalseAtOrBel = 0.25
+	LikelyFalseAtOrBel = 1 - SupportedFrom
 )
 
 // Tally is what the posterior is computed from: the sums of NLI edge

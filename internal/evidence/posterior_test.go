@@ -98,13 +98,33 @@ func TestVerdictBoundaries(t *testing.T) {
 		{0.7499, 0, VerdictSupported},
 		{0.6, 0, VerdictSupported},
 		{0.5999, 0, VerdictUnverified},
-		{0.2501, 0, VerdictUnverified},
-		{0.25, 0, VerdictLikelyFalse},
+		{0.4001, 0, VerdictUnverified},
+		{0.4, 0, VerdictLikelyFalse},
 		{0.1, 0, VerdictLikelyFalse},
 	}
 	for _, tt := range tests {
 		if got := Verdict(tt.conf, tt.contr); got != tt.want {
 			t.Errorf("Verdict(%v, %v) = %q, want %q", tt.conf, tt.contr, got, tt.want)
+		}
+	}
+}
+
+// The verdict rule is symmetric: the same evidence for a claim and against
+// it gives mirrored verdicts (issue: one support of 0.79 made a claim
+// supported while one refute of 0.85 left the opposite claim unverified).
+func TestVerdictsMirrorAroundOneHalf(t *testing.T) {
+	t.Parallel()
+	for _, c := range []float64{0.1, 0.5, 0.6, 0.79, 0.85, 1} {
+		for n := 1; n <= 4; n++ {
+			sup := Compute(tallyOf(edges("supports", c, n)))
+			ref := Compute(tallyOf(edges("refutes", c, n)))
+			if math.Abs(sup.Confidence+ref.Confidence-1) > 1e-12 {
+				t.Fatalf("%d × %.2f: confidences %.4f and %.4f do not mirror", n, c, sup.Confidence, ref.Confidence)
+			}
+			supported := sup.Verdict == VerdictSupported || sup.Verdict == VerdictWellSupported
+			if supported != (ref.Verdict == VerdictLikelyFalse) {
+				t.Errorf("%d × %.2f: supports give %s, refutes give %s", n, c, sup.Verdict, ref.Verdict)
+			}
 		}
 	}
 }
