@@ -87,7 +87,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 		baseline bool
 	}{
 		"claims": {testLLMModel, false},
-		"nli":    {builtin.LexicalNLIModel, true},
+		"nli":    {builtin.LearnedNLIModel, true},
 		"embed":  {builtin.HashEmbedderModel, true},
 		"rerank": {builtin.BM25RerankerModel, true},
 	}
@@ -100,7 +100,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 			t.Errorf("graph model %+v, want %+v with judgements", m, want)
 		}
 	}
-	if !strings.Contains(g.Notice, builtin.LexicalNLIModel) || strings.Contains(g.Notice, "test-llm") {
+	if !strings.Contains(g.Notice, builtin.LearnedNLIModel) || strings.Contains(g.Notice, "test-llm") {
 		t.Errorf("graph notice %q: want the built-ins named, not the trained extractor", g.Notice)
 	}
 
@@ -108,7 +108,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 	if first, _, _ := strings.Cut(report, "\n"); first != g.Notice {
 		t.Errorf("report starts with %q, want the baseline banner %q", first, g.Notice)
 	}
-	if !strings.Contains(report, "models: claims "+testLLMModel+" (") || !strings.Contains(report, "nli "+builtin.LexicalNLIModel+" (") {
+	if !strings.Contains(report, "models: claims "+testLLMModel+" (") || !strings.Contains(report, "nli "+builtin.LearnedNLIModel+" (") {
 		t.Errorf("report does not name its models:\n%s", report)
 	}
 	origins := 0
@@ -153,8 +153,8 @@ func TestExportedSpansArePageText(t *testing.T) {
 // labelled with the banner and models and draws every cites edge.
 func TestDOTNamesModelsAndCitations(t *testing.T) {
 	t.Parallel()
-	g := &graphExport{TaskID: 7, Notice: modelcard.Banner([]string{builtin.LexicalNLIModel}),
-		Models:    []modelUse{{Capability: "nli", Model: builtin.LexicalNLIModel, Judgements: 3, Baseline: true}},
+	g := &graphExport{TaskID: 7, Notice: modelcard.Banner([]string{builtin.LearnedNLIModel}),
+		Models:    []modelUse{{Capability: "nli", Model: builtin.LearnedNLIModel, Judgements: 3, Baseline: true}},
 		Pages:     []graphPage{{ID: 1, URL: "https://a.example/x"}, {ID: 2, URL: "https://doi.org/10.1/b"}},
 		Citations: []graphCitation{{Citing: 1, Cited: 2, Source: "s2,openalex"}}}
 	var out strings.Builder
@@ -163,7 +163,7 @@ func TestDOTNamesModelsAndCitations(t *testing.T) {
 	if err := checkDOTSyntax(dot); err != nil {
 		t.Fatalf("DOT: %v\n%s", err, dot)
 	}
-	for _, want := range []string{`p1 -> p2 [label="cites s2,openalex", style=dashed`, "nli " + builtin.LexicalNLIModel + " (3 edges)", "BASELINE MODELS"} {
+	for _, want := range []string{`p1 -> p2 [label="cites s2,openalex", style=dashed`, "nli " + builtin.LearnedNLIModel + " (3 edges)", "BASELINE MODELS"} {
 		if !strings.Contains(dot, want) {
 			t.Errorf("DOT lacks %q:\n%s", want, dot)
 		}

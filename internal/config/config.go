@@ -105,7 +105,7 @@ type Config struct {
 // Model configures one model capability (embed, nli, rerank, llm); its
 // variables are EVF_<CAPABILITY>_<NAME>, e.g. EVF_NLI_BACKEND=tei.
 type Model struct {
-	Backend         string        `envconfig:"BACKEND" default:"builtin" desc:"builtin | learned | openai | tei | jina (embed: builtin, openai, tei; nli: builtin, learned (the learned built-in, not yet the default), tei, openai; rerank: builtin, tei, jina; llm: builtin, openai)"`
+	Backend         string        `envconfig:"BACKEND" default:"builtin" desc:"builtin | lexical | openai | tei | jina (embed: builtin, openai, tei; nli: builtin (the learned built-in), lexical (the previous, hand-fitted one), tei, openai; rerank: builtin, tei, jina; llm: builtin, openai)"`
 	URL             string        `envconfig:"URL" desc:"base URL of the model server (openai: including /v1, e.g. http://localhost:11434/v1)"`
 	ModelName       string        `envconfig:"MODEL" desc:"model name sent to the server and stored with results"`
 	APIKey          string        `envconfig:"API_KEY" desc:"bearer token, if the server wants one"`
@@ -123,7 +123,7 @@ var (
 	defaultTimeout = map[string]time.Duration{"embed": 30 * time.Second, "nli": 30 * time.Second, "rerank": 30 * time.Second, "llm": 120 * time.Second}
 	allowedBackend = map[string][]string{
 		"embed":  {"builtin", "openai", "tei"},
-		"nli":    {"builtin", "learned", "tei", "openai"},
+		"nli":    {"builtin", "lexical", "tei", "openai"},
 		"rerank": {"builtin", "tei", "jina"},
 		"llm":    {"builtin", "openai"},
 	}
@@ -161,7 +161,7 @@ func (c Config) validate() error {
 		if !slices.Contains(allowedBackend[name], m.Backend) {
 			return fmt.Errorf("config: %sBACKEND=%q is not a %s backend (want one of %s)", env, m.Backend, name, strings.Join(allowedBackend[name], ", "))
 		}
-		if m.Backend == "builtin" || m.Backend == "learned" {
+		if m.Backend == "builtin" || m.Backend == "lexical" {
 			continue // in process: no URL
 		}
 		if m.URL == "" {

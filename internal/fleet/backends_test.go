@@ -73,21 +73,21 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 			name: "tei-jina-openai",
 			env: map[string]string{
 				"EVF_EMBED_BACKEND": "tei", "EVF_EMBED_URL": servers.TEI.URL, "EVF_EMBED_MODEL": "hash",
-				"EVF_NLI_BACKEND": "tei", "EVF_NLI_URL": servers.TEI.URL, "EVF_NLI_MODEL": "lexical",
+				"EVF_NLI_BACKEND": "tei", "EVF_NLI_URL": servers.TEI.URL, "EVF_NLI_MODEL": "learned",
 				"EVF_RERANK_BACKEND": "jina", "EVF_RERANK_URL": servers.Jina.URL, "EVF_RERANK_MODEL": "bm25",
 				"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": servers.OpenAI.URL + "/v1", "EVF_LLM_MODEL": "sentences",
 			},
-			rename: map[string]string{"tei:hash": hashModel, "tei:lexical": builtin.LexicalNLIModel, "jina:bm25": builtin.BM25RerankerModel},
+			rename: map[string]string{"tei:hash": hashModel, "tei:learned": builtin.LearnedNLIModel, "jina:bm25": builtin.BM25RerankerModel},
 		},
 		{
 			name: "openai-tei",
 			env: map[string]string{
 				"EVF_EMBED_BACKEND": "openai", "EVF_EMBED_URL": servers.OpenAI.URL + "/v1", "EVF_EMBED_MODEL": "hash",
-				"EVF_NLI_BACKEND": "openai", "EVF_NLI_URL": servers.OpenAI.URL + "/v1", "EVF_NLI_MODEL": "lexical",
+				"EVF_NLI_BACKEND": "openai", "EVF_NLI_URL": servers.OpenAI.URL + "/v1", "EVF_NLI_MODEL": "learned",
 				"EVF_RERANK_BACKEND": "tei", "EVF_RERANK_URL": servers.TEI.URL, "EVF_RERANK_MODEL": "bm25",
 				"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": servers.OpenAI.URL + "/v1", "EVF_LLM_MODEL": "sentences",
 			},
-			rename: map[string]string{"openai:hash": hashModel, "openai-nli:lexical+nli.v1": builtin.LexicalNLIModel, "tei:bm25": builtin.BM25RerankerModel},
+			rename: map[string]string{"openai:hash": hashModel, "openai-nli:learned+nli.v1": builtin.LearnedNLIModel, "tei:bm25": builtin.BM25RerankerModel},
 		},
 	}
 	for _, tc := range cases {

@@ -10,6 +10,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/harness/eval"
 	"github.com/evidencefleet/evidencefleet/internal/harness/repodata"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
@@ -19,17 +20,27 @@ import (
 func TestNLIFiguresAreMeasured(t *testing.T) {
 	t.Parallel()
 	dir := repodata.Path(t, repodata.NLIReport...)
-	for _, m := range modelcard.NLIReportAccuracy {
-		examples, err := eval.ReadNLIFile(filepath.Join(dir, m.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		scores, err := eval.EvaluateNLI(context.Background(), &builtin.LexicalNLI{}, 0, examples)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(scores.Accuracy-m.Accuracy) > 0.0005 {
-			t.Errorf("%s: quoted accuracy %.3f, measured %.3f on %d report pairs", m.Data, m.Accuracy, scores.Accuracy, scores.N)
+	learned, err := builtin.NewLearnedNLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nlis := map[string]models.NLI{modelcard.BuiltinLexicalNLI: &builtin.LexicalNLI{}, modelcard.BuiltinLearnedNLI: learned}
+	if len(modelcard.NLIReportAccuracy) != len(nlis) {
+		t.Fatalf("figures quoted for %d models, want the %d built-in NLIs", len(modelcard.NLIReportAccuracy), len(nlis))
+	}
+	for model, figures := range modelcard.NLIReportAccuracy {
+		for _, m := range figures {
+			examples, err := eval.ReadNLIFile(filepath.Join(dir, m.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			scores, err := eval.EvaluateNLI(context.Background(), nlis[model], 0, examples)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(scores.Accuracy-m.Accuracy) > 0.0005 {
+				t.Errorf("%s %s: quoted accuracy %.3f, measured %.3f on %d report pairs", model, m.Data, m.Accuracy, scores.Accuracy, scores.N)
+			}
 		}
 	}
 }

@@ -8,7 +8,7 @@
 // examples in the same order give the same weights, bit for bit. It does
 // no I/O.
 //
-// Not wired into the fleet yet: the committed training data, weights,
-// `make train-nli`, calibration and the switch of the built-in backend come
-// next (the repository's issue on a learned, calibrated judge).
+// The built-in NLI backend (internal/models/builtin.LearnedNLI) judges with
+// the committed weights (weights.bin, written by `make train-nli`, whose
+// confidence is temperature-calibrated on held-out training pairs).
 package nlimodel

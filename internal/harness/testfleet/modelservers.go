@@ -34,7 +34,7 @@ type ModelServers struct {
 	EditClaims func(pageText string, claims []models.LLMClaim) []models.LLMClaim
 
 	embedder *builtin.HashEmbedder
-	nli      *builtin.LexicalNLI
+	nli      *builtin.LearnedNLI
 	reranker *builtin.BM25Reranker
 	llm      *builtin.SentenceLLM
 
@@ -45,7 +45,11 @@ type ModelServers struct {
 // StartModelServers starts the servers; they stop when the test ends.
 func StartModelServers(t testing.TB) *ModelServers {
 	t.Helper()
-	s := &ModelServers{embedder: builtin.NewHashEmbedder(256), nli: builtin.NewLexicalNLI(),
+	nli, err := builtin.NewLearnedNLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &ModelServers{embedder: builtin.NewHashEmbedder(256), nli: nli,
 		reranker: builtin.NewBM25Reranker(), llm: builtin.NewSentenceLLM(), calls: map[string]int{}}
 	oai := http.NewServeMux()
 	oai.HandleFunc("POST /v1/chat/completions", s.chat)

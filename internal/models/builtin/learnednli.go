@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/nlimodel"
 )
 
 // LearnedNLIModel is the model id of LearnedNLI.
-const LearnedNLIModel = "builtin-learned-nli-v1"
+const LearnedNLIModel = modelcard.BuiltinLearnedNLI
 
 // LearnedNLI is the learned NLI baseline (internal/nlimodel): a logistic
 // regression over lexical features trained on 148k labelled SNLI, MultiNLI

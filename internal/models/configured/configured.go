@@ -88,9 +88,9 @@ func newEmbedder(mc config.Model, dim int, m *metrics.Metrics) (models.Embedder,
 func newNLI(mc config.Model, temperature float64, m *metrics.Metrics) (models.NLI, error) {
 	switch mc.Backend {
 	case "builtin":
-		return builtin.NewLexicalNLI(), nil
-	case "learned":
 		return builtin.NewLearnedNLI()
+	case "lexical":
+		return builtin.NewLexicalNLI(), nil
 	case "openai":
 		return oai.NewNLI(openAIOptions(mc, "nli", 0, m))
 	case "tei":
