@@ -52,13 +52,8 @@ func TestCalibrateFitsATemperatureAndKeepsTheRanking(t *testing.T) {
 }
 
 func argmax(s [3]float64) int {
-	best := 0
-	for k := 1; k < 3; k++ {
-		if s[k] > s[best] {
-			best = k
-		}
-	}
-	return best
+	k, _ := Top(s)
+	return k
 }
 
 func TestNewReliability(t *testing.T) {

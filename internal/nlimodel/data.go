@@ -95,14 +95,7 @@ func (m *Model) Accuracy(ex []TrainingExample) float64 {
 	}
 	ok := 0
 	for _, e := range ex {
-		s := m.Scores(e.Premise, e.Hypothesis)
-		best := 0
-		for k := 1; k < 3; k++ {
-			if s[k] > s[best] {
-				best = k
-			}
-		}
-		if best == e.Label {
+		if best, _ := Top(m.Scores(e.Premise, e.Hypothesis)); best == e.Label {
 			ok++
 		}
 	}

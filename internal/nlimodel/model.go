@@ -74,3 +74,14 @@ func (m *Model) probs(idx []uint32) [3]float64 {
 	}
 	return z
 }
+
+// Top returns the most probable class of s and its probability (the
+// first of equals).
+func Top(s [3]float64) (class int, p float64) {
+	for k := 1; k < 3; k++ {
+		if s[k] > s[class] {
+			class = k
+		}
+	}
+	return class, s[class]
+}

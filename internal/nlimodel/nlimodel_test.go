@@ -40,13 +40,7 @@ func TestTrainLearnsTheToyTask(t *testing.T) {
 	m := Train(toy(), TrainOptions{Dim: 1 << 12, Epochs: 20, Rate: 0.2})
 	for _, e := range toy() {
 		s := m.Scores(e.Premise, e.Hypothesis)
-		best := 0
-		for k := 1; k < 3; k++ {
-			if s[k] > s[best] {
-				best = k
-			}
-		}
-		if best != e.Label {
+		if best, _ := Top(s); best != e.Label {
 			t.Errorf("(%q, %q): %s %.2f, want %s", e.Premise, e.Hypothesis, Labels[best], s, Labels[e.Label])
 		}
 		if sum := s[0] + s[1] + s[2]; sum < 0.999 || sum > 1.001 {

@@ -58,14 +58,8 @@ func (n *LearnedNLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.J
 				return nil, fmt.Errorf("learned nli: pair %d: %w", i, err)
 			}
 		}
-		s := n.m.ScoresOf(analyse(p.Premise), analyse(p.Hypothesis), &buf)
-		best := 0
-		for k := 1; k < 3; k++ {
-			if s[k] > s[best] {
-				best = k
-			}
-		}
-		out[i] = models.Judgement{Label: relations[best], Confidence: s[best]}
+		best, conf := nlimodel.Top(n.m.ScoresOf(analyse(p.Premise), analyse(p.Hypothesis), &buf))
+		out[i] = models.Judgement{Label: relations[best], Confidence: conf}
 	}
 	return out, nil
 }

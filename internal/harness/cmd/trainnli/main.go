@@ -107,14 +107,8 @@ func reliability(m *nlimodel.Model, ex []nlimodel.Example) nlimodel.Reliability 
 	conf := make([]float64, len(ex))
 	ok := make([]bool, len(ex))
 	for i, e := range ex {
-		s := m.Scores(e.Premise, e.Hypothesis)
-		best := 0
-		for k := 1; k < 3; k++ {
-			if s[k] > s[best] {
-				best = k
-			}
-		}
-		conf[i], ok[i] = s[best], best == e.Label
+		best, p := nlimodel.Top(m.Scores(e.Premise, e.Hypothesis))
+		conf[i], ok[i] = p, best == e.Label
 	}
 	return nlimodel.NewReliability(conf, ok, 10)
 }
