@@ -12,11 +12,11 @@ import (
 // LearnedNLIModel is the model id of LearnedNLI.
 const LearnedNLIModel = modelcard.BuiltinLearnedNLI
 
-// LearnedNLI is the learned NLI baseline (internal/nlimodel): a logistic
-// regression over lexical features trained on 148k labelled SNLI, MultiNLI
-// and FEVER pairs (`make train-nli`). Its label is the most probable class,
-// its confidence that class's probability, uncalibrated. It is deterministic
-// and safe for concurrent use.
+// LearnedNLI is the built-in NLI (internal/nlimodel): a logistic regression
+// over lexical features trained on 148k labelled SNLI, MultiNLI and FEVER
+// pairs (`make train-nli`). Its label is the most probable class, its
+// confidence that class's probability, temperature-calibrated on held-out
+// training pairs. It is deterministic and safe for concurrent use.
 type LearnedNLI struct {
 	m *nlimodel.Model
 }
