@@ -75,8 +75,9 @@ func newCandidate(n *html.Node, pageURL *url.URL) candidate {
 	if n == nil {
 		return candidate{}
 	}
-	listing := linkListing(n)
-	dropTail(n, pageURL)
+	leaves := leafBlocks(n)
+	listing := linkListing(leaves)
+	dropTail(leaves, pageURL)
 	t := nodeText(n, false)
 	return candidate{text: t, words: countWords(t), listing: listing}
 }
@@ -285,25 +286,39 @@ func readableSection(sec *html.Node, pageURL *url.URL, title string) candidate {
 	return newCandidate(art.Node, pageURL)
 }
 
-// linkListing reports an extraction whose leaf blocks are for at least
-// listingShare (and at least three of them) nothing but link text: the
-// headlines of a list of other pages.
-func linkListing(n *html.Node) bool {
-	links, blocks := 0, 0
+// leafBlock is a block element of an extraction that holds no other
+// block, with its word counts (see linkWords).
+type leafBlock struct {
+	n            *html.Node
+	words, links int
+}
+
+// leafBlocks lists n's leaf blocks that hold any word, in document order.
+func leafBlocks(n *html.Node) []leafBlock {
+	var out []leafBlock
 	walkElems(n, func(c *html.Node) bool {
 		if !blockElem[c.DataAtom] || hasBlockChild(c) {
 			return true
 		}
-		all, inLinks := linkWords(c)
-		if all > 0 {
-			blocks++
-			if all == inLinks {
-				links++
-			}
+		if w, l := linkWords(c); w > 0 {
+			out = append(out, leafBlock{c, w, l})
 		}
 		return false
 	})
-	return links >= 3 && float64(links) >= listingShare*float64(blocks)
+	return out
+}
+
+// linkListing reports an extraction whose leaf blocks are for at least
+// listingShare (and at least three of them) nothing but link text: the
+// headlines of a list of other pages.
+func linkListing(leaves []leafBlock) bool {
+	links := 0
+	for _, b := range leaves {
+		if b.words == b.links {
+			links++
+		}
+	}
+	return links >= 3 && float64(links) >= listingShare*float64(len(leaves))
 }
 
 // The tail. After an article's last line of prose, readability often keeps
@@ -320,26 +335,19 @@ const (
 	labelWords    = 8
 )
 
-// dropTail removes the trailing tail lines of n (see above); an extraction
-// without a line of prose keeps them all.
-func dropTail(n *html.Node, pageURL *url.URL) {
-	var leaves []*html.Node
-	var tail []bool
-	walkElems(n, func(c *html.Node) bool {
-		if !blockElem[c.DataAtom] || hasBlockChild(c) {
-			return true
-		}
-		if w, l := linkWords(c); w > 0 {
-			leaves = append(leaves, c)
-			link := w <= linkLineWords && 2*l >= w && linksElsewhere(c, pageURL)
-			label := w <= labelWords && !strings.ContainsFunc(textContent(c), sentenceEnd)
-			tail = append(tail, link || label)
-		}
-		return false
-	})
+// dropTail removes the trailing tail lines among an extraction's leaves
+// (see above) from their tree; an extraction without a line of prose keeps
+// them all.
+func dropTail(leaves []leafBlock, pageURL *url.URL) {
+	tail := make([]bool, len(leaves))
+	for i, b := range leaves {
+		link := b.words <= linkLineWords && 2*b.links >= b.words && linksElsewhere(b.n, pageURL)
+		label := b.words <= labelWords && !strings.ContainsFunc(textContent(b.n), sentenceEnd)
+		tail[i] = link || label
+	}
 	prose := slices.Index(tail, false) >= 0
 	for i := len(leaves) - 1; prose && tail[i]; i-- {
-		leaves[i].Parent.RemoveChild(leaves[i])
+		leaves[i].n.Parent.RemoveChild(leaves[i].n)
 	}
 }
 

@@ -140,7 +140,7 @@ func TestLinkListing(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := linkListing(mustParse(t, "<div>"+tc.body+"</div>")); got != tc.want {
+			if got := linkListing(leafBlocks(mustParse(t, "<div>"+tc.body+"</div>"))); got != tc.want {
 				t.Errorf("linkListing = %v, want %v", got, tc.want)
 			}
 		})
@@ -192,7 +192,7 @@ func TestDropTailEndsTheArticleAtItsLastProse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			n := mustParse(t, "<div>"+tc.body+"</div>")
-			dropTail(n, mustURL(t, "https://news.example.org/flood"))
+			dropTail(leafBlocks(n), mustURL(t, "https://news.example.org/flood"))
 			if got := nodeText(n, false); got != tc.want {
 				t.Errorf("got %q\nwant %q", got, tc.want)
 			}

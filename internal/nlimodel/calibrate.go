@@ -84,3 +84,15 @@ func NewReliability(conf []float64, correct []bool, bins int) Reliability {
 	}
 	return r
 }
+
+// Reliability tabulates m's top-class confidence on the examples against
+// whether that class is their label, in bins bins (see NewReliability).
+func (m *Model) Reliability(ex []Example, bins int) Reliability {
+	conf := make([]float64, len(ex))
+	ok := make([]bool, len(ex))
+	for i, e := range ex {
+		best, p := Top(m.Scores(e.Premise, e.Hypothesis))
+		conf[i], ok[i] = p, best == e.Label
+	}
+	return NewReliability(conf, ok, bins)
+}

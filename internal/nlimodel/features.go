@@ -150,14 +150,10 @@ func Analyse(s string) *Text {
 // Features returns the hashed feature indices of a pair in [0, dim); dim
 // is a power of two.
 func Features(premise, hypothesis string, dim uint32) []uint32 {
-	return featuresOf(Analyse(premise), Analyse(hypothesis), dim)
+	return featuresInto(nil, Analyse(premise), Analyse(hypothesis), dim)
 }
 
-func featuresOf(p, h *Text, dim uint32) []uint32 {
-	return featuresInto(nil, p, h, dim)
-}
-
-// featuresInto is featuresOf appending to buf[:0].
+// featuresInto is Features on analysed texts, appending to buf[:0].
 func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 	f := &featureSet{mask: uint64(dim) - 1, idx: buf[:0]}
 	f.add(kBias, 0, 0)

@@ -71,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	for i, e := range val {
 		valEx[i] = e.Example
 	}
-	before := reliability(m, valEx)
+	before := m.Reliability(valEx, 10)
 	nlimodel.Calibrate(m, valEx)
 	weights := nlimodel.Encode(m)
 	q, err := nlimodel.Decode(weights)
@@ -89,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "validation %-26s %5d pairs  accuracy %.3f\n", s, len(bySource[s]), q.Accuracy(bySource[s]))
 	}
 	fmt.Fprintf(stdout, "validation %-26s %5d pairs  accuracy %.3f\n", "all", len(val), q.Accuracy(val))
-	after := reliability(q, valEx)
+	after := q.Reliability(valEx, 10)
 	fmt.Fprintf(stdout, "calibration on the validation part: temperature %.3f, expected calibration error %.3f before, %.3f after\n", q.Temp, before.ECE, after.ECE)
 	fmt.Fprintln(stdout, "confidence bin   pairs  mean confidence  accuracy")
 	for _, b := range after.Bins {
@@ -100,15 +100,4 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d bytes, sha256 %x\n", *out, len(weights), sha256.Sum256(weights))
 	return nil
-}
-
-// reliability tabulates m's top-class confidence against its correctness.
-func reliability(m *nlimodel.Model, ex []nlimodel.Example) nlimodel.Reliability {
-	conf := make([]float64, len(ex))
-	ok := make([]bool, len(ex))
-	for i, e := range ex {
-		best, p := nlimodel.Top(m.Scores(e.Premise, e.Hypothesis))
-		conf[i], ok[i] = p, best == e.Label
-	}
-	return nlimodel.NewReliability(conf, ok, 10)
 }
