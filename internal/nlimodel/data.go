@@ -11,10 +11,13 @@ import (
 	"strings"
 )
 
-// TrainingExample is a labelled pair with the file it came from.
+// TrainingExample is a labelled pair with the file it came from and the
+// file's fourth column, if any (FEVER: gold_evidence or
+// nei_same_subject_evidence).
 type TrainingExample struct {
 	Example
 	Source string
+	Meta   string
 }
 
 // ReadTSV reads label<TAB>premise<TAB>hypothesis[<TAB>meta] lines from a
@@ -45,7 +48,11 @@ func readTSV(r io.Reader, name string) ([]TrainingExample, error) {
 		if k < 0 {
 			return nil, fmt.Errorf("nlimodel: %s line %d: label %q", name, line, f[0])
 		}
-		out = append(out, TrainingExample{Example{f[1], f[2], k}, name})
+		e := TrainingExample{Example: Example{f[1], f[2], k}, Source: name}
+		if len(f) > 3 {
+			e.Meta = f[3]
+		}
+		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("nlimodel: %s: %w", name, err)

@@ -1,23 +1,105 @@
 package nlimodel
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/evidencefleet/evidencefleet/internal/antonyms"
 )
 
 // Labels are the classes, in weight order.
 var Labels = [3]string{"entailment", "neutral", "contradiction"}
 
 // tokens lower-cases s, splits it into runs of letters and digits and
-// stems each (see stem).
+// stems each (see stem). A number keeps its decimal point and loses its
+// thousands separators ("0.2", "1,500" → "1500"), and the number words up
+// to twenty and the tens become digits ("three" → "3"), so that numbers
+// meet whichever way they are written.
 func tokens(s string) []string {
-	ts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	for i, t := range ts {
-		ts[i] = stem(t)
+	rs := []rune(strings.ToLower(s))
+	var ts []string
+	for i := 0; i < len(rs); {
+		if !unicode.IsLetter(rs[i]) && !unicode.IsDigit(rs[i]) {
+			i++
+			continue
+		}
+		j := i
+		var b strings.Builder
+		for j < len(rs) {
+			r := rs[j]
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			case (r == '.' || r == ',') && j > i && unicode.IsDigit(rs[j-1]) && j+1 < len(rs) && unicode.IsDigit(rs[j+1]):
+				if r == '.' {
+					b.WriteRune(r)
+				}
+			default:
+				goto done
+			}
+			j++
+		}
+	done:
+		t := b.String()
+		if d, ok := numberWords[t]; ok {
+			t = d
+		}
+		ts = append(ts, stem(t))
+		i = j
 	}
 	return ts
+}
+
+// opposites maps the hash of a stemmed word to the hashes of its opposites
+// (package antonyms): a hypothesis word whose opposite stands in the
+// premise (and not in the hypothesis) is one cue feature, whatever the
+// pair, so that a weight learned on the pairs the training data holds
+// serves every pair of the list.
+var opposites = map[uint64][]uint64{}
+
+func init() {
+	for _, list := range [][][2]string{antonyms.General, antonyms.Person, antonyms.Adjective} {
+		for _, p := range list {
+			for _, a := range inflections(p[0]) {
+				for _, b := range inflections(p[1]) {
+					opposites[a] = append(opposites[a], b)
+					opposites[b] = append(opposites[b], a)
+				}
+			}
+		}
+	}
+}
+
+// inflections are the hashes of the distinct stems of w and its regular
+// inflections (-s, -es, -d, -ed, -ing, and -ing for a final e): the
+// stemmer leaves "increase" whole but cuts "increased" to "increas".
+func inflections(w string) []uint64 {
+	forms := []string{w, w + "s", w + "es", w + "d", w + "ed", w + "ing"}
+	if strings.HasSuffix(w, "e") {
+		forms = append(forms, w[:len(w)-1]+"ing")
+	}
+	var out []uint64
+	for _, f := range forms {
+		h := hashString(stem(f))
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// numberWords are the number words written as digits.
+var numberWords = map[string]string{}
+
+func init() {
+	for i, w := range strings.Fields("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty") {
+		numberWords[w] = strconv.Itoa(i)
+	}
+	for i, w := range strings.Fields("thirty forty fifty sixty seventy eighty ninety") {
+		numberWords[w] = strconv.Itoa(30 + 10*i)
+	}
 }
 
 // stem strips the commonest English inflections, so that "dogs" meets
@@ -68,6 +150,9 @@ const (
 	kNegation
 	kHypNeg
 	kNumber
+	kSubject
+	kSubst
+	kAntonym
 )
 
 // hashString is FNV-1a over s's bytes.
@@ -147,6 +232,9 @@ func Analyse(s string) *Text {
 	return t
 }
 
+// Negated reports whether the text holds a negation (see negations).
+func (t *Text) Negated() bool { return t.neg }
+
 // Features returns the hashed feature indices of a pair in [0, dim); dim
 // is a power of two.
 func Features(premise, hypothesis string, dim uint32) []uint32 {
@@ -212,10 +300,69 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 	f.add(kNegation, b2u(p.neg), b2u(h.neg))
 	for i, w := range h.toks {
 		if isNumber(w) {
-			f.add(kNumber, b2u(p.nums[h.hs[i]]), 0)
+			f.add(kNumber, b2u(p.nums[h.hs[i]]), b2u(len(p.nums) > 0))
+		}
+	}
+	if hs, ps := firstContent(h), firstContent(p); hs >= 0 && ps >= 0 {
+		f.add(kSubject, b2u(p.set[h.hs[hs]]), b2u(h.set[p.hs[ps]]))
+	}
+	substitutions(f, p, h)
+	for _, hx := range h.hs {
+		if p.set[hx] {
+			continue
+		}
+		for _, ax := range opposites[hx] {
+			if p.set[ax] && !h.set[ax] {
+				f.add(kAntonym, 0, 0)
+			}
 		}
 	}
 	return f.idx
+}
+
+// firstContent is the index of t's first token that is not a stopword
+// (-1 when there is none): most often the sentence's subject.
+func firstContent(t *Text) int {
+	for i, w := range t.toks {
+		if !stopwords[w] {
+			return i
+		}
+	}
+	return -1
+}
+
+// substitutions adds, for each hypothesis word the premise lacks, the
+// premise word it replaces: the one after the premise's occurrence of the
+// hypothesis word before it (or the one before the occurrence of the word
+// after it), when the premise lacks that word too. "The baby is asleep" /
+// "The baby is awake" gives (asleep, awake); "A woman rides" / "A man
+// rides" gives (woman, man). Unlike the cross features, which pair a
+// missing word with every unmatched premise word, a substitution names the
+// one word it stands for.
+func substitutions(f *featureSet, p, h *Text) {
+	at := make(map[uint64]int, len(p.hs)) // first position of each premise token
+	for i := len(p.hs) - 1; i >= 0; i-- {
+		at[p.hs[i]] = i
+	}
+	for i, hx := range h.hs {
+		if p.set[hx] {
+			continue
+		}
+		j := -1
+		if i > 0 {
+			if k, ok := at[h.hs[i-1]]; ok && k+1 < len(p.hs) {
+				j = k + 1
+			}
+		}
+		if j < 0 && i+1 < len(h.hs) {
+			if k, ok := at[h.hs[i+1]]; ok && k > 0 {
+				j = k - 1
+			}
+		}
+		if j >= 0 && !h.set[p.hs[j]] {
+			f.add(kSubst, p.hs[j], hx)
+		}
+	}
 }
 
 func hashes(ts []string) []uint64 {

@@ -23,6 +23,16 @@ import (
 // The training settings, chosen on the validation part.
 var settings = nlimodel.TrainOptions{Dim: 1 << 20, Epochs: 20, Rate: 0.01}
 
+// neutralsEvery: one eligible FEVER claim in this many is also trained
+// beside another same-subject claim's evidence as neutral
+// (nlimodel.SameSubjectNeutrals). Chosen on the validation part as the
+// largest share among none, 1/4 (then only claims with a negation), 1/2
+// and all that keeps validation accuracy within 0.005 of training without
+// them: it brings the confident errors on the validation part's own
+// constructed neutrals from 26 % to 13 % (66 % → 23 % refutes where the
+// claim holds a negation).
+const neutralsEvery = 2
+
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
@@ -39,6 +49,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "internal/nlimodel/weights.bin", "weights file to write")
 	epochs := fs.Int("epochs", settings.Epochs, "passes over the training part")
 	dimBits := fs.Int("dim-bits", 20, "log2 of the hashed feature space")
+	every := fs.Int("neutrals-every", neutralsEvery, "train one eligible FEVER claim in this many beside a same-subject claim's evidence as neutral (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,7 +77,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	for i, e := range train {
 		examples[i] = e.Example
 	}
-	m := nlimodel.Train(examples, o)
+	neutrals := nlimodel.SameSubjectNeutrals(train, *every)
+	m := nlimodel.Train(nlimodel.Interleave(examples, neutrals), o)
 	valEx := make([]nlimodel.Example, len(val))
 	for i, e := range val {
 		valEx[i] = e.Example
@@ -78,8 +90,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "trained on %d pairs (%d held out) in %s: dim %d, %d epochs, rate %g\n",
-		len(train), len(val), time.Since(start).Round(time.Second), o.Dim, o.Epochs, o.Rate)
+	fmt.Fprintf(stdout, "trained on %d pairs and %d same-subject neutrals (%d pairs held out) in %s: dim %d, %d epochs, rate %g\n",
+		len(train), len(neutrals), len(val), time.Since(start).Round(time.Second), o.Dim, o.Epochs, o.Rate)
 	bySource := map[string][]nlimodel.TrainingExample{}
 	for _, e := range val {
 		bySource[filepath.Base(e.Source)] = append(bySource[filepath.Base(e.Source)], e)
@@ -89,6 +101,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "validation %-26s %5d pairs  accuracy %.3f\n", s, len(bySource[s]), q.Accuracy(bySource[s]))
 	}
 	fmt.Fprintf(stdout, "validation %-26s %5d pairs  accuracy %.3f\n", "all", len(val), q.Accuracy(val))
+	printConstructedNeutrals(stdout, q, val)
 	after := q.Reliability(valEx, 10)
 	fmt.Fprintf(stdout, "calibration on the validation part: temperature %.3f, expected calibration error %.3f before, %.3f after\n", q.Temp, before.ECE, after.ECE)
 	fmt.Fprintln(stdout, "confidence bin   pairs  mean confidence  accuracy")
@@ -100,4 +113,40 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d bytes, sha256 %x\n", *out, len(weights), sha256.Sum256(weights))
 	return nil
+}
+
+// printConstructedNeutrals prints how often the model calls the validation
+// part's own same-subject neutrals (every eligible one) supports or refutes
+// at the fleet's default confidence floor, 0.6, over all of them and over
+// those whose claim holds a negation: the claim-only shortcut
+// SameSubjectNeutrals trains against.
+func printConstructedNeutrals(w io.Writer, m *nlimodel.Model, val []nlimodel.TrainingExample) {
+	type count struct{ n, supports, refutes int }
+	var all, negated count
+	for _, e := range nlimodel.SameSubjectNeutrals(val, 1) {
+		class, p := nlimodel.Top(m.Scores(e.Premise, e.Hypothesis))
+		cs := []*count{&all}
+		if nlimodel.Analyse(e.Hypothesis).Negated() {
+			cs = append(cs, &negated)
+		}
+		for _, c := range cs {
+			c.n++
+			switch {
+			case p < 0.6:
+			case class == 0:
+				c.supports++
+			case class == 2:
+				c.refutes++
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		count
+	}{{"", all}, {" with a negated claim", negated}} {
+		if c.n > 0 {
+			fmt.Fprintf(w, "validation same-subject neutrals%s: %d pairs, supports %.3f, refutes %.3f at confidence ≥ 0.6\n",
+				c.name, c.n, float64(c.supports)/float64(c.n), float64(c.refutes)/float64(c.n))
+		}
+	}
 }

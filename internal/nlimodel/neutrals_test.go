@@ -1,0 +1,103 @@
+package nlimodel
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestTokensKeepNumbersWhole(t *testing.T) {
+	t.Parallel()
+	got := tokens("Temperatures rose 0.2 degrees; 1,500 people, three dogs. End.")
+	want := []string{"temperature", "rose", "0.2", "degree", "1500", "people", "3", "dog", "end"}
+	if !slices.Equal(got, want) {
+		t.Errorf("tokens = %q, want %q", got, want)
+	}
+}
+
+func TestSubstitutionsNameTheReplacedWord(t *testing.T) {
+	t.Parallel()
+	p, h := Analyse("The baby is asleep in her crib."), Analyse("The baby is awake.")
+	f := &featureSet{mask: 1<<20 - 1}
+	substitutions(f, p, h)
+	want := uint32(mix(kSubst, hashString("asleep"), hashString("awake")) & f.mask)
+	if !slices.Equal(f.idx, []uint32{want}) {
+		t.Errorf("substitutions %v, want only (asleep, awake) %d", f.idx, want)
+	}
+	f.idx = nil
+	substitutions(f, p, Analyse("The baby is asleep."))
+	if len(f.idx) != 0 {
+		t.Errorf("a hypothesis made of the premise's words gave substitutions %v", f.idx)
+	}
+}
+
+func TestAntonymCueFiresOnAnInflectedPair(t *testing.T) {
+	t.Parallel()
+	cue := uint32(mix(kAntonym, 0, 0) & (1<<20 - 1))
+	if f := Features("Prices increased in 2008.", "Prices decreased in 2008.", 1<<20); !slices.Contains(f, cue) {
+		t.Error("increased / decreased: no antonym cue")
+	}
+	if f := Features("Prices increased in 2008.", "Prices increased a lot.", 1<<20); slices.Contains(f, cue) {
+		t.Error("increased / increased: an antonym cue")
+	}
+}
+
+func TestSubjectOf(t *testing.T) {
+	t.Parallel()
+	for claim, want := range map[string]string{
+		"Bank of America was founded in 1904.":       "Bank of America",
+		"The Beatles and the Rolling Stones toured.": "The Beatles and the Rolling Stones",
+		"Paris is a city.":                           "Paris",
+		"a film of the year":                         "",
+		"Winner of the award.":                       "Winner",
+	} {
+		if got := subjectOf(claim); got != want {
+			t.Errorf("subjectOf(%q) = %q, want %q", claim, got, want)
+		}
+	}
+}
+
+func TestSameSubjectNeutrals(t *testing.T) {
+	t.Parallel()
+	gold := func(label int, premise, claim string) TrainingExample {
+		return TrainingExample{Example: Example{premise, claim, label}, Meta: GoldEvidence}
+	}
+	ex := []TrainingExample{
+		gold(0, "Paris is the capital of France.", "Paris is in France."),
+		gold(2, "Paris has two million inhabitants.", "Paris is not a city."),
+		gold(0, "Rome is the capital of Italy.", "Rome is in Italy."),                                           // alone with its subject
+		{Example: Example{"Paris hosted the Olympics.", "Paris is big.", 1}, Meta: "nei_same_subject_evidence"}, // not gold
+		gold(0, "Paris is the capital of France. It is large.", "Paris is large."),                              // contains the first premise
+	}
+	got := SameSubjectNeutrals(ex, 1)
+	want := []Example{
+		{"Paris has two million inhabitants.", "Paris is in France.", 1},
+		{"Paris is the capital of France. It is large.", "Paris is not a city.", 1},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("SameSubjectNeutrals = %v, want %v", got, want)
+	}
+	if half := SameSubjectNeutrals(ex, 2); !slices.Equal(half, want[1:]) {
+		t.Errorf("every 2nd: %v, want %v", half, want[1:])
+	}
+	if none := SameSubjectNeutrals(ex, 0); none != nil {
+		t.Errorf("every 0: %v", none)
+	}
+}
+
+func TestInterleaveSpreadsAndKeepsOrder(t *testing.T) {
+	t.Parallel()
+	ex := func(s ...string) []Example {
+		out := make([]Example, len(s))
+		for i, p := range s {
+			out[i] = Example{Premise: p}
+		}
+		return out
+	}
+	got := Interleave(ex("a", "b", "c", "d", "e", "f"), ex("X", "Y"))
+	if want := ex("a", "b", "c", "d", "X", "e", "f", "Y"); !slices.Equal(got, want) {
+		t.Errorf("Interleave = %v, want %v", got, want)
+	}
+	if got := Interleave(ex("a"), nil); !slices.Equal(got, ex("a")) {
+		t.Errorf("Interleave with nothing to add = %v", got)
+	}
+}
