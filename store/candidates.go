@@ -9,7 +9,9 @@ import (
 // for many claims in one round trip: for each claim, the task's fragments that
 // match any of the claim's terms (GIN index on tsv), excluding the claim's
 // origin domain, ranked by ts_rank, at most $5 per claim. Only fragments with
-// an embedding for the model qualify (stage 2 ranks by cosine).
+// an embedding for the model qualify (stage 2 ranks by cosine). The rank
+// counts the page's title as part of each fragment's text (titleTSV), as the
+// in-memory index does, and a title match recalls the fragment too.
 //
 // Terms found in more than $7 of all fragments (Postgres's own statistics of
 // fragments.tsv, most_common_elems, kept by ANALYZE/autovacuum) are left out
@@ -26,7 +28,7 @@ WITH common AS MATERIALIZED (
     WHERE s.schemaname = current_schema() AND s.tablename = 'fragments' AND s.attname = 'tsv'
       AND e.lexeme IS NOT NULL AND e.freq > $7
 )
-SELECT c.claim_id, r.id
+SELECT c.claim_id, r.id, r.rank
 FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c(claim_id, claim_text, exclude_site)
 CROSS JOIN LATERAL (
     SELECT COALESCE(string_agg(quote_literal(t.lexeme), ' | '), '')::tsquery AS q
@@ -39,17 +41,25 @@ CROSS JOIN LATERAL (
     WHERE t.freq IS NULL OR t.rarity <= $8
 ) AS query
 CROSS JOIN LATERAL (
-    SELECT f.id
+    SELECT f.id, ts_rank(f.tsv || ` + titleTSV + `, query.q)::float8 AS rank
     FROM task_pages tp
     JOIN fragments f ON f.page_version_id = tp.page_version_id
     JOIN pages p ON p.id = f.page_id
     WHERE tp.task_id = $1
       AND p.domain <> c.exclude_site AND right(p.domain, length(c.exclude_site) + 1) <> ('.' || c.exclude_site)
       AND f.embed_model = $6
-      AND f.tsv @@ query.q
-    ORDER BY ts_rank(f.tsv, query.q) DESC, f.id
+      AND (f.tsv @@ query.q OR ` + titleTSV + ` @@ query.q)
+    ORDER BY rank DESC, f.id
     LIMIT $5
 ) AS r`
+
+// titleTSV is the lexical context a fragment's page lends it: the lexemes of
+// the page title (of p, the fragment's page). A sentence's subject is often
+// named only in its article's title ("It was the warmest decade…" on the
+// page "2000s (decade)"); retrieval over passages therefore indexes each
+// passage with its document's title (as DPR's Wikipedia passages, Karpukhin
+// et al. 2020, and the FEVER sentence-retrieval baselines do).
+const titleTSV = `to_tsvector('english'::regconfig, COALESCE(p.title, ''))`
 
 // Recall bounds stage 1 (see candidateRecallSQL).
 type Recall struct {
@@ -65,8 +75,14 @@ type ClaimQuery struct {
 	ExcludeSite string // the registrable domain (ident.Site) of the claim's origin: none of its hosts is recalled; "" for none
 }
 
-// RecallCandidates returns, per claim id, candidate fragment ids in ts_rank order.
-func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []ClaimQuery, lim Recall, embedModel string) (map[int64][]int64, error) {
+// Recalled is one recalled fragment with its ts_rank for the claim.
+type Recalled struct {
+	ID   int64
+	Rank float64
+}
+
+// RecallCandidates returns, per claim id, candidate fragments in ts_rank order.
+func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []ClaimQuery, lim Recall, embedModel string) (map[int64][]Recalled, error) {
 	ids := make([]int64, len(claims))
 	texts := make([]string, len(claims))
 	excl := make([]string, len(claims))
@@ -78,13 +94,14 @@ func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []C
 		return nil, fmt.Errorf("recall candidates: %w", err)
 	}
 	defer rows.Close()
-	out := make(map[int64][]int64, len(claims))
+	out := make(map[int64][]Recalled, len(claims))
 	for rows.Next() {
-		var claimID, fragID int64
-		if err := rows.Scan(&claimID, &fragID); err != nil {
+		var claimID int64
+		var r Recalled
+		if err := rows.Scan(&claimID, &r.ID, &r.Rank); err != nil {
 			return nil, fmt.Errorf("recall candidates: %w", err)
 		}
-		out[claimID] = append(out[claimID], fragID)
+		out[claimID] = append(out[claimID], r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("recall candidates: %w", err)

@@ -9,12 +9,13 @@ import (
 
 // taskSearchDocsSQL reads what the in-memory task index (internal/taskindex)
 // is built from: every fragment of the task embedded with the model, with its
-// page's domain, its tsvector (as text, parsed by the caller: 8× cheaper for
-// the server than unnesting it) and its embedding. It follows task_pages, so
+// page's domain, its tsvector with its page title's lexemes (titleTSV; as
+// text, parsed by the caller: 8× cheaper for the server than unnesting it)
+// and its embedding. It follows task_pages, so
 // its cost grows with the task, not with the graph. Hand-written: the rows
 // stream to a callback.
 const taskSearchDocsSQL = `
-SELECT f.id, p.domain, f.tsv::text, f.embedding
+SELECT f.id, p.domain, (f.tsv || ` + titleTSV + `)::text, f.embedding
 FROM task_pages tp
 JOIN fragments f ON f.page_version_id = tp.page_version_id
 JOIN pages p ON p.id = f.page_id

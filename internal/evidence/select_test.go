@@ -2,6 +2,8 @@ package evidence
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"testing"
 )
 
@@ -100,28 +102,74 @@ func TestSelectPairs(t *testing.T) {
 	}
 }
 
-func TestFuseRanksCombinesRecallOrderAndCosine(t *testing.T) {
+func TestFuseScoresAddsStandardisedScores(t *testing.T) {
 	t.Parallel()
-	// Recall order (best lexical match first): 1, 2, 3. Cosine ranks: 3, 2, 1.
 	cands := []Candidate{
-		{FragmentID: 1, Similarity: 0.1},
-		{FragmentID: 2, Similarity: 0.5},
-		{FragmentID: 3, Similarity: 0.9},
-		{FragmentID: 4, Similarity: 0.01}, // below the floor below
+		{FragmentID: 1, Lexical: 9, Similarity: 0.2}, // clear lexical winner, middling cosine
+		{FragmentID: 2, Lexical: 2, Similarity: 0.3},
+		{FragmentID: 3, Lexical: 1, Similarity: 0.4},  // best cosine, weakest lexical match
+		{FragmentID: 4, Lexical: 4, Similarity: 0.01}, // below the floor below
 	}
-	FuseRanks(cands)
-	// 1 and 3 are first on one list and third on the other, 2 second on
-	// both: 1/61 + 1/63 > 2/62, so 1 and 3 tie above 2, and their tie goes
-	// to the higher cosine.
-	if !(cands[0].Fused == cands[2].Fused && cands[2].Fused > cands[1].Fused && cands[1].Fused > cands[3].Fused) {
-		t.Fatalf("fused %v %v %v %v", cands[0].Fused, cands[1].Fused, cands[2].Fused, cands[3].Fused)
+	FuseScores(cands)
+	z := func(xs []float64, i int) float64 { // population z-score of xs[i]
+		var mean, sq float64
+		for _, x := range xs {
+			mean += x / float64(len(xs))
+		}
+		for _, x := range xs {
+			sq += (x - mean) * (x - mean)
+		}
+		return (xs[i] - mean) / math.Sqrt(sq/float64(len(xs)))
+	}
+	lex, cos := []float64{9, 2, 1, 4}, []float64{0.2, 0.3, 0.4, 0.01}
+	for i, c := range cands {
+		if want := z(lex, i) + z(cos, i); math.Abs(c.Fused-want) > 1e-9 {
+			t.Errorf("fragment %d: fused %.5f, want %.5f", c.FragmentID, c.Fused, want)
+		}
 	}
 	sel, _ := SelectPairs(cands, nil, SelectLimits{MinSimilarity: 0.05, TopK: 3, MaxPairs: 3})
 	var ids []int64
 	for _, c := range sel {
 		ids = append(ids, c.FragmentID)
 	}
-	if len(ids) != 3 || ids[0] != 3 || ids[1] != 1 || ids[2] != 2 {
-		t.Errorf("selected %v, want [3 1 2]: fused order, ties by cosine, the fragment below the floor left out", ids)
+	// 1's lexical margin outweighs its middling cosine; 3's best cosine
+	// outweighs its weakest lexical score against 2; 4 is below the floor.
+	if !slices.Equal(ids, []int64{1, 3, 2}) {
+		t.Errorf("selected %v, want [1 3 2]: fused order, the fragment below the floor left out", ids)
+	}
+}
+
+func TestFuseScoresIgnoresConstantAndNonFiniteSignals(t *testing.T) {
+	t.Parallel()
+	// No lexical scores (all 0): the cosine alone orders; a NaN cosine adds
+	// nothing and does not spoil the others' statistics.
+	cands := []Candidate{
+		{FragmentID: 1, Similarity: 0.1},
+		{FragmentID: 2, Similarity: math.NaN()},
+		{FragmentID: 3, Similarity: 0.3},
+	}
+	FuseScores(cands)
+	if math.Abs(cands[0].Fused+1) > 1e-9 || cands[1].Fused != 0 || math.Abs(cands[2].Fused-1) > 1e-9 {
+		t.Errorf("fused %v %v %v, want -1 0 1", cands[0].Fused, cands[1].Fused, cands[2].Fused)
+	}
+	one := []Candidate{{FragmentID: 1, Lexical: 3, Similarity: 0.5}}
+	if FuseScores(one); one[0].Fused != 0 {
+		t.Errorf("a single candidate fused %v, want 0", one[0].Fused)
+	}
+	FuseScores(nil) // must not panic
+}
+
+func TestSelectPairsPassesOverFusedCandidatesBelowTheFloor(t *testing.T) {
+	t.Parallel()
+	// In fused order a candidate below the cosine floor may come before ones
+	// above it: it is passed over, not the end of the selection.
+	cands := []Candidate{
+		{FragmentID: 1, Similarity: 0.01, Fused: 3},
+		{FragmentID: 2, Similarity: 0.2, Fused: 1},
+		{FragmentID: 3, Similarity: 0.3, Fused: -1},
+	}
+	sel, _ := SelectPairs(cands, nil, SelectLimits{MinSimilarity: 0.05, TopK: 3, MaxPairs: 3})
+	if len(sel) != 2 || sel[0].FragmentID != 2 || sel[1].FragmentID != 3 {
+		t.Errorf("selected %v, want fragments 2 and 3", sel)
 	}
 }

@@ -266,7 +266,7 @@ func (ix *Index) Candidates(q Query, limit int) []evidence.Candidate {
 	out := make([]evidence.Candidate, len(top))
 	for i := len(top) - 1; i >= 0; i-- {
 		h := heap.Pop((*minHeap)(&top)).(scored)
-		out[i] = evidence.Candidate{FragmentID: h.id, Domain: ix.domainNames[ix.domains[h.doc]],
+		out[i] = evidence.Candidate{FragmentID: h.id, Domain: ix.domainNames[ix.domains[h.doc]], Lexical: h.score,
 			Similarity: models.Cosine(q.Vec, ix.vecs[int(h.doc)*ix.dim:(int(h.doc)+1)*ix.dim])}
 	}
 	s.top = top[:0]

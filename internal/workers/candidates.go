@@ -39,7 +39,9 @@ const indexBytesPerFragment = 256
 // Candidates is stages 1 and 2 of ARCHITECTURE.md §5.2 for claims of one task: the
 // task's embedded fragments matching any of a claim's terms (at most
 // Verify.RecallLimit, best lexical match first, none from the claim's origin
-// domain), each with its cosine similarity to the claim.
+// domain), each with its lexical score and its cosine similarity to the
+// claim. A fragment's page title counts as part of its text for the lexical
+// score (store.TaskSearchDocs, store.RecallCandidates).
 //
 // When the task fits the process's index budget (TaskIndex), recall runs
 // in memory over an index of the task (BM25 on Postgres's lexemes), built once
@@ -88,11 +90,11 @@ func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []Rec
 	}
 	var fragIDs []int64
 	seen := map[int64]bool{}
-	for _, ids := range recalled {
-		for _, id := range ids {
-			if !seen[id] {
-				seen[id] = true
-				fragIDs = append(fragIDs, id)
+	for _, rs := range recalled {
+		for _, r := range rs {
+			if !seen[r.ID] {
+				seen[r.ID] = true
+				fragIDs = append(fragIDs, r.ID)
 			}
 		}
 	}
@@ -117,11 +119,12 @@ func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []Rec
 		frags[f.ID] = fragment{domain: ident.Site(f.Domain), vec: vec}
 	}
 	for _, c := range claims {
-		ids := recalled[c.ID]
-		cands := make([]evidence.Candidate, 0, len(ids))
-		for _, id := range ids {
-			if f, ok := frags[id]; ok {
-				cands = append(cands, evidence.Candidate{FragmentID: id, Domain: f.domain, Similarity: models.Cosine(c.Vec, f.vec)})
+		rs := recalled[c.ID]
+		cands := make([]evidence.Candidate, 0, len(rs))
+		for _, r := range rs {
+			if f, ok := frags[r.ID]; ok {
+				cands = append(cands, evidence.Candidate{FragmentID: r.ID, Domain: f.domain,
+					Similarity: models.Cosine(c.Vec, f.vec), Lexical: r.Rank})
 			}
 		}
 		out[c.ID] = cands

@@ -241,7 +241,7 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 	var fragIDs []int64
 	for i, c := range claims {
 		cands := candidates[c.ID]
-		evidence.FuseRanks(cands) // recall order and cosine rank, fused (§5.2)
+		evidence.FuseScores(cands) // lexical and cosine scores, fused (§5.2)
 		out.Candidates += len(cands)
 		sel, skipped := evidence.SelectPairs(cands, func(fid int64) bool { return judged[[2]int64{c.ID, fid}] }, lim)
 		out.SkippedJudged += skipped
