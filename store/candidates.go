@@ -11,7 +11,10 @@ import (
 // origin domain, ranked by ts_rank, at most $5 per claim. Only fragments with
 // an embedding for the model qualify (stage 2 ranks by cosine). The rank
 // counts the page's title as part of each fragment's text (titleTSV), as the
-// in-memory index does, and a title match recalls the fragment too.
+// in-memory index does, and a title match recalls the page's fragments too:
+// the titles of the task's pages are analysed once per call (titles), and a
+// claim's fragments are those the GIN index finds plus those of the pages
+// whose title matches, so no fragment row is visited that matches neither.
 //
 // Terms found in more than $7 of all fragments (Postgres's own statistics of
 // fragments.tsv, most_common_elems, kept by ANALYZE/autovacuum) are left out
@@ -27,6 +30,14 @@ WITH common AS MATERIALIZED (
          unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
     WHERE s.schemaname = current_schema() AND s.tablename = 'fragments' AND s.attname = 'tsv'
       AND e.lexeme IS NOT NULL AND e.freq > $7
+),
+titles AS MATERIALIZED (
+    SELECT p.id AS page_id, p.domain, array_agg(tp.page_version_id) AS versions, ` + titleTSV + ` AS tsv
+    FROM task_pages tp
+    JOIN page_versions pv ON pv.id = tp.page_version_id
+    JOIN pages p ON p.id = pv.page_id
+    WHERE tp.task_id = $1
+    GROUP BY p.id
 )
 SELECT c.claim_id, r.id, r.rank
 FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c(claim_id, claim_text, exclude_site)
@@ -41,15 +52,22 @@ CROSS JOIN LATERAL (
     WHERE t.freq IS NULL OR t.rarity <= $8
 ) AS query
 CROSS JOIN LATERAL (
-    SELECT f.id, ts_rank(f.tsv || ` + titleTSV + `, query.q)::float8 AS rank
-    FROM task_pages tp
-    JOIN fragments f ON f.page_version_id = tp.page_version_id
-    JOIN pages p ON p.id = f.page_id
-    WHERE tp.task_id = $1
-      AND p.domain <> c.exclude_site AND right(p.domain, length(c.exclude_site) + 1) <> ('.' || c.exclude_site)
-      AND f.embed_model = $6
-      AND (f.tsv @@ query.q OR ` + titleTSV + ` @@ query.q)
-    ORDER BY rank DESC, f.id
+    SELECT m.id, ts_rank(m.tsv || titles.tsv, query.q)::float8 AS rank
+    FROM (
+        SELECT f.id, f.tsv, f.page_id
+        FROM task_pages tp
+        JOIN fragments f ON f.page_version_id = tp.page_version_id
+        WHERE tp.task_id = $1 AND f.embed_model = $6 AND f.tsv @@ query.q
+        UNION
+        SELECT f.id, f.tsv, f.page_id
+        FROM titles
+        JOIN task_pages tp ON tp.task_id = $1 AND tp.page_version_id = ANY (titles.versions)
+        JOIN fragments f ON f.page_version_id = tp.page_version_id
+        WHERE titles.tsv @@ query.q AND f.embed_model = $6
+    ) AS m
+    JOIN titles ON titles.page_id = m.page_id
+    WHERE titles.domain <> c.exclude_site AND right(titles.domain, length(c.exclude_site) + 1) <> ('.' || c.exclude_site)
+    ORDER BY rank DESC, m.id
     LIMIT $5
 ) AS r`
 
