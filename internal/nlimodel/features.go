@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/evidencefleet/evidencefleet/internal/antonyms"
 )
@@ -18,31 +19,33 @@ var Labels = [3]string{"entailment", "neutral", "contradiction"}
 // to twenty and the tens become digits ("three" → "3"), so that numbers
 // meet whichever way they are written.
 func tokens(s string) []string {
-	rs := []rune(strings.ToLower(s))
+	s = strings.ToLower(s)
 	var ts []string
-	for i := 0; i < len(rs); {
-		if !unicode.IsLetter(rs[i]) && !unicode.IsDigit(rs[i]) {
-			i++
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			i += n
 			continue
 		}
-		j := i
-		var b strings.Builder
-		for j < len(rs) {
-			r := rs[j]
-			switch {
-			case unicode.IsLetter(r) || unicode.IsDigit(r):
-				b.WriteRune(r)
-			case (r == '.' || r == ',') && j > i && unicode.IsDigit(rs[j-1]) && j+1 < len(rs) && unicode.IsDigit(rs[j+1]):
-				if r == '.' {
-					b.WriteRune(r)
-				}
-			default:
-				goto done
+		j, separators := i, false
+		for j < len(s) {
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				j += n
+				continue
 			}
-			j++
+			// a '.' or ',' between two digits stays inside the number
+			if (r == '.' || r == ',') && j > i && isDigit(s[j-1]) && j+1 < len(s) && isDigit(s[j+1]) {
+				separators = separators || r == ','
+				j++
+				continue
+			}
+			break
 		}
-	done:
-		t := b.String()
+		t := s[i:j]
+		if separators {
+			t = strings.ReplaceAll(t, ",", "")
+		}
 		if d, ok := numberWords[t]; ok {
 			t = d
 		}
@@ -51,6 +54,8 @@ func tokens(s string) []string {
 	}
 	return ts
 }
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 // opposites maps the hash of a stemmed word to the hashes of its opposites
 // (package antonyms): a hypothesis word whose opposite stands in the
@@ -209,7 +214,7 @@ func b2u(b bool) uint64 {
 type Text struct {
 	toks []string
 	hs   []uint64
-	set  map[uint64]bool // token hashes present
+	at   map[uint64]int  // each token hash's first position
 	neg  bool            // holds a negation
 	nums map[uint64]bool // hashes of its number tokens
 }
@@ -218,9 +223,11 @@ type Text struct {
 func Analyse(s string) *Text {
 	t := &Text{toks: tokens(s)}
 	t.hs = hashes(t.toks)
-	t.set = make(map[uint64]bool, len(t.hs))
+	t.at = make(map[uint64]int, len(t.hs))
+	for i := len(t.hs) - 1; i >= 0; i-- {
+		t.at[t.hs[i]] = i
+	}
 	for i, x := range t.hs {
-		t.set[x] = true
 		t.neg = t.neg || negations[t.toks[i]]
 		if isNumber(t.toks[i]) {
 			if t.nums == nil {
@@ -230,6 +237,12 @@ func Analyse(s string) *Text {
 		}
 	}
 	return t
+}
+
+// has reports whether the token hash x occurs in t.
+func (t *Text) has(x uint64) bool {
+	_, ok := t.at[x]
+	return ok
 }
 
 // Negated reports whether the text holds a negation (see negations).
@@ -251,7 +264,7 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 		if i+1 < len(h.hs) {
 			f.add(kHypBigram, x, h.hs[i+1])
 		}
-		if p.set[x] {
+		if p.has(x) {
 			f.add(kHypIn, x, 0)
 		} else {
 			missing++
@@ -259,7 +272,7 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 		}
 		if !stopwords[h.toks[i]] {
 			content++
-			if !p.set[x] {
+			if !p.has(x) {
 				contentMissing++
 			}
 		}
@@ -269,10 +282,10 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 	// (the premise's tokens the hypothesis lacks, looked up once a pair)
 	pOnly := make([]bool, len(p.hs))
 	for i, px := range p.hs {
-		pOnly[i] = !h.set[px]
+		pOnly[i] = !h.has(px)
 	}
 	for _, hx := range h.hs {
-		if p.set[hx] {
+		if p.has(hx) {
 			continue
 		}
 		for i, px := range p.hs {
@@ -304,15 +317,15 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 		}
 	}
 	if hs, ps := firstContent(h), firstContent(p); hs >= 0 && ps >= 0 {
-		f.add(kSubject, b2u(p.set[h.hs[hs]]), b2u(h.set[p.hs[ps]]))
+		f.add(kSubject, b2u(p.has(h.hs[hs])), b2u(h.has(p.hs[ps])))
 	}
 	substitutions(f, p, h)
 	for _, hx := range h.hs {
-		if p.set[hx] {
+		if p.has(hx) {
 			continue
 		}
 		for _, ax := range opposites[hx] {
-			if p.set[ax] && !h.set[ax] {
+			if p.has(ax) && !h.has(ax) {
 				f.add(kAntonym, 0, 0)
 			}
 		}
@@ -340,12 +353,9 @@ func firstContent(t *Text) int {
 // missing word with every unmatched premise word, a substitution names the
 // one word it stands for.
 func substitutions(f *featureSet, p, h *Text) {
-	at := make(map[uint64]int, len(p.hs)) // first position of each premise token
-	for i := len(p.hs) - 1; i >= 0; i-- {
-		at[p.hs[i]] = i
-	}
+	at := p.at
 	for i, hx := range h.hs {
-		if p.set[hx] {
+		if p.has(hx) {
 			continue
 		}
 		j := -1
@@ -359,7 +369,7 @@ func substitutions(f *featureSet, p, h *Text) {
 				j = k - 1
 			}
 		}
-		if j >= 0 && !h.set[p.hs[j]] {
+		if j >= 0 && !h.has(p.hs[j]) {
 			f.add(kSubst, p.hs[j], hx)
 		}
 	}
