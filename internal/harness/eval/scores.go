@@ -88,28 +88,34 @@ func (s Scores) MatrixSum() int {
 }
 
 // WriteMatrix writes the confusion matrix as an aligned table: one row per
-// gold label with its counts per predicted label, its total, precision,
-// recall and F1, then a line with N, accuracy, macro-F1 and majority rate.
+// gold label with its counts per predicted label, its total, precision
+// beside the label's base rate (its share of the gold labels: the precision
+// of predicting it at random), recall and F1, then a line with N, accuracy,
+// macro-F1 and majority rate.
 func (s Scores) WriteMatrix(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "gold \\ predicted\t")
 	for _, l := range s.Labels {
 		fmt.Fprintf(tw, "%s\t", l)
 	}
-	fmt.Fprint(tw, "total\tprecision\trecall\tF1\t\n")
+	fmt.Fprint(tw, "total\tprecision\tbase rate\trecall\tF1\t\n")
 	for i, l := range s.Labels {
 		fmt.Fprintf(tw, "%s\t", l)
 		for _, k := range s.Matrix[i] {
 			fmt.Fprintf(tw, "%d\t", k)
 		}
 		c := s.Classes[i]
-		fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t\n", c.Gold, c.Precision, c.Recall, c.F1)
+		base := 0.0
+		if s.N > 0 {
+			base = float64(c.Gold) / float64(s.N)
+		}
+		fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%.3f\t\n", c.Gold, c.Precision, base, c.Recall, c.F1)
 	}
 	fmt.Fprint(tw, "predicted total\t")
 	for _, c := range s.Classes {
 		fmt.Fprintf(tw, "%d\t", c.Predicted)
 	}
-	fmt.Fprintf(tw, "%d\t\t\t\t\n", s.N)
+	fmt.Fprintf(tw, "%d\t\t\t\t\t\n", s.N)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -102,8 +103,13 @@ func TestScore(t *testing.T) {
 				t.Fatalf("%d lines, want %d:\n%s", len(lines), len(tt.labels)+3, b.String())
 			}
 			for i, l := range tt.labels {
-				if f := strings.Fields(lines[i+1]); len(f) == 0 || f[0] != l {
-					t.Errorf("row %d = %q, want it to start with %s", i+1, lines[i+1], l)
+				f := strings.Fields(lines[i+1])
+				if len(f) != len(tt.labels)+6 || f[0] != l {
+					t.Errorf("row %d = %q, want %s, its counts, total, precision, base rate, recall, F1", i+1, lines[i+1], l)
+					continue
+				}
+				if want := fmt.Sprintf("%.3f", float64(s.Classes[i].Gold)/float64(max(s.N, 1))); f[len(tt.labels)+3] != want {
+					t.Errorf("row %s: base rate %s, want %s", l, f[len(tt.labels)+3], want)
 				}
 			}
 			if !strings.HasPrefix(lines[len(lines)-1], "N ") {
