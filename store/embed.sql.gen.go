@@ -10,9 +10,11 @@ import (
 )
 
 const fragmentsToEmbed = `-- name: FragmentsToEmbed :many
-SELECT id, text FROM fragments
-WHERE id = ANY($1::bigint[]) AND (embedding IS NULL OR embed_model <> $2::text)
-ORDER BY id
+SELECT f.id, f.text, COALESCE(p.title, '')::text AS title
+FROM fragments f
+JOIN pages p ON p.id = f.page_id
+WHERE f.id = ANY($1::bigint[]) AND (f.embedding IS NULL OR f.embed_model <> $2::text)
+ORDER BY f.id
 `
 
 type FragmentsToEmbedParams struct {
@@ -21,11 +23,13 @@ type FragmentsToEmbedParams struct {
 }
 
 type FragmentsToEmbedRow struct {
-	ID   int64  `json:"id"`
-	Text string `json:"text"`
+	ID    int64  `json:"id"`
+	Text  string `json:"text"`
+	Title string `json:"title"`
 }
 
-// Of the given fragments, those lacking an embedding for the model.
+// Of the given fragments, those lacking an embedding for the model, with
+// their page's title (a passage is embedded with it, models.PassageModel).
 func (q *Queries) FragmentsToEmbed(ctx context.Context, arg FragmentsToEmbedParams) ([]FragmentsToEmbedRow, error) {
 	rows, err := q.db.Query(ctx, fragmentsToEmbed, arg.Ids, arg.EmbedModel)
 	if err != nil {
@@ -35,7 +39,7 @@ func (q *Queries) FragmentsToEmbed(ctx context.Context, arg FragmentsToEmbedPara
 	items := []FragmentsToEmbedRow{}
 	for rows.Next() {
 		var i FragmentsToEmbedRow
-		if err := rows.Scan(&i.ID, &i.Text); err != nil {
+		if err := rows.Scan(&i.ID, &i.Text, &i.Title); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

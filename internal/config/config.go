@@ -81,7 +81,7 @@ type Config struct {
 	PageMaxElements  int `envconfig:"PAGE_MAX_ELEMENTS" default:"50000" desc:"an HTML page with more start tags, or whose tree the parser would build with more than 3 times as many nodes (weighed by memory), fails too_many_elements without being parsed"`
 	PageMaxFragments int `envconfig:"PAGE_MAX_FRAGMENTS" default:"2000" desc:"fragments kept per page version (the first ones; the version keeps all its text)"`
 
-	MinSimilarity     float64       `envconfig:"MIN_SIMILARITY" default:"-1" desc:"cosine floor of candidate ranking; -1 takes the embedder's calibrated default"`
+	MinSimilarity     float64       `envconfig:"MIN_SIMILARITY" default:"-1" desc:"cosine floor of candidate ranking, for candidates without lexical evidence; -1 takes the embedder's calibrated default"`
 	TopK              int           `envconfig:"TOP_K" default:"30" desc:"candidates kept per claim after cosine ranking"`
 	MaxDomains        int           `envconfig:"MAX_DOMAINS" default:"6" desc:"distinct source domains per claim"`
 	MaxPairsPerClaim  int           `envconfig:"MAX_PAIRS_PER_CLAIM" default:"20" desc:"NLI pairs per claim per verify_nli run"`

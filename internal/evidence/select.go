@@ -64,14 +64,22 @@ func standardiser(cands []Candidate, score func(Candidate) float64) func(float64
 
 // SelectLimits are the cut-offs of ARCHITECTURE.md §5.2.
 type SelectLimits struct {
-	MinSimilarity float64 // keep candidates with Similarity >= MinSimilarity
-	TopK          int     // then the TopK most similar
-	MaxDomains    int     // then only fragments from the first MaxDomains distinct domains in rank order
-	MaxPairs      int     // after dropping judged pairs, at most MaxPairs
+	// MinSimilarity is the embedder's cosine floor: a candidate without
+	// lexical evidence (Lexical 0) is kept only with Similarity >=
+	// MinSimilarity. A recalled candidate that shares terms with the claim
+	// is not vetoed by one of the two signals its fused rank already
+	// weighs: the floor is calibrated as the cosine below which a pair
+	// shares no content word (builtin.HashEmbedderMinSimilarity), which
+	// lexical recall has already ruled out.
+	MinSimilarity float64
+	TopK          int // then the TopK most similar
+	MaxDomains    int // then only fragments from the first MaxDomains distinct domains in rank order
+	MaxPairs      int // after dropping judged pairs, at most MaxPairs
 }
 
 // SelectPairs picks the fragments to judge for one claim, in the order of the
-// Python original: rank first (similarity floor, top_k, domain cap), then drop
+// Python original: rank first (similarity floor for candidates without
+// lexical evidence, top_k, domain cap), then drop
 // the pairs already judged, then cut to MaxPairs. A claim's judged set thus
 // stays bounded by the fragments that ever rank in its top_k, and a re-run
 // with no new fragments judges nothing. It returns the selection (best first)
@@ -99,8 +107,9 @@ func SelectPairs(cands []Candidate, judged func(fragmentID int64) bool, lim Sele
 		}
 		return 1
 	})
-	// Unfused candidates (every Fused 0) are in similarity order.
-	bySimilarity := !slices.ContainsFunc(cands, func(c Candidate) bool { return c.Fused != 0 })
+	// Unfused candidates without lexical scores (every Fused and Lexical
+	// 0) are in similarity order, and the floor applies to all of them.
+	bySimilarity := !slices.ContainsFunc(cands, func(c Candidate) bool { return c.Fused != 0 || c.Lexical != 0 })
 	n := len(cands)
 	if lim.TopK > 0 {
 		n = min(n, lim.TopK)
@@ -108,7 +117,7 @@ func SelectPairs(cands []Candidate, judged func(fragmentID int64) bool, lim Sele
 	ranked := make([]Candidate, 0, n)
 	domains := newDomainSet(lim.MaxDomains)
 	for _, c := range cands {
-		if c.Similarity < lim.MinSimilarity {
+		if c.Similarity < lim.MinSimilarity && c.Lexical == 0 {
 			if bySimilarity {
 				break // the rest are below the floor too
 			}

@@ -133,9 +133,16 @@ func TestFuseScoresAddsStandardisedScores(t *testing.T) {
 		ids = append(ids, c.FragmentID)
 	}
 	// 1's lexical margin outweighs its middling cosine; 3's best cosine
-	// outweighs its weakest lexical score against 2; 4 is below the floor.
+	// outweighs its weakest lexical score against 2; 4 is below the
+	// cosine floor, but its lexical evidence keeps it in the fused order
+	// (last: its cosine is far below the others').
 	if !slices.Equal(ids, []int64{1, 3, 2}) {
-		t.Errorf("selected %v, want [1 3 2]: fused order, the fragment below the floor left out", ids)
+		t.Errorf("selected %v, want [1 3 2]: fused order", ids)
+	}
+	FuseScores(cands)
+	sel, _ = SelectPairs(cands, nil, SelectLimits{MinSimilarity: 0.05, TopK: 4, MaxPairs: 4})
+	if len(sel) != 4 || sel[3].FragmentID != 4 {
+		t.Errorf("selected %v, want fragment 4 kept last despite the floor: it has lexical evidence", sel)
 	}
 }
 
@@ -162,14 +169,36 @@ func TestFuseScoresIgnoresConstantAndNonFiniteSignals(t *testing.T) {
 func TestSelectPairsPassesOverFusedCandidatesBelowTheFloor(t *testing.T) {
 	t.Parallel()
 	// In fused order a candidate below the cosine floor may come before ones
-	// above it: it is passed over, not the end of the selection.
+	// above it: without lexical evidence it is passed over, not the end of
+	// the selection; with lexical evidence (4) the floor does not apply.
 	cands := []Candidate{
 		{FragmentID: 1, Similarity: 0.01, Fused: 3},
+		{FragmentID: 4, Similarity: 0.01, Lexical: 2, Fused: 2},
 		{FragmentID: 2, Similarity: 0.2, Fused: 1},
 		{FragmentID: 3, Similarity: 0.3, Fused: -1},
 	}
+	sel, _ := SelectPairs(cands, nil, SelectLimits{MinSimilarity: 0.05, TopK: 4, MaxPairs: 4})
+	var ids []int64
+	for _, c := range sel {
+		ids = append(ids, c.FragmentID)
+	}
+	if !slices.Equal(ids, []int64{4, 2, 3}) {
+		t.Errorf("selected %v, want [4 2 3]", ids)
+	}
+}
+
+func TestSelectPairsKeepsUnfusedLexicalCandidatesBelowTheFloor(t *testing.T) {
+	t.Parallel()
+	// Unfused, in similarity order: a lexically recalled candidate below
+	// the floor is kept, one without lexical evidence is not, and the
+	// first one below the floor does not end the selection.
+	cands := []Candidate{
+		{FragmentID: 1, Similarity: 0.3},
+		{FragmentID: 2, Similarity: 0.02},
+		{FragmentID: 3, Similarity: 0.01, Lexical: 1.5},
+	}
 	sel, _ := SelectPairs(cands, nil, SelectLimits{MinSimilarity: 0.05, TopK: 3, MaxPairs: 3})
-	if len(sel) != 2 || sel[0].FragmentID != 2 || sel[1].FragmentID != 3 {
-		t.Errorf("selected %v, want fragments 2 and 3", sel)
+	if len(sel) != 2 || sel[0].FragmentID != 1 || sel[1].FragmentID != 3 {
+		t.Errorf("selected %v, want fragments 1 and 3", sel)
 	}
 }

@@ -48,7 +48,7 @@ const indexBytesPerFragment = 256
 // per task state; its cost depends on the task only. Otherwise Postgres's
 // full-text search ranks by ts_rank through the graph-wide GIN index.
 func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.TaskVerifyStateRow, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
-	model := d.Embedder.Model()
+	model := models.PassageModel(d.Embedder)
 	est := state.Fragments * int64(indexBytesPerFragment+4*d.Embedder.Dim())
 	if d.TaskIndex.Fits(est) {
 		key := taskindex.Key{TaskID: taskID, WorkVersion: state.WorkVersion, Fragments: state.Fragments,
@@ -84,7 +84,7 @@ func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []Rec
 	for i, c := range claims {
 		queries[i] = store.ClaimQuery{ClaimID: c.ID, Text: c.Text, ExcludeSite: ident.Site(c.ExcludeDomain)}
 	}
-	recalled, err := d.Store.RecallCandidates(ctx, taskID, queries, d.Verify.Recall(), d.Embedder.Model())
+	recalled, err := d.Store.RecallCandidates(ctx, taskID, queries, d.Verify.Recall(), models.PassageModel(d.Embedder))
 	if err != nil {
 		return nil, err
 	}

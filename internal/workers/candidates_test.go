@@ -8,6 +8,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -47,7 +48,7 @@ func TestCandidatesInMemoryMatchPostgres(t *testing.T) {
 		}
 		recall = append(recall, workers.RecallClaim{ID: c.ID, Text: c.Text, Lexemes: c.Lexemes, Vec: vecs[0], ExcludeDomain: c.OriginDomain})
 	}
-	state, err := deps.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: b.task, EmbedModel: deps.Embedder.Model()})
+	state, err := deps.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: b.task, EmbedModel: models.PassageModel(deps.Embedder)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		if strings.TrimSpace(paper.Abstract) == "" {
 			out.Placeholders++
 		}
-		write.Pages = append(write.Pages, store.CitedPage{Page: pageWrite(p, w.Embedder.Model()),
+		write.Pages = append(write.Pages, store.CitedPage{Page: pageWrite(p, models.PassageModel(w.Embedder)),
 			Reference: n.Reference, Sources: strings.Join(n.Sources, "+")})
 	}
 	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {

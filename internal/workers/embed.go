@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -24,9 +25,11 @@ type EmbedWorker struct {
 	Logger   *slog.Logger
 }
 
-// Work embeds in batches and stores the vectors with the completion.
+// Work embeds in batches and stores the vectors with the completion. A
+// fragment is embedded with its page title (models.PassageVector) and
+// recorded under models.PassageModel.
 func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) error {
-	model := w.Embedder.Model()
+	model := models.PassageModel(w.Embedder)
 	ids := job.Args.FragmentIDs
 	if job.Args.PageVersionID != 0 {
 		rows, err := w.Store.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: job.Args.PageVersionID, EmbedModel: model})
@@ -50,17 +53,12 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 	vectors := make([][]float32, 0, len(todo))
 	for start := 0; start < len(todo); start += batch {
 		end := min(start+batch, len(todo))
-		texts := make([]string, 0, end-start)
 		for _, f := range todo[start:end] {
-			texts = append(texts, f.Text)
 			fragIDs = append(fragIDs, f.ID)
 		}
-		vecs, err := w.Embedder.Embed(ctx, texts)
-		if err == nil {
-			err = checkVectors(vecs, len(texts), w.Embedder.Dim())
-		}
+		vecs, err := embedPassages(ctx, w.Embedder, todo[start:end])
 		if err != nil {
-			return modelErr(err, fmt.Sprintf("embed %d fragments with %s", len(texts), model))
+			return modelErr(err, fmt.Sprintf("embed %d fragments with %s", end-start, model))
 		}
 		vectors = append(vectors, vecs...)
 	}
@@ -85,6 +83,42 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 	}
 	logger(w.Logger).DebugContext(ctx, "fragments embedded", slog.Int64("job_id", job.ID), slog.Int64("embedded", stored))
 	return nil
+}
+
+// embedPassages embeds fragments with their page titles: the texts in one
+// call, each distinct non-empty title once in another, combined by
+// models.PassageVector.
+func embedPassages(ctx context.Context, e models.Embedder, frags []store.FragmentsToEmbedRow) ([][]float32, error) {
+	texts := make([]string, len(frags))
+	titleIdx := map[string]int{}
+	var titles []string
+	for i, f := range frags {
+		texts[i] = f.Text
+		if _, ok := titleIdx[f.Title]; !ok && strings.TrimSpace(f.Title) != "" {
+			titleIdx[f.Title] = len(titles)
+			titles = append(titles, f.Title)
+		}
+	}
+	vecs, err := e.Embed(ctx, texts)
+	if err == nil {
+		err = checkVectors(vecs, len(texts), e.Dim())
+	}
+	if err != nil || len(titles) == 0 {
+		return vecs, err
+	}
+	titleVecs, err := e.Embed(ctx, titles)
+	if err == nil {
+		err = checkVectors(titleVecs, len(titles), e.Dim())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("page titles: %w", err)
+	}
+	for i, f := range frags {
+		if t, ok := titleIdx[f.Title]; ok {
+			vecs[i] = models.PassageVector(vecs[i], titleVecs[t])
+		}
+	}
+	return vecs, nil
 }
 
 // checkVectors rejects an embedder answer with the wrong number of vectors,

@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -49,8 +51,8 @@ func TestEmbedWorker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v != nil && (model == nil || *model != embedder.Model()) {
-			t.Errorf("fragment %d embedded by %v, want %s", id, model, embedder.Model())
+		if want := models.PassageModel(embedder); v != nil && (model == nil || *model != want) {
+			t.Errorf("fragment %d embedded by %v, want %s", id, model, want)
 		}
 		return v
 	}
@@ -62,13 +64,18 @@ func TestEmbedWorker(t *testing.T) {
 		if err != nil || res.EventKind != river.EventKindJobCompleted {
 			t.Fatalf("work: %v, event %v", err, res)
 		}
-		want, err := embedder.Embed(ctx, []string{"Glaciers are retreating worldwide."})
+		// The fragment with its page's title (the fixture's title is the URL).
+		vecs, err := embedder.Embed(ctx, []string{"Glaciers are retreating worldwide.", "https://glaciers.example.org/retreat"})
 		if err != nil {
 			t.Fatal(err)
 		}
+		want := models.PassageVector(vecs[0], vecs[1])
 		got := stored(t, b.tx, b.page.Fragments[0])
-		if len(got) != 256 || got[0] != want[0][0] || got[255] != want[0][255] {
-			t.Errorf("stored vector differs from the embedder's (%d dims)", len(got))
+		if !slices.Equal(got, want) {
+			t.Errorf("stored vector differs from the passage vector of text and title (%d dims)", len(got))
+		}
+		if slices.Equal(got, vecs[0]) {
+			t.Error("stored vector is the text's alone")
 		}
 		if v := stored(t, b.tx, b.page.Fragments[1]); v != nil {
 			t.Error("a fragment not listed was embedded")
@@ -104,6 +111,33 @@ func TestEmbedWorker(t *testing.T) {
 			t.Fatalf("rerun: %v, event %v", err, res)
 		}
 		rivertest.RequireNotInsertedTx[*riverpgxv5.Driver](ctx, t, b.tx, &jobs.VerifyNLIArgs{}, nil)
+	})
+
+	t.Run("TextOnlyEmbeddingsAreEmbeddedAgain", func(t *testing.T) {
+		t.Parallel()
+		// A graph embedded before passages carried their title holds
+		// vectors under the bare model id: they count as not embedded and
+		// are replaced, never ranked beside passage vectors.
+		w, b := setup(t)
+		old, err := embedder.Embed(ctx, []string{"Glaciers are retreating worldwide."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixture.Embed(t, b.tx, b.page.Fragments[0], embedder.Model(), old[0])
+		st := store.NewStore(b.tx)
+		state, err := st.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: b.task, EmbedModel: models.PassageModel(embedder)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if state.NotEmbedded != 2 {
+			t.Errorf("%d fragments not embedded, want 2: a text-only vector is not a passage vector", state.NotEmbedded)
+		}
+		if _, err := w.Work(ctx, t, b.tx, jobs.EmbedArgs{TaskID: b.task, PageVersionID: b.page.VersionID}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := stored(t, b.tx, b.page.Fragments[0]); slices.Equal(got, old[0]) {
+			t.Error("the text-only vector was kept")
+		}
 	})
 
 	t.Run("BadArgsCancelOnce", func(t *testing.T) {

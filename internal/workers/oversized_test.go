@@ -18,6 +18,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -151,7 +152,7 @@ func TestOversizedTextEndsOnceWithTheReason(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fixture.Embed(t, f.Tx, fid, embedder.Model(), vec[0])
+				fixture.Embed(t, f.Tx, fid, models.PassageModel(embedder), vec[0])
 			}
 		}
 		id := testfleet.InsertRawJob(t, f.Tx, jobs.KindVerifyNLI, jobs.QueueNLI, shardJSON(t, f.Tx, task))

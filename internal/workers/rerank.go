@@ -110,7 +110,7 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 	}
 	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		res, err := q.WriteRanking(ctx, job.Args.TaskID, out.QueryHash,
-			rankingRows(job.Args.TaskID, query, out.QueryHash, w.Embedder.Model(), w.Reranker.Model(), ranked))
+			rankingRows(job.Args.TaskID, query, out.QueryHash, models.PassageModel(w.Embedder), w.Reranker.Model(), ranked))
 		if err != nil {
 			return err
 		}
@@ -141,7 +141,7 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs], query string, lexN, shortN, topK int,
 	cfg RerankConfig, out *RerankOutput) ([]rank.Entry, error) {
 	rows, err := w.Store.RankingCandidates(ctx, store.RankingCandidatesParams{
-		TaskID: job.Args.TaskID, Query: query, EmbedModel: w.Embedder.Model(),
+		TaskID: job.Args.TaskID, Query: query, EmbedModel: models.PassageModel(w.Embedder),
 		ExcludedLevels: rank.ExcludedLevels(), MaxCandidates: int32(lexN)})
 	if err != nil {
 		return nil, fmt.Errorf("read ranking candidates: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -44,7 +45,7 @@ func TestRerankWorker(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fixture.Embed(t, tx, id, embedder.Model(), vec[0])
+				fixture.Embed(t, tx, id, models.PassageModel(embedder), vec[0])
 			}
 		}
 		w := &workers.RerankWorker{Store: store.NewStore(tx), Embedder: embedder, Reranker: builtin.NewBM25Reranker()}

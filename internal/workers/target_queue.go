@@ -147,7 +147,7 @@ func (w *TargetQueueWorker) fetchFailed(target jobs.Target, page pageproc.PageRe
 func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target, page pageproc.PageResult) error {
 	var out targetOutput
 	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		wr, err := q.WritePage(ctx, pageWrite(page, w.Embedder.Model()), pageForTask(job.Args, targetID, page))
+		wr, err := q.WritePage(ctx, pageWrite(page, models.PassageModel(w.Embedder)), pageForTask(job.Args, targetID, page))
 		if err != nil {
 			return err
 		}

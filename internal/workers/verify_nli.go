@@ -85,7 +85,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 	var out VerifyOutput
 	for round := 1; round <= maxRounds; round++ {
 		out.Rounds = round
-		state, err := w.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: job.Args.TaskID, EmbedModel: w.Embedder.Model()})
+		state, err := w.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: job.Args.TaskID, EmbedModel: models.PassageModel(w.Embedder)})
 		if err != nil {
 			if store.IsNotFound(err) {
 				return errs.Task(job.Args.TaskID, errs.ErrTaskNotFound)

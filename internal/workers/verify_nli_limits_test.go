@@ -13,6 +13,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
@@ -58,7 +59,7 @@ func verifyPolar(t *testing.T, adjust func(*workers.VerifyConfig)) pgx.Tx {
 			t.Fatal(err)
 		}
 		for i := range texts {
-			fixture.Embed(t, tx, p.Fragments[i], embedder.Model(), vecs[i])
+			fixture.Embed(t, tx, p.Fragments[i], models.PassageModel(embedder), vecs[i])
 			fixture.ExtractedClaim(t, tx, task, p, i, texts[i])
 		}
 	}
@@ -208,7 +209,7 @@ func TestSiblingSubdomainsAreOneSource(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fixture.Embed(t, tx, p.Fragments[0], embedder.Model(), vecs[0])
+				fixture.Embed(t, tx, p.Fragments[0], models.PassageModel(embedder), vecs[0])
 				if origin.ID == 0 {
 					origin = p
 				}

@@ -57,7 +57,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					fixture.Embed(t, tx, p.Fragments[i], embedder.Model(), vec[0])
+					fixture.Embed(t, tx, p.Fragments[i], models.PassageModel(embedder), vec[0])
 				}
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	embedmodels "github.com/evidencefleet/evidencefleet/internal/models"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -66,7 +68,7 @@ func (h *harness) retrieval(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		state, err := deps.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: task.ID, EmbedModel: models.Embedder.Model()})
+		state, err := deps.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: task.ID, EmbedModel: embedmodels.PassageModel(models.Embedder)})
 		if err != nil {
 			return fmt.Errorf("task state: %w", err)
 		}

@@ -234,15 +234,19 @@ func loadPage(ctx context.Context, tx pgx.Tx, emb models.Embedder, taskID int64,
 	if err != nil {
 		return fmt.Errorf("synthetic page %s: %w", url, err)
 	}
-	vecs, err := emb.Embed(ctx, texts)
+	vecs, err := emb.Embed(ctx, append(texts, url)) // the title is the URL
 	if err != nil {
 		return fmt.Errorf("embed synthetic fragments: %w", err)
+	}
+	title := vecs[len(texts)]
+	for i := range texts {
+		vecs[i] = models.PassageVector(vecs[i], title)
 	}
 	rows := make([][]any, len(texts))
 	offset := 0
 	for i, text := range texts {
 		n := utf8.RuneCountInString(text)
-		rows[i] = []any{pageID, versionID, int32(offset), int32(offset + n), text, store.EncodeVector(vecs[i]), emb.Model()}
+		rows[i] = []any{pageID, versionID, int32(offset), int32(offset + n), text, store.EncodeVector(vecs[i]), models.PassageModel(emb)}
 		offset += n + 2 // the blank line
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"fragments"},

@@ -12,6 +12,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
 // nliDataDir is the report part of the bundled NLI samples relative to this
@@ -131,8 +132,9 @@ func TestRunEndToEnd(t *testing.T) {
 	if cf.Edges > 0 && !reflect.DeepEqual(cf.NLIModelsSeen, []string{rep.Models.NLI}) {
 		t.Errorf("NLI models in the graph %v, want only the configured %q", cf.NLIModelsSeen, rep.Models.NLI)
 	}
-	if !reflect.DeepEqual(cf.EmbedModelsSeen, []string{rep.Models.Embed}) {
-		t.Errorf("embedding models in the graph %v, want only the configured %q", cf.EmbedModelsSeen, rep.Models.Embed)
+	// Fragments are embedded as passages of the configured model (models.PassageModel).
+	if want := rep.Models.Embed + "+" + models.PassageFormat; !reflect.DeepEqual(cf.EmbedModelsSeen, []string{want}) {
+		t.Errorf("embedding models in the graph %v, want only the configured %q", cf.EmbedModelsSeen, want)
 	}
 
 	var text bytes.Buffer
