@@ -7,11 +7,11 @@ import "testing"
 // premise's plain restatement, which must come out an entailment. The pairs
 // were written by hand for this test (none comes from a data set); of
 // those written, the ones the model gets wrong today are left out and
-// named here instead: "eleven" / "seven players"
-// (entailment 0.44), a named subject swapped ("Einstein" / "Newton"
-// developed relativity: entailment 0.76, because FEVER evidence seldom
-// repeats its subject), "asleep" / "sleeping" (a contradiction: SNLI
-// hypotheses about sleeping mostly are).
+// named here instead: "eleven" / "seven players" (an
+// entailment), a named subject swapped ("Einstein" / "Newton" developed
+// relativity: an entailment, because FEVER evidence seldom repeats its
+// subject), "asleep" / "sleeping" (a contradiction: SNLI hypotheses about
+// sleeping mostly are).
 func TestCuesOnHandWrittenPairs(t *testing.T) {
 	t.Parallel()
 	m, err := Default()

@@ -190,6 +190,16 @@ func (f *featureSet) add(kind, a, b uint64) {
 	f.idx = append(f.idx, uint32(mix(kind, a, b)&f.mask))
 }
 
+// kAligned marks a kind conjoined with the alignment bucket.
+const kAligned uint64 = 1 << 8
+
+// addAligned adds (kind, a, b) alone and conjoined with the alignment
+// bucket aligned (small numbers a, b).
+func (f *featureSet) addAligned(kind, a, b, aligned uint64) {
+	f.add(kind, a, b)
+	f.add(kind+kAligned, a, b<<3|aligned)
+}
+
 // bucket returns the index of the first edge x is below (len(edges) when
 // none).
 func bucket(x float64, edges ...float64) uint64 {
@@ -263,6 +273,7 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 	f := &featureSet{mask: uint64(dim) - 1, idx: buf[:0]}
 	f.add(kBias, 0, 0)
 	missing, content, contentMissing := 0, 0, 0
+	asserted, assertedMissing := 0, 0 // content words other than negations
 	for i, x := range h.hs {
 		f.add(kHyp, x, 0)
 		if i+1 < len(h.hs) {
@@ -278,6 +289,12 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 			content++
 			if !p.has(x) {
 				contentMissing++
+			}
+			if !negations[h.toks[i]] {
+				asserted++
+				if !p.has(x) {
+					assertedMissing++
+				}
 			}
 		}
 	}
@@ -305,23 +322,33 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 	f.add(kOverlap, bucket(overlap, 0.2, 0.4, 0.6, 0.8, 0.95), 0)
 	f.add(kMissing, bucket(float64(missing), 1, 2, 3, 5, 8), 0)
 	f.add(kLength, bucket(float64(len(h.hs))-float64(len(p.hs)), -20, -10, -5, -2, 0, 2, 5), 0)
+	// aligned: how much of the hypothesis's content, negations aside, the
+	// premise holds. The cues below are added alone and conjoined with it,
+	// since a negation or another number means a contradiction when the
+	// rest aligns and little when it does not.
 	if content > 0 {
 		f.add(kOverlapContent, bucket(float64(content-contentMissing)/float64(content), 0.2, 0.4, 0.6, 0.8, 0.95), 0)
 	}
+	aligned := uint64(0)
+	if asserted > 0 {
+		aligned = 1 + bucket(float64(asserted-assertedMissing)/float64(asserted), 0.5, 0.8, 0.95)
+	}
 	f.add(kMissingContent, bucket(float64(contentMissing), 1, 2, 3, 5), 0)
+	f.addAligned(kLength, 1, bucket(float64(len(h.hs)), 5, 8, 12, 20), aligned)
 	for i, w := range h.toks {
 		if negations[w] {
 			f.add(kHypNeg, h.hs[i], 0)
 		}
+		f.add(kHyp+kAligned, h.hs[i], aligned)
 	}
-	f.add(kNegation, b2u(p.neg), b2u(h.neg))
+	f.addAligned(kNegation, b2u(p.neg), b2u(h.neg), aligned)
 	for i, w := range h.toks {
 		if isNumber(w) {
-			f.add(kNumber, b2u(p.nums[h.hs[i]]), b2u(len(p.nums) > 0))
+			f.addAligned(kNumber, b2u(p.nums[h.hs[i]]), b2u(len(p.nums) > 0), aligned)
 		}
 	}
 	if hs, ps := firstContent(h), firstContent(p); hs >= 0 && ps >= 0 {
-		f.add(kSubject, b2u(p.has(h.hs[hs])), b2u(h.has(p.hs[ps])))
+		f.addAligned(kSubject, b2u(p.has(h.hs[hs])), b2u(h.has(p.hs[ps])), aligned)
 	}
 	substitutions(f, p, h)
 	for _, hx := range h.hs {

@@ -101,3 +101,21 @@ func TestInterleaveSpreadsAndKeepsOrder(t *testing.T) {
 		t.Errorf("Interleave with nothing to add = %v", got)
 	}
 }
+
+func TestNegationCueIsConjoinedWithAlignment(t *testing.T) {
+	t.Parallel()
+	const dim = 1 << 20
+	conj := func(aligned uint64) uint32 { return uint32(mix(kNegation+kAligned, 0, 1<<3|aligned) & (dim - 1)) }
+	// every content word of the hypothesis but its negation is in the premise: bucket 4
+	if f := Features("The dog plays in the park.", "The dog is not playing in the park.", dim); !slices.Contains(f, conj(4)) {
+		t.Error("a fully aligned negated hypothesis lacks the negation cue at alignment 4")
+	}
+	// none is: bucket 1
+	f := Features("The dog runs in the park.", "A cat does not sleep.", dim)
+	if !slices.Contains(f, conj(1)) || slices.Contains(f, conj(4)) {
+		t.Error("an unaligned negated hypothesis is not at alignment 1 alone")
+	}
+	if !slices.Contains(f, uint32(mix(kNegation, 0, 1)&(dim-1))) {
+		t.Error("the plain negation cue is missing")
+	}
+}
