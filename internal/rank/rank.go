@@ -19,47 +19,34 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
-// Domain trust levels (ARCHITECTURE.md §5.5), as stored in domains.trust_level.
+// Domain trust levels (ARCHITECTURE.md §5.5), as stored in
+// domains.trust_level: package domainpolicy's.
 const (
-	Primary    = "PRIMARY"
-	Government = "GOVERNMENT"
-	Academic   = "ACADEMIC"
-	Trusted    = "TRUSTED"
-	Low        = "LOW"
-	Unverified = "UNVERIFIED"
-	Blocked    = "BLOCKED"
+	Primary    = domainpolicy.Primary
+	Government = domainpolicy.Government
+	Academic   = domainpolicy.Academic
+	Trusted    = domainpolicy.Trusted
+	Low        = domainpolicy.Low
+	Unverified = domainpolicy.Unverified
+	Blocked    = domainpolicy.Blocked
 )
 
-// trustWeights are ARCHITECTURE.md §5.3's ranking weights per trust level.
-var trustWeights = map[string]float64{
-	Primary:    1.0,
-	Government: 0.95,
-	Academic:   0.90,
-	Trusted:    0.75,
-	Low:        0.40,
-	Unverified: 0.30,
-	Blocked:    0,
-}
-
-// TrustWeight returns the ranking weight of a domain trust level. An empty or
-// unknown level weighs as UNVERIFIED: a level nobody vouched for earns no
-// more than an unverified domain.
-func TrustWeight(level string) float64 {
-	if w, ok := trustWeights[level]; ok {
-		return w
-	}
-	return trustWeights[Unverified]
-}
+// TrustWeight returns the ranking weight of a domain trust level
+// (ARCHITECTURE.md §5.3, domainpolicy.Weight). An empty or unknown level
+// weighs as UNVERIFIED: a level nobody vouched for earns no more than an
+// unverified domain.
+func TrustWeight(level string) float64 { return domainpolicy.Weight(level) }
 
 // ExcludedLevels returns, sorted, the trust levels of weight 0 (BLOCKED):
 // their fragments never enter a ranking, not even at the bottom.
 func ExcludedLevels() []string {
 	var out []string
-	for level, w := range trustWeights {
-		if w == 0 {
+	for _, level := range domainpolicy.Levels {
+		if domainpolicy.Weight(level) == 0 {
 			out = append(out, level)
 		}
 	}
