@@ -186,6 +186,9 @@ func toRule(f fileRule, deny bool) (Rule, error) {
 	if set != 1 {
 		return r, errors.New("a rule names exactly one of host, site and suffix")
 	}
+	if r.Kind == KindHost {
+		r.Pattern = ident.HostDomain(r.Pattern) // www.x.org is x.org's domain
+	}
 	if err := checkPattern(r.Kind, r.Pattern); err != nil {
 		return r, err
 	}

@@ -126,9 +126,11 @@ type Decision struct {
 	Rule   string // which rule decided, e.g. `site "wikipedia.org" (default policy line 40)`; "default" for none
 }
 
-// Decide answers for host (any case, a trailing dot ignored).
+// Decide answers for host (any case, a trailing dot and a leading "www."
+// ignored: www.example.org is example.org's domain, as in the domains table,
+// ident.Domain).
 func (p *Policy) Decide(host string) Decision {
-	h := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(host)), ".")
+	h := ident.HostDomain(strings.TrimSpace(host))
 	d := Decision{Host: h, Level: p.Default.Level, Politeness: p.Default.Politeness, Rule: "default"}
 	for _, r := range p.Deny {
 		if r.matches(h) {

@@ -94,6 +94,19 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 	}
 }
 
+func TestWWWIsTheSameDomain(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("p.yaml", []byte("base: none\nrules:\n  - {host: www.a.example.org, level: TRUSTED}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"a.example.org", "www.a.example.org", "WWW.A.Example.org."} {
+		if d := p.Decide(h); d.Level != Trusted {
+			t.Errorf("%s: %s, want the host rule's TRUSTED", h, d.Level)
+		}
+	}
+}
+
 func TestParseExtendsTheDefault(t *testing.T) {
 	t.Parallel()
 	p, err := Parse("ops.yaml", []byte(`
