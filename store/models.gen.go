@@ -52,6 +52,9 @@ type Domain struct {
 	RejectionRate      float64    `json:"rejection_rate"`
 	CreatedAt          time.Time  `json:"created_at"`
 	UpdatedAt          time.Time  `json:"updated_at"`
+	LevelSource        string     `json:"level_source"`
+	LevelRule          *string    `json:"level_rule"`
+	LevelSetAt         time.Time  `json:"level_set_at"`
 }
 
 type Edge struct {

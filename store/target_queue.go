@@ -30,6 +30,21 @@ func (q *Queries) EnsureTarget(ctx context.Context, arg EnsureTargetParams) (Ens
 	})
 }
 
+// DomainLevel is a domain's trust level with who or what set it and by
+// which rule.
+type DomainLevel struct {
+	Level  string // a domainpolicy level
+	Source string // "policy", …
+	Rule   string // the rule that decided, for the record
+}
+
+func (l DomainLevel) params(domain string) EnsureDomainParams {
+	if l.Level == "" {
+		return EnsureDomainParams{Domain: domain, TrustLevel: "UNVERIFIED", LevelSource: "default"}
+	}
+	return EnsureDomainParams{Domain: domain, TrustLevel: l.Level, LevelSource: l.Source, LevelRule: nonEmpty(l.Rule)}
+}
+
 // PageWrite is a processed page version as target_queue and citation_graph
 // hand it to the store: plain values, no parser or crawler types.
 type PageWrite struct {
@@ -58,6 +73,10 @@ type PageWrite struct {
 	Declared    []Identifier
 	Linked      []Identifier
 	Paper       *PaperMeta // academic metadata of an abstract-only page
+	// DomainLevel is the level the page's domain gets if this write is the
+	// first sight of it (the domain policy's); a known domain keeps its
+	// level of record. Zero means UNVERIFIED, set by nobody.
+	DomainLevel DomainLevel
 
 	EmbedModel string // fragments lacking an embedding of this model are returned to embed
 }
@@ -118,7 +137,7 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 			return out, fmt.Errorf("record fetch: %w", err)
 		}
 	}
-	if err := q.EnsureDomain(ctx, domain); err != nil {
+	if err := q.EnsureDomain(ctx, p.DomainLevel.params(domain)); err != nil {
 		return out, fmt.Errorf("ensure domain: %w", err)
 	}
 	ver, err := RetryOnRace(ctx, func() (UpsertPageVersionRow, error) {

@@ -44,12 +44,40 @@ func (q *Queries) AddTaskPage(ctx context.Context, arg AddTaskPageParams) (bool,
 	return added, err
 }
 
-const ensureDomain = `-- name: EnsureDomain :exec
-INSERT INTO domains (domain) VALUES ($1) ON CONFLICT (domain) DO NOTHING
+const domainTrustLevel = `-- name: DomainTrustLevel :one
+SELECT COALESCE((SELECT trust_level FROM domains WHERE domain = $1), '')::text AS trust_level
 `
 
-func (q *Queries) EnsureDomain(ctx context.Context, domain string) error {
-	_, err := q.db.Exec(ctx, ensureDomain, domain)
+// The level of record of a domain (empty when it has no row yet).
+func (q *Queries) DomainTrustLevel(ctx context.Context, domain string) (string, error) {
+	row := q.db.QueryRow(ctx, domainTrustLevel, domain)
+	var trust_level string
+	err := row.Scan(&trust_level)
+	return trust_level, err
+}
+
+const ensureDomain = `-- name: EnsureDomain :exec
+INSERT INTO domains (domain, trust_level, category, level_source, level_rule)
+VALUES ($1, $2, lower($2::text), $3, $4)
+ON CONFLICT (domain) DO NOTHING
+`
+
+type EnsureDomainParams struct {
+	Domain      string  `json:"domain"`
+	TrustLevel  string  `json:"trust_level"`
+	LevelSource string  `json:"level_source"`
+	LevelRule   *string `json:"level_rule"`
+}
+
+// A domain's row on first sight, at the level the domain policy gives it;
+// a known domain keeps the level of record.
+func (q *Queries) EnsureDomain(ctx context.Context, arg EnsureDomainParams) error {
+	_, err := q.db.Exec(ctx, ensureDomain,
+		arg.Domain,
+		arg.TrustLevel,
+		arg.LevelSource,
+		arg.LevelRule,
+	)
 	return err
 }
 

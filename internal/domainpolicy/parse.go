@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/net/publicsuffix"
@@ -23,14 +24,15 @@ import (
 //go:embed default.yaml
 var defaultYAML []byte
 
-// Default returns the built-in policy.
-func Default() *Policy {
+// Default returns the built-in policy, parsed once; callers must not change
+// it.
+var Default = sync.OnceValue(func() *Policy {
 	p, err := parse("default policy", defaultYAML, nil)
 	if err != nil {
 		panic(fmt.Sprintf("domainpolicy: the built-in policy does not parse: %v", err))
 	}
 	return p
-}
+})
 
 // The file format (see default.yaml for a whole one).
 type fileRule struct {

@@ -128,8 +128,11 @@ type Decision struct {
 
 // Decide answers for host (any case, a trailing dot and a leading "www."
 // ignored: www.example.org is example.org's domain, as in the domains table,
-// ident.Domain).
+// ident.Domain). A nil policy is the built-in one.
 func (p *Policy) Decide(host string) Decision {
+	if p == nil {
+		p = Default()
+	}
 	h := ident.HostDomain(strings.TrimSpace(host))
 	d := Decision{Host: h, Level: p.Default.Level, Politeness: p.Default.Politeness, Rule: "default"}
 	for _, r := range p.Deny {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
@@ -43,6 +45,7 @@ type CitationGraphWorker struct {
 	LLM       models.LLM // relevance; nil: the built-in
 	Extract   ExtractConfig
 	Embed     EmbedConfig
+	Policy    *domainpolicy.Policy // levels of the cited pages' domains on first sight
 	Metrics   *metrics.Metrics
 	Logger    *slog.Logger
 }
@@ -116,7 +119,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		if strings.TrimSpace(paper.Abstract) == "" {
 			out.Placeholders++
 		}
-		write.Pages = append(write.Pages, store.CitedPage{Page: pageWrite(p, models.PassageModel(w.Embedder)),
+		write.Pages = append(write.Pages, store.CitedPage{Page: pageWrite(p, models.PassageModel(w.Embedder), w.Policy),
 			Reference: n.Reference, Sources: strings.Join(n.Sources, "+")})
 	}
 	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {

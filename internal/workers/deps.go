@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
+
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
@@ -50,6 +52,10 @@ type Deps struct {
 	// TaskIndex keeps in-memory search indexes of tasks for verify_nli
 	// (Candidates); nil recalls through Postgres full-text search only.
 	TaskIndex *taskindex.Cache
+	// Policy is the domain policy (ARCHITECTURE.md §5.5): the level a domain
+	// gets on first sight, and the domains never fetched. nil means the
+	// built-in one.
+	Policy *domainpolicy.Policy
 }
 
 // RerankConfig tunes the rerank job (ARCHITECTURE.md §5.3).

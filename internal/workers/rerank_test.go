@@ -322,16 +322,17 @@ func TestRerank(t *testing.T) {
 		before := b.ranking(t, rerankHypothesis)
 		top := before[0]
 		// The best-scored fragment of another domain: promoted to PRIMARY
-		// (weight 1) it must overtake the top fragment, whose domain stays
-		// UNVERIFIED (0.3), whenever its raw rerank score exceeds 0.3 of the top one's.
+		// (weight 1) it must overtake the top fragment, whose domain keeps
+		// the level the policy gave it, whenever its raw rerank score
+		// exceeds that level's weight times the top one's.
 		var challenger *rankingRow
 		for i := range before {
 			if r := &before[i]; r.Domain != top.Domain && (challenger == nil || r.Rerank > challenger.Rerank) {
 				challenger = r
 			}
 		}
-		if top.TrustLevel != rank.Unverified || challenger == nil ||
-			!(challenger.Rerank*rank.TrustWeight(rank.Primary) > top.Rerank*rank.TrustWeight(rank.Unverified)) {
+		if top.TrustLevel == rank.Primary || challenger == nil ||
+			!(challenger.Rerank*rank.TrustWeight(rank.Primary) > top.Rerank*rank.TrustWeight(top.TrustLevel)) {
 			t.Fatalf("no fragment of another domain can overtake rank 1 (%s, %v): the corpus proves nothing", top.TrustLevel, top.Rerank)
 		}
 		snapshot := b.claimsSnapshot(t)
@@ -363,7 +364,7 @@ func TestRerank(t *testing.T) {
 			if a.Lexical != r.Lexical || a.Cosine != r.Cosine || a.Stage2 != r.Stage2 || a.Rerank != r.Rerank {
 				t.Errorf("fragment %d: stage scores changed with trust: %+v → %+v", r.FragmentID, r, a)
 			}
-			wantLevel := rank.Unverified
+			wantLevel := r.TrustLevel
 			if r.Domain == challenger.Domain {
 				wantLevel = rank.Primary
 			}

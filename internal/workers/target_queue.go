@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -37,6 +40,7 @@ type TargetQueueWorker struct {
 	Extract       ExtractConfig
 	Embed         EmbedConfig
 	Waits         ServerWaits
+	Policy        *domainpolicy.Policy // levels on first sight, domains never fetched
 	Metrics       *metrics.Metrics
 	Logger        *slog.Logger
 }
@@ -78,6 +82,9 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 			return err
 		}
 	case jobs.TargetURL:
+		if err := w.refuseBlocked(ctx, target.Value); err != nil {
+			return err
+		}
 		in = pageproc.URL(w.Fetcher, target.Value)
 	default:
 		return fail(TargetFailed, fmt.Errorf("unknown target kind %q", target.Kind))
@@ -147,7 +154,7 @@ func (w *TargetQueueWorker) fetchFailed(target jobs.Target, page pageproc.PageRe
 func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target, page pageproc.PageResult) error {
 	var out targetOutput
 	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		wr, err := q.WritePage(ctx, pageWrite(page, models.PassageModel(w.Embedder)), pageForTask(job.Args, targetID, page))
+		wr, err := q.WritePage(ctx, pageWrite(page, models.PassageModel(w.Embedder), w.Policy), pageForTask(job.Args, targetID, page))
 		if err != nil {
 			return err
 		}
@@ -169,13 +176,32 @@ func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.T
 	return nil
 }
 
-// pageWrite is the store's view of a processed page.
-func pageWrite(r pageproc.PageResult, embedModel string) store.PageWrite {
+// refuseBlocked fails a URL target whose domain is blocked, by the domain
+// policy or by its level of record, before anything is fetched.
+func (w *TargetQueueWorker) refuseBlocked(ctx context.Context, rawURL string) error {
+	domain := ident.Domain(rawURL)
+	if d := w.Policy.Decide(domain); d.Blocked {
+		return fail(TargetFailed, fmt.Errorf("blocked_domain: %s is denied by %s: %s", domain, d.Rule, d.Reason))
+	}
+	level, err := w.Store.DomainTrustLevel(ctx, domain)
+	if err != nil {
+		return fmt.Errorf("read the level of %s: %w", domain, err)
+	}
+	if level == domainpolicy.Blocked {
+		return fail(TargetFailed, fmt.Errorf("blocked_domain: %s is BLOCKED in the domains table", domain))
+	}
+	return nil
+}
+
+// pageWrite is the store's view of a processed page; its domain's level on
+// first sight is the policy's.
+func pageWrite(r pageproc.PageResult, embedModel string, policy *domainpolicy.Policy) store.PageWrite {
 	p := r.Page
+	d := policy.Decide(ident.Domain(p.URL))
 	pw := store.PageWrite{URL: p.URL, FinalURL: p.FinalURL, Title: p.Title, Fetched: p.Fetched, Status: p.Status,
 		ContentType: p.ContentType, FetchedAt: p.FetchedAt, SHA256: p.SHA256, Content: p.Content,
 		Identifiers: storeIDs(p.Identifiers), Declared: storeIDs(p.Declared), Linked: storeIDs(r.FollowUps.Cites),
-		EmbedModel: embedModel}
+		EmbedModel: embedModel, DomainLevel: store.DomainLevel{Level: d.Level, Source: "policy", Rule: d.Rule}}
 	for _, f := range p.Fragments {
 		pw.Fragments = append(pw.Fragments, store.FragmentSpan{Start: f.Start, End: f.End, Text: f.Text, Heading: f.Heading})
 	}

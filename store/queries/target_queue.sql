@@ -45,7 +45,15 @@ SET final_url    = @final_url,
 WHERE id = @id;
 
 -- name: EnsureDomain :exec
-INSERT INTO domains (domain) VALUES (@domain) ON CONFLICT (domain) DO NOTHING;
+-- A domain's row on first sight, at the level the domain policy gives it;
+-- a known domain keeps the level of record.
+INSERT INTO domains (domain, trust_level, category, level_source, level_rule)
+VALUES (@domain, @trust_level, lower(@trust_level::text), @level_source, @level_rule)
+ON CONFLICT (domain) DO NOTHING;
+
+-- name: DomainTrustLevel :one
+-- The level of record of a domain (empty when it has no row yet).
+SELECT COALESCE((SELECT trust_level FROM domains WHERE domain = @domain), '')::text AS trust_level;
 
 -- name: UpsertPageVersion :one
 -- Versions are keyed by content hash: the same text fetched again is the same version.

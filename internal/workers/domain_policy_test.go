@@ -1,0 +1,81 @@
+package workers_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+)
+
+const policyPage = `<html><head><title>%s</title></head><body><article><h1>Sea ice</h1>
+<p>Arctic sea ice has declined in every month of the year since satellite records began in 1979, and the summer minimum has fallen fastest.</p>
+<p>Models project a nearly ice-free Arctic summer before the middle of the century under high emissions.</p></article></body></html>`
+
+func page(url string) corpus.Page {
+	return corpus.Page{URL: url, ContentType: "text/html", Body: []byte(strings.ReplaceAll(policyPage, "%s", url))}
+}
+
+// TestBlockedDomainIsNeverFetched: a URL on a domain the policy denies, or
+// whose level of record is BLOCKED, fails its target blocked_domain, naming
+// the rule, on the first attempt, and nothing of it is stored.
+func TestBlockedDomainIsNeverFetched(t *testing.T) {
+	t.Parallel()
+	denied, blocked := "https://x.com/someone/status/1", "https://bad.example.org/post"
+	f := testfleet.InTx(t, testfleet.Options{Pages: []corpus.Page{page(denied), page(blocked)}})
+	if _, err := f.Tx.Exec(t.Context(), `INSERT INTO domains (domain, trust_level, level_source) VALUES ('bad.example.org', 'BLOCKED', 'reviewer')`); err != nil {
+		t.Fatal(err)
+	}
+	for url, want := range map[string]string{
+		denied:  `blocked_domain: x.com is denied by site "x.com" (default policy line`,
+		blocked: "blocked_domain: bad.example.org is BLOCKED in the domains table",
+	} {
+		task := f.CreateTask(t, "Arctic sea ice is declining.")
+		f.AddTargets(t, task, url)
+		status, reason, state, attempts, _ := settled(t, f, task)
+		if status != "failed" || !strings.Contains(reason, want) || state != "cancelled" || attempts != 1 {
+			t.Errorf("%s: target %s (%q), job %s after %d attempts; want failed %q, cancelled after 1", url, status, reason, state, attempts, want)
+		}
+		var pages int
+		if err := f.Tx.QueryRow(t.Context(), `SELECT count(*) FROM pages WHERE url = $1`, url).Scan(&pages); err != nil {
+			t.Fatal(err)
+		}
+		if pages != 0 {
+			t.Errorf("%s: %d pages stored for a blocked domain", url, pages)
+		}
+	}
+}
+
+// TestPolicySetsTheLevelOnFirstSight: a domain's first page gives it the
+// policy's level, with the rule that decided; a domain with a level of
+// record keeps it.
+func TestPolicySetsTheLevelOnFirstSight(t *testing.T) {
+	t.Parallel()
+	urls := []string{"https://en.wikipedia.org/wiki/Sea_ice", "https://arxiv.org/abs/2101.00001", "https://news.example.com/ice", "https://www.noaa.gov/ice"}
+	var pages []corpus.Page
+	for _, u := range urls {
+		pages = append(pages, page(u))
+	}
+	f := testfleet.InTx(t, testfleet.Options{Pages: pages})
+	if _, err := f.Tx.Exec(t.Context(), `INSERT INTO domains (domain, trust_level, level_source) VALUES ('arxiv.org', 'TRUSTED', 'reviewer')`); err != nil {
+		t.Fatal(err)
+	}
+	task := f.CreateTask(t, "Arctic sea ice is declining.")
+	f.AddTargets(t, task, urls...)
+	f.Drain(t)
+	for domain, want := range map[string][3]string{
+		"en.wikipedia.org": {"LOW", "policy", `site "wikipedia.org" (default policy line`},
+		"arxiv.org":        {"TRUSTED", "reviewer", ""},
+		"news.example.com": {"UNVERIFIED", "policy", "default"},
+		"noaa.gov":         {"GOVERNMENT", "policy", `suffix ".gov" (default policy line`},
+	} {
+		var level, source, rule string
+		if err := f.Tx.QueryRow(t.Context(), `SELECT trust_level, level_source, COALESCE(level_rule, '') FROM domains WHERE domain = $1`, domain).
+			Scan(&level, &source, &rule); err != nil {
+			t.Fatalf("%s: %v", domain, err)
+		}
+		if level != want[0] || source != want[1] || !strings.HasPrefix(rule, want[2]) {
+			t.Errorf("%s: %s by %s (%q), want %s by %s (%q…)", domain, level, source, rule, want[0], want[1], want[2])
+		}
+	}
+}
