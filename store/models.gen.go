@@ -55,6 +55,7 @@ type Domain struct {
 	LevelSource        string     `json:"level_source"`
 	LevelRule          *string    `json:"level_rule"`
 	LevelSetAt         time.Time  `json:"level_set_at"`
+	Site               *string    `json:"site"`
 }
 
 type Edge struct {

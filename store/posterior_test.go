@@ -198,3 +198,58 @@ func TestCachedPosteriorEqualsRecomputation(t *testing.T) {
 		t.Errorf("independent sources %d, want 1 (all fragments of page 1)", want.Independent)
 	}
 }
+
+// TestIndependentSourcesCountSites: three supports from pages of
+// a.evil.com, b.evil.com and c.evil.com are one source; a refutation from
+// news.example.org is another. The posterior keeps its per-edge sums.
+func TestIndependentSourcesCountSites(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	// a fourth page, so that the three evil hosts have one page each
+	pageID, err := b.q.UpsertPage(ctx, store.UpsertPageParams{Url: "https://news.example.org/", Domain: "news.example.org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver, err := b.q.UpsertPageVersion(ctx, store.UpsertPageVersionParams{PageID: pageID, Sha256: "y", Content: "refutation"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.q.InsertFragments(ctx, store.InsertFragmentsParams{PageID: pageID, PageVersionID: ver.ID, Starts: []int32{0}, Ends: []int32{10},
+		Texts: []string{"refutation"}, Headings: []string{""}}); err != nil {
+		t.Fatal(err)
+	}
+	for i, host := range []string{"a.evil.com", "b.evil.com", "c.evil.com"} {
+		if _, err := b.pool.Exec(ctx, `UPDATE pages SET domain = $2 WHERE id = (SELECT page_id FROM fragments WHERE id = $1)`, b.fragments[10*i], host); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, host := range []string{"a.evil.com", "b.evil.com", "c.evil.com", "news.example.org"} {
+		if err := b.q.EnsureDomain(ctx, store.DomainLevel{}.Params(host)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var refuting int64
+	if err := b.pool.QueryRow(ctx, `SELECT id FROM fragments WHERE page_id = $1`, pageID).Scan(&refuting); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []struct {
+		frag     int64
+		relation string
+	}{{b.fragments[0], "supports"}, {b.fragments[10], "supports"}, {b.fragments[20], "supports"}, {refuting, "refutes"}} {
+		if _, err := b.pool.Exec(ctx, `INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_edge_confidence)
+			VALUES ('fragment', $1, 'claim', $2, $3, 0.9)`, e.frag, b.claimID, e.relation); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.q.RecomputePosteriors(ctx, []int64{b.claimID}); err != nil {
+		t.Fatal(err)
+	}
+	p := b.cached(t)
+	if p.Independent != 2 {
+		t.Errorf("independent sources %d, want 2 sites (evil.com, example.org)", p.Independent)
+	}
+	if p.Supporting != 3 || p.Refuting != 1 || r3(p.Confidence) != r3((1+2.7)/(2+3.6)) {
+		t.Errorf("posterior %+v, want the per-edge sums of 3 supports and 1 refutation at 0.9", p)
+	}
+}

@@ -38,11 +38,14 @@ type DomainLevel struct {
 	Rule   string // the rule that decided, for the record
 }
 
-func (l DomainLevel) params(domain string) EnsureDomainParams {
+// Params are EnsureDomain's parameters for domain at this level; a zero
+// level is UNVERIFIED, set by nobody.
+func (l DomainLevel) Params(domain string) EnsureDomainParams {
+	site := ident.Site(domain)
 	if l.Level == "" {
-		return EnsureDomainParams{Domain: domain, TrustLevel: "UNVERIFIED", LevelSource: "default"}
+		return EnsureDomainParams{Domain: domain, Site: &site, TrustLevel: "UNVERIFIED", LevelSource: "default"}
 	}
-	return EnsureDomainParams{Domain: domain, TrustLevel: l.Level, LevelSource: l.Source, LevelRule: nonEmpty(l.Rule)}
+	return EnsureDomainParams{Domain: domain, Site: &site, TrustLevel: l.Level, LevelSource: l.Source, LevelRule: nonEmpty(l.Rule)}
 }
 
 // PageWrite is a processed page version as target_queue and citation_graph
@@ -137,7 +140,7 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 			return out, fmt.Errorf("record fetch: %w", err)
 		}
 	}
-	if err := q.EnsureDomain(ctx, p.DomainLevel.params(domain)); err != nil {
+	if err := q.EnsureDomain(ctx, p.DomainLevel.Params(domain)); err != nil {
 		return out, fmt.Errorf("ensure domain: %w", err)
 	}
 	ver, err := RetryOnRace(ctx, func() (UpsertPageVersionRow, error) {

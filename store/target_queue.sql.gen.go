@@ -57,13 +57,14 @@ func (q *Queries) DomainTrustLevel(ctx context.Context, domain string) (string, 
 }
 
 const ensureDomain = `-- name: EnsureDomain :exec
-INSERT INTO domains (domain, trust_level, category, level_source, level_rule)
-VALUES ($1, $2, lower($2::text), $3, $4)
+INSERT INTO domains (domain, site, trust_level, category, level_source, level_rule)
+VALUES ($1, $2, $3, lower($3::text), $4, $5)
 ON CONFLICT (domain) DO NOTHING
 `
 
 type EnsureDomainParams struct {
 	Domain      string  `json:"domain"`
+	Site        *string `json:"site"`
 	TrustLevel  string  `json:"trust_level"`
 	LevelSource string  `json:"level_source"`
 	LevelRule   *string `json:"level_rule"`
@@ -74,6 +75,7 @@ type EnsureDomainParams struct {
 func (q *Queries) EnsureDomain(ctx context.Context, arg EnsureDomainParams) error {
 	_, err := q.db.Exec(ctx, ensureDomain,
 		arg.Domain,
+		arg.Site,
 		arg.TrustLevel,
 		arg.LevelSource,
 		arg.LevelRule,

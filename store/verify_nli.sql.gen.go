@@ -50,7 +50,8 @@ SELECT u.id::bigint AS claim_id,
        count(e.id) FILTER (WHERE e.relation = 'supports' AND e.nli_edge_confidence > 0)::int AS supporting,
        count(e.id) FILTER (WHERE e.relation = 'refutes' AND e.nli_edge_confidence > 0)::int AS refuting,
        count(e.id) FILTER (WHERE e.relation = 'neutral')::int AS neutral,
-       count(DISTINCT f.page_id) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources
+       -- sources are sites (registrable domains), not pages or hosts
+       count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources
 FROM unnest($1::bigint[]) AS u(id)
 LEFT JOIN LATERAL (
     -- one index probe per claim (see JudgedPairs)
@@ -60,6 +61,8 @@ LEFT JOIN LATERAL (
     OFFSET 0
 ) AS e ON true
 LEFT JOIN fragments f ON f.id = e.source_id
+LEFT JOIN pages p ON p.id = f.page_id
+LEFT JOIN domains d ON d.domain = p.domain
 GROUP BY u.id
 ORDER BY u.id
 `

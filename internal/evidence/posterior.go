@@ -34,7 +34,8 @@ type Tally struct {
 	Supporting int // supports edges with a positive confidence
 	Refuting   int // refutes edges with a positive confidence
 	Neutral    int
-	// IndependentSources is the number of distinct pages behind the counted
+	// IndependentSources is the number of distinct sites (registrable
+	// domains: a.evil.com and b.evil.com are one) behind the counted
 	// supports/refutes edges.
 	IndependentSources int
 }

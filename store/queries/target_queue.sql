@@ -47,8 +47,8 @@ WHERE id = @id;
 -- name: EnsureDomain :exec
 -- A domain's row on first sight, at the level the domain policy gives it;
 -- a known domain keeps the level of record.
-INSERT INTO domains (domain, trust_level, category, level_source, level_rule)
-VALUES (@domain, @trust_level, lower(@trust_level::text), @level_source, @level_rule)
+INSERT INTO domains (domain, site, trust_level, category, level_source, level_rule)
+VALUES (@domain, @site, @trust_level, lower(@trust_level::text), @level_source, @level_rule)
 ON CONFLICT (domain) DO NOTHING;
 
 -- name: DomainTrustLevel :one
