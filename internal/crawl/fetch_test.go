@@ -426,12 +426,14 @@ func TestDomainDelayAcrossConcurrentFetches(t *testing.T) {
 	}
 	// The limiter spaces the moments requests go on the wire by >= delay (it
 	// checks the previous request's actual send time, not just its
-	// reservation). The server's own timestamps add scheduling jitter of the
-	// order of a millisecond (more under -race and GC), hence the allowance.
-	const jitter = 5 * time.Millisecond
+	// reservation; TestDomainLimiter* test that with given times). The
+	// server's own timestamps add scheduling jitter (a millisecond, several
+	// under -race, GC and a loaded CI machine: one run saw 194 ms), so this
+	// asks only that concurrent fetches did not go out together: half the
+	// delay apart at least.
 	for i := 1; i < len(arrivals); i++ {
-		if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay-jitter {
-			t.Errorf("request %d arrived %s after request %d, want >= %s", i, gap, i-1, delay)
+		if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay/2 {
+			t.Errorf("request %d arrived %s after request %d, want about %s", i, gap, i-1, delay)
 		}
 	}
 
