@@ -56,6 +56,18 @@ type Domain struct {
 	LevelRule          *string    `json:"level_rule"`
 	LevelSetAt         time.Time  `json:"level_set_at"`
 	Site               *string    `json:"site"`
+	LevelSetBy         *string    `json:"level_set_by"`
+}
+
+type DomainLevelChange struct {
+	ID       int64     `json:"id"`
+	Domain   string    `json:"domain"`
+	OldLevel *string   `json:"old_level"`
+	NewLevel string    `json:"new_level"`
+	Source   string    `json:"source"`
+	Reason   string    `json:"reason"`
+	SetBy    string    `json:"set_by"`
+	At       time.Time `json:"at"`
 }
 
 type Edge struct {

@@ -266,3 +266,21 @@ func checkPoliteness(rps float64, perDay int) error {
 	}
 	return nil
 }
+
+// NormalizeDomain returns s as the domains table keys a domain (lower case,
+// no leading "www.", no trailing dot), refusing what names more than one
+// domain or none: a pattern ("*.com"), a bare public suffix ("com",
+// "co.uk"), a URL or anything that is not a host name.
+func NormalizeDomain(s string) (string, error) {
+	h := ident.HostDomain(strings.TrimSpace(s))
+	switch {
+	case strings.Contains(h, "*"):
+		return "", fmt.Errorf("%q is a pattern: name one domain", s)
+	case !validHost(h):
+		return "", fmt.Errorf("%q is not a domain name", s)
+	}
+	if ps, _ := publicsuffix.PublicSuffix(h); ps == h && net.ParseIP(h) == nil {
+		return "", fmt.Errorf("%q is a public suffix: it names every site under it", s)
+	}
+	return h, nil
+}

@@ -232,3 +232,18 @@ func TestWeights(t *testing.T) {
 		t.Error("BLOCKED has a weight")
 	}
 }
+
+func TestNormalizeDomain(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"WWW.Example.org.": "example.org", "a.evil.com": "a.evil.com", "10.0.0.1": "10.0.0.1"} {
+		if got, err := NormalizeDomain(in); err != nil || got != want {
+			t.Errorf("NormalizeDomain(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]string{"*": "pattern", "*.com": "pattern", "com": "public suffix", "co.uk": "public suffix",
+		"https://example.org/": "not a domain name", "": "not a domain name"} {
+		if _, err := NormalizeDomain(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("NormalizeDomain(%q): %v, want an error saying %q", in, err, want)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/spf13/cobra"
+
+	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// domainCmd reads and sets domains' levels of record (ARCHITECTURE.md §5.5).
+func (a *app) domainCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "domain", Short: "Read and set the trust levels of domains (every change audited)"}
+	cmd.AddCommand(a.domainListCmd(), a.domainShowCmd(), a.domainSetCmd(), a.domainBlockCmd(), a.domainUnblockCmd())
+	return cmd
+}
+
+func (a *app) domainListCmd() *cobra.Command {
+	var level string
+	var limit int32
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "Domains with their level, who set it and why, best level first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var only *string
+			if level != "" {
+				l := strings.ToUpper(level)
+				if !domainpolicy.IsLevel(l) {
+					return usageErr("--level %q: want one of %s", level, strings.Join(domainpolicy.Levels, ", "))
+				}
+				only = &l
+			}
+			if err := a.connect(cmd.Context()); err != nil {
+				return err
+			}
+			rows, err := store.New(a.pool).ListDomains(cmd.Context(), store.ListDomainsParams{Level: only, MaxRows: limit})
+			if err != nil {
+				return fmt.Errorf("list domains: %w", err)
+			}
+			return a.emit(map[string]any{"domains": rows}, func(w io.Writer) {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "domain\tlevel\tset by\twhy")
+				for _, r := range rows {
+					by := r.LevelSource
+					if r.LevelSetBy != "" {
+						by += " " + r.LevelSetBy
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Domain, r.TrustLevel, by, r.LevelRule)
+				}
+				tw.Flush()
+			})
+		},
+	}
+	c.Flags().StringVar(&level, "level", "", "only domains of this level")
+	c.Flags().Int32Var(&limit, "limit", 1000, "at most this many domains")
+	return c
+}
+
+func (a *app) domainShowCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show DOMAIN",
+		Short: "A domain's level of record and every change a person made to it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			domain, err := domainpolicy.NormalizeDomain(args[0])
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if err := a.connect(cmd.Context()); err != nil {
+				return err
+			}
+			q := store.New(a.pool)
+			row, err := q.GetDomain(cmd.Context(), domain)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("domain %s: not seen yet (its first page gives it the policy's level)", domain)
+			}
+			if err != nil {
+				return fmt.Errorf("read domain %s: %w", domain, err)
+			}
+			changes, err := q.DomainLevelChanges(cmd.Context(), domain)
+			if err != nil {
+				return fmt.Errorf("read the changes of %s: %w", domain, err)
+			}
+			return a.emit(map[string]any{"domain": row, "changes": changes}, func(w io.Writer) {
+				fmt.Fprintf(w, "%s (site %s): %s, set by %s %s at %s: %s\n", row.Domain, row.Site, row.TrustLevel,
+					row.LevelSource, row.LevelSetBy, row.LevelSetAt.UTC().Format(time.RFC3339), row.LevelRule)
+				if row.BlockedAt != nil {
+					fmt.Fprintf(w, "blocked at %s (%s); unblock gives back %s\n", row.BlockedAt.UTC().Format(time.RFC3339), row.BlockReason, row.OriginalTrustLevel)
+				}
+				for _, c := range changes {
+					fmt.Fprintf(w, "  %s  %s → %s by %s (%s): %s\n", c.At.UTC().Format(time.RFC3339), deref(c.OldLevel), c.NewLevel, c.SetBy, c.Source, c.Reason)
+				}
+			})
+		},
+	}
+}
+
+func (a *app) domainSetCmd() *cobra.Command {
+	var reason, by string
+	c := &cobra.Command{
+		Use:   "set DOMAIN LEVEL",
+		Short: "Set a domain's level of record (PRIMARY, GOVERNMENT, ACADEMIC, TRUSTED, LOW, UNVERIFIED)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			level := strings.ToUpper(args[1])
+			if !domainpolicy.IsLevel(level) || level == domainpolicy.Blocked {
+				return usageErr("level %q: want one of %s (to block, use domain block)", args[1], strings.Join(domainpolicy.Levels[:len(domainpolicy.Levels)-1], ", "))
+			}
+			return a.changeDomain(cmd, args[0], store.DomainLevelEdit{Level: level, Reason: reason, By: by})
+		},
+	}
+	reviewerFlags(c, &reason, &by)
+	return c
+}
+
+func (a *app) domainBlockCmd() *cobra.Command {
+	var reason, by string
+	c := &cobra.Command{
+		Use:   "block DOMAIN",
+		Short: "Block a domain: its pages are not fetched and its fragments not ranked; unblock gives back its level",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.changeDomain(cmd, args[0], store.DomainLevelEdit{Level: domainpolicy.Blocked, Reason: reason, By: by})
+		},
+	}
+	reviewerFlags(c, &reason, &by)
+	return c
+}
+
+func (a *app) domainUnblockCmd() *cobra.Command {
+	var reason, by string
+	c := &cobra.Command{
+		Use:   "unblock DOMAIN",
+		Short: "Unblock a domain, giving back the level its block replaced",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.changeDomain(cmd, args[0], store.DomainLevelEdit{Unblock: true, Reason: reason, By: by})
+		},
+	}
+	reviewerFlags(c, &reason, &by)
+	return c
+}
+
+// reviewerFlags are the flags every change takes: why (required) and who.
+func reviewerFlags(c *cobra.Command, reason, by *string) {
+	who := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		who = u.Username
+	}
+	c.Flags().StringVar(reason, "reason", "", "why (required; recorded with the change)")
+	c.Flags().StringVar(by, "by", who, "who makes the change")
+}
+
+// changeDomain applies a person's change with one store call.
+func (a *app) changeDomain(cmd *cobra.Command, arg string, edit store.DomainLevelEdit) error {
+	domain, err := domainpolicy.NormalizeDomain(arg)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if strings.TrimSpace(edit.Reason) == "" {
+		return usageErr("--reason is required: every change is recorded with why")
+	}
+	if strings.TrimSpace(edit.By) == "" {
+		return usageErr("--by is required: every change is recorded with who")
+	}
+	edit.Domain = domain
+	if err := a.connect(cmd.Context()); err != nil {
+		return err
+	}
+	res, err := a.store.ChangeDomainLevel(cmd.Context(), edit)
+	if err != nil {
+		return err
+	}
+	return a.emit(res, func(w io.Writer) {
+		if !res.Changed {
+			fmt.Fprintf(w, "%s: already %s, nothing changed\n", res.Domain, res.Level)
+			return
+		}
+		fmt.Fprintf(w, "%s: %s → %s\n", res.Domain, res.OldLevel, res.Level)
+	})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "—"
+	}
+	return *s
+}

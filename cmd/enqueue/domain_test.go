@@ -1,0 +1,81 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDomainLevelsAreSetBlockedAndAudited: a person's set, block and unblock
+// change the level of record with an audit row each, a repeated change
+// records nothing, and over-broad or malformed names are refused (exit 2).
+func TestDomainLevelsAreSetBlockedAndAudited(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	type changed struct {
+		Domain   string
+		OldLevel string `json:"old_level"`
+		Level    string
+		Changed  bool
+	}
+	var c changed
+	b.mustRunJSON(t, &c, "domain", "set", "WWW.Stats-Office.example.org", "government", "--reason", "national statistics office", "--by", "alice")
+	if c != (changed{"stats-office.example.org", "UNVERIFIED", "GOVERNMENT", true}) {
+		t.Errorf("set: %+v", c)
+	}
+	b.mustRunJSON(t, &c, "domain", "set", "stats-office.example.org", "GOVERNMENT", "--reason", "again", "--by", "alice")
+	if c.Changed {
+		t.Errorf("a repeated set changed something: %+v", c)
+	}
+	b.mustRunJSON(t, &c, "domain", "block", "stats-office.example.org", "--reason", "impostor", "--by", "bob")
+	if c != (changed{"stats-office.example.org", "GOVERNMENT", "BLOCKED", true}) {
+		t.Errorf("block: %+v", c)
+	}
+	if n := b.count(t, `SELECT count(*) FROM domains WHERE domain = 'stats-office.example.org' AND blocked_at IS NOT NULL
+		AND block_reason = 'manual' AND original_trust_level = 'GOVERNMENT' AND site = 'example.org'`); n != 1 {
+		t.Error("the block did not record its time, reason, the level it replaced and the site")
+	}
+	b.mustRunJSON(t, &c, "domain", "unblock", "stats-office.example.org", "--reason", "verified by phone", "--by", "bob")
+	if c != (changed{"stats-office.example.org", "BLOCKED", "GOVERNMENT", true}) {
+		t.Errorf("unblock: %+v", c)
+	}
+	if n := b.count(t, `SELECT count(*) FROM domains WHERE domain = 'stats-office.example.org' AND blocked_at IS NULL AND original_trust_level IS NULL`); n != 1 {
+		t.Error("the unblock left the block behind")
+	}
+	var show struct {
+		Domain struct {
+			TrustLevel string `json:"trust_level"`
+		}
+		Changes []struct {
+			NewLevel string `json:"new_level"`
+			SetBy    string `json:"set_by"`
+			Reason   string
+		}
+	}
+	b.mustRunJSON(t, &show, "domain", "show", "stats-office.example.org")
+	var got []string
+	for _, ch := range show.Changes {
+		got = append(got, ch.NewLevel+" by "+ch.SetBy+": "+ch.Reason)
+	}
+	if want := "GOVERNMENT by alice: national statistics office|BLOCKED by bob: impostor|GOVERNMENT by bob: verified by phone"; strings.Join(got, "|") != want || show.Domain.TrustLevel != "GOVERNMENT" {
+		t.Errorf("show: %s, changes %q, want %q", show.Domain.TrustLevel, got, want)
+	}
+	if out := b.mustRun(t, "domain", "list", "--level", "government"); !strings.Contains(out, "stats-office.example.org") || !strings.Contains(out, "reviewer bob") {
+		t.Errorf("list --level government:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"domain", "set", "*.com", "LOW", "--reason", "x"},
+		{"domain", "set", "co.uk", "LOW", "--reason", "x"},
+		{"domain", "block", "https://example.org/", "--reason", "x"},
+		{"domain", "set", "example.org", "BLOCKED", "--reason", "x"},
+		{"domain", "set", "example.org", "GOOD", "--reason", "x"},
+		{"domain", "set", "example.org", "LOW"},
+		{"domain", "list", "--level", "SOMEWHAT"},
+	} {
+		if r := b.run(t, args...); r.code() != 2 {
+			t.Errorf("enqueue %s: exit %d (%v), want 2", strings.Join(args, " "), r.code(), r.err)
+		}
+	}
+	if n := b.count(t, `SELECT count(*) FROM domain_level_changes`); n != 3 {
+		t.Errorf("%d audit rows, want 3", n)
+	}
+}

@@ -1,0 +1,79 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/evidencefleet/evidencefleet/internal/ident"
+)
+
+// DomainLevelEdit is a person's change of a domain's level of record.
+type DomainLevelEdit struct {
+	Domain  string // as the domains table keys it (ident.HostDomain)
+	Level   string // the new level; BLOCKED blocks the domain
+	Unblock bool   // instead of Level: give back the level the block replaced
+	Reason  string
+	By      string
+}
+
+// DomainLevelChanged is what a change did.
+type DomainLevelChanged struct {
+	Domain   string `json:"domain"`
+	OldLevel string `json:"old_level"`
+	Level    string `json:"level"`
+	Changed  bool   `json:"changed"` // false: the domain already had this level from a person
+}
+
+// reviewerSource is the level_source of a person's level.
+const reviewerSource = "reviewer"
+
+// ChangeDomainLevel applies a person's change of a domain's level in one
+// transaction, with its audit row (domain_level_changes): the domain's row
+// is made if it has none and locked; a block keeps the level it replaces
+// for the unblock. Repeating a change records nothing.
+func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (DomainLevelChanged, error) {
+	out := DomainLevelChanged{Domain: c.Domain}
+	err := s.InTx(ctx, func(_ pgx.Tx, q *Queries) error {
+		site := ident.Site(c.Domain)
+		if err := q.CreateDomainRow(ctx, CreateDomainRowParams{Domain: c.Domain, Site: &site}); err != nil {
+			return err
+		}
+		old, err := q.LockDomain(ctx, c.Domain)
+		if err != nil {
+			return err
+		}
+		out.OldLevel, out.Level = old.TrustLevel, c.Level
+		blockReason, original := "", old.OriginalTrustLevel
+		switch {
+		case c.Unblock && !old.Blocked:
+			out.Level = old.TrustLevel
+			return nil
+		case c.Unblock:
+			out.Level = old.OriginalTrustLevel
+			if out.Level == "" {
+				out.Level = "UNVERIFIED"
+			}
+		case c.Level == "BLOCKED":
+			blockReason = "manual"
+			if !old.Blocked {
+				original = old.TrustLevel
+			}
+		}
+		if out.Level == old.TrustLevel && old.LevelSource == reviewerSource {
+			return nil
+		}
+		if err := q.SetDomainLevel(ctx, SetDomainLevelParams{Domain: c.Domain, TrustLevel: out.Level, LevelSource: reviewerSource,
+			Reason: &c.Reason, SetBy: &c.By, BlockReason: blockReason, OriginalTrustLevel: original}); err != nil {
+			return err
+		}
+		out.Changed = true
+		return q.RecordDomainLevelChange(ctx, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(old.TrustLevel),
+			NewLevel: out.Level, Source: reviewerSource, Reason: c.Reason, SetBy: c.By})
+	})
+	if err != nil {
+		return out, fmt.Errorf("change the level of %s: %w", c.Domain, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,50 @@
+-- name: LockDomain :one
+-- A domain's row, locked for a change of its level (an empty row when it
+-- has none: the caller creates it).
+SELECT domain, trust_level, level_source, COALESCE(original_trust_level, '')::text AS original_trust_level,
+       (blocked_at IS NOT NULL)::bool AS blocked
+FROM domains WHERE domain = @domain FOR UPDATE;
+
+-- name: CreateDomainRow :exec
+INSERT INTO domains (domain, site) VALUES (@domain, @site) ON CONFLICT (domain) DO NOTHING;
+
+-- name: SetDomainLevel :exec
+-- A person's level of record. A block keeps the level it replaced
+-- (original_trust_level) for the unblock; an unblock clears the block.
+UPDATE domains SET
+    trust_level = @trust_level,
+    category = lower(@trust_level::text),
+    level_source = @level_source,
+    level_rule = @reason,
+    level_set_by = @set_by,
+    level_set_at = now(),
+    blocked_at = CASE WHEN @trust_level::text = 'BLOCKED' THEN COALESCE(blocked_at, now()) END,
+    block_reason = CASE WHEN @trust_level::text = 'BLOCKED' THEN @block_reason::text END,
+    original_trust_level = CASE WHEN @trust_level::text = 'BLOCKED' THEN @original_trust_level::text END,
+    updated_at = now()
+WHERE domain = @domain;
+
+-- name: RecordDomainLevelChange :exec
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by)
+VALUES (@domain, sqlc.narg(old_level), @new_level, @source, @reason, @set_by);
+
+-- name: ListDomains :many
+-- Domains with their level of record, best level first, optionally of one
+-- level only.
+SELECT domain, COALESCE(site, domain)::text AS site, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
+       COALESCE(level_set_by, '')::text AS level_set_by, level_set_at,
+       blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level
+FROM domains
+WHERE sqlc.narg(level)::text IS NULL OR trust_level = sqlc.narg(level)::text
+ORDER BY array_position(ARRAY['PRIMARY','GOVERNMENT','ACADEMIC','TRUSTED','LOW','UNVERIFIED','BLOCKED'], trust_level), domain
+LIMIT @max_rows;
+
+-- name: DomainLevelChanges :many
+SELECT old_level, new_level, source, reason, set_by, at
+FROM domain_level_changes WHERE domain = @domain ORDER BY id;
+
+-- name: GetDomain :one
+SELECT domain, COALESCE(site, domain)::text AS site, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
+       COALESCE(level_set_by, '')::text AS level_set_by, level_set_at,
+       blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level
+FROM domains WHERE domain = @domain;
