@@ -95,7 +95,7 @@ func New() *Metrics {
 	}, []string{"relation"})
 	m.nliSkipped = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "nli_pairs_skipped_total",
-		Help: "Fragment/claim pairs not judged or not inserted: already_judged (pre-check), conflict (judged concurrently) or unjudgeable (the model gave no usable answer).",
+		Help: "Fragment/claim pairs not judged or not inserted: already_judged (pre-check), conflict (judged concurrently), unjudgeable (the model gave no usable answer) or blocked_domain (the fragment's domain is BLOCKED).",
 	}, []string{"reason"})
 	m.fetches = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "fetches_total",
@@ -183,7 +183,7 @@ func New() *Metrics {
 	for _, p := range []string{"index_hit", "index_load", "sql"} {
 		m.recalls.WithLabelValues(p)
 	}
-	for _, r := range []string{"already_judged", "conflict", "unjudgeable"} {
+	for _, r := range []string{"already_judged", "conflict", "unjudgeable", "blocked_domain"} {
 		m.nliSkipped.WithLabelValues(r)
 	}
 	return m

@@ -1,8 +1,12 @@
 package workers_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/workers"
+	"github.com/evidencefleet/evidencefleet/jobs"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
@@ -77,5 +81,32 @@ func TestPolicySetsTheLevelOnFirstSight(t *testing.T) {
 		if level != want[0] || source != want[1] || !strings.HasPrefix(rule, want[2]) {
 			t.Errorf("%s: %s by %s (%q), want %s by %s (%q…)", domain, level, source, rule, want[0], want[1], want[2])
 		}
+	}
+}
+
+// TestBlockedDomainLeavesCandidateSets: once a domain is BLOCKED, verify_nli
+// judges none of its fragments (skipped_blocked), and the others as before.
+func TestBlockedDomainLeavesCandidateSets(t *testing.T) {
+	t.Parallel()
+	b := setupVerify(t)
+	ctx := t.Context()
+	if _, err := b.f.Tx.Exec(ctx, `UPDATE domains SET trust_level = 'BLOCKED' WHERE domain = 'news.example-daily.com'`); err != nil {
+		t.Fatal(err)
+	}
+	skipped := 0
+	for _, res := range b.f.Drain(t, jobs.KindVerifyNLI) {
+		var out workers.VerifyOutput
+		if res.Job.Output() != nil {
+			if err := json.Unmarshal(res.Job.Output(), &out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		skipped += out.SkippedBlocked
+	}
+	blocked := queryInt(t, b.f.Tx, `SELECT count(*) FROM edges e JOIN fragments f ON f.id = e.source_id JOIN pages p ON p.id = f.page_id
+		WHERE e.source_type = 'fragment' AND e.relation IN `+nliRelations+` AND p.domain = 'news.example-daily.com'`)
+	others := queryInt(t, b.f.Tx, `SELECT count(*) FROM edges e WHERE e.source_type = 'fragment' AND e.relation IN `+nliRelations)
+	if blocked != 0 || skipped == 0 || others == 0 {
+		t.Errorf("edges from the blocked domain %d (want 0), skipped_blocked %d (want > 0), other edges %d (want > 0)", blocked, skipped, others)
 	}
 }

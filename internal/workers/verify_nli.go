@@ -7,6 +7,8 @@ import (
 	"math"
 	"sync"
 
+	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
@@ -48,8 +50,9 @@ type VerifyOutput struct {
 	Downgraded      int `json:"downgraded_to_neutral"`
 	DroppedNeutral  int `json:"dropped_neutral"` // neutral judgements not saved (save_neutral=false)
 	NotEmbedded     int `json:"fragments_not_embedded"`
-	Unjudgeable     int `json:"unjudgeable"`    // pairs the model gave no usable answer for
-	Refused         int `json:"claims_refused"` // claims too long to work, marked refused and skipped
+	Unjudgeable     int `json:"unjudgeable"`     // pairs the model gave no usable answer for
+	Refused         int `json:"claims_refused"`  // claims too long to work, marked refused and skipped
+	SkippedBlocked  int `json:"skipped_blocked"` // selected fragments of BLOCKED domains, never judged
 	// HandedOver: a successor job of the same shard does the rest (the
 	// shard had more pairs than one job judges, or the task kept changing).
 	HandedOver bool `json:"handed_over,omitempty"`
@@ -266,6 +269,11 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 		f, ok := frags[s.fragment]
 		if !ok {
 			continue // deleted since it was recalled
+		}
+		if f.TrustLevel == domainpolicy.Blocked {
+			out.SkippedBlocked++ // read now: a block leaves every candidate set at once
+			w.Metrics.NLISkipped("blocked_domain", 1)
+			continue
 		}
 		c := claims[s.claim]
 		plan.pairs = append(plan.pairs, models.Pair{Premise: f.Text, Hypothesis: c.Text})
