@@ -10,6 +10,49 @@ import (
 	"time"
 )
 
+const blockedDomainsAmong = `-- name: BlockedDomainsAmong :many
+SELECT domain, blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(level_rule, '')::text AS reason,
+       COALESCE(level_set_by, '')::text AS set_by, COALESCE(original_trust_level, '')::text AS original_trust_level
+FROM domains WHERE domain = ANY($1::text[]) AND trust_level = 'BLOCKED' ORDER BY domain
+`
+
+type BlockedDomainsAmongRow struct {
+	Domain             string     `json:"domain"`
+	BlockedAt          *time.Time `json:"blocked_at"`
+	BlockReason        string     `json:"block_reason"`
+	Reason             string     `json:"reason"`
+	SetBy              string     `json:"set_by"`
+	OriginalTrustLevel string     `json:"original_trust_level"`
+}
+
+// Which of these domains are BLOCKED, with when, why and by whom.
+func (q *Queries) BlockedDomainsAmong(ctx context.Context, domains []string) ([]BlockedDomainsAmongRow, error) {
+	rows, err := q.db.Query(ctx, blockedDomainsAmong, domains)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BlockedDomainsAmongRow{}
+	for rows.Next() {
+		var i BlockedDomainsAmongRow
+		if err := rows.Scan(
+			&i.Domain,
+			&i.BlockedAt,
+			&i.BlockReason,
+			&i.Reason,
+			&i.SetBy,
+			&i.OriginalTrustLevel,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const createDomainRow = `-- name: CreateDomainRow :exec
 INSERT INTO domains (domain, site) VALUES ($1, $2) ON CONFLICT (domain) DO NOTHING
 `
@@ -257,4 +300,29 @@ func (q *Queries) SetDomainLevel(ctx context.Context, arg SetDomainLevelParams) 
 		arg.Domain,
 	)
 	return err
+}
+
+const taskPageDomains = `-- name: TaskPageDomains :many
+SELECT DISTINCT p.domain FROM task_pages tp JOIN pages p ON p.id = tp.page_id WHERE tp.task_id = $1 ORDER BY p.domain
+`
+
+// The domains of a task's pages.
+func (q *Queries) TaskPageDomains(ctx context.Context, taskID int64) ([]string, error) {
+	rows, err := q.db.Query(ctx, taskPageDomains, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var domain string
+		if err := rows.Scan(&domain); err != nil {
+			return nil, err
+		}
+		items = append(items, domain)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

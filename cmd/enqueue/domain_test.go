@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -77,5 +78,37 @@ func TestDomainLevelsAreSetBlockedAndAudited(t *testing.T) {
 	}
 	if n := b.count(t, `SELECT count(*) FROM domain_level_changes`); n != 3 {
 		t.Errorf("%d audit rows, want 3", n)
+	}
+}
+
+// TestStatusListsBlockedDomains: a target on a domain a person blocked fails
+// blocked_domain, and status names the domain with its block.
+func TestStatusListsBlockedDomains(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.mustRun(t, "domain", "block", "mirror.example.net", "--reason", "copies of other sites", "--by", "carol")
+	task := b.createTask(t)
+	b.mustRun(t, "target", "add", "--task", fmt.Sprint(task), "--url", "https://www.mirror.example.net/page")
+	var st struct {
+		Failed []struct {
+			Error string `json:"error"`
+		} `json:"failed_targets"`
+		Blocked []struct {
+			Domain      string `json:"domain"`
+			BlockReason string `json:"block_reason"`
+			Reason      string `json:"reason"`
+			SetBy       string `json:"set_by"`
+		} `json:"blocked_domains"`
+	}
+	b.mustRunJSON(t, &st, "status", "--task", fmt.Sprint(task), "--wait", "--interval", "50ms", "--timeout", "60s")
+	if len(st.Failed) != 1 || !strings.Contains(st.Failed[0].Error, "blocked_domain: mirror.example.net is BLOCKED") {
+		t.Errorf("failed targets %+v, want the one, blocked_domain", st.Failed)
+	}
+	if len(st.Blocked) != 1 || st.Blocked[0].Domain != "mirror.example.net" || st.Blocked[0].BlockReason != "manual" ||
+		st.Blocked[0].SetBy != "carol" || st.Blocked[0].Reason != "copies of other sites" {
+		t.Errorf("blocked domains %+v", st.Blocked)
+	}
+	if out := b.mustRun(t, "status", "--task", fmt.Sprint(task)); !strings.Contains(out, "blocked domain mirror.example.net since") {
+		t.Errorf("status text lacks the blocked domain:\n%s", out)
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/jobs"
+
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
@@ -26,8 +29,10 @@ type taskStatus struct {
 	Targets  map[string]int            `json:"targets_by_status"`
 	Problems []jobProblem              `json:"job_problems"`
 	Failed   []failedTarget            `json:"failed_targets"`
-	Models   []modelUse                `json:"models"`           // the models behind the judgements so far
-	Notice   string                    `json:"notice,omitempty"` // baseline banner (internal/modelcard)
+	// Blocked are the BLOCKED domains among the task's pages and targets.
+	Blocked []store.BlockedDomainsAmongRow `json:"blocked_domains"`
+	Models  []modelUse                     `json:"models"`           // the models behind the judgements so far
+	Notice  string                         `json:"notice,omitempty"` // baseline banner (internal/modelcard)
 }
 
 type jobProblem struct {
@@ -111,7 +116,32 @@ func loadStatus(ctx context.Context, st *store.Store, taskID int64) (*taskStatus
 	for _, f := range failed {
 		s.Failed = append(s.Failed, failedTarget{Kind: f.Kind, Value: f.Value, Error: f.Error})
 	}
+	if s.Blocked, err = blockedDomains(ctx, st, taskID, failed); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// blockedDomains are the BLOCKED domains among the task's pages and its
+// failed URL targets.
+func blockedDomains(ctx context.Context, st *store.Store, taskID int64, failed []store.TaskFailedTargetsRow) ([]store.BlockedDomainsAmongRow, error) {
+	domains, err := st.TaskPageDomains(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("task domains: %w", err)
+	}
+	for _, f := range failed {
+		if d := ident.Domain(f.Value); f.Kind == jobs.TargetURL && d != "" {
+			domains = append(domains, d)
+		}
+	}
+	rows, err := st.BlockedDomainsAmong(ctx, domains)
+	if err != nil {
+		return nil, fmt.Errorf("blocked domains: %w", err)
+	}
+	if rows == nil {
+		rows = []store.BlockedDomainsAmongRow{}
+	}
+	return rows, nil
 }
 
 func (s *taskStatus) print(w io.Writer) {
@@ -144,6 +174,13 @@ func (s *taskStatus) print(w io.Writer) {
 	}
 	for _, f := range s.Failed {
 		fmt.Fprintf(w, "  target failed %s %s: %s\n", f.Kind, f.Value, f.Error)
+	}
+	for _, d := range s.Blocked {
+		since := ""
+		if d.BlockedAt != nil {
+			since = " since " + d.BlockedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "  blocked domain %s%s (%s by %s: %s); unblock gives back %s\n", d.Domain, since, d.BlockReason, d.SetBy, d.Reason, d.OriginalTrustLevel)
 	}
 }
 

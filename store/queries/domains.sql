@@ -48,3 +48,13 @@ SELECT domain, COALESCE(site, domain)::text AS site, trust_level, level_source, 
        COALESCE(level_set_by, '')::text AS level_set_by, level_set_at,
        blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level
 FROM domains WHERE domain = @domain;
+
+-- name: TaskPageDomains :many
+-- The domains of a task's pages.
+SELECT DISTINCT p.domain FROM task_pages tp JOIN pages p ON p.id = tp.page_id WHERE tp.task_id = @task_id ORDER BY p.domain;
+
+-- name: BlockedDomainsAmong :many
+-- Which of these domains are BLOCKED, with when, why and by whom.
+SELECT domain, blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(level_rule, '')::text AS reason,
+       COALESCE(level_set_by, '')::text AS set_by, COALESCE(original_trust_level, '')::text AS original_trust_level
+FROM domains WHERE domain = ANY(@domains::text[]) AND trust_level = 'BLOCKED' ORDER BY domain;
