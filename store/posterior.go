@@ -19,7 +19,7 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 	if err := q.LockClaims(ctx, claimIDs); err != nil {
 		return nil, fmt.Errorf("recompute posteriors: lock claims: %w", err)
 	}
-	tallies, err := q.ClaimTallies(ctx, claimIDs)
+	tallies, err := q.ClaimTallies(ctx, ClaimTalliesParams{ClaimIds: claimIDs, VerificationMinConfidence: evidence.VerificationMinConfidence})
 	if err != nil {
 		return nil, fmt.Errorf("recompute posteriors: tallies: %w", err)
 	}
@@ -29,6 +29,7 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 		Confidences: make([]float64, n), Uncertainties: make([]float64, n), Controversies: make([]float64, n),
 		Verdicts: make([]string, n), Supportings: make([]int32, n), Refutings: make([]int32, n),
 		Neutrals: make([]int32, n), Independents: make([]int32, n), EvidenceCounts: make([]int32, n),
+		Verifications: make([]string, n),
 	}
 	out := make([]evidence.Posterior, n)
 	for i, t := range tallies {
@@ -40,6 +41,7 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 		p.Verdicts[i] = post.Verdict
 		p.Supportings[i], p.Refutings[i], p.Neutrals[i] = int32(post.Supporting), int32(post.Refuting), int32(post.Neutral)
 		p.Independents[i], p.EvidenceCounts[i] = int32(post.Independent), int32(post.EvidenceSize)
+		p.Verifications[i] = post.Verification
 	}
 	if err := q.UpdatePosteriors(ctx, p); err != nil {
 		return nil, fmt.Errorf("recompute posteriors: update: %w", err)
@@ -52,6 +54,6 @@ func TallyFromRow(t ClaimTalliesRow) evidence.Tally {
 	return evidence.Tally{
 		SupportSum: t.SupportSum, RefuteSum: t.RefuteSum,
 		Supporting: int(t.Supporting), Refuting: int(t.Refuting), Neutral: int(t.Neutral),
-		IndependentSources: int(t.IndependentSources),
+		IndependentSources: int(t.IndependentSources), SupportingSites: int(t.SupportingSites),
 	}
 }

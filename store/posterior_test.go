@@ -94,8 +94,9 @@ func (b *posteriorBundle) cached(t *testing.T) evidence.Posterior {
 	t.Helper()
 	var p evidence.Posterior
 	err := b.pool.QueryRow(context.Background(), `SELECT alpha, beta, confidence, uncertainty, controversy, verdict,
-		supporting_count, refuting_count, neutral_count, independent_sources, evidence_count FROM claims WHERE id = $1`, b.claimID).
-		Scan(&p.Alpha, &p.Beta, &p.Confidence, &p.Uncertainty, &p.Controversy, &p.Verdict, &p.Supporting, &p.Refuting, &p.Neutral, &p.Independent, &p.EvidenceSize)
+		supporting_count, refuting_count, neutral_count, independent_sources, evidence_count, verification_status FROM claims WHERE id = $1`, b.claimID).
+		Scan(&p.Alpha, &p.Beta, &p.Confidence, &p.Uncertainty, &p.Controversy, &p.Verdict, &p.Supporting, &p.Refuting, &p.Neutral, &p.Independent,
+			&p.EvidenceSize, &p.Verification)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestCachedPosteriorEqualsRecomputation(t *testing.T) {
 	if _, err := b.q.RecomputePosteriors(ctx, []int64{b.claimID}); err != nil {
 		t.Fatal(err)
 	}
-	tallies, err := b.q.ClaimTallies(ctx, []int64{b.claimID})
+	tallies, err := b.q.ClaimTallies(ctx, store.ClaimTalliesParams{ClaimIds: []int64{b.claimID}, VerificationMinConfidence: evidence.VerificationMinConfidence})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,5 +252,58 @@ func TestIndependentSourcesCountSites(t *testing.T) {
 	}
 	if p.Supporting != 3 || p.Refuting != 1 || r3(p.Confidence) != r3((1+2.7)/(2+3.6)) {
 		t.Errorf("posterior %+v, want the per-edge sums of 3 supports and 1 refutation at 0.9", p)
+	}
+	// three pages of one site support it: not verified
+	if p.Verification != "pending" {
+		t.Errorf("verification %q with one supporting site, want pending", p.Verification)
+	}
+}
+
+// TestVerificationNeedsTwoSupportingSites: a claim is verified by supports
+// from two sites at confidence 0.7 or more, not by weaker ones, not by
+// refutations; a rejection stands.
+func TestVerificationNeedsTwoSupportingSites(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		conf      [2]float64 // supports from page 1 and page 3
+		relation  string
+		rejected  bool
+		want      string
+		otherSite bool
+	}{
+		{"two sites", [2]float64{0.9, 0.7}, "supports", false, "verified", true},
+		{"one weak", [2]float64{0.9, 0.69}, "supports", false, "pending", true},
+		{"one site", [2]float64{0.9, 0.9}, "supports", false, "pending", false},
+		{"refutations", [2]float64{0.9, 0.9}, "refutes", false, "pending", true},
+		{"rejected stands", [2]float64{0.9, 0.9}, "supports", true, "rejected", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			ctx := context.Background()
+			if tc.otherSite {
+				if _, err := b.pool.Exec(ctx, `UPDATE pages SET domain = 'other.example.org' WHERE id = (SELECT page_id FROM fragments WHERE id = $1)`, b.fragments[20]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.rejected {
+				if _, err := b.pool.Exec(ctx, `UPDATE claims SET verification_status = 'rejected' WHERE id = $1`, b.claimID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, frag := range []int64{b.fragments[0], b.fragments[20]} {
+				if _, err := b.pool.Exec(ctx, `INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_edge_confidence)
+					VALUES ('fragment', $1, 'claim', $2, $3, $4)`, frag, b.claimID, tc.relation, tc.conf[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := b.q.RecomputePosteriors(ctx, []int64{b.claimID}); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.cached(t).Verification; got != tc.want {
+				t.Errorf("verification %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

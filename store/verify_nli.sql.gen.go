@@ -51,8 +51,9 @@ SELECT u.id::bigint AS claim_id,
        count(e.id) FILTER (WHERE e.relation = 'refutes' AND e.nli_edge_confidence > 0)::int AS refuting,
        count(e.id) FILTER (WHERE e.relation = 'neutral')::int AS neutral,
        -- sources are sites (registrable domains), not pages or hosts
-       count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources
-FROM unnest($1::bigint[]) AS u(id)
+       count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources,
+       count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation = 'supports' AND e.nli_edge_confidence >= $1::float8)::int AS supporting_sites
+FROM unnest($2::bigint[]) AS u(id)
 LEFT JOIN LATERAL (
     -- one index probe per claim (see JudgedPairs)
     SELECT e.id, e.relation, e.nli_edge_confidence, e.source_id FROM edges e
@@ -67,6 +68,11 @@ GROUP BY u.id
 ORDER BY u.id
 `
 
+type ClaimTalliesParams struct {
+	VerificationMinConfidence float64 `json:"verification_min_confidence"`
+	ClaimIds                  []int64 `json:"claim_ids"`
+}
+
 type ClaimTalliesRow struct {
 	ClaimID            int64   `json:"claim_id"`
 	SupportSum         float64 `json:"support_sum"`
@@ -75,13 +81,16 @@ type ClaimTalliesRow struct {
 	Refuting           int32   `json:"refuting"`
 	Neutral            int32   `json:"neutral"`
 	IndependentSources int32   `json:"independent_sources"`
+	SupportingSites    int32   `json:"supporting_sites"`
 }
 
 // The sums the posterior is computed from (ARCHITECTURE.md §5.1): only supports and
 // refutes edges with a positive confidence count; neutral edges are counted
-// apart; trust levels are not read.
-func (q *Queries) ClaimTallies(ctx context.Context, claimIds []int64) ([]ClaimTalliesRow, error) {
-	rows, err := q.db.Query(ctx, claimTallies, claimIds)
+// apart; trust levels are not read. supporting_sites (for the verification
+// status) counts the sites of supports edges at or above the given
+// confidence.
+func (q *Queries) ClaimTallies(ctx context.Context, arg ClaimTalliesParams) ([]ClaimTalliesRow, error) {
+	rows, err := q.db.Query(ctx, claimTallies, arg.VerificationMinConfidence, arg.ClaimIds)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +106,7 @@ func (q *Queries) ClaimTallies(ctx context.Context, claimIds []int64) ([]ClaimTa
 			&i.Refuting,
 			&i.Neutral,
 			&i.IndependentSources,
+			&i.SupportingSites,
 		); err != nil {
 			return nil, err
 		}
@@ -513,7 +523,8 @@ SET alpha = v.alpha, beta = v.beta, confidence = v.confidence, uncertainty = v.u
     controversy = v.controversy, verdict = v.verdict, supporting_count = v.supporting,
     refuting_count = v.refuting, neutral_count = v.neutral, independent_sources = v.independent,
     evidence_count = v.evidence_count,
-    verification_status = CASE WHEN v.evidence_count > 0 THEN 'verified' ELSE c.verification_status END,
+    -- a rejection (a person's, or source verification's) stands until undone
+    verification_status = CASE WHEN c.verification_status = 'rejected' THEN 'rejected' ELSE v.verification END,
     updated_at = now()
 FROM (
     SELECT unnest($1::bigint[]) AS id, unnest($2::float8[]) AS alpha, unnest($3::float8[]) AS beta,
@@ -521,7 +532,7 @@ FROM (
            unnest($6::float8[]) AS controversy, unnest($7::text[]) AS verdict,
            unnest($8::int[]) AS supporting, unnest($9::int[]) AS refuting,
            unnest($10::int[]) AS neutral, unnest($11::int[]) AS independent,
-           unnest($12::int[]) AS evidence_count
+           unnest($12::int[]) AS evidence_count, unnest($13::text[]) AS verification
 ) v
 WHERE c.id = v.id
 `
@@ -539,6 +550,7 @@ type UpdatePosteriorsParams struct {
 	Neutrals       []int32   `json:"neutrals"`
 	Independents   []int32   `json:"independents"`
 	EvidenceCounts []int32   `json:"evidence_counts"`
+	Verifications  []string  `json:"verifications"`
 }
 
 func (q *Queries) UpdatePosteriors(ctx context.Context, arg UpdatePosteriorsParams) error {
@@ -555,6 +567,7 @@ func (q *Queries) UpdatePosteriors(ctx context.Context, arg UpdatePosteriorsPara
 		arg.Neutrals,
 		arg.Independents,
 		arg.EvidenceCounts,
+		arg.Verifications,
 	)
 	return err
 }

@@ -123,7 +123,9 @@ ON CONFLICT (source_type, source_id, target_type, target_id)
 -- name: ClaimTallies :many
 -- The sums the posterior is computed from (ARCHITECTURE.md §5.1): only supports and
 -- refutes edges with a positive confidence count; neutral edges are counted
--- apart; trust levels are not read.
+-- apart; trust levels are not read. supporting_sites (for the verification
+-- status) counts the sites of supports edges at or above the given
+-- confidence.
 SELECT u.id::bigint AS claim_id,
        COALESCE(sum(e.nli_edge_confidence) FILTER (WHERE e.relation = 'supports' AND e.nli_edge_confidence > 0), 0)::float8 AS support_sum,
        COALESCE(sum(e.nli_edge_confidence) FILTER (WHERE e.relation = 'refutes' AND e.nli_edge_confidence > 0), 0)::float8 AS refute_sum,
@@ -131,7 +133,8 @@ SELECT u.id::bigint AS claim_id,
        count(e.id) FILTER (WHERE e.relation = 'refutes' AND e.nli_edge_confidence > 0)::int AS refuting,
        count(e.id) FILTER (WHERE e.relation = 'neutral')::int AS neutral,
        -- sources are sites (registrable domains), not pages or hosts
-       count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources
+       count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources,
+       count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation = 'supports' AND e.nli_edge_confidence >= @verification_min_confidence::float8)::int AS supporting_sites
 FROM unnest(@claim_ids::bigint[]) AS u(id)
 LEFT JOIN LATERAL (
     -- one index probe per claim (see JudgedPairs)
@@ -152,7 +155,8 @@ SET alpha = v.alpha, beta = v.beta, confidence = v.confidence, uncertainty = v.u
     controversy = v.controversy, verdict = v.verdict, supporting_count = v.supporting,
     refuting_count = v.refuting, neutral_count = v.neutral, independent_sources = v.independent,
     evidence_count = v.evidence_count,
-    verification_status = CASE WHEN v.evidence_count > 0 THEN 'verified' ELSE c.verification_status END,
+    -- a rejection (a person's, or source verification's) stands until undone
+    verification_status = CASE WHEN c.verification_status = 'rejected' THEN 'rejected' ELSE v.verification END,
     updated_at = now()
 FROM (
     SELECT unnest(@ids::bigint[]) AS id, unnest(@alphas::float8[]) AS alpha, unnest(@betas::float8[]) AS beta,
@@ -160,7 +164,7 @@ FROM (
            unnest(@controversies::float8[]) AS controversy, unnest(@verdicts::text[]) AS verdict,
            unnest(@supportings::int[]) AS supporting, unnest(@refutings::int[]) AS refuting,
            unnest(@neutrals::int[]) AS neutral, unnest(@independents::int[]) AS independent,
-           unnest(@evidence_counts::int[]) AS evidence_count
+           unnest(@evidence_counts::int[]) AS evidence_count, unnest(@verifications::text[]) AS verification
 ) v
 WHERE c.id = v.id;
 
