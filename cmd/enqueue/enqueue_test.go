@@ -746,6 +746,7 @@ type graphJSON struct {
 		Uncertainty *float64  `json:"uncertainty"`
 		Controversy *float64  `json:"controversy"`
 		Verdict     string    `json:"verdict"`
+		Verified    string    `json:"verification_status"`
 		Origin      *spanJSON `json:"origin"`
 	} `json:"claims"`
 	Edges []struct {
@@ -1107,6 +1108,7 @@ func TestReportPrintsEachClaimsVerdict(t *testing.T) {
 			fmt.Sprintf("confidence %.3f", *c.Confidence),
 			fmt.Sprintf("uncertainty %.3f", *c.Uncertainty),
 			fmt.Sprintf("controversy %.3f", *c.Controversy),
+			"verification " + c.Verified,
 		} {
 			if !strings.Contains(line, want) {
 				t.Errorf("claim %s: report line %q lacks %q", c.EvidenceNo, line, want)

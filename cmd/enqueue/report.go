@@ -60,8 +60,8 @@ func writeReport(w io.Writer, g *graphExport, all bool, quotes int) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s [%s] %s\n", c.EvidenceNo, c.Kind, c.Text)
-		fmt.Fprintf(w, "    verdict %-15s confidence %.3f  uncertainty %.3f  controversy %.3f  (supports %d, refutes %d, neutral %d, independent sources %d)\n",
-			c.Verdict, c.Confidence, c.Uncertainty, c.Controversy, c.Supporting, c.Refuting, c.Neutral, c.IndependentSources)
+		fmt.Fprintf(w, "    verdict %-15s confidence %.3f  uncertainty %.3f  controversy %.3f  (supports %d, refutes %d, neutral %d, independent sites %d)  verification %s\n",
+			c.Verdict, c.Confidence, c.Uncertainty, c.Controversy, c.Supporting, c.Refuting, c.Neutral, c.IndependentSources, c.Verification)
 		if c.Origin != nil {
 			fmt.Fprintf(w, "    origin: “%s”\n      — %s [chars %d–%d of version %d]\n",
 				truncate(strings.Join(strings.Fields(c.Origin.Text), " "), 240), c.Origin.URL,
@@ -78,8 +78,12 @@ func writeReport(w io.Writer, g *graphExport, all bool, quotes int) {
 				if e.NLIConfidence != nil {
 					conf = *e.NLIConfidence
 				}
-				fmt.Fprintf(w, "    %s %.2f  “%s”\n      — %s [chars %d–%d of version %d]\n", relation, conf,
-					truncate(strings.Join(strings.Fields(e.Source.Text), " "), 240), e.Source.URL,
+				level := "UNVERIFIED"
+				if e.SourceTrustLevel != nil {
+					level = *e.SourceTrustLevel
+				}
+				fmt.Fprintf(w, "    %s %.2f  “%s”\n      — %s (%s) [chars %d–%d of version %d]\n", relation, conf,
+					truncate(strings.Join(strings.Fields(e.Source.Text), " "), 240), e.Source.URL, level,
 					e.Source.StartChar, e.Source.EndChar, e.Source.PageVersionID)
 			}
 		}
