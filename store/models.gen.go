@@ -39,6 +39,15 @@ type Claim struct {
 	RefusedReason      *string   `json:"refused_reason"`
 }
 
+type ClaimFeedback struct {
+	ID      int64     `json:"id"`
+	ClaimID int64     `json:"claim_id"`
+	Action  string    `json:"action"`
+	Reason  string    `json:"reason"`
+	SetBy   string    `json:"set_by"`
+	At      time.Time `json:"at"`
+}
+
 type Domain struct {
 	Domain             string     `json:"domain"`
 	TrustLevel         string     `json:"trust_level"`

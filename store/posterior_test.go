@@ -304,6 +304,14 @@ func TestVerificationNeedsTwoSupportingSites(t *testing.T) {
 			if got := b.cached(t).Verification; got != tc.want {
 				t.Errorf("verification %q, want %q", got, tc.want)
 			}
+			wantAdoption := map[string]string{"verified": "adopted", "pending": "pending", "rejected": "not_adopted"}[tc.want]
+			var adoption string
+			if err := b.pool.QueryRow(ctx, `SELECT adoption_status FROM claims WHERE id = $1`, b.claimID).Scan(&adoption); err != nil {
+				t.Fatal(err)
+			}
+			if adoption != wantAdoption {
+				t.Errorf("adoption %q, want %q", adoption, wantAdoption)
+			}
 		})
 	}
 }

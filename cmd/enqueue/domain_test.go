@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // TestDomainLevelsAreSetBlockedAndAudited: a person's set, block and unblock
@@ -110,5 +112,51 @@ func TestStatusListsBlockedDomains(t *testing.T) {
 	}
 	if out := b.mustRun(t, "status", "--task", fmt.Sprint(task)); !strings.Contains(out, "blocked domain mirror.example.net since") {
 		t.Errorf("status text lacks the blocked domain:\n%s", out)
+	}
+}
+
+// TestClaimRejectAndRestore: a rejected claim stays in the graph, rejected
+// and not adopted, and a recomputation of its posterior leaves it so; a
+// restore gives its edges the word again; both are audited once each.
+func TestClaimRejectAndRestore(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	task := b.createTask(t)
+	var claim int64
+	if err := b.f.Pool.QueryRow(b.ctx, `SELECT id FROM claims WHERE task_id = $1`, task).Scan(&claim); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		ClaimID      int64  `json:"claim_id"`
+		Verification string `json:"verification_status"`
+		Changed      bool
+	}
+	var r result
+	b.mustRunJSON(t, &r, "feedback", "claim-reject", "--claim", fmt.Sprint(claim), "--reason", "a satire site's claim", "--by", "dana")
+	if r != (result{claim, "rejected", true}) {
+		t.Errorf("reject: %+v", r)
+	}
+	b.mustRunJSON(t, &r, "feedback", "claim-reject", "--claim", fmt.Sprint(claim), "--reason", "again", "--by", "dana")
+	if r.Changed {
+		t.Error("a repeated reject changed something")
+	}
+	if _, err := store.New(b.f.Pool).RecomputePosteriors(b.ctx, []int64{claim}); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.count(t, `SELECT count(*) FROM claims WHERE id = $1 AND verification_status = 'rejected' AND adoption_status = 'not_adopted'`, claim); n != 1 {
+		t.Error("a recomputed posterior undid the rejection")
+	}
+	b.mustRunJSON(t, &r, "feedback", "claim-restore", "--claim", fmt.Sprint(claim), "--reason", "checked", "--by", "erin")
+	if r != (result{claim, "pending", true}) {
+		t.Errorf("restore: %+v", r)
+	}
+	if n := b.count(t, `SELECT count(*) FROM claim_feedback WHERE claim_id = $1`, claim); n != 2 {
+		t.Errorf("%d audit rows, want 2", n)
+	}
+	if r := b.run(t, "feedback", "claim-reject", "--claim", "999999999", "--reason", "x", "--by", "x"); r.code() != 1 || !strings.Contains(r.err.Error(), "claim does not exist") {
+		t.Errorf("unknown claim: exit %d (%v), want 1 naming it", r.code(), r.err)
+	}
+	if r := b.run(t, "feedback", "claim-reject", "--claim", fmt.Sprint(claim)); r.code() != 2 {
+		t.Errorf("no --reason: exit %d, want 2", r.code())
 	}
 }

@@ -20,6 +20,8 @@ var (
 	ErrTaskStopped = errors.New("task is stopped")
 	// ErrPageNotFound: no page has this id.
 	ErrPageNotFound = errors.New("page does not exist")
+	// ErrClaimNotFound: no claim has this id.
+	ErrClaimNotFound = errors.New("claim does not exist")
 	// ErrBadInput: input that can never succeed as given (job args, a
 	// target, a flag value); the error text names the field.
 	ErrBadInput = errors.New("invalid input")

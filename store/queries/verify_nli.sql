@@ -157,6 +157,10 @@ SET alpha = v.alpha, beta = v.beta, confidence = v.confidence, uncertainty = v.u
     evidence_count = v.evidence_count,
     -- a rejection (a person's, or source verification's) stands until undone
     verification_status = CASE WHEN c.verification_status = 'rejected' THEN 'rejected' ELSE v.verification END,
+    -- adopted into the evidence of record when verified; a rejected claim
+    -- stays in the graph, not adopted
+    adoption_status = CASE WHEN c.verification_status = 'rejected' THEN 'not_adopted'
+                           WHEN v.verification = 'verified' THEN 'adopted' ELSE 'pending' END,
     updated_at = now()
 FROM (
     SELECT unnest(@ids::bigint[]) AS id, unnest(@alphas::float8[]) AS alpha, unnest(@betas::float8[]) AS beta,
