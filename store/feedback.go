@@ -68,3 +68,64 @@ func (s *Store) ApplyClaimFeedback(ctx context.Context, f ClaimVerdictFeedback) 
 	}
 	return out, nil
 }
+
+// EdgeCorrection is a person's relation for an NLI edge.
+type EdgeCorrection struct {
+	EdgeID   int64
+	Relation string // supports, refutes or neutral
+	Reason   string
+	By       string
+}
+
+// EdgeCorrectionResult is what a correction did.
+type EdgeCorrectionResult struct {
+	EdgeID   int64  `json:"edge_id"`
+	ClaimID  int64  `json:"claim_id"`
+	Old      string `json:"old_relation"`
+	Relation string `json:"relation"`
+	Changed  bool   `json:"changed"`
+	Verdict  string `json:"claim_verdict"` // the claim's verdict after it
+}
+
+// ErrEdgeNotFound is the error of a correction of an edge that is not an
+// NLI edge.
+var ErrEdgeNotFound = errors.New("no NLI edge has this id")
+
+// CorrectEdge applies a person's correction of an NLI edge in one
+// transaction: the model's judgement is kept beside it (model_relation,
+// model_confidence), the person's counts at confidence 1, the claim's
+// posterior is recomputed, and edge_feedback audits it. Repeating a
+// correction records nothing.
+func (s *Store) CorrectEdge(ctx context.Context, c EdgeCorrection) (EdgeCorrectionResult, error) {
+	out := EdgeCorrectionResult{EdgeID: c.EdgeID, Relation: c.Relation}
+	err := s.InTx(ctx, func(_ pgx.Tx, q *Queries) error {
+		e, err := q.LockNLIEdge(ctx, c.EdgeID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("edge %d: %w", c.EdgeID, ErrEdgeNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		out.ClaimID, out.Old = e.ClaimID, e.Relation
+		if !(e.Relation == c.Relation && e.Corrected) {
+			if err := q.CorrectEdge(ctx, CorrectEdgeParams{ID: c.EdgeID, Relation: c.Relation, SetBy: &c.By}); err != nil {
+				return err
+			}
+			if err := q.RecordEdgeFeedback(ctx, RecordEdgeFeedbackParams{EdgeID: c.EdgeID, OldRelation: e.Relation,
+				NewRelation: c.Relation, Reason: c.Reason, SetBy: c.By}); err != nil {
+				return err
+			}
+			out.Changed = true
+		}
+		posts, err := q.RecomputePosteriors(ctx, []int64{e.ClaimID})
+		if err != nil {
+			return err
+		}
+		out.Verdict = posts[0].Verdict
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("correct edge %d: %w", c.EdgeID, err)
+	}
+	return out, nil
+}

@@ -9,6 +9,79 @@ import (
 	"context"
 )
 
+const correctEdge = `-- name: CorrectEdge :exec
+UPDATE edges SET
+    model_relation = COALESCE(model_relation, relation),
+    model_confidence = COALESCE(model_confidence, nli_edge_confidence),
+    relation = $1,
+    nli_edge_confidence = 1,
+    corrected_by = $2,
+    corrected_at = now()
+WHERE id = $3
+`
+
+type CorrectEdgeParams struct {
+	Relation string  `json:"relation"`
+	SetBy    *string `json:"set_by"`
+	ID       int64   `json:"id"`
+}
+
+// The person's relation counts at confidence 1; the model's first word is
+// kept.
+func (q *Queries) CorrectEdge(ctx context.Context, arg CorrectEdgeParams) error {
+	_, err := q.db.Exec(ctx, correctEdge, arg.Relation, arg.SetBy, arg.ID)
+	return err
+}
+
+const correctedPairs = `-- name: CorrectedPairs :many
+SELECT e.id, e.relation, COALESCE(e.model_relation, '')::text AS model_relation,
+       substring(pv.content FROM f.start_char + 1 FOR f.end_char - f.start_char)::text AS premise,
+       c.text AS hypothesis
+FROM edges e
+JOIN fragments f ON f.id = e.source_id
+JOIN page_versions pv ON pv.id = f.page_version_id
+JOIN claims c ON c.id = e.target_id
+WHERE e.corrected_at IS NOT NULL AND e.source_type = 'fragment' AND e.target_type = 'claim'
+  AND ($1::bigint IS NULL OR c.task_id = $1::bigint)
+ORDER BY e.id
+`
+
+type CorrectedPairsRow struct {
+	ID            int64  `json:"id"`
+	Relation      string `json:"relation"`
+	ModelRelation string `json:"model_relation"`
+	Premise       string `json:"premise"`
+	Hypothesis    string `json:"hypothesis"`
+}
+
+// Corrected NLI edges as labelled pairs: the fragment's text at its span of
+// its page version, the claim's text, the person's relation and the model's.
+func (q *Queries) CorrectedPairs(ctx context.Context, taskID *int64) ([]CorrectedPairsRow, error) {
+	rows, err := q.db.Query(ctx, correctedPairs, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CorrectedPairsRow{}
+	for rows.Next() {
+		var i CorrectedPairsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Relation,
+			&i.ModelRelation,
+			&i.Premise,
+			&i.Hypothesis,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockClaimStatus = `-- name: LockClaimStatus :one
 SELECT verification_status FROM claims WHERE id = $1 FOR UPDATE
 `
@@ -18,6 +91,33 @@ func (q *Queries) LockClaimStatus(ctx context.Context, id int64) (string, error)
 	var verification_status string
 	err := row.Scan(&verification_status)
 	return verification_status, err
+}
+
+const lockNLIEdge = `-- name: LockNLIEdge :one
+SELECT id, target_id AS claim_id, relation, (corrected_at IS NOT NULL)::bool AS corrected
+FROM edges
+WHERE id = $1 AND source_type = 'fragment' AND target_type = 'claim' AND relation IN ('supports', 'refutes', 'neutral')
+FOR UPDATE
+`
+
+type LockNLIEdgeRow struct {
+	ID        int64  `json:"id"`
+	ClaimID   int64  `json:"claim_id"`
+	Relation  string `json:"relation"`
+	Corrected bool   `json:"corrected"`
+}
+
+// An NLI edge (fragment → claim), locked for a correction.
+func (q *Queries) LockNLIEdge(ctx context.Context, id int64) (LockNLIEdgeRow, error) {
+	row := q.db.QueryRow(ctx, lockNLIEdge, id)
+	var i LockNLIEdgeRow
+	err := row.Scan(
+		&i.ID,
+		&i.ClaimID,
+		&i.Relation,
+		&i.Corrected,
+	)
+	return i, err
 }
 
 const recordClaimFeedback = `-- name: RecordClaimFeedback :exec
@@ -35,6 +135,30 @@ func (q *Queries) RecordClaimFeedback(ctx context.Context, arg RecordClaimFeedba
 	_, err := q.db.Exec(ctx, recordClaimFeedback,
 		arg.ClaimID,
 		arg.Action,
+		arg.Reason,
+		arg.SetBy,
+	)
+	return err
+}
+
+const recordEdgeFeedback = `-- name: RecordEdgeFeedback :exec
+INSERT INTO edge_feedback (edge_id, old_relation, new_relation, reason, set_by)
+VALUES ($1, $2, $3, $4, $5)
+`
+
+type RecordEdgeFeedbackParams struct {
+	EdgeID      int64  `json:"edge_id"`
+	OldRelation string `json:"old_relation"`
+	NewRelation string `json:"new_relation"`
+	Reason      string `json:"reason"`
+	SetBy       string `json:"set_by"`
+}
+
+func (q *Queries) RecordEdgeFeedback(ctx context.Context, arg RecordEdgeFeedbackParams) error {
+	_, err := q.db.Exec(ctx, recordEdgeFeedback,
+		arg.EdgeID,
+		arg.OldRelation,
+		arg.NewRelation,
 		arg.Reason,
 		arg.SetBy,
 	)

@@ -80,21 +80,35 @@ type DomainLevelChange struct {
 }
 
 type Edge struct {
-	ID                   int64     `json:"id"`
-	SourceType           string    `json:"source_type"`
-	SourceID             int64     `json:"source_id"`
-	TargetType           string    `json:"target_type"`
-	TargetID             int64     `json:"target_id"`
-	Relation             string    `json:"relation"`
-	NliLabel             *string   `json:"nli_label"`
-	NliEdgeConfidence    *float64  `json:"nli_edge_confidence"`
-	NliModel             *string   `json:"nli_model"`
-	SourceDomainCategory *string   `json:"source_domain_category"`
-	SourceTrustLevel     *string   `json:"source_trust_level"`
-	TargetTrustLevel     *string   `json:"target_trust_level"`
-	CitationSource       *string   `json:"citation_source"`
-	CauseID              *string   `json:"cause_id"`
-	CreatedAt            time.Time `json:"created_at"`
+	ID                   int64      `json:"id"`
+	SourceType           string     `json:"source_type"`
+	SourceID             int64      `json:"source_id"`
+	TargetType           string     `json:"target_type"`
+	TargetID             int64      `json:"target_id"`
+	Relation             string     `json:"relation"`
+	NliLabel             *string    `json:"nli_label"`
+	NliEdgeConfidence    *float64   `json:"nli_edge_confidence"`
+	NliModel             *string    `json:"nli_model"`
+	SourceDomainCategory *string    `json:"source_domain_category"`
+	SourceTrustLevel     *string    `json:"source_trust_level"`
+	TargetTrustLevel     *string    `json:"target_trust_level"`
+	CitationSource       *string    `json:"citation_source"`
+	CauseID              *string    `json:"cause_id"`
+	CreatedAt            time.Time  `json:"created_at"`
+	ModelRelation        *string    `json:"model_relation"`
+	ModelConfidence      *float64   `json:"model_confidence"`
+	CorrectedBy          *string    `json:"corrected_by"`
+	CorrectedAt          *time.Time `json:"corrected_at"`
+}
+
+type EdgeFeedback struct {
+	ID          int64     `json:"id"`
+	EdgeID      int64     `json:"edge_id"`
+	OldRelation string    `json:"old_relation"`
+	NewRelation string    `json:"new_relation"`
+	Reason      string    `json:"reason"`
+	SetBy       string    `json:"set_by"`
+	At          time.Time `json:"at"`
 }
 
 type EventLog struct {

@@ -160,3 +160,60 @@ func TestClaimRejectAndRestore(t *testing.T) {
 		t.Errorf("no --reason: exit %d, want 2", r.code())
 	}
 }
+
+// TestEdgeCorrectKeepsTheModelsWordAndExports: a corrected edge counts the
+// person's relation at confidence 1 in its claim's posterior, keeps the
+// model's judgement beside it, is audited once, and exports as a labelled
+// pair in the training data's format.
+func TestEdgeCorrectKeepsTheModelsWordAndExports(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	task, _ := b.runTask(t)
+	var edge, claim int64
+	var conf float64
+	if err := b.f.Pool.QueryRow(b.ctx, `SELECT e.id, e.target_id, e.nli_edge_confidence FROM edges e JOIN claims c ON c.id = e.target_id
+		WHERE c.task_id = $1 AND e.relation = 'neutral' ORDER BY e.id LIMIT 1`, task).Scan(&edge, &claim, &conf); err != nil {
+		t.Fatalf("no neutral edge to correct: %v", err)
+	}
+	before := b.count(t, `SELECT supporting_count FROM claims WHERE id = $1`, claim)
+	var r struct {
+		Old      string `json:"old_relation"`
+		Relation string
+		Changed  bool
+	}
+	b.mustRunJSON(t, &r, "feedback", "edge-correct", "--edge", fmt.Sprint(edge), "--relation", "supports", "--reason", "the span says so", "--by", "fay")
+	if r.Old != "neutral" || r.Relation != "supports" || !r.Changed {
+		t.Errorf("correction: %+v", r)
+	}
+	b.mustRunJSON(t, &r, "feedback", "edge-correct", "--edge", fmt.Sprint(edge), "--relation", "supports", "--reason", "again", "--by", "fay")
+	if r.Changed {
+		t.Error("a repeated correction changed something")
+	}
+	if n := b.count(t, `SELECT count(*) FROM edges WHERE id = $1 AND relation = 'supports' AND nli_edge_confidence = 1
+		AND model_relation = 'neutral' AND model_confidence = $2 AND corrected_by = 'fay'`, edge, conf); n != 1 {
+		t.Error("the edge does not hold the correction beside the model's judgement")
+	}
+	if after := b.count(t, `SELECT supporting_count FROM claims WHERE id = $1`, claim); after != before+1 {
+		t.Errorf("claim supporting count %d → %d, want one more", before, after)
+	}
+	if n := b.count(t, `SELECT count(*) FROM edge_feedback WHERE edge_id = $1`, edge); n != 1 {
+		t.Errorf("%d audit rows, want 1", n)
+	}
+	out := b.mustRun(t, "feedback", "export", "--task", fmt.Sprint(task))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("export: %d lines, want 1:\n%s", len(lines), out)
+	}
+	f := strings.Split(lines[0], "\t")
+	if len(f) != 4 || f[0] != "entailment" || f[1] == "" || f[2] == "" || f[3] != "reviewer_correction model=neutral" {
+		t.Errorf("export line %q: want entailment, premise, hypothesis, the model's word", lines[0])
+	}
+	for _, args := range [][]string{
+		{"feedback", "edge-correct", "--edge", fmt.Sprint(edge), "--relation", "maybe", "--reason", "x"},
+		{"feedback", "edge-correct", "--relation", "supports", "--reason", "x"},
+	} {
+		if r := b.run(t, args...); r.code() != 2 {
+			t.Errorf("enqueue %s: exit %d, want 2", strings.Join(args, " "), r.code())
+		}
+	}
+}
