@@ -106,45 +106,44 @@ func (a *app) domainShowCmd() *cobra.Command {
 }
 
 func (a *app) domainSetCmd() *cobra.Command {
-	var reason, by string
-	c := &cobra.Command{
-		Use:   "set DOMAIN LEVEL",
-		Short: "Set a domain's level of record (PRIMARY, GOVERNMENT, ACADEMIC, TRUSTED, LOW, UNVERIFIED)",
-		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	return a.domainEditCmd("set DOMAIN LEVEL", "Set a domain's level of record (PRIMARY, GOVERNMENT, ACADEMIC, TRUSTED, LOW, UNVERIFIED)", 2,
+		func(args []string) (store.DomainLevelEdit, error) {
 			level := strings.ToUpper(args[1])
 			if !domainpolicy.IsLevel(level) || level == domainpolicy.Blocked {
-				return usageErr("level %q: want one of %s (to block, use domain block)", args[1], strings.Join(domainpolicy.Levels[:len(domainpolicy.Levels)-1], ", "))
+				return store.DomainLevelEdit{}, usageErr("level %q: want one of %s (to block, use domain block)", args[1],
+					strings.Join(domainpolicy.Levels[:len(domainpolicy.Levels)-1], ", "))
 			}
-			return a.changeDomain(cmd, args[0], store.DomainLevelEdit{Level: level, Reason: reason, By: by})
-		},
-	}
-	reviewerFlags(c, &reason, &by)
-	return c
+			return store.DomainLevelEdit{Level: level}, nil
+		})
 }
 
 func (a *app) domainBlockCmd() *cobra.Command {
-	var reason, by string
-	c := &cobra.Command{
-		Use:   "block DOMAIN",
-		Short: "Block a domain: its pages are not fetched and its fragments not ranked; unblock gives back its level",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.changeDomain(cmd, args[0], store.DomainLevelEdit{Level: domainpolicy.Blocked, Reason: reason, By: by})
-		},
-	}
-	reviewerFlags(c, &reason, &by)
-	return c
+	return a.domainEditCmd("block DOMAIN", "Block a domain: its pages are not fetched and its fragments not judged or ranked; unblock gives back its level", 1,
+		func([]string) (store.DomainLevelEdit, error) {
+			return store.DomainLevelEdit{Level: domainpolicy.Blocked}, nil
+		})
 }
 
 func (a *app) domainUnblockCmd() *cobra.Command {
+	return a.domainEditCmd("unblock DOMAIN", "Unblock a domain, giving back the level its block replaced", 1,
+		func([]string) (store.DomainLevelEdit, error) { return store.DomainLevelEdit{Unblock: true}, nil })
+}
+
+// domainEditCmd is a command that changes one domain's level: edit reads
+// the change from the arguments (the domain is the first).
+func (a *app) domainEditCmd(use, short string, nargs int, edit func(args []string) (store.DomainLevelEdit, error)) *cobra.Command {
 	var reason, by string
 	c := &cobra.Command{
-		Use:   "unblock DOMAIN",
-		Short: "Unblock a domain, giving back the level its block replaced",
-		Args:  cobra.ExactArgs(1),
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(nargs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.changeDomain(cmd, args[0], store.DomainLevelEdit{Unblock: true, Reason: reason, By: by})
+			e, err := edit(args)
+			if err != nil {
+				return err
+			}
+			e.Reason, e.By = reason, by
+			return a.changeDomain(cmd, args[0], e)
 		},
 	}
 	reviewerFlags(c, &reason, &by)
@@ -161,17 +160,25 @@ func reviewerFlags(c *cobra.Command, reason, by *string) {
 	c.Flags().StringVar(by, "by", who, "who makes the change")
 }
 
+// requireReviewer refuses a change without why and who.
+func requireReviewer(reason, by string) error {
+	if strings.TrimSpace(reason) == "" {
+		return usageErr("--reason is required: every change is recorded with why")
+	}
+	if strings.TrimSpace(by) == "" {
+		return usageErr("--by is required: every change is recorded with who")
+	}
+	return nil
+}
+
 // changeDomain applies a person's change with one store call.
 func (a *app) changeDomain(cmd *cobra.Command, arg string, edit store.DomainLevelEdit) error {
 	domain, err := domainpolicy.NormalizeDomain(arg)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if strings.TrimSpace(edit.Reason) == "" {
-		return usageErr("--reason is required: every change is recorded with why")
-	}
-	if strings.TrimSpace(edit.By) == "" {
-		return usageErr("--by is required: every change is recorded with who")
+	if err := requireReviewer(edit.Reason, edit.By); err != nil {
+		return err
 	}
 	edit.Domain = domain
 	if err := a.connect(cmd.Context()); err != nil {

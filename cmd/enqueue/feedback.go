@@ -30,12 +30,11 @@ func (a *app) edgeCorrectCmd() *cobra.Command {
 			switch {
 			case edgeID <= 0:
 				return usageErr("--edge is required: the edge's id (enqueue graph lists them)")
-			case relation != "supports" && relation != "refutes" && relation != "neutral":
+			case nliLabels[relation] == "":
 				return usageErr("--relation %q: want supports, refutes or neutral", relation)
-			case reason == "":
-				return usageErr("--reason is required: every use is recorded with why")
-			case by == "":
-				return usageErr("--by is required: every use is recorded with who")
+			}
+			if err := requireReviewer(reason, by); err != nil {
+				return err
 			}
 			if err := a.connect(cmd.Context()); err != nil {
 				return err
@@ -106,11 +105,8 @@ func (a *app) claimFeedbackCmd(use, short string, reject bool) *cobra.Command {
 			if claimID <= 0 {
 				return usageErr("--claim is required: the claim's id (enqueue graph lists them)")
 			}
-			if reason == "" {
-				return usageErr("--reason is required: every use is recorded with why")
-			}
-			if by == "" {
-				return usageErr("--by is required: every use is recorded with who")
+			if err := requireReviewer(reason, by); err != nil {
+				return err
 			}
 			if err := a.connect(cmd.Context()); err != nil {
 				return err
