@@ -236,6 +236,54 @@ func (q *Queries) LockDomain(ctx context.Context, domain string) (LockDomainRow,
 	return i, err
 }
 
+const promoteCorroboratedDomains = `-- name: PromoteCorroboratedDomains :many
+WITH corroborated AS (
+    SELECT DISTINCT ON (p.domain) p.domain, c.id AS claim_id, c.independent_sources
+    FROM claims c
+    JOIN fragments f ON f.id = c.origin_fragment_id
+    JOIN pages p ON p.id = f.page_id
+    WHERE c.id = ANY($1::bigint[]) AND c.verification_status = 'verified'
+    ORDER BY p.domain, c.id
+)
+UPDATE domains d SET
+    trust_level = 'LOW', category = 'low', level_source = 'verification',
+    level_rule = 'claim ' || k.claim_id || ' verified by ' || k.independent_sources || ' independent sites',
+    level_set_by = 'source verification', level_set_at = now(), updated_at = now()
+FROM corroborated k
+WHERE d.domain = k.domain AND d.trust_level = 'UNVERIFIED'
+  AND (d.level_source = 'default' OR (d.level_source = 'policy' AND d.level_rule = 'default'))
+RETURNING d.domain, k.claim_id
+`
+
+type PromoteCorroboratedDomainsRow struct {
+	Domain  string `json:"domain"`
+	ClaimID int64  `json:"claim_id"`
+}
+
+// Source verification's promotion (ARCHITECTURE.md §5.5): a domain at
+// UNVERIFIED that nobody vouched for (no policy rule, no person) becomes
+// LOW when one of its claims, among these, is verified (supported from 2
+// other sites or more). Returns the promoted domains with the claim.
+func (q *Queries) PromoteCorroboratedDomains(ctx context.Context, claimIds []int64) ([]PromoteCorroboratedDomainsRow, error) {
+	rows, err := q.db.Query(ctx, promoteCorroboratedDomains, claimIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PromoteCorroboratedDomainsRow{}
+	for rows.Next() {
+		var i PromoteCorroboratedDomainsRow
+		if err := rows.Scan(&i.Domain, &i.ClaimID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const recordDomainLevelChange = `-- name: RecordDomainLevelChange :exec
 INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by)
 VALUES ($1, $2, $3, $4, $5, $6)
@@ -259,6 +307,21 @@ func (q *Queries) RecordDomainLevelChange(ctx context.Context, arg RecordDomainL
 		arg.Reason,
 		arg.SetBy,
 	)
+	return err
+}
+
+const recordPromotions = `-- name: RecordPromotions :exec
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by)
+SELECT unnest($1::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest($2::text[]), 'source verification'
+`
+
+type RecordPromotionsParams struct {
+	Domains []string `json:"domains"`
+	Reasons []string `json:"reasons"`
+}
+
+func (q *Queries) RecordPromotions(ctx context.Context, arg RecordPromotionsParams) error {
+	_, err := q.db.Exec(ctx, recordPromotions, arg.Domains, arg.Reasons)
 	return err
 }
 

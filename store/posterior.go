@@ -46,7 +46,31 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 	if err := q.UpdatePosteriors(ctx, p); err != nil {
 		return nil, fmt.Errorf("recompute posteriors: update: %w", err)
 	}
+	if err := q.promoteCorroborated(ctx, claimIDs); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// promoteCorroborated is source verification's promotion after a change of
+// posteriors: the unvouched UNVERIFIED domains of claims now verified become
+// LOW, each with its audit row.
+func (q *Queries) promoteCorroborated(ctx context.Context, claimIDs []int64) error {
+	rows, err := q.PromoteCorroboratedDomains(ctx, claimIDs)
+	if err != nil {
+		return fmt.Errorf("recompute posteriors: promote domains: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	domains, reasons := make([]string, len(rows)), make([]string, len(rows))
+	for i, r := range rows {
+		domains[i], reasons[i] = r.Domain, fmt.Sprintf("claim %d verified by independent sites", r.ClaimID)
+	}
+	if err := q.RecordPromotions(ctx, RecordPromotionsParams{Domains: domains, Reasons: reasons}); err != nil {
+		return fmt.Errorf("recompute posteriors: record promotions: %w", err)
+	}
+	return nil
 }
 
 // TallyFromRow converts an aggregate row into the pure tally.

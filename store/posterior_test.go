@@ -315,3 +315,66 @@ func TestVerificationNeedsTwoSupportingSites(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifiedClaimPromotesItsUnvouchedDomain: an extracted claim of a page
+// on blog.example.com, supported from two other sites at 0.9, is verified
+// and lifts its UNVERIFIED domain, vouched for by nobody, to LOW with an
+// audit row; a domain the policy ruled UNVERIFIED stays so; a pending claim
+// promotes nothing.
+func TestVerifiedClaimPromotesItsUnvouchedDomain(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, source, rule string
+		supports           int
+		want               string
+	}{
+		{"unvouched", "policy", "default", 2, "LOW"},
+		{"never ruled", "default", "", 2, "LOW"},
+		{"ruled by the policy", "policy", `site "blog.example.com" (default policy line 3)`, 2, "UNVERIFIED"},
+		{"one site", "policy", "default", 1, "UNVERIFIED"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			ctx := context.Background()
+			// page 1 is the claim's origin, on blog.example.com; pages 2 and 3 are two other sites
+			for i, host := range []string{"blog.example.com", "one.example.org", "two.example.net"} {
+				if _, err := b.pool.Exec(ctx, `UPDATE pages SET domain = $2 WHERE id = (SELECT page_id FROM fragments WHERE id = $1)`, b.fragments[10*i], host); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := b.pool.Exec(ctx, `INSERT INTO domains (domain, site, level_source, level_rule) VALUES ('blog.example.com', 'example.com', $1, NULLIF($2, ''))`,
+				tc.source, tc.rule); err != nil {
+				t.Fatal(err)
+			}
+			var claim int64
+			if err := b.pool.QueryRow(ctx, `INSERT INTO claims (task_id, evidence_no, text, text_hash, kind, origin_fragment_id, page_version_id, quote_start, quote_end)
+				SELECT c.task_id, 2, 'x', 'x', 'extracted', f.id, f.page_version_id, 0, 3 FROM claims c, fragments f WHERE c.id = $1 AND f.id = $2
+				RETURNING id`, b.claimID, b.fragments[0]).Scan(&claim); err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.supports {
+				if _, err := b.pool.Exec(ctx, `INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_edge_confidence)
+					VALUES ('fragment', $1, 'claim', $2, 'supports', 0.9)`, b.fragments[10*(i+1)], claim); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := b.q.RecomputePosteriors(ctx, []int64{claim}); err != nil {
+				t.Fatal(err)
+			}
+			var level, source string
+			var audits int
+			if err := b.pool.QueryRow(ctx, `SELECT trust_level, level_source, (SELECT count(*) FROM domain_level_changes WHERE domain = d.domain)
+				FROM domains d WHERE domain = 'blog.example.com'`).Scan(&level, &source, &audits); err != nil {
+				t.Fatal(err)
+			}
+			wantAudits := 0
+			if tc.want == "LOW" {
+				wantAudits = 1
+			}
+			if level != tc.want || audits != wantAudits {
+				t.Errorf("blog.example.com %s by %s with %d audit rows, want %s with %d", level, source, audits, tc.want, wantAudits)
+			}
+		})
+	}
+}

@@ -66,7 +66,7 @@ func TestPolicySetsTheLevelOnFirstSight(t *testing.T) {
 	}
 	task := f.CreateTask(t, "Arctic sea ice is declining.")
 	f.AddTargets(t, task, urls...)
-	f.Drain(t)
+	f.Drain(t, jobs.KindTargetQueue) // the first sight only: verification could promote news.example.com
 	for domain, want := range map[string][3]string{
 		"en.wikipedia.org": {"LOW", "policy", `site "wikipedia.org" (default policy line`},
 		"arxiv.org":        {"TRUSTED", "reviewer", ""},

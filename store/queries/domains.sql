@@ -58,3 +58,29 @@ SELECT DISTINCT p.domain FROM task_pages tp JOIN pages p ON p.id = tp.page_id WH
 SELECT domain, blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(level_rule, '')::text AS reason,
        COALESCE(level_set_by, '')::text AS set_by, COALESCE(original_trust_level, '')::text AS original_trust_level
 FROM domains WHERE domain = ANY(@domains::text[]) AND trust_level = 'BLOCKED' ORDER BY domain;
+
+-- name: PromoteCorroboratedDomains :many
+-- Source verification's promotion (ARCHITECTURE.md §5.5): a domain at
+-- UNVERIFIED that nobody vouched for (no policy rule, no person) becomes
+-- LOW when one of its claims, among these, is verified (supported from 2
+-- other sites or more). Returns the promoted domains with the claim.
+WITH corroborated AS (
+    SELECT DISTINCT ON (p.domain) p.domain, c.id AS claim_id, c.independent_sources
+    FROM claims c
+    JOIN fragments f ON f.id = c.origin_fragment_id
+    JOIN pages p ON p.id = f.page_id
+    WHERE c.id = ANY(@claim_ids::bigint[]) AND c.verification_status = 'verified'
+    ORDER BY p.domain, c.id
+)
+UPDATE domains d SET
+    trust_level = 'LOW', category = 'low', level_source = 'verification',
+    level_rule = 'claim ' || k.claim_id || ' verified by ' || k.independent_sources || ' independent sites',
+    level_set_by = 'source verification', level_set_at = now(), updated_at = now()
+FROM corroborated k
+WHERE d.domain = k.domain AND d.trust_level = 'UNVERIFIED'
+  AND (d.level_source = 'default' OR (d.level_source = 'policy' AND d.level_rule = 'default'))
+RETURNING d.domain, k.claim_id;
+
+-- name: RecordPromotions :exec
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by)
+SELECT unnest(@domains::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest(@reasons::text[]), 'source verification';
