@@ -47,9 +47,11 @@ vet:
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
-# Regenerates the sqlc query code (needs sqlc) and the bundled demo corpus.
+# Regenerates the sqlc query code: an installed sqlc, else the pinned one
+# through the Go toolchain (the version the generated files name).
+SQLC ?= $(shell command -v sqlc 2>/dev/null || echo "$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1")
 generate:
-	sqlc generate
+	$(SQLC) generate
 
 corpus:
 	$(GO) run ./internal/harness/cmd/mkcorpus -in testdata/climate-fever/climate-fever-dev.jsonl -out testdata/replay/demo -claims 12 -with-academic
