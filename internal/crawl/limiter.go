@@ -17,6 +17,9 @@ type domainLimiter struct {
 	delay time.Duration
 	mu    sync.Mutex
 	m     map[string]*domainSlot
+	// released, when set (tests), is told each release with the time the
+	// limiter compared against the previous request's start.
+	released func(domain string, at time.Time)
 }
 
 type domainSlot struct {
@@ -54,6 +57,9 @@ func (l *domainLimiter) wait(ctx context.Context, domain string) error {
 		}
 		s.last = now
 		l.mu.Unlock()
+		if l.released != nil {
+			l.released(domain, now)
+		}
 		return nil
 	}
 }
