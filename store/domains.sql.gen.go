@@ -108,56 +108,20 @@ func (q *Queries) DomainLevelChanges(ctx context.Context, domain string) ([]Doma
 	return items, nil
 }
 
-const getDomain = `-- name: GetDomain :one
-SELECT domain, COALESCE(site, domain)::text AS site, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
-       COALESCE(level_set_by, '')::text AS level_set_by, level_set_at,
-       blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level
-FROM domains WHERE domain = $1
-`
-
-type GetDomainRow struct {
-	Domain             string     `json:"domain"`
-	Site               string     `json:"site"`
-	TrustLevel         string     `json:"trust_level"`
-	LevelSource        string     `json:"level_source"`
-	LevelRule          string     `json:"level_rule"`
-	LevelSetBy         string     `json:"level_set_by"`
-	LevelSetAt         time.Time  `json:"level_set_at"`
-	BlockedAt          *time.Time `json:"blocked_at"`
-	BlockReason        string     `json:"block_reason"`
-	OriginalTrustLevel string     `json:"original_trust_level"`
-}
-
-func (q *Queries) GetDomain(ctx context.Context, domain string) (GetDomainRow, error) {
-	row := q.db.QueryRow(ctx, getDomain, domain)
-	var i GetDomainRow
-	err := row.Scan(
-		&i.Domain,
-		&i.Site,
-		&i.TrustLevel,
-		&i.LevelSource,
-		&i.LevelRule,
-		&i.LevelSetBy,
-		&i.LevelSetAt,
-		&i.BlockedAt,
-		&i.BlockReason,
-		&i.OriginalTrustLevel,
-	)
-	return i, err
-}
-
 const listDomains = `-- name: ListDomains :many
 SELECT domain, COALESCE(site, domain)::text AS site, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
        COALESCE(level_set_by, '')::text AS level_set_by, level_set_at,
        blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level
 FROM domains
-WHERE $1::text IS NULL OR trust_level = $1::text
+WHERE ($1::text IS NULL OR trust_level = $1::text)
+  AND ($2::text IS NULL OR domain = $2::text)
 ORDER BY array_position(ARRAY['PRIMARY','GOVERNMENT','ACADEMIC','TRUSTED','LOW','UNVERIFIED','BLOCKED'], trust_level), domain
-LIMIT $2
+LIMIT $3
 `
 
 type ListDomainsParams struct {
 	Level   *string `json:"level"`
+	Domain  *string `json:"domain"`
 	MaxRows int32   `json:"max_rows"`
 }
 
@@ -175,9 +139,9 @@ type ListDomainsRow struct {
 }
 
 // Domains with their level of record, best level first, optionally of one
-// level only.
+// level only or one domain only.
 func (q *Queries) ListDomains(ctx context.Context, arg ListDomainsParams) ([]ListDomainsRow, error) {
-	rows, err := q.db.Query(ctx, listDomains, arg.Level, arg.MaxRows)
+	rows, err := q.db.Query(ctx, listDomains, arg.Level, arg.Domain, arg.MaxRows)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
@@ -80,13 +78,14 @@ func (a *app) domainShowCmd() *cobra.Command {
 				return err
 			}
 			q := store.New(a.pool)
-			row, err := q.GetDomain(cmd.Context(), domain)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("domain %s: not seen yet (its first page gives it the policy's level)", domain)
-			}
+			rows, err := q.ListDomains(cmd.Context(), store.ListDomainsParams{Domain: &domain, MaxRows: 1})
 			if err != nil {
 				return fmt.Errorf("read domain %s: %w", domain, err)
 			}
+			if len(rows) == 0 {
+				return fmt.Errorf("domain %s: not seen yet (its first page gives it the policy's level)", domain)
+			}
+			row := rows[0]
 			changes, err := q.DomainLevelChanges(cmd.Context(), domain)
 			if err != nil {
 				return fmt.Errorf("read the changes of %s: %w", domain, err)

@@ -188,10 +188,8 @@ func toRule(f fileRule, deny bool) (Rule, error) {
 	if set != 1 {
 		return r, errors.New("a rule names exactly one of host, site and suffix")
 	}
-	if r.Kind == KindHost {
-		r.Pattern = ident.HostDomain(r.Pattern) // www.x.org is x.org's domain
-	}
-	if err := checkPattern(r.Kind, r.Pattern); err != nil {
+	var err error
+	if r.Pattern, err = canonicalPattern(r.Kind, r.Pattern); err != nil {
 		return r, err
 	}
 	if err := checkPoliteness(r.RequestsPerSecond, r.RequestsPerDay); err != nil {
@@ -210,49 +208,35 @@ func toRule(f fileRule, deny bool) (Rule, error) {
 	return r, nil
 }
 
-func checkPattern(kind, p string) error {
+// canonicalPattern checks a rule's pattern and returns it as the fleet
+// keys hosts (ident.NormalizeHost; a host rule also without "www.").
+func canonicalPattern(kind, p string) (string, error) {
 	switch kind {
 	case KindHost:
-		if !validHost(p) {
-			return fmt.Errorf("host %q is not a host name", p)
+		h, err := ident.NormalizeHost(p)
+		if err != nil {
+			return "", fmt.Errorf("host %q is not a host name: %w", p, err)
 		}
+		return ident.HostDomain(h), nil // www.x.org is x.org's domain
 	case KindSite:
-		if !validHost(p) {
-			return fmt.Errorf("site %q is not a domain name", p)
+		h, err := ident.NormalizeHost(p)
+		if err != nil {
+			return "", fmt.Errorf("site %q is not a domain name: %w", p, err)
 		}
-		if ps, _ := publicsuffix.PublicSuffix(p); ps == p {
-			return fmt.Errorf("site %q is a public suffix: a suffix rule covers every site under it", p)
+		if ps, _ := publicsuffix.PublicSuffix(h); ps == h {
+			return "", fmt.Errorf("site %q is a public suffix: a suffix rule covers every site under it", p)
 		}
-		if s := ident.Site(p); s != p {
-			return fmt.Errorf("site %q is not a registrable domain: use host %q, or site %q for the whole site", p, p, s)
+		if s := ident.Site(h); s != h {
+			return "", fmt.Errorf("site %q is not a registrable domain: use host %q, or site %q for the whole site", p, p, s)
 		}
-	case KindSuffix:
-		if !strings.HasPrefix(p, ".") || !validHost(p[1:]) {
-			return fmt.Errorf("suffix %q: want a dot and domain labels, as \".gov\" or \".ac.uk\"", p)
+		return h, nil
+	default: // KindSuffix
+		h, err := ident.NormalizeHost(strings.TrimPrefix(p, "."))
+		if !strings.HasPrefix(p, ".") || err != nil {
+			return "", fmt.Errorf("suffix %q: want a dot and domain labels, as \".gov\" or \".ac.uk\"", p)
 		}
+		return "." + h, nil
 	}
-	return nil
-}
-
-// validHost reports whether h is a lower-case DNS name or an IP address.
-func validHost(h string) bool {
-	if net.ParseIP(h) != nil {
-		return true
-	}
-	if h == "" || len(h) > 253 {
-		return false
-	}
-	for _, label := range strings.Split(h, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		for _, c := range label {
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func checkPoliteness(rps float64, perDay int) error {
@@ -272,13 +256,14 @@ func checkPoliteness(rps float64, perDay int) error {
 // domain or none: a pattern ("*.com"), a bare public suffix ("com",
 // "co.uk"), a URL or anything that is not a host name.
 func NormalizeDomain(s string) (string, error) {
-	h := ident.HostDomain(strings.TrimSpace(s))
-	switch {
-	case strings.Contains(h, "*"):
+	if strings.Contains(s, "*") {
 		return "", fmt.Errorf("%q is a pattern: name one domain", s)
-	case !validHost(h):
-		return "", fmt.Errorf("%q is not a domain name", s)
 	}
+	n, err := ident.NormalizeHost(strings.TrimSpace(s))
+	if err != nil {
+		return "", fmt.Errorf("%q is not a domain name: %w", s, err)
+	}
+	h := ident.HostDomain(n)
 	if ps, _ := publicsuffix.PublicSuffix(h); ps == h && net.ParseIP(h) == nil {
 		return "", fmt.Errorf("%q is a public suffix: it names every site under it", s)
 	}

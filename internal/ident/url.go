@@ -78,6 +78,12 @@ func NormalizeURL(raw string) (string, error) {
 	return b.String(), nil
 }
 
+// NormalizeHost is a URL host as the fleet keys it: lower case, no trailing
+// dot, IDNA hosts in their ASCII form, IP addresses (and hosts ending in a
+// number read as IPv4) in their canonical form; an error for a host no URL
+// of the fleet can have.
+func NormalizeHost(h string) (string, error) { return normalizeHost(h) }
+
 func normalizeHost(h string) (string, error) {
 	if h == "" {
 		return "", errors.New("missing host")

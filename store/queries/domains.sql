@@ -30,24 +30,19 @@ VALUES (@domain, sqlc.narg(old_level), @new_level, @source, @reason, @set_by);
 
 -- name: ListDomains :many
 -- Domains with their level of record, best level first, optionally of one
--- level only.
+-- level only or one domain only.
 SELECT domain, COALESCE(site, domain)::text AS site, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
        COALESCE(level_set_by, '')::text AS level_set_by, level_set_at,
        blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level
 FROM domains
-WHERE sqlc.narg(level)::text IS NULL OR trust_level = sqlc.narg(level)::text
+WHERE (sqlc.narg(level)::text IS NULL OR trust_level = sqlc.narg(level)::text)
+  AND (sqlc.narg(domain)::text IS NULL OR domain = sqlc.narg(domain)::text)
 ORDER BY array_position(ARRAY['PRIMARY','GOVERNMENT','ACADEMIC','TRUSTED','LOW','UNVERIFIED','BLOCKED'], trust_level), domain
 LIMIT @max_rows;
 
 -- name: DomainLevelChanges :many
 SELECT old_level, new_level, source, reason, set_by, at
 FROM domain_level_changes WHERE domain = @domain ORDER BY id;
-
--- name: GetDomain :one
-SELECT domain, COALESCE(site, domain)::text AS site, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
-       COALESCE(level_set_by, '')::text AS level_set_by, level_set_at,
-       blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level
-FROM domains WHERE domain = @domain;
 
 -- name: TaskPageDomains :many
 -- The domains of a task's pages.
