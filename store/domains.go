@@ -69,8 +69,15 @@ func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (Domai
 			return err
 		}
 		out.Changed = true
+		action := "set"
+		switch {
+		case c.Unblock:
+			action = "unblock"
+		case c.Level == "BLOCKED":
+			action = "block"
+		}
 		return q.RecordDomainLevelChange(ctx, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(old.TrustLevel),
-			NewLevel: out.Level, Source: reviewerSource, Reason: c.Reason, SetBy: c.By})
+			NewLevel: out.Level, Source: reviewerSource, Reason: c.Reason, SetBy: c.By, Action: action})
 	})
 	if err != nil {
 		return out, fmt.Errorf("change the level of %s: %w", c.Domain, err)

@@ -10,6 +10,41 @@ import (
 	"time"
 )
 
+const blockDomain = `-- name: BlockDomain :exec
+UPDATE domains SET
+    original_trust_level = trust_level,
+    trust_level = 'BLOCKED', category = 'blocked', level_source = 'verification',
+    level_rule = $1, level_set_by = 'source verification', level_set_at = now(),
+    blocked_at = now(), block_reason = $2,
+    block_claim_ids = $3::bigint[], block_edge_ids = $4::bigint[],
+    cause_id = $5::text,
+    updated_at = now()
+WHERE domain = $6 AND blocked_at IS NULL
+`
+
+type BlockDomainParams struct {
+	Reason      *string `json:"reason"`
+	BlockReason *string `json:"block_reason"`
+	ClaimIds    []int64 `json:"claim_ids"`
+	EdgeIds     []int64 `json:"edge_ids"`
+	Cause       *string `json:"cause"`
+	Domain      string  `json:"domain"`
+}
+
+// A block by source verification or for a dangerous pattern, with its
+// cause; the level it replaces is kept for the unblock.
+func (q *Queries) BlockDomain(ctx context.Context, arg BlockDomainParams) error {
+	_, err := q.db.Exec(ctx, blockDomain,
+		arg.Reason,
+		arg.BlockReason,
+		arg.ClaimIds,
+		arg.EdgeIds,
+		arg.Cause,
+		arg.Domain,
+	)
+	return err
+}
+
 const blockedDomainsAmong = `-- name: BlockedDomainsAmong :many
 SELECT domain, blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(level_rule, '')::text AS reason,
        COALESCE(level_set_by, '')::text AS set_by, COALESCE(original_trust_level, '')::text AS original_trust_level
@@ -108,6 +143,85 @@ func (q *Queries) DomainLevelChanges(ctx context.Context, domain string) ([]Doma
 	return items, nil
 }
 
+const domainStandings = `-- name: DomainStandings :many
+SELECT d.domain, d.trust_level, d.level_source, COALESCE(d.level_rule, '')::text AS level_rule,
+       (d.blocked_at IS NOT NULL)::bool AS blocked, (d.flagged_at IS NOT NULL)::bool AS flagged,
+       s.rejected, s.total, s.rejected_ids
+FROM domains d
+CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE c.verification_status = 'rejected')::int AS rejected, count(c.id)::int AS total,
+           COALESCE((array_agg(c.id ORDER BY c.id DESC) FILTER (WHERE c.verification_status = 'rejected'))[1:20], '{}')::bigint[] AS rejected_ids
+    FROM pages p
+    JOIN fragments f ON f.page_id = p.id
+    JOIN claims c ON c.origin_fragment_id = f.id
+    WHERE p.domain = d.domain
+) AS s
+WHERE d.domain = ANY($1::text[])
+ORDER BY d.domain
+FOR UPDATE OF d
+`
+
+type DomainStandingsRow struct {
+	Domain      string  `json:"domain"`
+	TrustLevel  string  `json:"trust_level"`
+	LevelSource string  `json:"level_source"`
+	LevelRule   string  `json:"level_rule"`
+	Blocked     bool    `json:"blocked"`
+	Flagged     bool    `json:"flagged"`
+	Rejected    int32   `json:"rejected"`
+	Total       int32   `json:"total"`
+	RejectedIds []int64 `json:"rejected_ids"`
+}
+
+// The block rule's view of these domains (ARCHITECTURE.md §5.5), locked in
+// domain order: the level of record, who set it, and how many of the
+// domain's claims are rejected, with the latest rejected claims' ids.
+func (q *Queries) DomainStandings(ctx context.Context, domains []string) ([]DomainStandingsRow, error) {
+	rows, err := q.db.Query(ctx, domainStandings, domains)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DomainStandingsRow{}
+	for rows.Next() {
+		var i DomainStandingsRow
+		if err := rows.Scan(
+			&i.Domain,
+			&i.TrustLevel,
+			&i.LevelSource,
+			&i.LevelRule,
+			&i.Blocked,
+			&i.Flagged,
+			&i.Rejected,
+			&i.Total,
+			&i.RejectedIds,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const flagDomain = `-- name: FlagDomain :exec
+UPDATE domains SET flagged_at = now(), flag_reason = $1, updated_at = now()
+WHERE domain = $2
+`
+
+type FlagDomainParams struct {
+	Reason *string `json:"reason"`
+	Domain string  `json:"domain"`
+}
+
+// A vouched-for domain over a block line, shown to a person.
+func (q *Queries) FlagDomain(ctx context.Context, arg FlagDomainParams) error {
+	_, err := q.db.Exec(ctx, flagDomain, arg.Reason, arg.Domain)
+	return err
+}
+
 const listDomains = `-- name: ListDomains :many
 SELECT domain, COALESCE(site, domain)::text AS site, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
        COALESCE(level_set_by, '')::text AS level_set_by, level_set_at,
@@ -172,8 +286,9 @@ func (q *Queries) ListDomains(ctx context.Context, arg ListDomainsParams) ([]Lis
 }
 
 const lockDomain = `-- name: LockDomain :one
-SELECT domain, trust_level, level_source, COALESCE(original_trust_level, '')::text AS original_trust_level,
-       (blocked_at IS NOT NULL)::bool AS blocked
+SELECT domain, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
+       COALESCE(original_trust_level, '')::text AS original_trust_level,
+       (blocked_at IS NOT NULL)::bool AS blocked, (flagged_at IS NOT NULL)::bool AS flagged
 FROM domains WHERE domain = $1 FOR UPDATE
 `
 
@@ -181,8 +296,10 @@ type LockDomainRow struct {
 	Domain             string `json:"domain"`
 	TrustLevel         string `json:"trust_level"`
 	LevelSource        string `json:"level_source"`
+	LevelRule          string `json:"level_rule"`
 	OriginalTrustLevel string `json:"original_trust_level"`
 	Blocked            bool   `json:"blocked"`
+	Flagged            bool   `json:"flagged"`
 }
 
 // A domain's row, locked for a change of its level (an empty row when it
@@ -194,8 +311,10 @@ func (q *Queries) LockDomain(ctx context.Context, domain string) (LockDomainRow,
 		&i.Domain,
 		&i.TrustLevel,
 		&i.LevelSource,
+		&i.LevelRule,
 		&i.OriginalTrustLevel,
 		&i.Blocked,
+		&i.Flagged,
 	)
 	return i, err
 }
@@ -208,14 +327,18 @@ WITH corroborated AS (
     JOIN pages p ON p.id = f.page_id
     WHERE c.id = ANY($1::bigint[]) AND c.verification_status = 'verified'
     ORDER BY p.domain, c.id
+), locked AS (
+    SELECT d.domain FROM domains d JOIN corroborated k ON k.domain = d.domain
+    WHERE d.trust_level = 'UNVERIFIED'
+      AND (d.level_source = 'default' OR (d.level_source = 'policy' AND d.level_rule = 'default'))
+    ORDER BY d.domain FOR UPDATE OF d
 )
 UPDATE domains d SET
     trust_level = 'LOW', category = 'low', level_source = 'verification',
     level_rule = 'claim ' || k.claim_id || ' verified by ' || k.independent_sources || ' independent sites',
     level_set_by = 'source verification', level_set_at = now(), updated_at = now()
-FROM corroborated k
-WHERE d.domain = k.domain AND d.trust_level = 'UNVERIFIED'
-  AND (d.level_source = 'default' OR (d.level_source = 'policy' AND d.level_rule = 'default'))
+FROM locked l JOIN corroborated k ON k.domain = l.domain
+WHERE d.domain = l.domain
 RETURNING d.domain, k.claim_id
 `
 
@@ -227,7 +350,8 @@ type PromoteCorroboratedDomainsRow struct {
 // Source verification's promotion (ARCHITECTURE.md §5.5): a domain at
 // UNVERIFIED that nobody vouched for (no policy rule, no person) becomes
 // LOW when one of its claims, among these, is verified (supported from 2
-// other sites or more). Returns the promoted domains with the claim.
+// other sites or more). The rows are locked in domain order. Returns the
+// promoted domains with the claim.
 func (q *Queries) PromoteCorroboratedDomains(ctx context.Context, claimIds []int64) ([]PromoteCorroboratedDomainsRow, error) {
 	rows, err := q.db.Query(ctx, promoteCorroboratedDomains, claimIds)
 	if err != nil {
@@ -248,9 +372,23 @@ func (q *Queries) PromoteCorroboratedDomains(ctx context.Context, claimIds []int
 	return items, nil
 }
 
+const quarantinePage = `-- name: QuarantinePage :exec
+UPDATE pages SET quarantined_reason = $1, quarantined_at = COALESCE(quarantined_at, now()) WHERE id = $2
+`
+
+type QuarantinePageParams struct {
+	Reason *string `json:"reason"`
+	ID     int64   `json:"id"`
+}
+
+func (q *Queries) QuarantinePage(ctx context.Context, arg QuarantinePageParams) error {
+	_, err := q.db.Exec(ctx, quarantinePage, arg.Reason, arg.ID)
+	return err
+}
+
 const recordDomainLevelChange = `-- name: RecordDomainLevelChange :exec
-INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 `
 
 type RecordDomainLevelChangeParams struct {
@@ -260,6 +398,7 @@ type RecordDomainLevelChangeParams struct {
 	Source   string  `json:"source"`
 	Reason   string  `json:"reason"`
 	SetBy    string  `json:"set_by"`
+	Action   string  `json:"action"`
 }
 
 func (q *Queries) RecordDomainLevelChange(ctx context.Context, arg RecordDomainLevelChangeParams) error {
@@ -270,13 +409,14 @@ func (q *Queries) RecordDomainLevelChange(ctx context.Context, arg RecordDomainL
 		arg.Source,
 		arg.Reason,
 		arg.SetBy,
+		arg.Action,
 	)
 	return err
 }
 
 const recordPromotions = `-- name: RecordPromotions :exec
-INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by)
-SELECT unnest($1::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest($2::text[]), 'source verification'
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
+SELECT unnest($1::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest($2::text[]), 'source verification', 'promote'
 `
 
 type RecordPromotionsParams struct {
@@ -287,6 +427,33 @@ type RecordPromotionsParams struct {
 func (q *Queries) RecordPromotions(ctx context.Context, arg RecordPromotionsParams) error {
 	_, err := q.db.Exec(ctx, recordPromotions, arg.Domains, arg.Reasons)
 	return err
+}
+
+const rejectingEdges = `-- name: RejectingEdges :many
+SELECT edge_id FROM claim_conflicts
+WHERE claim_id = ANY($1::bigint[]) AND kind = 'refuted_by_higher'
+ORDER BY edge_id DESC LIMIT 20
+`
+
+// The edges that rejected these claims (their refuted_by_higher conflicts).
+func (q *Queries) RejectingEdges(ctx context.Context, claimIds []int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, rejectingEdges, claimIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var edge_id int64
+		if err := rows.Scan(&edge_id); err != nil {
+			return nil, err
+		}
+		items = append(items, edge_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const setDomainLevel = `-- name: SetDomainLevel :exec
@@ -300,6 +467,11 @@ UPDATE domains SET
     blocked_at = CASE WHEN $1::text = 'BLOCKED' THEN COALESCE(blocked_at, now()) END,
     block_reason = CASE WHEN $1::text = 'BLOCKED' THEN $5::text END,
     original_trust_level = CASE WHEN $1::text = 'BLOCKED' THEN $6::text END,
+    block_claim_ids = CASE WHEN $1::text = 'BLOCKED' THEN block_claim_ids END,
+    block_edge_ids = CASE WHEN $1::text = 'BLOCKED' THEN block_edge_ids END,
+    cause_id = CASE WHEN $1::text = 'BLOCKED' THEN cause_id END,
+    -- a person who sets the level has seen the flag
+    flagged_at = NULL, flag_reason = NULL,
     updated_at = now()
 WHERE domain = $7
 `
@@ -314,8 +486,9 @@ type SetDomainLevelParams struct {
 	Domain             string  `json:"domain"`
 }
 
-// A person's level of record. A block keeps the level it replaced
-// (original_trust_level) for the unblock; an unblock clears the block.
+// A person's level of record (or, for a clear, the policy's). A block keeps
+// the level it replaced (original_trust_level) for the unblock; an unblock
+// clears the block and its cause.
 func (q *Queries) SetDomainLevel(ctx context.Context, arg SetDomainLevelParams) error {
 	_, err := q.db.Exec(ctx, setDomainLevel,
 		arg.TrustLevel,
@@ -324,6 +497,29 @@ func (q *Queries) SetDomainLevel(ctx context.Context, arg SetDomainLevelParams) 
 		arg.SetBy,
 		arg.BlockReason,
 		arg.OriginalTrustLevel,
+		arg.Domain,
+	)
+	return err
+}
+
+const setDomainStanding = `-- name: SetDomainStanding :exec
+UPDATE domains SET rejected_claims = $1, total_claims = $2, rejection_rate = $3
+WHERE domain = $4
+`
+
+type SetDomainStandingParams struct {
+	Rejected      int32   `json:"rejected"`
+	Total         int32   `json:"total"`
+	RejectionRate float64 `json:"rejection_rate"`
+	Domain        string  `json:"domain"`
+}
+
+// The domain's claim counts behind its rejection rate.
+func (q *Queries) SetDomainStanding(ctx context.Context, arg SetDomainStandingParams) error {
+	_, err := q.db.Exec(ctx, setDomainStanding,
+		arg.Rejected,
+		arg.Total,
+		arg.RejectionRate,
 		arg.Domain,
 	)
 	return err

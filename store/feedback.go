@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 )
 
 // ClaimVerdictFeedback is a person's rejection of a claim, or its restoration.
@@ -28,39 +29,38 @@ type ClaimFeedbackResult struct {
 // ApplyClaimFeedback rejects or restores a claim in one transaction with its
 // audit row (claim_feedback). A rejected claim stays in the graph,
 // verification_status rejected and not adopted, whatever its edges say; a
-// restored one is judged by its tally again. Repeating feedback records
-// nothing.
+// restored one is judged by its tally again, and source verification's
+// rejection no longer applies to it (a person's word stands over the
+// rules). The claim's posterior, status and its domain's block rule are
+// recomputed in the same transaction. Repeating feedback records nothing.
 func (s *Store) ApplyClaimFeedback(ctx context.Context, f ClaimVerdictFeedback) (ClaimFeedbackResult, error) {
 	out := ClaimFeedbackResult{ClaimID: f.ClaimID}
 	err := s.InTx(ctx, func(_ pgx.Tx, q *Queries) error {
-		status, err := q.LockClaimStatus(ctx, f.ClaimID)
+		cur, err := q.LockClaimStatus(ctx, f.ClaimID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("claim %d: %w", f.ClaimID, errs.ErrClaimNotFound)
 		}
 		if err != nil {
 			return err
 		}
-		out.Verification = status
-		action := "restore"
-		switch {
-		case f.Reject && status == "rejected", !f.Reject && status != "rejected":
-			return nil
-		case f.Reject:
-			action, out.Verification = "reject", "rejected"
-			if err := q.RejectClaim(ctx, f.ClaimID); err != nil {
-				return err
-			}
-		default:
-			if err := q.UnrejectClaim(ctx, f.ClaimID); err != nil {
-				return err
-			}
-			posts, err := q.RecomputePosteriors(ctx, []int64{f.ClaimID})
-			if err != nil {
-				return err
-			}
-			out.Verification = posts[0].Verification
+		out.Verification = cur.VerificationStatus
+		action, word := "restore", verification.ReviewerRestored
+		if f.Reject {
+			action, word = "reject", verification.ReviewerRejected
 		}
-		out.Changed = true
+		// Nothing to do: rejected already by a person, or a restore of a
+		// claim that is not rejected.
+		if cur.ReviewerStatus == word || (!f.Reject && cur.VerificationStatus != verification.Rejected) {
+			return nil
+		}
+		if err := q.SetReviewerStatus(ctx, SetReviewerStatusParams{ID: f.ClaimID, ReviewerStatus: &word}); err != nil {
+			return err
+		}
+		states, err := q.RecomputePosteriors(ctx, []int64{f.ClaimID})
+		if err != nil {
+			return err
+		}
+		out.Verification, out.Changed = states[0].Verification, true
 		return q.RecordClaimFeedback(ctx, RecordClaimFeedbackParams{ClaimID: f.ClaimID, Action: action, Reason: f.Reason, SetBy: f.By})
 	})
 	if err != nil {

@@ -83,14 +83,19 @@ func (q *Queries) CorrectedPairs(ctx context.Context, taskID *int64) ([]Correcte
 }
 
 const lockClaimStatus = `-- name: LockClaimStatus :one
-SELECT verification_status FROM claims WHERE id = $1 FOR UPDATE
+SELECT verification_status, COALESCE(reviewer_status, '')::text AS reviewer_status FROM claims WHERE id = $1 FOR UPDATE
 `
 
-func (q *Queries) LockClaimStatus(ctx context.Context, id int64) (string, error) {
+type LockClaimStatusRow struct {
+	VerificationStatus string `json:"verification_status"`
+	ReviewerStatus     string `json:"reviewer_status"`
+}
+
+func (q *Queries) LockClaimStatus(ctx context.Context, id int64) (LockClaimStatusRow, error) {
 	row := q.db.QueryRow(ctx, lockClaimStatus, id)
-	var verification_status string
-	err := row.Scan(&verification_status)
-	return verification_status, err
+	var i LockClaimStatusRow
+	err := row.Scan(&i.VerificationStatus, &i.ReviewerStatus)
+	return i, err
 }
 
 const lockNLIEdge = `-- name: LockNLIEdge :one
@@ -165,21 +170,17 @@ func (q *Queries) RecordEdgeFeedback(ctx context.Context, arg RecordEdgeFeedback
 	return err
 }
 
-const rejectClaim = `-- name: RejectClaim :exec
-UPDATE claims SET verification_status = 'rejected', adoption_status = 'not_adopted', updated_at = now() WHERE id = $1
+const setReviewerStatus = `-- name: SetReviewerStatus :exec
+UPDATE claims SET reviewer_status = $1, updated_at = now() WHERE id = $2
 `
 
-func (q *Queries) RejectClaim(ctx context.Context, id int64) error {
-	_, err := q.db.Exec(ctx, rejectClaim, id)
-	return err
+type SetReviewerStatusParams struct {
+	ReviewerStatus *string `json:"reviewer_status"`
+	ID             int64   `json:"id"`
 }
 
-const unrejectClaim = `-- name: UnrejectClaim :exec
-UPDATE claims SET verification_status = 'pending', updated_at = now() WHERE id = $1
-`
-
-// The tally decides again (RecomputePosteriors).
-func (q *Queries) UnrejectClaim(ctx context.Context, id int64) error {
-	_, err := q.db.Exec(ctx, unrejectClaim, id)
+// A person's word on a claim; RecomputePosteriors applies it.
+func (q *Queries) SetReviewerStatus(ctx context.Context, arg SetReviewerStatusParams) error {
+	_, err := q.db.Exec(ctx, setReviewerStatus, arg.ReviewerStatus, arg.ID)
 	return err
 }

@@ -37,6 +37,19 @@ type Claim struct {
 	UpdatedAt          time.Time `json:"updated_at"`
 	ExtractorModel     *string   `json:"extractor_model"`
 	RefusedReason      *string   `json:"refused_reason"`
+	ReviewerStatus     *string   `json:"reviewer_status"`
+}
+
+type ClaimConflict struct {
+	EdgeID        int64     `json:"edge_id"`
+	ClaimID       int64     `json:"claim_id"`
+	Kind          string    `json:"kind"`
+	RefuterDomain string    `json:"refuter_domain"`
+	RefuterLevel  string    `json:"refuter_level"`
+	OriginDomain  string    `json:"origin_domain"`
+	OriginLevel   string    `json:"origin_level"`
+	Confidence    float64   `json:"confidence"`
+	DecidedAt     time.Time `json:"decided_at"`
 }
 
 type ClaimFeedback struct {
@@ -66,6 +79,12 @@ type Domain struct {
 	LevelSetAt         time.Time  `json:"level_set_at"`
 	Site               *string    `json:"site"`
 	LevelSetBy         *string    `json:"level_set_by"`
+	BlockClaimIds      []int64    `json:"block_claim_ids"`
+	BlockEdgeIds       []int64    `json:"block_edge_ids"`
+	RejectedClaims     int32      `json:"rejected_claims"`
+	TotalClaims        int32      `json:"total_claims"`
+	FlaggedAt          *time.Time `json:"flagged_at"`
+	FlagReason         *string    `json:"flag_reason"`
 }
 
 type DomainLevelChange struct {
@@ -77,6 +96,7 @@ type DomainLevelChange struct {
 	Reason   string    `json:"reason"`
 	SetBy    string    `json:"set_by"`
 	At       time.Time `json:"at"`
+	Action   string    `json:"action"`
 }
 
 type Edge struct {
@@ -134,25 +154,27 @@ type Fragment struct {
 }
 
 type Page struct {
-	ID           int64      `json:"id"`
-	Url          string     `json:"url"`
-	FinalUrl     *string    `json:"final_url"`
-	Domain       string     `json:"domain"`
-	Title        *string    `json:"title"`
-	Doi          *string    `json:"doi"`
-	Pmid         *string    `json:"pmid"`
-	ArxivID      *string    `json:"arxiv_id"`
-	S2PaperID    *string    `json:"s2_paper_id"`
-	OpenalexID   *string    `json:"openalex_id"`
-	Year         *int32     `json:"year"`
-	Venue        *string    `json:"venue"`
-	AbstractOnly bool       `json:"abstract_only"`
-	FetchedAt    *time.Time `json:"fetched_at"`
-	HttpStatus   *int32     `json:"http_status"`
-	ContentType  *string    `json:"content_type"`
-	Error        *string    `json:"error"`
-	CreatedAt    time.Time  `json:"created_at"`
-	Authors      []string   `json:"authors"`
+	ID                int64      `json:"id"`
+	Url               string     `json:"url"`
+	FinalUrl          *string    `json:"final_url"`
+	Domain            string     `json:"domain"`
+	Title             *string    `json:"title"`
+	Doi               *string    `json:"doi"`
+	Pmid              *string    `json:"pmid"`
+	ArxivID           *string    `json:"arxiv_id"`
+	S2PaperID         *string    `json:"s2_paper_id"`
+	OpenalexID        *string    `json:"openalex_id"`
+	Year              *int32     `json:"year"`
+	Venue             *string    `json:"venue"`
+	AbstractOnly      bool       `json:"abstract_only"`
+	FetchedAt         *time.Time `json:"fetched_at"`
+	HttpStatus        *int32     `json:"http_status"`
+	ContentType       *string    `json:"content_type"`
+	Error             *string    `json:"error"`
+	CreatedAt         time.Time  `json:"created_at"`
+	Authors           []string   `json:"authors"`
+	QuarantinedReason *string    `json:"quarantined_reason"`
+	QuarantinedAt     *time.Time `json:"quarantined_at"`
 }
 
 type PageVersion struct {

@@ -5,25 +5,83 @@ import (
 	"fmt"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 )
 
+// ClaimState is a claim's recomputed posterior and where it stands.
+type ClaimState struct {
+	ClaimID int64
+	evidence.Posterior
+	// Verification is the claim's status after source verification and a
+	// person's word (verification.WithReviewer).
+	Verification string
+	Outcome      verification.Outcome
+}
+
 // RecomputePosteriors recomputes the cached posterior columns of the given
-// claims from their edges (ARCHITECTURE.md §5.1): the claims' rows are locked in id
-// order (a concurrent writer of the same claims tallies after this one
-// commits), then one aggregate read and one multi-row update. Call it in the
-// transaction that changed the edges.
-func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]evidence.Posterior, error) {
+// claims from their edges (ARCHITECTURE.md §5.1) and runs source
+// verification on them (§5.5): the claims' rows are locked in id order (a
+// concurrent writer of the same claims tallies after this one commits),
+// then one aggregate read, one read of the confident edges by site, one
+// multi-row update, the claims' conflicts replaced, promotions, and the
+// block rule for the domains whose claims moved into or out of rejection.
+// Call it in the transaction that changed the edges.
+func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]ClaimState, error) {
 	if len(claimIDs) == 0 {
 		return nil, nil
 	}
-	if err := q.LockClaims(ctx, claimIDs); err != nil {
+	locked, err := q.LockClaims(ctx, claimIDs)
+	if err != nil {
 		return nil, fmt.Errorf("recompute posteriors: lock claims: %w", err)
 	}
-	tallies, err := q.ClaimTallies(ctx, ClaimTalliesParams{ClaimIds: claimIDs, VerificationMinConfidence: evidence.VerificationMinConfidence})
+	tallies, err := q.ClaimTallies(ctx, claimIDs)
 	if err != nil {
 		return nil, fmt.Errorf("recompute posteriors: tallies: %w", err)
 	}
-	n := len(tallies)
+	siteEdges, err := q.ClaimSiteEdges(ctx, ClaimSiteEdgesParams{ClaimIds: claimIDs, MinConfidence: verification.MinConfidence})
+	if err != nil {
+		return nil, fmt.Errorf("recompute posteriors: edges by site: %w", err)
+	}
+	states := claimStates(locked, tallies, siteEdges)
+	if err := q.UpdatePosteriors(ctx, posteriorParams(states)); err != nil {
+		return nil, fmt.Errorf("recompute posteriors: update: %w", err)
+	}
+	if err := q.replaceConflicts(ctx, claimIDs, states, tallies); err != nil {
+		return nil, err
+	}
+	if err := q.promoteCorroborated(ctx, claimIDs); err != nil {
+		return nil, err
+	}
+	if err := q.applyBlockRule(ctx, rejectionChanges(locked, states, tallies)); err != nil {
+		return nil, err
+	}
+	return states, nil
+}
+
+// claimStates decides each claim from its tally, its confident edges by
+// site and a person's word. The three inputs are in claim id order.
+func claimStates(locked []LockClaimsRow, tallies []ClaimTalliesRow, siteEdges []ClaimSiteEdgesRow) []ClaimState {
+	reviewer := make(map[int64]string, len(locked))
+	for _, l := range locked {
+		reviewer[l.ID] = l.ReviewerStatus
+	}
+	edges := make(map[int64][]verification.Edge)
+	for _, e := range siteEdges {
+		edges[e.ClaimID] = append(edges[e.ClaimID], verification.Edge{ID: e.EdgeID, Relation: e.Relation,
+			Confidence: e.Confidence, Domain: e.Domain, Site: e.Site, Level: e.Level})
+	}
+	out := make([]ClaimState, len(tallies))
+	for i, t := range tallies {
+		o := verification.Decide(verification.Claim{OriginDomain: t.OriginDomain, OriginSite: t.OriginSite,
+			OriginLevel: t.OriginLevel, Edges: edges[t.ClaimID]})
+		out[i] = ClaimState{ClaimID: t.ClaimID, Posterior: evidence.Compute(TallyFromRow(t)), Outcome: o,
+			Verification: verification.WithReviewer(o.Status, reviewer[t.ClaimID])}
+	}
+	return out
+}
+
+func posteriorParams(states []ClaimState) UpdatePosteriorsParams {
+	n := len(states)
 	p := UpdatePosteriorsParams{
 		Ids: make([]int64, n), Alphas: make([]float64, n), Betas: make([]float64, n),
 		Confidences: make([]float64, n), Uncertainties: make([]float64, n), Controversies: make([]float64, n),
@@ -31,25 +89,17 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 		Neutrals: make([]int32, n), Independents: make([]int32, n), EvidenceCounts: make([]int32, n),
 		Verifications: make([]string, n),
 	}
-	out := make([]evidence.Posterior, n)
-	for i, t := range tallies {
-		post := evidence.Compute(TallyFromRow(t))
-		out[i] = post
-		p.Ids[i] = t.ClaimID
+	for i, s := range states {
+		post := s.Posterior
+		p.Ids[i] = s.ClaimID
 		p.Alphas[i], p.Betas[i] = post.Alpha, post.Beta
 		p.Confidences[i], p.Uncertainties[i], p.Controversies[i] = post.Confidence, post.Uncertainty, post.Controversy
 		p.Verdicts[i] = post.Verdict
 		p.Supportings[i], p.Refutings[i], p.Neutrals[i] = int32(post.Supporting), int32(post.Refuting), int32(post.Neutral)
 		p.Independents[i], p.EvidenceCounts[i] = int32(post.Independent), int32(post.EvidenceSize)
-		p.Verifications[i] = post.Verification
+		p.Verifications[i] = s.Verification
 	}
-	if err := q.UpdatePosteriors(ctx, p); err != nil {
-		return nil, fmt.Errorf("recompute posteriors: update: %w", err)
-	}
-	if err := q.promoteCorroborated(ctx, claimIDs); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return p
 }
 
 // promoteCorroborated is source verification's promotion after a change of
@@ -78,6 +128,6 @@ func TallyFromRow(t ClaimTalliesRow) evidence.Tally {
 	return evidence.Tally{
 		SupportSum: t.SupportSum, RefuteSum: t.RefuteSum,
 		Supporting: int(t.Supporting), Refuting: int(t.Refuting), Neutral: int(t.Neutral),
-		IndependentSources: int(t.IndependentSources), SupportingSites: int(t.SupportingSites),
+		IndependentSources: int(t.IndependentSources),
 	}
 }

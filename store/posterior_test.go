@@ -89,10 +89,16 @@ func (b *posteriorBundle) addEdges(t *testing.T, specs []edgeSpec) {
 	}
 }
 
+// cachedClaim is a claim's cached posterior columns and its status.
+type cachedClaim struct {
+	evidence.Posterior
+	Verification string
+}
+
 // cached reads the claim's cached posterior columns.
-func (b *posteriorBundle) cached(t *testing.T) evidence.Posterior {
+func (b *posteriorBundle) cached(t *testing.T) cachedClaim {
 	t.Helper()
-	var p evidence.Posterior
+	var p cachedClaim
 	err := b.pool.QueryRow(context.Background(), `SELECT alpha, beta, confidence, uncertainty, controversy, verdict,
 		supporting_count, refuting_count, neutral_count, independent_sources, evidence_count, verification_status FROM claims WHERE id = $1`, b.claimID).
 		Scan(&p.Alpha, &p.Beta, &p.Confidence, &p.Uncertainty, &p.Controversy, &p.Verdict, &p.Supporting, &p.Refuting, &p.Neutral, &p.Independent,
@@ -187,12 +193,12 @@ func TestCachedPosteriorEqualsRecomputation(t *testing.T) {
 	if _, err := b.q.RecomputePosteriors(ctx, []int64{b.claimID}); err != nil {
 		t.Fatal(err)
 	}
-	tallies, err := b.q.ClaimTallies(ctx, store.ClaimTalliesParams{ClaimIds: []int64{b.claimID}, VerificationMinConfidence: evidence.VerificationMinConfidence})
+	tallies, err := b.q.ClaimTallies(ctx, []int64{b.claimID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := evidence.Compute(store.TallyFromRow(tallies[0]))
-	if got := b.cached(t); got != want {
+	if got := b.cached(t); got.Posterior != want {
 		t.Errorf("cached %+v, recomputed %+v", got, want)
 	}
 	if want.Independent != 1 {
@@ -288,7 +294,7 @@ func TestVerificationNeedsTwoSupportingSites(t *testing.T) {
 				}
 			}
 			if tc.rejected {
-				if _, err := b.pool.Exec(ctx, `UPDATE claims SET verification_status = 'rejected' WHERE id = $1`, b.claimID); err != nil {
+				if _, err := b.pool.Exec(ctx, `UPDATE claims SET verification_status = 'rejected', reviewer_status = 'rejected' WHERE id = $1`, b.claimID); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -80,6 +80,10 @@ type PageWrite struct {
 	// first sight of it (the domain policy's); a known domain keeps its
 	// level of record. Zero means UNVERIFIED, set by nobody.
 	DomainLevel DomainLevel
+	// Quarantine names the dangerous pattern the page's text holds
+	// (verification.DangerousPattern): the page is marked, and its domain
+	// blocked, or flagged when vouched for.
+	Quarantine string
 
 	EmbedModel string // fragments lacking an embedding of this model are returned to embed
 }
@@ -227,6 +231,12 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 		link := "link"
 		if _, err := q.InsertCitesEdge(ctx, InsertCitesEdgeParams{CitingPageID: pageID, CitedPageID: stub, CitationSource: &link}); err != nil {
 			return out, fmt.Errorf("insert cites edge to %s %s: %w", id.Type, id.Value, err)
+		}
+	}
+	if p.Quarantine != "" {
+		// last: the domain's row is locked after every other row of the write
+		if err := q.quarantine(ctx, pageID, domain, p.Quarantine); err != nil {
+			return out, err
 		}
 	}
 	return out, nil

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-
-	"github.com/evidencefleet/evidencefleet/internal/evidence"
 )
 
 // Judgement is one NLI edge to write: the pair, the relation stored (a
@@ -41,7 +39,7 @@ type RefusedClaim struct {
 type JudgementsWritten struct {
 	Task       LockTaskRow // the task as locked (its work_version tells whether it changed)
 	Inserted   int         // edges inserted; the others were judged concurrently (ON CONFLICT)
-	Posteriors []evidence.Posterior
+	Posteriors []ClaimState
 }
 
 // WriteJudgements writes a verify_nli round in the caller's transaction, in

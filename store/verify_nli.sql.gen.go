@@ -43,6 +43,72 @@ func (q *Queries) CandidateFragmentDetails(ctx context.Context, ids []int64) ([]
 	return items, nil
 }
 
+const claimSiteEdges = `-- name: ClaimSiteEdges :many
+SELECT e.target_id::bigint AS claim_id, e.relation, p.domain, COALESCE(d.site, p.domain)::text AS site,
+       COALESCE(d.trust_level, 'UNVERIFIED')::text AS level,
+       max(e.nli_edge_confidence)::float8 AS confidence,
+       (array_agg(e.id ORDER BY e.nli_edge_confidence DESC, e.id))[1]::bigint AS edge_id
+FROM unnest($1::bigint[]) AS u(id)
+JOIN LATERAL (
+    SELECT e.id, e.target_id, e.relation, e.nli_edge_confidence, e.source_id FROM edges e
+    WHERE e.target_id = u.id AND e.target_type = 'claim' AND e.source_type = 'fragment'
+      AND e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence >= $2::float8
+    OFFSET 0
+) AS e ON true
+JOIN fragments f ON f.id = e.source_id
+JOIN pages p ON p.id = f.page_id
+LEFT JOIN domains d ON d.domain = p.domain
+GROUP BY e.target_id, e.relation, p.domain, d.site, d.trust_level
+ORDER BY 1, 2, 3
+`
+
+type ClaimSiteEdgesParams struct {
+	ClaimIds      []int64 `json:"claim_ids"`
+	MinConfidence float64 `json:"min_confidence"`
+}
+
+type ClaimSiteEdgesRow struct {
+	ClaimID    int64   `json:"claim_id"`
+	Relation   string  `json:"relation"`
+	Domain     string  `json:"domain"`
+	Site       string  `json:"site"`
+	Level      string  `json:"level"`
+	Confidence float64 `json:"confidence"`
+	EdgeID     int64   `json:"edge_id"`
+}
+
+// Source verification's view of the claims' confident edges
+// (ARCHITECTURE.md §5.5): per claim, relation and source domain, the
+// domain's site and level of record, the strongest confidence and that
+// edge's id.
+func (q *Queries) ClaimSiteEdges(ctx context.Context, arg ClaimSiteEdgesParams) ([]ClaimSiteEdgesRow, error) {
+	rows, err := q.db.Query(ctx, claimSiteEdges, arg.ClaimIds, arg.MinConfidence)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimSiteEdgesRow{}
+	for rows.Next() {
+		var i ClaimSiteEdgesRow
+		if err := rows.Scan(
+			&i.ClaimID,
+			&i.Relation,
+			&i.Domain,
+			&i.Site,
+			&i.Level,
+			&i.Confidence,
+			&i.EdgeID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const claimTallies = `-- name: ClaimTallies :many
 SELECT u.id::bigint AS claim_id,
        COALESCE(sum(e.nli_edge_confidence) FILTER (WHERE e.relation = 'supports' AND e.nli_edge_confidence > 0), 0)::float8 AS support_sum,
@@ -52,8 +118,16 @@ SELECT u.id::bigint AS claim_id,
        count(e.id) FILTER (WHERE e.relation = 'neutral')::int AS neutral,
        -- sources are sites (registrable domains), not pages or hosts
        count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources,
-       count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation = 'supports' AND e.nli_edge_confidence >= $1::float8)::int AS supporting_sites
-FROM unnest($2::bigint[]) AS u(id)
+       COALESCE(o.domain, '')::text AS origin_domain, COALESCE(o.site, '')::text AS origin_site, COALESCE(o.level, '')::text AS origin_level
+FROM unnest($1::bigint[]) AS u(id)
+LEFT JOIN LATERAL (
+    SELECT op.domain, COALESCE(od.site, op.domain) AS site, COALESCE(od.trust_level, 'UNVERIFIED') AS level
+    FROM claims c
+    JOIN fragments ofr ON ofr.id = c.origin_fragment_id
+    JOIN pages op ON op.id = ofr.page_id
+    LEFT JOIN domains od ON od.domain = op.domain
+    WHERE c.id = u.id
+) AS o ON true
 LEFT JOIN LATERAL (
     -- one index probe per claim (see JudgedPairs)
     SELECT e.id, e.relation, e.nli_edge_confidence, e.source_id FROM edges e
@@ -64,14 +138,9 @@ LEFT JOIN LATERAL (
 LEFT JOIN fragments f ON f.id = e.source_id
 LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
-GROUP BY u.id
+GROUP BY u.id, o.domain, o.site, o.level
 ORDER BY u.id
 `
-
-type ClaimTalliesParams struct {
-	VerificationMinConfidence float64 `json:"verification_min_confidence"`
-	ClaimIds                  []int64 `json:"claim_ids"`
-}
 
 type ClaimTalliesRow struct {
 	ClaimID            int64   `json:"claim_id"`
@@ -81,16 +150,18 @@ type ClaimTalliesRow struct {
 	Refuting           int32   `json:"refuting"`
 	Neutral            int32   `json:"neutral"`
 	IndependentSources int32   `json:"independent_sources"`
-	SupportingSites    int32   `json:"supporting_sites"`
+	OriginDomain       string  `json:"origin_domain"`
+	OriginSite         string  `json:"origin_site"`
+	OriginLevel        string  `json:"origin_level"`
 }
 
 // The sums the posterior is computed from (ARCHITECTURE.md §5.1): only supports and
 // refutes edges with a positive confidence count; neutral edges are counted
-// apart; trust levels are not read. supporting_sites (for the verification
-// status) counts the sites of supports edges at or above the given
-// confidence.
-func (q *Queries) ClaimTallies(ctx context.Context, arg ClaimTalliesParams) ([]ClaimTalliesRow, error) {
-	rows, err := q.db.Query(ctx, claimTallies, arg.VerificationMinConfidence, arg.ClaimIds)
+// apart; trust levels are not read for the sums. With each claim, its origin
+// (the domain, site and level of the page it was extracted from; empty for
+// a hypothesis) for source verification.
+func (q *Queries) ClaimTallies(ctx context.Context, claimIds []int64) ([]ClaimTalliesRow, error) {
+	rows, err := q.db.Query(ctx, claimTallies, claimIds)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +177,9 @@ func (q *Queries) ClaimTallies(ctx context.Context, arg ClaimTalliesParams) ([]C
 			&i.Refuting,
 			&i.Neutral,
 			&i.IndependentSources,
-			&i.SupportingSites,
+			&i.OriginDomain,
+			&i.OriginSite,
+			&i.OriginLevel,
 		); err != nil {
 			return nil, err
 		}
@@ -116,6 +189,46 @@ func (q *Queries) ClaimTallies(ctx context.Context, arg ClaimTalliesParams) ([]C
 		return nil, err
 	}
 	return items, nil
+}
+
+const deleteClaimConflicts = `-- name: DeleteClaimConflicts :exec
+DELETE FROM claim_conflicts WHERE claim_id = ANY($1::bigint[])
+`
+
+func (q *Queries) DeleteClaimConflicts(ctx context.Context, claimIds []int64) error {
+	_, err := q.db.Exec(ctx, deleteClaimConflicts, claimIds)
+	return err
+}
+
+const insertClaimConflicts = `-- name: InsertClaimConflicts :exec
+INSERT INTO claim_conflicts (edge_id, claim_id, kind, refuter_domain, refuter_level, origin_domain, origin_level, confidence)
+SELECT unnest($1::bigint[]), unnest($2::bigint[]), unnest($3::text[]), unnest($4::text[]),
+       unnest($5::text[]), unnest($6::text[]), unnest($7::text[]), unnest($8::float8[])
+`
+
+type InsertClaimConflictsParams struct {
+	EdgeIds        []int64   `json:"edge_ids"`
+	ClaimIds       []int64   `json:"claim_ids"`
+	Kinds          []string  `json:"kinds"`
+	RefuterDomains []string  `json:"refuter_domains"`
+	RefuterLevels  []string  `json:"refuter_levels"`
+	OriginDomains  []string  `json:"origin_domains"`
+	OriginLevels   []string  `json:"origin_levels"`
+	Confidences    []float64 `json:"confidences"`
+}
+
+func (q *Queries) InsertClaimConflicts(ctx context.Context, arg InsertClaimConflictsParams) error {
+	_, err := q.db.Exec(ctx, insertClaimConflicts,
+		arg.EdgeIds,
+		arg.ClaimIds,
+		arg.Kinds,
+		arg.RefuterDomains,
+		arg.RefuterLevels,
+		arg.OriginDomains,
+		arg.OriginLevels,
+		arg.Confidences,
+	)
+	return err
 }
 
 const insertNLIEdges = `-- name: InsertNLIEdges :execrows
@@ -202,16 +315,39 @@ func (q *Queries) JudgedPairs(ctx context.Context, claimIds []int64) ([]JudgedPa
 	return items, nil
 }
 
-const lockClaims = `-- name: LockClaims :exec
-SELECT c.id FROM claims c WHERE c.id = ANY($1::bigint[]) ORDER BY c.id FOR NO KEY UPDATE
+const lockClaims = `-- name: LockClaims :many
+SELECT c.id, c.verification_status, COALESCE(c.reviewer_status, '')::text AS reviewer_status
+FROM claims c WHERE c.id = ANY($1::bigint[]) ORDER BY c.id FOR NO KEY UPDATE
 `
+
+type LockClaimsRow struct {
+	ID                 int64  `json:"id"`
+	VerificationStatus string `json:"verification_status"`
+	ReviewerStatus     string `json:"reviewer_status"`
+}
 
 // Row-locks claims in id order before their posteriors are recomputed, so
 // that two writers of one claim tally one after the other (the second sees
-// the first one's edges) and never wait on each other in a cycle.
-func (q *Queries) LockClaims(ctx context.Context, ids []int64) error {
-	_, err := q.db.Exec(ctx, lockClaims, ids)
-	return err
+// the first one's edges) and never wait on each other in a cycle. Returns
+// where each stands before the recomputation, and a person's word on it.
+func (q *Queries) LockClaims(ctx context.Context, ids []int64) ([]LockClaimsRow, error) {
+	rows, err := q.db.Query(ctx, lockClaims, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LockClaimsRow{}
+	for rows.Next() {
+		var i LockClaimsRow
+		if err := rows.Scan(&i.ID, &i.VerificationStatus, &i.ReviewerStatus); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const pairFragments = `-- name: PairFragments :many
@@ -523,12 +659,8 @@ SET alpha = v.alpha, beta = v.beta, confidence = v.confidence, uncertainty = v.u
     controversy = v.controversy, verdict = v.verdict, supporting_count = v.supporting,
     refuting_count = v.refuting, neutral_count = v.neutral, independent_sources = v.independent,
     evidence_count = v.evidence_count,
-    -- a rejection (a person's, or source verification's) stands until undone
-    verification_status = CASE WHEN c.verification_status = 'rejected' THEN 'rejected' ELSE v.verification END,
-    -- adopted into the evidence of record when verified; a rejected claim
-    -- stays in the graph, not adopted
-    adoption_status = CASE WHEN c.verification_status = 'rejected' THEN 'not_adopted'
-                           WHEN v.verification = 'verified' THEN 'adopted' ELSE 'pending' END,
+    verification_status = v.verification,
+    adoption_status = CASE v.verification WHEN 'rejected' THEN 'not_adopted' WHEN 'verified' THEN 'adopted' ELSE 'pending' END,
     updated_at = now()
 FROM (
     SELECT unnest($1::bigint[]) AS id, unnest($2::float8[]) AS alpha, unnest($3::float8[]) AS beta,
@@ -557,6 +689,9 @@ type UpdatePosteriorsParams struct {
 	Verifications  []string  `json:"verifications"`
 }
 
+// The recomputed posteriors and statuses (decided in Go: source
+// verification and a person's word); adopted into the evidence of record
+// when verified; a rejected claim stays in the graph, not adopted.
 func (q *Queries) UpdatePosteriors(ctx context.Context, arg UpdatePosteriorsParams) error {
 	_, err := q.db.Exec(ctx, updatePosteriors,
 		arg.Ids,

@@ -38,33 +38,6 @@ type Tally struct {
 	// domains: a.evil.com and b.evil.com are one) behind the counted
 	// supports/refutes edges.
 	IndependentSources int
-	// SupportingSites is the number of distinct sites behind supports edges
-	// of confidence VerificationMinConfidence or more.
-	SupportingSites int
-}
-
-// Verification statuses of a claim.
-const (
-	VerificationVerified = "verified"
-	VerificationPending  = "pending"
-	VerificationRejected = "rejected" // set by a person or source verification, never by the tally
-)
-
-// The verification rule: a claim is verified when at least
-// VerifiedFromSites independent sites support it with edges of confidence
-// VerificationMinConfidence or more (built-in models are weak judges: their
-// low-confidence edges must not verify anything), else pending.
-const (
-	VerifiedFromSites         = 2
-	VerificationMinConfidence = 0.7
-)
-
-// Verification is the status the tally gives a claim (never rejected).
-func Verification(t Tally) string {
-	if t.SupportingSites >= VerifiedFromSites {
-		return VerificationVerified
-	}
-	return VerificationPending
 }
 
 // Posterior is a claim's Beta(α, β) posterior and what is derived from it.
@@ -78,8 +51,7 @@ type Posterior struct {
 	Refuting     int
 	Neutral      int
 	Independent  int
-	EvidenceSize int    // supporting + refuting + neutral
-	Verification string // Verification(tally)
+	EvidenceSize int // supporting + refuting + neutral
 }
 
 // Edge is one NLI edge as seen by Add.
@@ -128,7 +100,6 @@ func Compute(t Tally) Posterior {
 		p.Controversy = math.Min(a-1, b-1) / (n - 2)
 	}
 	p.Verdict = Verdict(p.Confidence, p.Controversy)
-	p.Verification = Verification(t)
 	return p
 }
 

@@ -447,7 +447,7 @@ func checkPosteriorsCached(t *testing.T, pool *pgxpool.Pool) {
 	if len(ids) == 0 {
 		t.Fatal("no claims to check posteriors of")
 	}
-	tallies, err := store.New(pool).ClaimTallies(ctx, store.ClaimTalliesParams{ClaimIds: ids, VerificationMinConfidence: evidence.VerificationMinConfidence})
+	tallies, err := store.New(pool).ClaimTallies(ctx, ids)
 	if err != nil {
 		t.Fatalf("claim tallies: %v", err)
 	}

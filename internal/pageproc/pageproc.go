@@ -18,6 +18,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 )
 
 // Config tunes page processing.
@@ -121,6 +122,10 @@ type PageResult struct {
 	// is empty or taken), or whose text is no claim.
 	ClaimsDropped, QuotesRejected int
 	FollowUps                     FollowUps
+	// Quarantine names the dangerous pattern the page's title or text
+	// holds (verification.DangerousPattern): its text never reaches the
+	// claim extractor.
+	Quarantine string
 }
 
 // Page is a page version as the store keeps it: outside text (title,
@@ -169,6 +174,10 @@ type FollowUps struct {
 func Process(ctx context.Context, in Input, cfg Config, ex ClaimExtractor) PageResult {
 	r := Read(ctx, in, cfg)
 	if r.Status != StatusOK {
+		return r
+	}
+	if pattern, found := verification.DangerousPattern(r.Page.Title + "\n" + r.Page.Content); found {
+		r.Quarantine = pattern
 		return r
 	}
 	maxClaims := cfg.MaxClaimsPerPage

@@ -123,7 +123,7 @@ func TestPipelineBuildsAConsistentGraph(t *testing.T) {
 		cached = append(cached, c)
 		ids = append(ids, c.id)
 	}
-	tallies, err := f.Store.ClaimTallies(ctx, store.ClaimTalliesParams{ClaimIds: ids, VerificationMinConfidence: evidence.VerificationMinConfidence})
+	tallies, err := f.Store.ClaimTallies(ctx, ids)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -201,7 +201,7 @@ func pageWrite(r pageproc.PageResult, embedModel string, policy *domainpolicy.Po
 	pw := store.PageWrite{URL: p.URL, FinalURL: p.FinalURL, Title: p.Title, Fetched: p.Fetched, Status: p.Status,
 		ContentType: p.ContentType, FetchedAt: p.FetchedAt, SHA256: p.SHA256, Content: p.Content,
 		Identifiers: storeIDs(p.Identifiers), Declared: storeIDs(p.Declared), Linked: storeIDs(r.FollowUps.Cites),
-		EmbedModel: embedModel, DomainLevel: store.DomainLevel{Level: d.Level, Source: "policy", Rule: d.Rule}}
+		EmbedModel: embedModel, DomainLevel: store.DomainLevel{Level: d.Level, Source: "policy", Rule: d.Rule}, Quarantine: r.Quarantine}
 	for _, f := range p.Fragments {
 		pw.Fragments = append(pw.Fragments, store.FragmentSpan{Start: f.Start, End: f.End, Text: f.Text, Heading: f.Heading})
 	}

@@ -125,7 +125,7 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 			return modelErr(err, "NLI with "+w.NLI.Model())
 		}
 		done := false
-		var verdicts []evidence.Posterior
+		var verdicts []store.ClaimState
 		write := w.judgements(job.Args.TaskID, plan, judgements, &out)
 		err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 			// A target_queue that added pages while we judged is seen in the

@@ -1,16 +1,18 @@
 -- name: LockDomain :one
 -- A domain's row, locked for a change of its level (an empty row when it
 -- has none: the caller creates it).
-SELECT domain, trust_level, level_source, COALESCE(original_trust_level, '')::text AS original_trust_level,
-       (blocked_at IS NOT NULL)::bool AS blocked
+SELECT domain, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
+       COALESCE(original_trust_level, '')::text AS original_trust_level,
+       (blocked_at IS NOT NULL)::bool AS blocked, (flagged_at IS NOT NULL)::bool AS flagged
 FROM domains WHERE domain = @domain FOR UPDATE;
 
 -- name: CreateDomainRow :exec
 INSERT INTO domains (domain, site) VALUES (@domain, @site) ON CONFLICT (domain) DO NOTHING;
 
 -- name: SetDomainLevel :exec
--- A person's level of record. A block keeps the level it replaced
--- (original_trust_level) for the unblock; an unblock clears the block.
+-- A person's level of record (or, for a clear, the policy's). A block keeps
+-- the level it replaced (original_trust_level) for the unblock; an unblock
+-- clears the block and its cause.
 UPDATE domains SET
     trust_level = @trust_level,
     category = lower(@trust_level::text),
@@ -21,12 +23,17 @@ UPDATE domains SET
     blocked_at = CASE WHEN @trust_level::text = 'BLOCKED' THEN COALESCE(blocked_at, now()) END,
     block_reason = CASE WHEN @trust_level::text = 'BLOCKED' THEN @block_reason::text END,
     original_trust_level = CASE WHEN @trust_level::text = 'BLOCKED' THEN @original_trust_level::text END,
+    block_claim_ids = CASE WHEN @trust_level::text = 'BLOCKED' THEN block_claim_ids END,
+    block_edge_ids = CASE WHEN @trust_level::text = 'BLOCKED' THEN block_edge_ids END,
+    cause_id = CASE WHEN @trust_level::text = 'BLOCKED' THEN cause_id END,
+    -- a person who sets the level has seen the flag
+    flagged_at = NULL, flag_reason = NULL,
     updated_at = now()
 WHERE domain = @domain;
 
 -- name: RecordDomainLevelChange :exec
-INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by)
-VALUES (@domain, sqlc.narg(old_level), @new_level, @source, @reason, @set_by);
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
+VALUES (@domain, sqlc.narg(old_level), @new_level, @source, @reason, @set_by, @action);
 
 -- name: ListDomains :many
 -- Domains with their level of record, best level first, optionally of one
@@ -58,7 +65,8 @@ FROM domains WHERE domain = ANY(@domains::text[]) AND trust_level = 'BLOCKED' OR
 -- Source verification's promotion (ARCHITECTURE.md §5.5): a domain at
 -- UNVERIFIED that nobody vouched for (no policy rule, no person) becomes
 -- LOW when one of its claims, among these, is verified (supported from 2
--- other sites or more). Returns the promoted domains with the claim.
+-- other sites or more). The rows are locked in domain order. Returns the
+-- promoted domains with the claim.
 WITH corroborated AS (
     SELECT DISTINCT ON (p.domain) p.domain, c.id AS claim_id, c.independent_sources
     FROM claims c
@@ -66,16 +74,72 @@ WITH corroborated AS (
     JOIN pages p ON p.id = f.page_id
     WHERE c.id = ANY(@claim_ids::bigint[]) AND c.verification_status = 'verified'
     ORDER BY p.domain, c.id
+), locked AS (
+    SELECT d.domain FROM domains d JOIN corroborated k ON k.domain = d.domain
+    WHERE d.trust_level = 'UNVERIFIED'
+      AND (d.level_source = 'default' OR (d.level_source = 'policy' AND d.level_rule = 'default'))
+    ORDER BY d.domain FOR UPDATE OF d
 )
 UPDATE domains d SET
     trust_level = 'LOW', category = 'low', level_source = 'verification',
     level_rule = 'claim ' || k.claim_id || ' verified by ' || k.independent_sources || ' independent sites',
     level_set_by = 'source verification', level_set_at = now(), updated_at = now()
-FROM corroborated k
-WHERE d.domain = k.domain AND d.trust_level = 'UNVERIFIED'
-  AND (d.level_source = 'default' OR (d.level_source = 'policy' AND d.level_rule = 'default'))
+FROM locked l JOIN corroborated k ON k.domain = l.domain
+WHERE d.domain = l.domain
 RETURNING d.domain, k.claim_id;
 
 -- name: RecordPromotions :exec
-INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by)
-SELECT unnest(@domains::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest(@reasons::text[]), 'source verification';
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
+SELECT unnest(@domains::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest(@reasons::text[]), 'source verification', 'promote';
+
+-- name: DomainStandings :many
+-- The block rule's view of these domains (ARCHITECTURE.md §5.5), locked in
+-- domain order: the level of record, who set it, and how many of the
+-- domain's claims are rejected, with the latest rejected claims' ids.
+SELECT d.domain, d.trust_level, d.level_source, COALESCE(d.level_rule, '')::text AS level_rule,
+       (d.blocked_at IS NOT NULL)::bool AS blocked, (d.flagged_at IS NOT NULL)::bool AS flagged,
+       s.rejected, s.total, s.rejected_ids
+FROM domains d
+CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE c.verification_status = 'rejected')::int AS rejected, count(c.id)::int AS total,
+           COALESCE((array_agg(c.id ORDER BY c.id DESC) FILTER (WHERE c.verification_status = 'rejected'))[1:20], '{}')::bigint[] AS rejected_ids
+    FROM pages p
+    JOIN fragments f ON f.page_id = p.id
+    JOIN claims c ON c.origin_fragment_id = f.id
+    WHERE p.domain = d.domain
+) AS s
+WHERE d.domain = ANY(@domains::text[])
+ORDER BY d.domain
+FOR UPDATE OF d;
+
+-- name: RejectingEdges :many
+-- The edges that rejected these claims (their refuted_by_higher conflicts).
+SELECT edge_id FROM claim_conflicts
+WHERE claim_id = ANY(@claim_ids::bigint[]) AND kind = 'refuted_by_higher'
+ORDER BY edge_id DESC LIMIT 20;
+
+-- name: SetDomainStanding :exec
+-- The domain's claim counts behind its rejection rate.
+UPDATE domains SET rejected_claims = @rejected, total_claims = @total, rejection_rate = @rejection_rate
+WHERE domain = @domain;
+
+-- name: BlockDomain :exec
+-- A block by source verification or for a dangerous pattern, with its
+-- cause; the level it replaces is kept for the unblock.
+UPDATE domains SET
+    original_trust_level = trust_level,
+    trust_level = 'BLOCKED', category = 'blocked', level_source = 'verification',
+    level_rule = @reason, level_set_by = 'source verification', level_set_at = now(),
+    blocked_at = now(), block_reason = @block_reason,
+    block_claim_ids = @claim_ids::bigint[], block_edge_ids = @edge_ids::bigint[],
+    cause_id = sqlc.narg(cause)::text,
+    updated_at = now()
+WHERE domain = @domain AND blocked_at IS NULL;
+
+-- name: FlagDomain :exec
+-- A vouched-for domain over a block line, shown to a person.
+UPDATE domains SET flagged_at = now(), flag_reason = @reason, updated_at = now()
+WHERE domain = @domain;
+
+-- name: QuarantinePage :exec
+UPDATE pages SET quarantined_reason = @reason, quarantined_at = COALESCE(quarantined_at, now()) WHERE id = @id;

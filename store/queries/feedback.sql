@@ -1,12 +1,9 @@
 -- name: LockClaimStatus :one
-SELECT verification_status FROM claims WHERE id = @id FOR UPDATE;
+SELECT verification_status, COALESCE(reviewer_status, '')::text AS reviewer_status FROM claims WHERE id = @id FOR UPDATE;
 
--- name: RejectClaim :exec
-UPDATE claims SET verification_status = 'rejected', adoption_status = 'not_adopted', updated_at = now() WHERE id = @id;
-
--- name: UnrejectClaim :exec
--- The tally decides again (RecomputePosteriors).
-UPDATE claims SET verification_status = 'pending', updated_at = now() WHERE id = @id;
+-- name: SetReviewerStatus :exec
+-- A person's word on a claim; RecomputePosteriors applies it.
+UPDATE claims SET reviewer_status = @reviewer_status, updated_at = now() WHERE id = @id;
 
 -- name: RecordClaimFeedback :exec
 INSERT INTO claim_feedback (claim_id, action, reason, set_by) VALUES (@claim_id, @action, @reason, @set_by);

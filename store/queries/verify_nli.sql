@@ -65,11 +65,13 @@ WHERE c.task_id = @task_id AND c.refused_reason IS NULL
   AND c.id BETWEEN @claim_from::bigint AND @claim_to::bigint
 ORDER BY c.id;
 
--- name: LockClaims :exec
+-- name: LockClaims :many
 -- Row-locks claims in id order before their posteriors are recomputed, so
 -- that two writers of one claim tally one after the other (the second sees
--- the first one's edges) and never wait on each other in a cycle.
-SELECT c.id FROM claims c WHERE c.id = ANY(@ids::bigint[]) ORDER BY c.id FOR NO KEY UPDATE;
+-- the first one's edges) and never wait on each other in a cycle. Returns
+-- where each stands before the recomputation, and a person's word on it.
+SELECT c.id, c.verification_status, COALESCE(c.reviewer_status, '')::text AS reviewer_status
+FROM claims c WHERE c.id = ANY(@ids::bigint[]) ORDER BY c.id FOR NO KEY UPDATE;
 
 -- name: RefuseClaims :exec
 -- Marks claims the fleet cannot work, with the reason (parallel arrays).
@@ -123,9 +125,9 @@ ON CONFLICT (source_type, source_id, target_type, target_id)
 -- name: ClaimTallies :many
 -- The sums the posterior is computed from (ARCHITECTURE.md §5.1): only supports and
 -- refutes edges with a positive confidence count; neutral edges are counted
--- apart; trust levels are not read. supporting_sites (for the verification
--- status) counts the sites of supports edges at or above the given
--- confidence.
+-- apart; trust levels are not read for the sums. With each claim, its origin
+-- (the domain, site and level of the page it was extracted from; empty for
+-- a hypothesis) for source verification.
 SELECT u.id::bigint AS claim_id,
        COALESCE(sum(e.nli_edge_confidence) FILTER (WHERE e.relation = 'supports' AND e.nli_edge_confidence > 0), 0)::float8 AS support_sum,
        COALESCE(sum(e.nli_edge_confidence) FILTER (WHERE e.relation = 'refutes' AND e.nli_edge_confidence > 0), 0)::float8 AS refute_sum,
@@ -134,8 +136,16 @@ SELECT u.id::bigint AS claim_id,
        count(e.id) FILTER (WHERE e.relation = 'neutral')::int AS neutral,
        -- sources are sites (registrable domains), not pages or hosts
        count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources,
-       count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation = 'supports' AND e.nli_edge_confidence >= @verification_min_confidence::float8)::int AS supporting_sites
+       COALESCE(o.domain, '')::text AS origin_domain, COALESCE(o.site, '')::text AS origin_site, COALESCE(o.level, '')::text AS origin_level
 FROM unnest(@claim_ids::bigint[]) AS u(id)
+LEFT JOIN LATERAL (
+    SELECT op.domain, COALESCE(od.site, op.domain) AS site, COALESCE(od.trust_level, 'UNVERIFIED') AS level
+    FROM claims c
+    JOIN fragments ofr ON ofr.id = c.origin_fragment_id
+    JOIN pages op ON op.id = ofr.page_id
+    LEFT JOIN domains od ON od.domain = op.domain
+    WHERE c.id = u.id
+) AS o ON true
 LEFT JOIN LATERAL (
     -- one index probe per claim (see JudgedPairs)
     SELECT e.id, e.relation, e.nli_edge_confidence, e.source_id FROM edges e
@@ -146,21 +156,42 @@ LEFT JOIN LATERAL (
 LEFT JOIN fragments f ON f.id = e.source_id
 LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
-GROUP BY u.id
+GROUP BY u.id, o.domain, o.site, o.level
 ORDER BY u.id;
 
+-- name: ClaimSiteEdges :many
+-- Source verification's view of the claims' confident edges
+-- (ARCHITECTURE.md §5.5): per claim, relation and source domain, the
+-- domain's site and level of record, the strongest confidence and that
+-- edge's id.
+SELECT e.target_id::bigint AS claim_id, e.relation, p.domain, COALESCE(d.site, p.domain)::text AS site,
+       COALESCE(d.trust_level, 'UNVERIFIED')::text AS level,
+       max(e.nli_edge_confidence)::float8 AS confidence,
+       (array_agg(e.id ORDER BY e.nli_edge_confidence DESC, e.id))[1]::bigint AS edge_id
+FROM unnest(@claim_ids::bigint[]) AS u(id)
+JOIN LATERAL (
+    SELECT e.id, e.target_id, e.relation, e.nli_edge_confidence, e.source_id FROM edges e
+    WHERE e.target_id = u.id AND e.target_type = 'claim' AND e.source_type = 'fragment'
+      AND e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence >= @min_confidence::float8
+    OFFSET 0
+) AS e ON true
+JOIN fragments f ON f.id = e.source_id
+JOIN pages p ON p.id = f.page_id
+LEFT JOIN domains d ON d.domain = p.domain
+GROUP BY e.target_id, e.relation, p.domain, d.site, d.trust_level
+ORDER BY 1, 2, 3;
+
 -- name: UpdatePosteriors :exec
+-- The recomputed posteriors and statuses (decided in Go: source
+-- verification and a person's word); adopted into the evidence of record
+-- when verified; a rejected claim stays in the graph, not adopted.
 UPDATE claims c
 SET alpha = v.alpha, beta = v.beta, confidence = v.confidence, uncertainty = v.uncertainty,
     controversy = v.controversy, verdict = v.verdict, supporting_count = v.supporting,
     refuting_count = v.refuting, neutral_count = v.neutral, independent_sources = v.independent,
     evidence_count = v.evidence_count,
-    -- a rejection (a person's, or source verification's) stands until undone
-    verification_status = CASE WHEN c.verification_status = 'rejected' THEN 'rejected' ELSE v.verification END,
-    -- adopted into the evidence of record when verified; a rejected claim
-    -- stays in the graph, not adopted
-    adoption_status = CASE WHEN c.verification_status = 'rejected' THEN 'not_adopted'
-                           WHEN v.verification = 'verified' THEN 'adopted' ELSE 'pending' END,
+    verification_status = v.verification,
+    adoption_status = CASE v.verification WHEN 'rejected' THEN 'not_adopted' WHEN 'verified' THEN 'adopted' ELSE 'pending' END,
     updated_at = now()
 FROM (
     SELECT unnest(@ids::bigint[]) AS id, unnest(@alphas::float8[]) AS alpha, unnest(@betas::float8[]) AS beta,
@@ -171,6 +202,14 @@ FROM (
            unnest(@evidence_counts::int[]) AS evidence_count, unnest(@verifications::text[]) AS verification
 ) v
 WHERE c.id = v.id;
+
+-- name: DeleteClaimConflicts :exec
+DELETE FROM claim_conflicts WHERE claim_id = ANY(@claim_ids::bigint[]);
+
+-- name: InsertClaimConflicts :exec
+INSERT INTO claim_conflicts (edge_id, claim_id, kind, refuter_domain, refuter_level, origin_domain, origin_level, confidence)
+SELECT unnest(@edge_ids::bigint[]), unnest(@claim_ids::bigint[]), unnest(@kinds::text[]), unnest(@refuter_domains::text[]),
+       unnest(@refuter_levels::text[]), unnest(@origin_domains::text[]), unnest(@origin_levels::text[]), unnest(@confidences::float8[]);
 
 -- name: UnfinishedVerifyShards :many
 -- The claim ranges of the task's verify_nli shard jobs still waiting or
