@@ -6,7 +6,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 )
 
 // DomainLevelEdit is a person's change of a domain's level of record.
@@ -14,8 +16,14 @@ type DomainLevelEdit struct {
 	Domain  string // as the domains table keys it (ident.HostDomain)
 	Level   string // the new level; BLOCKED blocks the domain
 	Unblock bool   // instead of Level: give back the level the block replaced
-	Reason  string
-	By      string
+	// Clear, instead of Level: forget every level a person or the fleet
+	// set, and give the domain the policy's (PolicyLevel by PolicyRule);
+	// a block and a flag go too.
+	Clear       bool
+	PolicyLevel string
+	PolicyRule  string
+	Reason      string
+	By          string
 }
 
 // DomainLevelChanged is what a change did.
@@ -27,7 +35,7 @@ type DomainLevelChanged struct {
 }
 
 // reviewerSource is the level_source of a person's level.
-const reviewerSource = "reviewer"
+const reviewerSource = verification.SourceReviewer
 
 // ChangeDomainLevel applies a person's change of a domain's level in one
 // transaction, with its audit row (domain_level_changes): the domain's row
@@ -45,6 +53,9 @@ func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (Domai
 			return err
 		}
 		out.OldLevel, out.Level = old.TrustLevel, c.Level
+		if c.Clear {
+			return q.clearDomainLevel(ctx, c, old, &out)
+		}
 		blockReason, original := "", old.OriginalTrustLevel
 		switch {
 		case c.Unblock && !old.Blocked:
@@ -83,4 +94,24 @@ func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (Domai
 		return out, fmt.Errorf("change the level of %s: %w", c.Domain, err)
 	}
 	return out, nil
+}
+
+// clearDomainLevel gives a locked domain the policy's level, by the policy's
+// rule, with its audit row; a denied domain's block is the denylist's.
+func (q *Queries) clearDomainLevel(ctx context.Context, c DomainLevelEdit, old LockDomainRow, out *DomainLevelChanged) error {
+	out.Level = c.PolicyLevel
+	if old.LevelSource == verification.SourcePolicy && old.TrustLevel == c.PolicyLevel && old.LevelRule == c.PolicyRule && !old.Flagged {
+		return nil
+	}
+	blockReason, original := "", ""
+	if c.PolicyLevel == domainpolicy.Blocked {
+		blockReason, original = verification.ReasonDenylist, old.TrustLevel
+	}
+	if err := q.SetDomainLevel(ctx, SetDomainLevelParams{Domain: c.Domain, TrustLevel: c.PolicyLevel, LevelSource: verification.SourcePolicy,
+		Reason: &c.PolicyRule, SetBy: &c.By, BlockReason: blockReason, OriginalTrustLevel: original}); err != nil {
+		return err
+	}
+	out.Changed = true
+	return q.RecordDomainLevelChange(ctx, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(old.TrustLevel),
+		NewLevel: c.PolicyLevel, Source: verification.SourcePolicy, Reason: c.Reason + " (policy: " + c.PolicyRule + ")", SetBy: c.By, Action: "clear"})
 }

@@ -47,7 +47,9 @@ func (q *Queries) BlockDomain(ctx context.Context, arg BlockDomainParams) error 
 
 const blockedDomainsAmong = `-- name: BlockedDomainsAmong :many
 SELECT domain, blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(level_rule, '')::text AS reason,
-       COALESCE(level_set_by, '')::text AS set_by, COALESCE(original_trust_level, '')::text AS original_trust_level
+       COALESCE(level_set_by, '')::text AS set_by, COALESCE(original_trust_level, '')::text AS original_trust_level,
+       COALESCE(block_claim_ids, '{}')::bigint[] AS cause_claim_ids, COALESCE(block_edge_ids, '{}')::bigint[] AS cause_edge_ids,
+       COALESCE(cause_id, '')::text AS cause
 FROM domains WHERE domain = ANY($1::text[]) AND trust_level = 'BLOCKED' ORDER BY domain
 `
 
@@ -58,9 +60,13 @@ type BlockedDomainsAmongRow struct {
 	Reason             string     `json:"reason"`
 	SetBy              string     `json:"set_by"`
 	OriginalTrustLevel string     `json:"original_trust_level"`
+	CauseClaimIds      []int64    `json:"cause_claim_ids"`
+	CauseEdgeIds       []int64    `json:"cause_edge_ids"`
+	Cause              string     `json:"cause"`
 }
 
-// Which of these domains are BLOCKED, with when, why and by whom.
+// Which of these domains are BLOCKED, with when, why, by whom, and the
+// cause (the rejected claims and the edges that rejected them, or a page).
 func (q *Queries) BlockedDomainsAmong(ctx context.Context, domains []string) ([]BlockedDomainsAmongRow, error) {
 	rows, err := q.db.Query(ctx, blockedDomainsAmong, domains)
 	if err != nil {
@@ -77,6 +83,9 @@ func (q *Queries) BlockedDomainsAmong(ctx context.Context, domains []string) ([]
 			&i.Reason,
 			&i.SetBy,
 			&i.OriginalTrustLevel,
+			&i.CauseClaimIds,
+			&i.CauseEdgeIds,
+			&i.Cause,
 		); err != nil {
 			return nil, err
 		}
@@ -103,11 +112,12 @@ func (q *Queries) CreateDomainRow(ctx context.Context, arg CreateDomainRowParams
 }
 
 const domainLevelChanges = `-- name: DomainLevelChanges :many
-SELECT old_level, new_level, source, reason, set_by, at
+SELECT action, old_level, new_level, source, reason, set_by, at
 FROM domain_level_changes WHERE domain = $1 ORDER BY id
 `
 
 type DomainLevelChangesRow struct {
+	Action   string    `json:"action"`
 	OldLevel *string   `json:"old_level"`
 	NewLevel string    `json:"new_level"`
 	Source   string    `json:"source"`
@@ -126,6 +136,7 @@ func (q *Queries) DomainLevelChanges(ctx context.Context, domain string) ([]Doma
 	for rows.Next() {
 		var i DomainLevelChangesRow
 		if err := rows.Scan(
+			&i.Action,
 			&i.OldLevel,
 			&i.NewLevel,
 			&i.Source,
@@ -222,10 +233,49 @@ func (q *Queries) FlagDomain(ctx context.Context, arg FlagDomainParams) error {
 	return err
 }
 
+const flaggedDomainsAmong = `-- name: FlaggedDomainsAmong :many
+SELECT domain, trust_level, flagged_at, COALESCE(flag_reason, '')::text AS flag_reason
+FROM domains WHERE domain = ANY($1::text[]) AND flagged_at IS NOT NULL ORDER BY domain
+`
+
+type FlaggedDomainsAmongRow struct {
+	Domain     string     `json:"domain"`
+	TrustLevel string     `json:"trust_level"`
+	FlaggedAt  *time.Time `json:"flagged_at"`
+	FlagReason string     `json:"flag_reason"`
+}
+
+// Which of these domains source verification flagged for a person, and why.
+func (q *Queries) FlaggedDomainsAmong(ctx context.Context, domains []string) ([]FlaggedDomainsAmongRow, error) {
+	rows, err := q.db.Query(ctx, flaggedDomainsAmong, domains)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FlaggedDomainsAmongRow{}
+	for rows.Next() {
+		var i FlaggedDomainsAmongRow
+		if err := rows.Scan(
+			&i.Domain,
+			&i.TrustLevel,
+			&i.FlaggedAt,
+			&i.FlagReason,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listDomains = `-- name: ListDomains :many
 SELECT domain, COALESCE(site, domain)::text AS site, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
        COALESCE(level_set_by, '')::text AS level_set_by, level_set_at,
-       blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level
+       blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level,
+       flagged_at, COALESCE(flag_reason, '')::text AS flag_reason, rejected_claims, total_claims
 FROM domains
 WHERE ($1::text IS NULL OR trust_level = $1::text)
   AND ($2::text IS NULL OR domain = $2::text)
@@ -250,6 +300,10 @@ type ListDomainsRow struct {
 	BlockedAt          *time.Time `json:"blocked_at"`
 	BlockReason        string     `json:"block_reason"`
 	OriginalTrustLevel string     `json:"original_trust_level"`
+	FlaggedAt          *time.Time `json:"flagged_at"`
+	FlagReason         string     `json:"flag_reason"`
+	RejectedClaims     int32      `json:"rejected_claims"`
+	TotalClaims        int32      `json:"total_claims"`
 }
 
 // Domains with their level of record, best level first, optionally of one
@@ -274,6 +328,10 @@ func (q *Queries) ListDomains(ctx context.Context, arg ListDomainsParams) ([]Lis
 			&i.BlockedAt,
 			&i.BlockReason,
 			&i.OriginalTrustLevel,
+			&i.FlaggedAt,
+			&i.FlagReason,
+			&i.RejectedClaims,
+			&i.TotalClaims,
 		); err != nil {
 			return nil, err
 		}

@@ -38,6 +38,9 @@ type Claim struct {
 	ExtractorModel     *string   `json:"extractor_model"`
 	RefusedReason      *string   `json:"refused_reason"`
 	ReviewerStatus     *string   `json:"reviewer_status"`
+	SupportingSites    int32     `json:"supporting_sites"`
+	RefutingSites      int32     `json:"refuting_sites"`
+	VerificationReason *string   `json:"verification_reason"`
 }
 
 type ClaimConflict struct {

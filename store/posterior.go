@@ -87,7 +87,7 @@ func posteriorParams(states []ClaimState) UpdatePosteriorsParams {
 		Confidences: make([]float64, n), Uncertainties: make([]float64, n), Controversies: make([]float64, n),
 		Verdicts: make([]string, n), Supportings: make([]int32, n), Refutings: make([]int32, n),
 		Neutrals: make([]int32, n), Independents: make([]int32, n), EvidenceCounts: make([]int32, n),
-		Verifications: make([]string, n),
+		Verifications: make([]string, n), Reasons: make([]string, n), SupportingSites: make([]int32, n), RefutingSites: make([]int32, n),
 	}
 	for i, s := range states {
 		post := s.Posterior
@@ -97,7 +97,11 @@ func posteriorParams(states []ClaimState) UpdatePosteriorsParams {
 		p.Verdicts[i] = post.Verdict
 		p.Supportings[i], p.Refutings[i], p.Neutrals[i] = int32(post.Supporting), int32(post.Refuting), int32(post.Neutral)
 		p.Independents[i], p.EvidenceCounts[i] = int32(post.Independent), int32(post.EvidenceSize)
-		p.Verifications[i] = s.Verification
+		p.Verifications[i], p.Reasons[i] = s.Verification, s.Outcome.Reason
+		if s.Verification != s.Outcome.Status {
+			p.Reasons[i] = "a person's word: " + s.Verification
+		}
+		p.SupportingSites[i], p.RefutingSites[i] = int32(s.Outcome.SupportingSites), int32(s.Outcome.RefutingSites)
 	}
 	return p
 }

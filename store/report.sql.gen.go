@@ -65,7 +65,8 @@ func (q *Queries) TaskCitations(ctx context.Context, taskID int64) ([]TaskCitati
 const taskClaims = `-- name: TaskClaims :many
 SELECT c.id, c.evidence_no, c.text, c.kind, c.alpha, c.beta, c.confidence, c.uncertainty, c.controversy,
        c.verdict, c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources,
-       c.evidence_count, c.adoption_status, c.verification_status, c.llm_claim_confidence, c.extractor_model,
+       c.evidence_count, c.adoption_status, c.verification_status, COALESCE(c.verification_reason, '')::text AS verification_reason,
+       c.supporting_sites, c.refuting_sites, c.llm_claim_confidence, c.extractor_model,
        c.refused_reason, c.page_version_id, c.quote_start, c.quote_end, f.page_id AS origin_page_id,
        COALESCE(p.url, '')::text AS origin_url,
        COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote_text
@@ -95,6 +96,9 @@ type TaskClaimsRow struct {
 	EvidenceCount      int32    `json:"evidence_count"`
 	AdoptionStatus     string   `json:"adoption_status"`
 	VerificationStatus string   `json:"verification_status"`
+	VerificationReason string   `json:"verification_reason"`
+	SupportingSites    int32    `json:"supporting_sites"`
+	RefutingSites      int32    `json:"refuting_sites"`
 	LlmClaimConfidence *float64 `json:"llm_claim_confidence"`
 	ExtractorModel     *string  `json:"extractor_model"`
 	RefusedReason      *string  `json:"refused_reason"`
@@ -135,6 +139,9 @@ func (q *Queries) TaskClaims(ctx context.Context, taskID int64) ([]TaskClaimsRow
 			&i.EvidenceCount,
 			&i.AdoptionStatus,
 			&i.VerificationStatus,
+			&i.VerificationReason,
+			&i.SupportingSites,
+			&i.RefutingSites,
 			&i.LlmClaimConfidence,
 			&i.ExtractorModel,
 			&i.RefusedReason,

@@ -659,7 +659,8 @@ SET alpha = v.alpha, beta = v.beta, confidence = v.confidence, uncertainty = v.u
     controversy = v.controversy, verdict = v.verdict, supporting_count = v.supporting,
     refuting_count = v.refuting, neutral_count = v.neutral, independent_sources = v.independent,
     evidence_count = v.evidence_count,
-    verification_status = v.verification,
+    verification_status = v.verification, verification_reason = v.reason,
+    supporting_sites = v.supporting_sites, refuting_sites = v.refuting_sites,
     adoption_status = CASE v.verification WHEN 'rejected' THEN 'not_adopted' WHEN 'verified' THEN 'adopted' ELSE 'pending' END,
     updated_at = now()
 FROM (
@@ -668,25 +669,30 @@ FROM (
            unnest($6::float8[]) AS controversy, unnest($7::text[]) AS verdict,
            unnest($8::int[]) AS supporting, unnest($9::int[]) AS refuting,
            unnest($10::int[]) AS neutral, unnest($11::int[]) AS independent,
-           unnest($12::int[]) AS evidence_count, unnest($13::text[]) AS verification
+           unnest($12::int[]) AS evidence_count, unnest($13::text[]) AS verification,
+           unnest($14::text[]) AS reason, unnest($15::int[]) AS supporting_sites,
+           unnest($16::int[]) AS refuting_sites
 ) v
 WHERE c.id = v.id
 `
 
 type UpdatePosteriorsParams struct {
-	Ids            []int64   `json:"ids"`
-	Alphas         []float64 `json:"alphas"`
-	Betas          []float64 `json:"betas"`
-	Confidences    []float64 `json:"confidences"`
-	Uncertainties  []float64 `json:"uncertainties"`
-	Controversies  []float64 `json:"controversies"`
-	Verdicts       []string  `json:"verdicts"`
-	Supportings    []int32   `json:"supportings"`
-	Refutings      []int32   `json:"refutings"`
-	Neutrals       []int32   `json:"neutrals"`
-	Independents   []int32   `json:"independents"`
-	EvidenceCounts []int32   `json:"evidence_counts"`
-	Verifications  []string  `json:"verifications"`
+	Ids             []int64   `json:"ids"`
+	Alphas          []float64 `json:"alphas"`
+	Betas           []float64 `json:"betas"`
+	Confidences     []float64 `json:"confidences"`
+	Uncertainties   []float64 `json:"uncertainties"`
+	Controversies   []float64 `json:"controversies"`
+	Verdicts        []string  `json:"verdicts"`
+	Supportings     []int32   `json:"supportings"`
+	Refutings       []int32   `json:"refutings"`
+	Neutrals        []int32   `json:"neutrals"`
+	Independents    []int32   `json:"independents"`
+	EvidenceCounts  []int32   `json:"evidence_counts"`
+	Verifications   []string  `json:"verifications"`
+	Reasons         []string  `json:"reasons"`
+	SupportingSites []int32   `json:"supporting_sites"`
+	RefutingSites   []int32   `json:"refuting_sites"`
 }
 
 // The recomputed posteriors and statuses (decided in Go: source
@@ -707,6 +713,9 @@ func (q *Queries) UpdatePosteriors(ctx context.Context, arg UpdatePosteriorsPara
 		arg.Independents,
 		arg.EvidenceCounts,
 		arg.Verifications,
+		arg.Reasons,
+		arg.SupportingSites,
+		arg.RefutingSites,
 	)
 	return err
 }

@@ -12,13 +12,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // domainCmd reads and sets domains' levels of record (ARCHITECTURE.md §5.5).
 func (a *app) domainCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "domain", Short: "Read and set the trust levels of domains (every change audited)"}
-	cmd.AddCommand(a.domainListCmd(), a.domainShowCmd(), a.domainSetCmd(), a.domainBlockCmd(), a.domainUnblockCmd())
+	cmd.AddCommand(a.domainListCmd(), a.domainShowCmd(), a.domainSetCmd(), a.domainBlockCmd(), a.domainUnblockCmd(), a.domainClearCmd())
 	return cmd
 }
 
@@ -47,13 +48,17 @@ func (a *app) domainListCmd() *cobra.Command {
 			}
 			return a.emit(map[string]any{"domains": rows}, func(w io.Writer) {
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "domain\tlevel\tset by\twhy")
+				fmt.Fprintln(tw, "domain\tlevel\tset by\twhy\tflag")
 				for _, r := range rows {
 					by := r.LevelSource
 					if r.LevelSetBy != "" {
 						by += " " + r.LevelSetBy
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Domain, r.TrustLevel, by, r.LevelRule)
+					flag := ""
+					if r.FlaggedAt != nil {
+						flag = "flagged: " + r.FlagReason
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Domain, r.TrustLevel, by, r.LevelRule, flag)
 				}
 				tw.Flush()
 			})
@@ -67,7 +72,7 @@ func (a *app) domainListCmd() *cobra.Command {
 func (a *app) domainShowCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "show DOMAIN",
-		Short: "A domain's level of record and every change a person made to it",
+		Short: "A domain's level of record, its block or flag, and every change made to it (by people and source verification)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			domain, err := domainpolicy.NormalizeDomain(args[0])
@@ -93,11 +98,17 @@ func (a *app) domainShowCmd() *cobra.Command {
 			return a.emit(map[string]any{"domain": row, "changes": changes}, func(w io.Writer) {
 				fmt.Fprintf(w, "%s (site %s): %s, set by %s %s at %s: %s\n", row.Domain, row.Site, row.TrustLevel,
 					row.LevelSource, row.LevelSetBy, row.LevelSetAt.UTC().Format(time.RFC3339), row.LevelRule)
+				fmt.Fprintf(w, "claims: %d, %d rejected\n", row.TotalClaims, row.RejectedClaims)
 				if row.BlockedAt != nil {
-					fmt.Fprintf(w, "blocked at %s (%s); unblock gives back %s\n", row.BlockedAt.UTC().Format(time.RFC3339), row.BlockReason, row.OriginalTrustLevel)
+					r := verification.RestoreFor(row.Domain, row.BlockReason)
+					fmt.Fprintf(w, "blocked at %s (%s); restore: %s (gives back %s; risk %s: %s)\n", row.BlockedAt.UTC().Format(time.RFC3339),
+						row.BlockReason, r.Via, row.OriginalTrustLevel, r.Risk, r.RiskReason)
+				}
+				if row.FlaggedAt != nil {
+					fmt.Fprintf(w, "flagged for review at %s: %s\n", row.FlaggedAt.UTC().Format(time.RFC3339), row.FlagReason)
 				}
 				for _, c := range changes {
-					fmt.Fprintf(w, "  %s  %s → %s by %s (%s): %s\n", c.At.UTC().Format(time.RFC3339), deref(c.OldLevel), c.NewLevel, c.SetBy, c.Source, c.Reason)
+					fmt.Fprintf(w, "  %s  %-8s %s → %s by %s (%s): %s\n", c.At.UTC().Format(time.RFC3339), c.Action, deref(c.OldLevel), c.NewLevel, c.SetBy, c.Source, c.Reason)
 				}
 			})
 		},
@@ -126,6 +137,18 @@ func (a *app) domainBlockCmd() *cobra.Command {
 func (a *app) domainUnblockCmd() *cobra.Command {
 	return a.domainEditCmd("unblock DOMAIN", "Unblock a domain, giving back the level its block replaced", 1,
 		func([]string) (store.DomainLevelEdit, error) { return store.DomainLevelEdit{Unblock: true}, nil })
+}
+
+func (a *app) domainClearCmd() *cobra.Command {
+	return a.domainEditCmd("clear DOMAIN", "Forget the levels people and source verification set for a domain (and its block or flag): it gets the domain policy's level (EVF_DOMAIN_POLICY, else the built-in policy)", 1,
+		func(args []string) (store.DomainLevelEdit, error) {
+			policy, err := domainpolicy.Load(os.Getenv("EVF_DOMAIN_POLICY"))
+			if err != nil {
+				return store.DomainLevelEdit{}, err
+			}
+			d := policy.Decide(args[0])
+			return store.DomainLevelEdit{Clear: true, PolicyLevel: d.Level, PolicyRule: d.Rule}, nil
+		})
 }
 
 // domainEditCmd is a command that changes one domain's level: edit reads

@@ -100,6 +100,9 @@ func TestStatusListsBlockedDomains(t *testing.T) {
 			BlockReason string `json:"block_reason"`
 			Reason      string `json:"reason"`
 			SetBy       string `json:"set_by"`
+			CanRestore  bool   `json:"can_restore"`
+			Risk        string `json:"unblock_risk"`
+			Via         string `json:"restore_via"`
 		} `json:"blocked_domains"`
 	}
 	b.mustRunJSON(t, &st, "status", "--task", fmt.Sprint(task), "--wait", "--interval", "50ms", "--timeout", "60s")
@@ -107,11 +110,43 @@ func TestStatusListsBlockedDomains(t *testing.T) {
 		t.Errorf("failed targets %+v, want the one, blocked_domain", st.Failed)
 	}
 	if len(st.Blocked) != 1 || st.Blocked[0].Domain != "mirror.example.net" || st.Blocked[0].BlockReason != "manual" ||
-		st.Blocked[0].SetBy != "carol" || st.Blocked[0].Reason != "copies of other sites" {
+		st.Blocked[0].SetBy != "carol" || st.Blocked[0].Reason != "copies of other sites" || !st.Blocked[0].CanRestore ||
+		st.Blocked[0].Risk != "low" || !strings.HasPrefix(st.Blocked[0].Via, "enqueue domain unblock mirror.example.net") {
 		t.Errorf("blocked domains %+v", st.Blocked)
 	}
 	if out := b.mustRun(t, "status", "--task", fmt.Sprint(task)); !strings.Contains(out, "blocked domain mirror.example.net since") {
 		t.Errorf("status text lacks the blocked domain:\n%s", out)
+	}
+}
+
+// TestDomainClearGivesThePolicysLevel: clear forgets a person's level and
+// block: the domain gets the built-in policy's level by its rule, with an
+// audit row; a repeated clear records nothing.
+func TestDomainClearGivesThePolicysLevel(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.mustRun(t, "domain", "set", "de.wikipedia.org", "TRUSTED", "--reason", "a good article", "--by", "fay")
+	b.mustRun(t, "domain", "block", "de.wikipedia.org", "--reason", "vandalised", "--by", "fay")
+	type changed struct {
+		OldLevel string `json:"old_level"`
+		Level    string
+		Changed  bool
+	}
+	var c changed
+	b.mustRunJSON(t, &c, "domain", "clear", "de.wikipedia.org", "--reason", "back to the policy", "--by", "gus")
+	if c != (changed{"BLOCKED", "LOW", true}) {
+		t.Errorf("clear: %+v", c)
+	}
+	b.mustRunJSON(t, &c, "domain", "clear", "de.wikipedia.org", "--reason", "again", "--by", "gus")
+	if c.Changed {
+		t.Errorf("a repeated clear changed something: %+v", c)
+	}
+	if n := b.count(t, `SELECT count(*) FROM domains WHERE domain = 'de.wikipedia.org' AND level_source = 'policy'
+		AND level_rule LIKE 'site "wikipedia.org"%' AND blocked_at IS NULL`); n != 1 {
+		t.Error("clear did not give the policy's level by its rule without the block")
+	}
+	if n := b.count(t, `SELECT count(*) FROM domain_level_changes WHERE domain = 'de.wikipedia.org' AND action = 'clear' AND set_by = 'gus'`); n != 1 {
+		t.Errorf("%d clear audit rows, want 1", n)
 	}
 }
 

@@ -1102,13 +1102,15 @@ func TestReportPrintsEachClaimsVerdict(t *testing.T) {
 			t.Errorf("report --all lacks claim %s:\n%s", c.EvidenceNo, all)
 			continue
 		}
-		line, _, _ := strings.Cut(all[i+len(head):], "\n")
+		lines := strings.SplitN(all[i+len(head):], "\n", 3)
+		line := lines[0] + "\n" + lines[1]
 		for _, want := range []string{
 			"verdict " + c.Verdict + " ",
 			fmt.Sprintf("confidence %.3f", *c.Confidence),
 			fmt.Sprintf("uncertainty %.3f", *c.Uncertainty),
 			fmt.Sprintf("controversy %.3f", *c.Controversy),
-			"verification " + c.Verified,
+			"\n    verification " + c.Verified + ", ",
+			"confident sites: ",
 		} {
 			if !strings.Contains(line, want) {
 				t.Errorf("claim %s: report line %q lacks %q", c.EvidenceNo, line, want)

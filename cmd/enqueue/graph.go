@@ -50,6 +50,9 @@ type graphClaim struct {
 	EvidenceCount      int32    `json:"evidence_count"`
 	AdoptionStatus     string   `json:"adoption_status"`
 	Verification       string   `json:"verification_status"`
+	VerificationReason string   `json:"verification_reason"`
+	SupportingSites    int32    `json:"supporting_sites"` // independent sites confidently supporting it
+	RefutingSites      int32    `json:"refuting_sites"`
 	ExtractorScore     *float64 `json:"llm_claim_confidence,omitempty"`
 	ExtractorModel     *string  `json:"extractor_model,omitempty"`
 	RefusedReason      *string  `json:"refused_reason,omitempty"` // why the fleet does not work this claim
@@ -129,7 +132,8 @@ func loadGraph(ctx context.Context, st *store.Store, taskID int64) (*graphExport
 			Alpha: c.Alpha, Beta: c.Beta, Confidence: c.Confidence, Uncertainty: c.Uncertainty, Controversy: c.Controversy,
 			Verdict: c.Verdict, Supporting: c.SupportingCount, Refuting: c.RefutingCount, Neutral: c.NeutralCount,
 			IndependentSources: c.IndependentSources, EvidenceCount: c.EvidenceCount, AdoptionStatus: c.AdoptionStatus,
-			Verification: c.VerificationStatus, ExtractorScore: c.LlmClaimConfidence, ExtractorModel: c.ExtractorModel,
+			Verification: c.VerificationStatus, VerificationReason: c.VerificationReason,
+			SupportingSites: c.SupportingSites, RefutingSites: c.RefutingSites, ExtractorScore: c.LlmClaimConfidence, ExtractorModel: c.ExtractorModel,
 			RefusedReason: c.RefusedReason}
 		if c.PageVersionID != nil && c.OriginPageID != nil {
 			gc.Origin = &span{PageID: *c.OriginPageID, PageVersionID: *c.PageVersionID, StartChar: *c.QuoteStart,

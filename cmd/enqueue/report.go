@@ -60,8 +60,10 @@ func writeReport(w io.Writer, g *graphExport, all bool, quotes int) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s [%s] %s\n", c.EvidenceNo, c.Kind, c.Text)
-		fmt.Fprintf(w, "    verdict %-15s confidence %.3f  uncertainty %.3f  controversy %.3f  (supports %d, refutes %d, neutral %d, independent sites %d)  verification %s\n",
-			c.Verdict, c.Confidence, c.Uncertainty, c.Controversy, c.Supporting, c.Refuting, c.Neutral, c.IndependentSources, c.Verification)
+		fmt.Fprintf(w, "    verdict %-15s confidence %.3f  uncertainty %.3f  controversy %.3f  (supports %d, refutes %d, neutral %d, independent sites %d)\n",
+			c.Verdict, c.Confidence, c.Uncertainty, c.Controversy, c.Supporting, c.Refuting, c.Neutral, c.IndependentSources)
+		fmt.Fprintf(w, "    verification %s, %s: %s (confident sites: %d supporting, %d refuting)\n",
+			c.Verification, c.AdoptionStatus, c.VerificationReason, c.SupportingSites, c.RefutingSites)
 		if c.Origin != nil {
 			fmt.Fprintf(w, "    origin: “%s”\n      — %s [chars %d–%d of version %d]\n",
 				truncate(strings.Join(strings.Fields(c.Origin.Text), " "), 240), c.Origin.URL,

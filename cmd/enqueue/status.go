@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/jobs"
 
 	"github.com/schollz/progressbar/v3"
@@ -29,10 +30,18 @@ type taskStatus struct {
 	Targets  map[string]int            `json:"targets_by_status"`
 	Problems []jobProblem              `json:"job_problems"`
 	Failed   []failedTarget            `json:"failed_targets"`
-	// Blocked are the BLOCKED domains among the task's pages and targets.
-	Blocked []store.BlockedDomainsAmongRow `json:"blocked_domains"`
+	// Blocked are the BLOCKED domains among the task's pages and targets,
+	// Flagged those source verification shows to a person.
+	Blocked []blockedDomain                `json:"blocked_domains"`
+	Flagged []store.FlaggedDomainsAmongRow `json:"flagged_domains"`
 	Models  []modelUse                     `json:"models"`           // the models behind the judgements so far
 	Notice  string                         `json:"notice,omitempty"` // baseline banner (internal/modelcard)
+}
+
+// blockedDomain is a block with its cause and how to undo it.
+type blockedDomain struct {
+	store.BlockedDomainsAmongRow
+	verification.Restore
 }
 
 type jobProblem struct {
@@ -116,18 +125,18 @@ func loadStatus(ctx context.Context, st *store.Store, taskID int64) (*taskStatus
 	for _, f := range failed {
 		s.Failed = append(s.Failed, failedTarget{Kind: f.Kind, Value: f.Value, Error: f.Error})
 	}
-	if s.Blocked, err = blockedDomains(ctx, st, taskID, failed); err != nil {
+	if s.Blocked, s.Flagged, err = blockedDomains(ctx, st, taskID, failed); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
 // blockedDomains are the BLOCKED domains among the task's pages and its
-// failed URL targets.
-func blockedDomains(ctx context.Context, st *store.Store, taskID int64, failed []store.TaskFailedTargetsRow) ([]store.BlockedDomainsAmongRow, error) {
+// failed URL targets, and the flagged ones.
+func blockedDomains(ctx context.Context, st *store.Store, taskID int64, failed []store.TaskFailedTargetsRow) ([]blockedDomain, []store.FlaggedDomainsAmongRow, error) {
 	domains, err := st.TaskPageDomains(ctx, taskID)
 	if err != nil {
-		return nil, fmt.Errorf("task domains: %w", err)
+		return nil, nil, fmt.Errorf("task domains: %w", err)
 	}
 	for _, f := range failed {
 		if d := ident.Domain(f.Value); f.Kind == jobs.TargetURL && d != "" {
@@ -136,12 +145,20 @@ func blockedDomains(ctx context.Context, st *store.Store, taskID int64, failed [
 	}
 	rows, err := st.BlockedDomainsAmong(ctx, domains)
 	if err != nil {
-		return nil, fmt.Errorf("blocked domains: %w", err)
+		return nil, nil, fmt.Errorf("blocked domains: %w", err)
 	}
-	if rows == nil {
-		rows = []store.BlockedDomainsAmongRow{}
+	blocked := make([]blockedDomain, len(rows))
+	for i, r := range rows {
+		blocked[i] = blockedDomain{BlockedDomainsAmongRow: r, Restore: verification.RestoreFor(r.Domain, r.BlockReason)}
 	}
-	return rows, nil
+	flagged, err := st.FlaggedDomainsAmong(ctx, domains)
+	if err != nil {
+		return nil, nil, fmt.Errorf("flagged domains: %w", err)
+	}
+	if flagged == nil {
+		flagged = []store.FlaggedDomainsAmongRow{}
+	}
+	return blocked, flagged, nil
 }
 
 func (s *taskStatus) print(w io.Writer) {
@@ -180,8 +197,34 @@ func (s *taskStatus) print(w io.Writer) {
 		if d.BlockedAt != nil {
 			since = " since " + d.BlockedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "  blocked domain %s%s (%s by %s: %s); unblock gives back %s\n", d.Domain, since, d.BlockReason, d.SetBy, d.Reason, d.OriginalTrustLevel)
+		fmt.Fprintf(w, "  blocked domain %s%s (%s by %s: %s)%s\n", d.Domain, since, d.BlockReason, d.SetBy, d.Reason, blockCause(d))
+		if d.CanRestore {
+			fmt.Fprintf(w, "    restore: %s (gives back %s; risk %s: %s)\n", d.Via, d.OriginalTrustLevel, d.Risk, d.RiskReason)
+		} else {
+			fmt.Fprintf(w, "    cannot be restored here: %s\n", d.Via)
+		}
 	}
+	for _, d := range s.Flagged {
+		fmt.Fprintf(w, "  flagged domain %s (%s) for review: %s\n", d.Domain, d.TrustLevel, d.FlagReason)
+	}
+}
+
+// blockCause names what caused a block: its claims and edges, or a page.
+func blockCause(d blockedDomain) string {
+	var parts []string
+	if len(d.CauseClaimIds) > 0 {
+		parts = append(parts, fmt.Sprintf("claims %v", d.CauseClaimIds))
+	}
+	if len(d.CauseEdgeIds) > 0 {
+		parts = append(parts, fmt.Sprintf("edges %v", d.CauseEdgeIds))
+	}
+	if d.Cause != "" {
+		parts = append(parts, d.Cause)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; cause: " + strings.Join(parts, ", ")
 }
 
 func joinCounts(m map[string]int) string {

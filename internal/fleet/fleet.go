@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -156,7 +155,7 @@ func newModelDeps(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*wor
 	} else if r != nil {
 		resolver, citations, scholar = r, r, r
 	}
-	policy, err := loadPolicy(cfg.DomainPolicy)
+	policy, err := domainpolicy.Load(cfg.DomainPolicy)
 	if err != nil {
 		return nil, err
 	}
@@ -185,23 +184,6 @@ func newModelDeps(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*wor
 		Waits:     workers.ServerWaits{Max: cfg.ServerWaitMax, Snoozes: cfg.ServerWaitSnoozes},
 		TaskIndex: taskindex.NewCache(int64(cfg.TaskIndexMB) << 20),
 	}, nil
-}
-
-// loadPolicy reads the operator's domain policy file (EVF_DOMAIN_POLICY),
-// or returns the built-in policy for "".
-func loadPolicy(path string) (*domainpolicy.Policy, error) {
-	if path == "" {
-		return domainpolicy.Default(), nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("EVF_DOMAIN_POLICY: %w", err)
-	}
-	p, err := domainpolicy.Parse(path, b)
-	if err != nil {
-		return nil, fmt.Errorf("EVF_DOMAIN_POLICY: %w", err)
-	}
-	return p, nil
 }
 
 // PoolSize is the connection pool size for the configured concurrency: one

@@ -40,7 +40,8 @@ VALUES (@domain, sqlc.narg(old_level), @new_level, @source, @reason, @set_by, @a
 -- level only or one domain only.
 SELECT domain, COALESCE(site, domain)::text AS site, trust_level, level_source, COALESCE(level_rule, '')::text AS level_rule,
        COALESCE(level_set_by, '')::text AS level_set_by, level_set_at,
-       blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level
+       blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(original_trust_level, '')::text AS original_trust_level,
+       flagged_at, COALESCE(flag_reason, '')::text AS flag_reason, rejected_claims, total_claims
 FROM domains
 WHERE (sqlc.narg(level)::text IS NULL OR trust_level = sqlc.narg(level)::text)
   AND (sqlc.narg(domain)::text IS NULL OR domain = sqlc.narg(domain)::text)
@@ -48,7 +49,7 @@ ORDER BY array_position(ARRAY['PRIMARY','GOVERNMENT','ACADEMIC','TRUSTED','LOW',
 LIMIT @max_rows;
 
 -- name: DomainLevelChanges :many
-SELECT old_level, new_level, source, reason, set_by, at
+SELECT action, old_level, new_level, source, reason, set_by, at
 FROM domain_level_changes WHERE domain = @domain ORDER BY id;
 
 -- name: TaskPageDomains :many
@@ -56,10 +57,18 @@ FROM domain_level_changes WHERE domain = @domain ORDER BY id;
 SELECT DISTINCT p.domain FROM task_pages tp JOIN pages p ON p.id = tp.page_id WHERE tp.task_id = @task_id ORDER BY p.domain;
 
 -- name: BlockedDomainsAmong :many
--- Which of these domains are BLOCKED, with when, why and by whom.
+-- Which of these domains are BLOCKED, with when, why, by whom, and the
+-- cause (the rejected claims and the edges that rejected them, or a page).
 SELECT domain, blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(level_rule, '')::text AS reason,
-       COALESCE(level_set_by, '')::text AS set_by, COALESCE(original_trust_level, '')::text AS original_trust_level
+       COALESCE(level_set_by, '')::text AS set_by, COALESCE(original_trust_level, '')::text AS original_trust_level,
+       COALESCE(block_claim_ids, '{}')::bigint[] AS cause_claim_ids, COALESCE(block_edge_ids, '{}')::bigint[] AS cause_edge_ids,
+       COALESCE(cause_id, '')::text AS cause
 FROM domains WHERE domain = ANY(@domains::text[]) AND trust_level = 'BLOCKED' ORDER BY domain;
+
+-- name: FlaggedDomainsAmong :many
+-- Which of these domains source verification flagged for a person, and why.
+SELECT domain, trust_level, flagged_at, COALESCE(flag_reason, '')::text AS flag_reason
+FROM domains WHERE domain = ANY(@domains::text[]) AND flagged_at IS NOT NULL ORDER BY domain;
 
 -- name: PromoteCorroboratedDomains :many
 -- Source verification's promotion (ARCHITECTURE.md §5.5): a domain at

@@ -190,7 +190,8 @@ SET alpha = v.alpha, beta = v.beta, confidence = v.confidence, uncertainty = v.u
     controversy = v.controversy, verdict = v.verdict, supporting_count = v.supporting,
     refuting_count = v.refuting, neutral_count = v.neutral, independent_sources = v.independent,
     evidence_count = v.evidence_count,
-    verification_status = v.verification,
+    verification_status = v.verification, verification_reason = v.reason,
+    supporting_sites = v.supporting_sites, refuting_sites = v.refuting_sites,
     adoption_status = CASE v.verification WHEN 'rejected' THEN 'not_adopted' WHEN 'verified' THEN 'adopted' ELSE 'pending' END,
     updated_at = now()
 FROM (
@@ -199,7 +200,9 @@ FROM (
            unnest(@controversies::float8[]) AS controversy, unnest(@verdicts::text[]) AS verdict,
            unnest(@supportings::int[]) AS supporting, unnest(@refutings::int[]) AS refuting,
            unnest(@neutrals::int[]) AS neutral, unnest(@independents::int[]) AS independent,
-           unnest(@evidence_counts::int[]) AS evidence_count, unnest(@verifications::text[]) AS verification
+           unnest(@evidence_counts::int[]) AS evidence_count, unnest(@verifications::text[]) AS verification,
+           unnest(@reasons::text[]) AS reason, unnest(@supporting_sites::int[]) AS supporting_sites,
+           unnest(@refuting_sites::int[]) AS refuting_sites
 ) v
 WHERE c.id = v.id;
 

@@ -1,4 +1,4 @@
-package fleet
+package domainpolicy_test
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 // the file and the line.
 func TestLoadPolicy(t *testing.T) {
 	t.Parallel()
-	p, err := loadPolicy("")
+	p, err := domainpolicy.Load("")
 	if err != nil || p.Decide("arxiv.org").Level != domainpolicy.Academic {
 		t.Fatalf("built-in policy: %v, arxiv.org %s", err, p.Decide("arxiv.org").Level)
 	}
@@ -23,17 +23,17 @@ func TestLoadPolicy(t *testing.T) {
 	if err := os.WriteFile(good, []byte("rules:\n  - {site: example.org, level: TRUSTED}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := loadPolicy(good); err != nil || p.Decide("example.org").Level != domainpolicy.Trusted || p.Decide("arxiv.org").Level != domainpolicy.Academic {
+	if p, err := domainpolicy.Load(good); err != nil || p.Decide("example.org").Level != domainpolicy.Trusted || p.Decide("arxiv.org").Level != domainpolicy.Academic {
 		t.Errorf("extending file: %v", err)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("rules:\n  - {site: example.org, level: TRUSTED}\n  - {site: www.example.net, level: LOW}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadPolicy(bad); err == nil || !strings.Contains(err.Error(), "EVF_DOMAIN_POLICY: domain policy "+bad+" line 3") {
+	if _, err := domainpolicy.Load(bad); err == nil || !strings.Contains(err.Error(), "EVF_DOMAIN_POLICY: domain policy "+bad+" line 3") {
 		t.Errorf("bad file: %v, want the variable, file and line 3", err)
 	}
-	if _, err := loadPolicy(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "EVF_DOMAIN_POLICY") {
+	if _, err := domainpolicy.Load(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "EVF_DOMAIN_POLICY") {
 		t.Errorf("missing file: %v", err)
 	}
 }
