@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPUS=${CORPUS:-testdata/replay/demo}
+NL=$'\n'
 : "${DATABASE_URL:?DATABASE_URL must be set (run through scripts/with-postgres.sh)}"
 
 EVF_LOG_LEVEL=warn bin/worker migrate >/dev/null
@@ -42,11 +43,43 @@ if ! bin/enqueue status --task "$TASK" --wait --timeout 10m >/dev/null; then
 fi
 bin/enqueue status --task "$TASK"
 echo
-bin/enqueue report --task "$TASK"
+REPORT=$(bin/enqueue report --task "$TASK")
+printf '%s\n' "$REPORT"
 
 # The reading list: the task's fragments ranked for its hypothesis (rerank:
-# full-text → embeddings → built-in BM25 reranker).
+# full-text → embeddings → built-in BM25 reranker), each score weighted by
+# its domain's trust level. The hypothesis is answered by Wikipedia pages
+# only; a second list, for a query that the academic abstracts and Wikipedia
+# both answer, puts ACADEMIC and LOW weights side by side.
+QUERY="peer-reviewed journal articles"
 bin/enqueue job --kind rerank --args "{\"task_id\": $TASK, \"top_k\": 5}" >/dev/null
+bin/enqueue job --kind rerank --args "{\"task_id\": $TASK, \"query\": \"$QUERY\", \"top_k\": 5}" >/dev/null
 bin/enqueue status --task "$TASK" --wait --timeout 2m >/dev/null
 echo
-bin/enqueue materials --task "$TASK"
+READING=$(bin/enqueue materials --task "$TASK")
+printf '%s\n' "$READING"
+echo
+READING2=$(bin/enqueue materials --task "$TASK" --query "$QUERY")
+printf '%s\n' "$READING2"
+
+# What the run shows about trust levels, read off the outputs above; the
+# demo fails when one of these does not hold.
+source_row() { awk -v d="$1" '$1 == d' <<<"$REPORT"; }
+WIKI=$(source_row en.wikipedia.org)
+WEIGHTS=$(grep -oE '^ +[0-9]+\. +[0-9.]+ +[A-Z]+ ×[0-9.]+' <<<"$READING$NL$READING2" | awk '{print $3, $4}' | sort -u | paste -sd, - | sed 's/,/, /g')
+echo
+echo "Trust levels in this run:"
+grep '^NLI edges by source level:' <<<"$REPORT" | sed 's/^/  /'
+describe() { awk '{d = $1; l = $2; sub(/^ *[^ ]+ +[^ ]+ +/, ""); gsub(/  +/, ", "); printf "%s %s (%s)", d, l, $0}' <<<"$1"; }
+echo "  Wikipedia: $(describe "$WIKI")"
+for d in openalex.org semanticscholar.org; do echo "  academic page: $(describe "$(source_row "$d")")"; done
+grep '^blocked domains:' <<<"$REPORT" | sed 's/^/  /'
+echo "  reading-list weights by level: $WEIGHTS"
+fail() { echo "make run: $*" >&2; exit 1; }
+[[ $WIKI =~ ^\ *en\.wikipedia\.org\ +LOW\  ]] || fail "Wikipedia's level of record is not LOW: $WIKI"
+[[ $WIKI =~ NLI\ edges:\ LOW=[0-9]+$ ]] || fail "edges from Wikipedia carry another level than LOW: $WIKI"
+for d in openalex.org semanticscholar.org; do
+  [[ $(source_row "$d") =~ ^\ *"$d"\ +ACADEMIC\  ]] || fail "the academic page of $d is not ACADEMIC: $(source_row "$d")"
+done
+grep -q '^blocked domains: none$' <<<"$REPORT" || fail "a domain is blocked: $(grep '^blocked domains' <<<"$REPORT")"
+[[ $WEIGHTS == *"ACADEMIC ×0.90"* && $WEIGHTS == *"LOW ×0.40"* ]] || fail "the reading lists do not weigh ACADEMIC and LOW apart: $WEIGHTS"

@@ -410,9 +410,11 @@ func (q *Queries) TaskModels(ctx context.Context, taskID int64) ([]TaskModelsRow
 
 const taskPages = `-- name: TaskPages :many
 SELECT p.id, p.url, COALESCE(p.final_url, '')::text AS final_url, p.domain, COALESCE(p.title, '')::text AS title,
-       p.doi, p.abstract_only, tp.page_version_id, tp.reason, tp.depth, p.http_status
+       p.doi, p.abstract_only, tp.page_version_id, tp.reason, tp.depth, p.http_status,
+       COALESCE(d.trust_level, 'UNVERIFIED')::text AS trust_level
 FROM task_pages tp
 JOIN pages p ON p.id = tp.page_id
+LEFT JOIN domains d ON d.domain = p.domain
 WHERE tp.task_id = $1
 ORDER BY p.id
 `
@@ -429,8 +431,11 @@ type TaskPagesRow struct {
 	Reason        string  `json:"reason"`
 	Depth         int32   `json:"depth"`
 	HttpStatus    *int32  `json:"http_status"`
+	TrustLevel    string  `json:"trust_level"`
 }
 
+// The task's pages with their domain's level of record now (UNVERIFIED for
+// a domain without a row, as rerank reads it).
 func (q *Queries) TaskPages(ctx context.Context, taskID int64) ([]TaskPagesRow, error) {
 	rows, err := q.db.Query(ctx, taskPages, taskID)
 	if err != nil {
@@ -452,6 +457,7 @@ func (q *Queries) TaskPages(ctx context.Context, taskID int64) ([]TaskPagesRow, 
 			&i.Reason,
 			&i.Depth,
 			&i.HttpStatus,
+			&i.TrustLevel,
 		); err != nil {
 			return nil, err
 		}

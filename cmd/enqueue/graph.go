@@ -97,6 +97,7 @@ type graphPage struct {
 	PageVersionID *int64  `json:"page_version_id,omitempty"`
 	Reason        string  `json:"reason"`
 	Depth         int32   `json:"depth"`
+	TrustLevel    string  `json:"trust_level"` // the domain's level of record now (edges keep the level they were judged with)
 }
 
 type graphCitation struct {
@@ -178,7 +179,8 @@ func loadGraph(ctx context.Context, st *store.Store, taskID int64) (*graphExport
 	}
 	for _, p := range pages {
 		g.Pages = append(g.Pages, graphPage{ID: p.ID, URL: p.Url, FinalURL: p.FinalUrl, Domain: p.Domain, Title: p.Title,
-			DOI: p.Doi, AbstractOnly: p.AbstractOnly, PageVersionID: p.PageVersionID, Reason: p.Reason, Depth: p.Depth})
+			DOI: p.Doi, AbstractOnly: p.AbstractOnly, PageVersionID: p.PageVersionID, Reason: p.Reason, Depth: p.Depth,
+			TrustLevel: p.TrustLevel})
 	}
 	ranking, err := loadRanking(ctx, st, taskID, "")
 	if err != nil {

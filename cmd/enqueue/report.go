@@ -3,9 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
 )
 
 func (a *app) reportCmd() *cobra.Command {
@@ -49,9 +53,14 @@ func writeReport(w io.Writer, g *graphExport, all bool, quotes int) {
 		rel[e.Relation]++
 	}
 	fmt.Fprintf(w, "edges by relation: %s\n", joinCounts(rel))
+	writeSources(w, g)
 	byClaim := map[int64][]graphEdge{}
 	for _, e := range g.Edges {
 		byClaim[e.ClaimID] = append(byClaim[e.ClaimID], e)
+	}
+	pageLevel := map[int64]string{}
+	for _, p := range g.Pages {
+		pageLevel[p.ID] = p.TrustLevel
 	}
 	hidden := 0
 	for _, c := range g.Claims {
@@ -64,9 +73,14 @@ func writeReport(w io.Writer, g *graphExport, all bool, quotes int) {
 			c.Verdict, c.Confidence, c.Uncertainty, c.Controversy, c.Supporting, c.Refuting, c.Neutral, c.IndependentSources)
 		fmt.Fprintf(w, "    verification %s, %s: %s (confident sites: %d supporting, %d refuting)\n",
 			c.Verification, c.AdoptionStatus, c.VerificationReason, c.SupportingSites, c.RefutingSites)
+		fmt.Fprintf(w, "    NLI edges by source level: %s\n", joinCounts(nliLevels(byClaim[c.ID])))
 		if c.Origin != nil {
-			fmt.Fprintf(w, "    origin: “%s”\n      — %s [chars %d–%d of version %d]\n",
-				truncate(strings.Join(strings.Fields(c.Origin.Text), " "), 240), c.Origin.URL,
+			level := ""
+			if l := pageLevel[c.Origin.PageID]; l != "" {
+				level = " (" + l + ")"
+			}
+			fmt.Fprintf(w, "    origin: “%s”\n      — %s%s [chars %d–%d of version %d]\n",
+				truncate(strings.Join(strings.Fields(c.Origin.Text), " "), 240), c.Origin.URL, level,
 				c.Origin.StartChar, c.Origin.EndChar, c.Origin.PageVersionID)
 		}
 		for _, relation := range []string{"supports", "refutes"} {
@@ -93,4 +107,112 @@ func writeReport(w io.Writer, g *graphExport, all bool, quotes int) {
 	if hidden > 0 {
 		fmt.Fprintf(w, "\n(%d extracted claims without cross-source supports/refutes not shown; --all shows them)\n", hidden)
 	}
+}
+
+// noLevel counts the NLI edges written without a source level (a domain
+// without a row when they were judged).
+const noLevel = "none"
+
+// nliLevels counts NLI edges (supports, refutes, neutral) by the source
+// trust level stamped on them when they were judged.
+func nliLevels(edges []graphEdge) map[string]int {
+	n := map[string]int{}
+	for _, e := range edges {
+		if e.Relation == "origin" {
+			continue
+		}
+		level := noLevel
+		if e.SourceTrustLevel != nil && *e.SourceTrustLevel != "" {
+			level = *e.SourceTrustLevel
+		}
+		n[level]++
+	}
+	return n
+}
+
+// reportDomains is how many source domains the report lists; enqueue graph
+// has every page with its level.
+const reportDomains = 12
+
+// writeSources prints the task's NLI edges by the source level stamped on
+// them, then its source domains, most NLI edges first: each domain's level
+// of record now, its pages and its NLI edges by the level they were judged
+// with (a level changed since shows as the two differing), and the BLOCKED
+// domains among them.
+func writeSources(w io.Writer, g *graphExport) {
+	fmt.Fprintf(w, "NLI edges by source level: %s\n", joinCounts(nliLevels(g.Edges)))
+	type source struct {
+		domain, level string
+		pages         int
+		edges         []graphEdge
+	}
+	byDomain := map[string]*source{}
+	var sources []*source
+	get := func(domain string) *source {
+		s, ok := byDomain[domain]
+		if !ok {
+			s = &source{domain: domain}
+			byDomain[domain] = s
+			sources = append(sources, s)
+		}
+		return s
+	}
+	for _, p := range g.Pages {
+		s := get(p.Domain)
+		s.level = p.TrustLevel
+		s.pages++
+	}
+	for _, e := range g.Edges {
+		if e.Relation != "origin" {
+			s := get(e.Domain)
+			s.edges = append(s.edges, e)
+		}
+	}
+	sort.SliceStable(sources, func(i, j int) bool {
+		a, b := sources[i], sources[j]
+		if len(a.edges) != len(b.edges) {
+			return len(a.edges) > len(b.edges)
+		}
+		if a.pages != b.pages {
+			return a.pages > b.pages
+		}
+		return a.domain < b.domain
+	})
+	fmt.Fprintln(w, "sources: domain, level of record now, pages, NLI edges from it by the source level they were judged with")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	var blocked []string
+	for i, s := range sources {
+		if s.level == domainpolicy.Blocked {
+			blocked = append(blocked, s.domain)
+		}
+		if i < reportDomains {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s: %s\n", s.domain, orNone(s.level), count(s.pages, "page"),
+				count(len(s.edges), "NLI edge"), joinCounts(nliLevels(s.edges)))
+		}
+	}
+	tw.Flush()
+	if len(sources) > reportDomains {
+		fmt.Fprintf(w, "  … and %d more domains (enqueue graph --json has every page's trust_level)\n", len(sources)-reportDomains)
+	}
+	if len(blocked) == 0 {
+		fmt.Fprintln(w, "blocked domains: none")
+	} else {
+		fmt.Fprintf(w, "blocked domains: %s (enqueue status says when, why and by whom)\n", strings.Join(blocked, ", "))
+	}
+}
+
+// orNone is s, or "none" when it is empty.
+func orNone(s string) string {
+	if s == "" {
+		return noLevel
+	}
+	return s
+}
+
+// count is "1 page", "2 pages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

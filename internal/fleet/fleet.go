@@ -389,7 +389,7 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		_ = w.Stop(0)
 		return err
 	}
-	log.Info("worker started", slog.Any("queues", cfg.Queues), slog.String("ops_addr", ln.Addr().String()),
+	log.Info("worker started", slog.String("client_id", w.ID()), slog.Any("queues", cfg.Queues), slog.String("ops_addr", ln.Addr().String()),
 		slog.String("embedder", w.deps.Embedder.Model()), slog.String("nli", w.deps.NLI.Model()),
 		slog.String("reranker", w.deps.Reranker.Model()), slog.String("llm", w.deps.LLM.Model()),
 		slog.Bool("replay", cfg.ReplayDir != ""))

@@ -40,6 +40,7 @@ type Options struct {
 	ClaimsPerJob    int   // claims per verify_nli job (claim_ids)
 	NLIWorkers      int   // concurrent verify_nli jobs per process
 	Procs           []int // worker processes for the scaling measurement
+	StampingReps    int   // runs of each arm of the trust-stamping comparison (0: Reps)
 
 	RetrievalSizes         []int // graph sizes (fragments) for candidate retrieval latency
 	RetrievalTaskFragments int   // fragments of the measured task (the rest belong to other tasks)
@@ -50,9 +51,8 @@ type Options struct {
 	QueueStatsHistory  int   // finished jobs in river_job for the queue-statistics queries (0: skip)
 	QueueStatsBacklogs []int // available jobs they are timed at
 
-	// Only names the sections to run (river, enqueue, verify, retrieval,
-	// pipeline); empty runs all. The River baseline runs whenever a section
-	// compared with it does.
+	// Only names the sections to run (Sections); empty runs all. The River
+	// baseline runs whenever a section compared with it does.
 	Only []string
 
 	Hostile HostileOptions // the hostile-pages section
@@ -64,11 +64,11 @@ type Options struct {
 // Quick are sizes for a run of a few minutes; Full for the README's run.
 var (
 	Quick = Options{Reps: 3, RiverJobs: 20000, InsertBatch: 1000, NoopWorkers: 100,
-		VerifyClaims: 1000, VerifyFragments: 25000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4},
+		VerifyClaims: 1000, VerifyFragments: 25000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 6,
 		RetrievalSizes: []int{10000, 100000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
 		ClimateClaims: 60, QueueStatsHistory: 100000, QueueStatsBacklogs: []int{0, 10000}}
 	Full = Options{Reps: 3, RiverJobs: 100000, InsertBatch: 1000, NoopWorkers: 100,
-		VerifyClaims: 2000, VerifyFragments: 50000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4},
+		VerifyClaims: 2000, VerifyFragments: 50000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 10,
 		RetrievalSizes: []int{10000, 100000, 1000000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
 		ClimateClaims: -1, QueueStatsHistory: 1000000, QueueStatsBacklogs: []int{0, 10000, 100000}}
 )
@@ -122,7 +122,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("enqueue: %w", err)
 		}
 	}
-	if h.want("verify") {
+	if h.want("verify") || h.want(StampingSection) {
 		if err := h.verify(ctx, base); err != nil {
 			return nil, fmt.Errorf("verify_nli: %w", err)
 		}
@@ -154,7 +154,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // Sections are the names Options.Only accepts, in the order they run.
-var Sections = []string{"river", "enqueue", "verify", "retrieval", "pipeline", "queuestats", HostileSection}
+var Sections = []string{"river", "enqueue", "verify", StampingSection, "retrieval", "pipeline", "queuestats", HostileSection}
+
+// StampingSection is verify_nli with and without trust stamping
+// (stamping.go); "verify" runs it too.
+const StampingSection = "stamping"
 
 type harness struct {
 	opts Options

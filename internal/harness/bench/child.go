@@ -51,12 +51,14 @@ const noopQueue = "bench"
 // childReport is what a child prints when it stops.
 type childReport struct {
 	RoundTrips float64 `json:"round_trips"`
+	PairReads  int64   `json:"pair_reads,omitempty"` // verify-arm: PairFragments reads through the arm's pool
 }
 
 // RunChild is the child side: mode "fleet" runs the evidencefleet worker
 // (queues and tuning from the EVF_* environment, as the worker binary),
 // mode "noop" a River client with a no-op worker and the same River
-// settings, on queue "bench" with -workers slots.
+// settings, on queue "bench" with -workers slots, mode "verify-arm" the
+// fleet's workers in an arm of the trust-stamping comparison (stamping.go).
 func RunChild(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("child", flag.ContinueOnError)
 	mode := fs.String("mode", "fleet", "fleet or noop")
@@ -89,6 +91,7 @@ func RunChild(args []string, stdout io.Writer) error {
 
 	var m *metrics.Metrics
 	var halt func() error
+	var arm *armDB
 	switch *mode {
 	case "fleet":
 		w, err := fleet.New(ctx, cfg, log)
@@ -105,8 +108,13 @@ func RunChild(args []string, stdout io.Writer) error {
 		if halt, err = startNoop(ctx, cfg, log, m, *workers); err != nil {
 			return err
 		}
+	case armMode:
+		m = metrics.New()
+		if halt, arm, err = startArm(ctx, cfg, log, m); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("child: unknown mode %q (want fleet or noop)", *mode)
+		return fmt.Errorf("child: unknown mode %q (want fleet, noop or %s)", *mode, armMode)
 	}
 	fmt.Fprintln(stdout, readyLine)
 	<-ctx.Done()
@@ -117,7 +125,11 @@ func RunChild(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(stdout).Encode(childReport{RoundTrips: rt})
+	rep := childReport{RoundTrips: rt}
+	if arm != nil {
+		rep.PairReads = arm.reads.Load()
+	}
+	return json.NewEncoder(stdout).Encode(rep)
 }
 
 // startNoop starts River's baseline: a client with the worker's River
@@ -171,6 +183,7 @@ type procStats struct {
 	CPUSeconds float64 // user + system
 	MaxRSS     int64   // bytes, peak resident set
 	RoundTrips float64 // statements, batches and COPYs it sent to Postgres
+	PairReads  int64   // verify-arm: PairFragments reads through the arm's pool
 }
 
 // startProc starts exe as a child in mode with env added to the harness's
@@ -233,7 +246,7 @@ func (p *proc) stop() (procStats, error) {
 	if err != nil {
 		return st, err
 	}
-	st.RoundTrips = rep.RoundTrips
+	st.RoundTrips, st.PairReads = rep.RoundTrips, rep.PairReads
 	return st, nil
 }
 

@@ -20,7 +20,8 @@ type verifyRun struct {
 
 // verify measures verify_nli with the built-in models on a synthetic task
 // of VerifyClaims claims × VerifyFragments fragments, in jobs of
-// ClaimsPerJob claims, then the same load with 1, 2 and 4 processes.
+// ClaimsPerJob claims, then with and without trust stamping (section
+// "stamping", stamping.go), then the same load with 1, 2 and 4 processes.
 func (h *harness) verify(ctx context.Context, b baseline) error {
 	env, err := h.synthEnv(ctx)
 	if err != nil {
@@ -38,7 +39,22 @@ func (h *harness) verify(ctx context.Context, b baseline) error {
 		return err
 	}
 	h.logf("verify_nli: loaded %d claims, %d fragments on %d pages in %.1fs", len(task.ClaimIDs), task.Fragments, task.Pages, time.Since(begin).Seconds())
+	if h.want("verify") {
+		if err := h.verifyRates(ctx, pool, dbURL, task, b); err != nil {
+			return err
+		}
+	}
+	if err := h.verifyStamping(ctx, pool, dbURL, task); err != nil { // "verify" and "stamping" both run it
+		return err
+	}
+	if h.want("verify") {
+		return h.verifyScaling(ctx, pool, dbURL, task)
+	}
+	return nil
+}
 
+// verifyRates measures one process burning the task down, Reps times.
+func (h *harness) verifyRates(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, b baseline) error {
 	sec := fmt.Sprintf("verify_nli (built-in NLI; %d claims × %d fragments, %d claims per job, %d workers)",
 		len(task.ClaimIDs), task.Fragments, h.opts.ClaimsPerJob, h.opts.NLIWorkers)
 	var claimRates, edgeRates, jobRates, trips, cpu, rss, pairs []float64
@@ -67,7 +83,11 @@ func (h *harness) verify(ctx context.Context, b baseline) error {
 	h.compare("no-op", b.cpuPer1k, "CPU s")
 	h.add(sec, "worker peak RSS", rss, "MB", "")
 	h.compare("no-op", b.rss, "MB")
+	return nil
+}
 
+// verifyScaling measures the same load with each of Procs processes.
+func (h *harness) verifyScaling(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask) error {
 	scale := fmt.Sprintf("verify_nli scaling (same load, %d workers per process)", h.opts.NLIWorkers)
 	for _, n := range h.opts.Procs {
 		var total, per []float64
@@ -110,6 +130,12 @@ func comparison(metric string, value float64, unit, name string, river float64, 
 // runVerify clears the task's edges and jobs, enqueues its verify_nli jobs
 // and burns them down with procs worker processes.
 func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, procs int) (verifyRun, error) {
+	return h.runVerifyWith(ctx, pool, dbURL, task, procs, "fleet")
+}
+
+// runVerifyWith is runVerify with children of a mode, env added to theirs.
+func (h *harness) runVerifyWith(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, procs int,
+	mode string, env ...string) (verifyRun, error) {
 	var r verifyRun
 	for _, q := range []string{
 		"TRUNCATE river_job",
@@ -136,7 +162,7 @@ func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL strin
 		return r, fmt.Errorf("insert verify_nli jobs: %w", err)
 	}
 	r.jobs, r.claims = len(params), len(task.ClaimIDs)
-	env := []string{"DATABASE_URL=" + dbURL, "EVF_QUEUES=nli", fmt.Sprintf("EVF_NLI_WORKERS=%d", h.opts.NLIWorkers)}
+	env = append([]string{"DATABASE_URL=" + dbURL, "EVF_QUEUES=nli", fmt.Sprintf("EVF_NLI_WORKERS=%d", h.opts.NLIWorkers)}, env...)
 	var ps []*proc
 	stopAll := func() error {
 		var first error
@@ -150,7 +176,7 @@ func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL strin
 		return first
 	}
 	for range procs {
-		p, err := startProc(h.opts.Exe, env, "fleet")
+		p, err := startProc(h.opts.Exe, env, mode)
 		if err != nil {
 			_ = stopAll()
 			return r, err

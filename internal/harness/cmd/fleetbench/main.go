@@ -55,6 +55,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	perJob := fs.Int("claims-per-job", 0, "claims per verify_nli job")
 	workers := fs.Int("nli-workers", 0, "concurrent verify_nli jobs per process")
 	procs := fs.String("procs", "", "worker processes for the scaling measurement, e.g. 1,2,4")
+	stampingReps := fs.Int("stamping-reps", 0, "runs of each arm of the verify_nli trust-stamping comparison (0: the preset's)")
 	sizes := fs.String("retrieval-sizes", "", "graph sizes for the retrieval latency, e.g. 10000,100000,1000000")
 	climate := fs.Int("climate-claims", 0, "Climate-FEVER claims for the pipeline (-1: all 386; 0: the preset's)")
 	keep := fs.Bool("keep", false, "keep the scratch databases (their URLs are printed) for inspection")
@@ -81,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	setInt(&o.VerifyFragments, *frags)
 	setInt(&o.ClaimsPerJob, *perJob)
 	setInt(&o.NLIWorkers, *workers)
+	setInt(&o.StampingReps, *stampingReps)
 	setInt(&o.ClimateClaims, *climate)
 	if *skipClimate {
 		o.ClimateClaims = 0
