@@ -111,6 +111,37 @@ func (q *Queries) CreateDomainRow(ctx context.Context, arg CreateDomainRowParams
 	return err
 }
 
+const domainChangeCounts = `-- name: DomainChangeCounts :many
+SELECT action, source, count(*)::bigint AS changes FROM domain_level_changes GROUP BY action, source
+`
+
+type DomainChangeCountsRow struct {
+	Action  string `json:"action"`
+	Source  string `json:"source"`
+	Changes int64  `json:"changes"`
+}
+
+// Audit rows per action and source: promotions, blocks, flags, restores (metrics).
+func (q *Queries) DomainChangeCounts(ctx context.Context) ([]DomainChangeCountsRow, error) {
+	rows, err := q.db.Query(ctx, domainChangeCounts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DomainChangeCountsRow{}
+	for rows.Next() {
+		var i DomainChangeCountsRow
+		if err := rows.Scan(&i.Action, &i.Source, &i.Changes); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const domainLevelChanges = `-- name: DomainLevelChanges :many
 SELECT action, old_level, new_level, source, reason, set_by, at
 FROM domain_level_changes WHERE domain = $1 ORDER BY id
@@ -144,6 +175,38 @@ func (q *Queries) DomainLevelChanges(ctx context.Context, domain string) ([]Doma
 			&i.SetBy,
 			&i.At,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const domainLevelCounts = `-- name: DomainLevelCounts :many
+SELECT trust_level, count(*)::bigint AS domains, count(*) FILTER (WHERE flagged_at IS NOT NULL)::bigint AS flagged
+FROM domains GROUP BY trust_level
+`
+
+type DomainLevelCountsRow struct {
+	TrustLevel string `json:"trust_level"`
+	Domains    int64  `json:"domains"`
+	Flagged    int64  `json:"flagged"`
+}
+
+// Domains per level of record, and how many of them are flagged (metrics).
+func (q *Queries) DomainLevelCounts(ctx context.Context) ([]DomainLevelCountsRow, error) {
+	rows, err := q.db.Query(ctx, domainLevelCounts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DomainLevelCountsRow{}
+	for rows.Next() {
+		var i DomainLevelCountsRow
+		if err := rows.Scan(&i.TrustLevel, &i.Domains, &i.Flagged); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -263,7 +263,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 	if statsLog == nil {
 		statsLog = slog.New(slog.DiscardHandler)
 	}
-	m.Registry.MustRegister(newQueueStats(store.New(pool), jobs.AllQueues, cfg.QueueStatsTTL, statsLog))
+	m.Registry.MustRegister(newQueueStats(store.New(pool), jobs.AllQueues, cfg.QueueStatsTTL, statsLog),
+		newSourceStats(store.New(pool), cfg.QueueStatsTTL, statsLog))
 	w.client, err = river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {
 		parts.Fetcher.Close()

@@ -23,23 +23,18 @@ var liveStates = []string{"available", "scheduled", "retryable", "running", "pen
 type queueStats struct {
 	q       *store.Queries
 	queues  []string
-	ttl     time.Duration
-	timeout time.Duration
-	log     *slog.Logger
+	refresh dbRefresh
 
 	depth, oldest, failures *prometheus.Desc
 
 	mu     sync.Mutex
-	at     time.Time
 	counts map[[2]string]int64 // (queue, state)
 	ages   map[string]float64
-	failed float64
-	now    func() time.Time
 }
 
 func newQueueStats(q *store.Queries, queues []string, ttl time.Duration, log *slog.Logger) *queueStats {
 	return &queueStats{
-		q: q, queues: queues, ttl: ttl, timeout: 5 * time.Second, log: log, now: time.Now,
+		q: q, queues: queues, refresh: dbRefresh{ttl: ttl, timeout: 5 * time.Second, log: log, now: time.Now, what: "river queue statistics"},
 		depth: prometheus.NewDesc("evidencefleet_river_jobs",
 			"River jobs per queue in a live state (available, scheduled, retryable, running, pending), read from the database at most every EVF_QUEUE_STATS_TTL.",
 			[]string{"queue", "state"}, nil),
@@ -62,32 +57,25 @@ func (s *queueStats) Describe(ch chan<- *prometheus.Desc) {
 func (s *queueStats) Collect(ch chan<- prometheus.Metric) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.at.IsZero() || s.now().Sub(s.at) >= s.ttl {
-		s.refresh()
-	}
+	s.refresh.ifDue(s.read)
 	for _, queue := range s.queues {
 		for _, state := range liveStates {
 			ch <- prometheus.MustNewConstMetric(s.depth, prometheus.GaugeValue, float64(s.counts[[2]string{queue, state}]), queue, state)
 		}
 		ch <- prometheus.MustNewConstMetric(s.oldest, prometheus.GaugeValue, s.ages[queue], queue)
 	}
-	ch <- prometheus.MustNewConstMetric(s.failures, prometheus.CounterValue, s.failed)
+	ch <- prometheus.MustNewConstMetric(s.failures, prometheus.CounterValue, s.refresh.failed)
 }
 
-// refresh reads both statistics; s.mu is held.
-func (s *queueStats) refresh() {
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
-	defer cancel()
+// read reads both statistics; s.mu is held.
+func (s *queueStats) read(ctx context.Context) error {
 	rows, err := s.q.RiverLiveJobCounts(ctx)
-	var ages []store.RiverOldestAvailableAgeRow
-	if err == nil {
-		ages, err = s.q.RiverOldestAvailableAge(ctx, s.queues)
-	}
-	s.at = s.now()
 	if err != nil {
-		s.failed++
-		s.log.Warn("river queue statistics not refreshed; serving the last values", slog.Any("error", err))
-		return
+		return err
+	}
+	ages, err := s.q.RiverOldestAvailableAge(ctx, s.queues)
+	if err != nil {
+		return err
 	}
 	s.counts = make(map[[2]string]int64, len(rows))
 	for _, r := range rows {
@@ -97,4 +85,5 @@ func (s *queueStats) refresh() {
 	for _, a := range ages {
 		s.ages[a.Queue] = a.AgeSeconds
 	}
+	return nil
 }

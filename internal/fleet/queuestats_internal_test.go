@@ -40,7 +40,7 @@ func TestQueueStats(t *testing.T) {
 
 	now := time.Now()
 	s := newQueueStats(store.New(pool), []string{"target", "nli"}, 15*time.Second, slog.New(slog.DiscardHandler))
-	s.now = func() time.Time { return now }
+	s.refresh.now = func() time.Time { return now }
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(s)
 

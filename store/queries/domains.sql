@@ -152,3 +152,12 @@ WHERE domain = @domain;
 
 -- name: QuarantinePage :exec
 UPDATE pages SET quarantined_reason = @reason, quarantined_at = COALESCE(quarantined_at, now()) WHERE id = @id;
+
+-- name: DomainLevelCounts :many
+-- Domains per level of record, and how many of them are flagged (metrics).
+SELECT trust_level, count(*)::bigint AS domains, count(*) FILTER (WHERE flagged_at IS NOT NULL)::bigint AS flagged
+FROM domains GROUP BY trust_level;
+
+-- name: DomainChangeCounts :many
+-- Audit rows per action and source: promotions, blocks, flags, restores (metrics).
+SELECT action, source, count(*)::bigint AS changes FROM domain_level_changes GROUP BY action, source;

@@ -23,6 +23,7 @@ const (
 var alertNames = []string{
 	"EvidenceFleetBacklogGrowing", "EvidenceFleetOldestAvailableJob", "EvidenceFleetQueueWithoutWorkers",
 	"EvidenceFleetJobsFailing", "EvidenceFleetModelBackendFailing", "EvidenceFleetWorkersAbsent",
+	"EvidenceFleetAutomaticBlocks",
 }
 
 // promtool finds promtool. Without it the test is skipped, unless
