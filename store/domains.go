@@ -115,3 +115,53 @@ func (q *Queries) clearDomainLevel(ctx context.Context, c DomainLevelEdit, old L
 	return q.RecordDomainLevelChange(ctx, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(old.TrustLevel),
 		NewLevel: c.PolicyLevel, Source: verification.SourcePolicy, Reason: c.Reason + " (policy: " + c.PolicyRule + ")", SetBy: c.By, Action: "clear"})
 }
+
+// PolicyLevel is a domain policy's answer for a domain: its level and the
+// rule that decided.
+type PolicyLevel struct{ Level, Rule string }
+
+// ApplyPolicy is a policy reload: every domain whose level the policy set on
+// first sight, or nobody set, gets the level decide gives it now, where it
+// differs, with an audit row each (action policy); levels set by a person
+// or by source verification stay. It walks the domains in pages of batch,
+// one transaction each, and returns how many changed. Processes starting
+// with the same policy at once share the work (rows another holds are
+// skipped; it applies the same levels).
+func (s *Store) ApplyPolicy(ctx context.Context, decide func(domain string) PolicyLevel, batch int) (int, error) {
+	changed, after := 0, ""
+	for {
+		rows, err := s.PolicyLevelDomains(ctx, PolicyLevelDomainsParams{After: after, MaxRows: int32(batch)})
+		if err != nil {
+			return changed, fmt.Errorf("policy reload: read domains: %w", err)
+		}
+		if len(rows) == 0 {
+			return changed, nil
+		}
+		after = rows[len(rows)-1].Domain
+		var p ApplyPolicyLevelsParams
+		for _, r := range rows {
+			if d := decide(r.Domain); d.Level != r.TrustLevel {
+				p.Domains, p.Levels, p.Rules = append(p.Domains, r.Domain), append(p.Levels, d.Level), append(p.Rules, d.Rule)
+			}
+		}
+		if len(p.Domains) == 0 {
+			continue
+		}
+		err = s.InTx(ctx, func(_ pgx.Tx, q *Queries) error {
+			done, err := q.ApplyPolicyLevels(ctx, p)
+			if err != nil || len(done) == 0 {
+				return err
+			}
+			var rec RecordPolicyChangesParams
+			for _, d := range done {
+				rec.Domains, rec.OldLevels, rec.NewLevels = append(rec.Domains, d.Domain), append(rec.OldLevels, d.OldLevel), append(rec.NewLevels, d.NewLevel)
+				rec.Reasons = append(rec.Reasons, "policy reload: "+d.Rule)
+			}
+			changed += len(done)
+			return q.RecordPolicyChanges(ctx, rec)
+		})
+		if err != nil {
+			return changed, fmt.Errorf("policy reload: %w", err)
+		}
+	}
+}

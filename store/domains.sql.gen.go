@@ -10,6 +10,68 @@ import (
 	"time"
 )
 
+const applyPolicyLevels = `-- name: ApplyPolicyLevels :many
+WITH want AS (
+    SELECT unnest($1::text[]) AS domain, unnest($2::text[]) AS level, unnest($3::text[]) AS rule
+), locked AS (
+    SELECT d.domain, d.trust_level AS old_level FROM domains d JOIN want w ON w.domain = d.domain
+    WHERE d.level_source IN ('policy', 'default') AND d.trust_level <> w.level
+    ORDER BY d.domain FOR UPDATE OF d SKIP LOCKED
+)
+UPDATE domains d SET
+    trust_level = w.level, category = lower(w.level), level_source = 'policy', level_rule = w.rule,
+    level_set_by = 'domain policy', level_set_at = now(),
+    blocked_at = CASE WHEN w.level = 'BLOCKED' THEN COALESCE(d.blocked_at, now()) END,
+    block_reason = CASE WHEN w.level = 'BLOCKED' THEN 'denylist' END,
+    original_trust_level = CASE WHEN w.level = 'BLOCKED' THEN l.old_level END,
+    updated_at = now()
+FROM locked l JOIN want w ON w.domain = l.domain
+WHERE d.domain = l.domain
+RETURNING d.domain, l.old_level, d.trust_level AS new_level, w.rule::text AS rule
+`
+
+type ApplyPolicyLevelsParams struct {
+	Domains []string `json:"domains"`
+	Levels  []string `json:"levels"`
+	Rules   []string `json:"rules"`
+}
+
+type ApplyPolicyLevelsRow struct {
+	Domain   string `json:"domain"`
+	OldLevel string `json:"old_level"`
+	NewLevel string `json:"new_level"`
+	Rule     string `json:"rule"`
+}
+
+// A reloaded policy's levels for domains it (or nobody) set, where they
+// differ: rows a person or source verification changed meanwhile, or that
+// another process holds (it applies the same policy), are left alone. A
+// level of BLOCKED is the policy's deny list.
+func (q *Queries) ApplyPolicyLevels(ctx context.Context, arg ApplyPolicyLevelsParams) ([]ApplyPolicyLevelsRow, error) {
+	rows, err := q.db.Query(ctx, applyPolicyLevels, arg.Domains, arg.Levels, arg.Rules)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ApplyPolicyLevelsRow{}
+	for rows.Next() {
+		var i ApplyPolicyLevelsRow
+		if err := rows.Scan(
+			&i.Domain,
+			&i.OldLevel,
+			&i.NewLevel,
+			&i.Rule,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const blockDomain = `-- name: BlockDomain :exec
 UPDATE domains SET
     original_trust_level = trust_level,
@@ -440,6 +502,44 @@ func (q *Queries) LockDomain(ctx context.Context, domain string) (LockDomainRow,
 	return i, err
 }
 
+const policyLevelDomains = `-- name: PolicyLevelDomains :many
+SELECT domain, trust_level FROM domains
+WHERE level_source IN ('policy', 'default') AND domain > $1::text
+ORDER BY domain LIMIT $2
+`
+
+type PolicyLevelDomainsParams struct {
+	After   string `json:"after"`
+	MaxRows int32  `json:"max_rows"`
+}
+
+type PolicyLevelDomainsRow struct {
+	Domain     string `json:"domain"`
+	TrustLevel string `json:"trust_level"`
+}
+
+// Domains whose level the policy set on first sight, or nobody set, after
+// a domain name, in order (a policy reload walks them in pages).
+func (q *Queries) PolicyLevelDomains(ctx context.Context, arg PolicyLevelDomainsParams) ([]PolicyLevelDomainsRow, error) {
+	rows, err := q.db.Query(ctx, policyLevelDomains, arg.After, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PolicyLevelDomainsRow{}
+	for rows.Next() {
+		var i PolicyLevelDomainsRow
+		if err := rows.Scan(&i.Domain, &i.TrustLevel); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const promoteCorroboratedDomains = `-- name: PromoteCorroboratedDomains :many
 WITH corroborated AS (
     SELECT DISTINCT ON (p.domain) p.domain, c.id AS claim_id, c.independent_sources
@@ -531,6 +631,29 @@ func (q *Queries) RecordDomainLevelChange(ctx context.Context, arg RecordDomainL
 		arg.Reason,
 		arg.SetBy,
 		arg.Action,
+	)
+	return err
+}
+
+const recordPolicyChanges = `-- name: RecordPolicyChanges :exec
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
+SELECT unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), 'policy',
+       unnest($4::text[]), 'domain policy', 'policy'
+`
+
+type RecordPolicyChangesParams struct {
+	Domains   []string `json:"domains"`
+	OldLevels []string `json:"old_levels"`
+	NewLevels []string `json:"new_levels"`
+	Reasons   []string `json:"reasons"`
+}
+
+func (q *Queries) RecordPolicyChanges(ctx context.Context, arg RecordPolicyChangesParams) error {
+	_, err := q.db.Exec(ctx, recordPolicyChanges,
+		arg.Domains,
+		arg.OldLevels,
+		arg.NewLevels,
+		arg.Reasons,
 	)
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -220,5 +221,63 @@ func TestBlockUndoneByAPerson(t *testing.T) {
 	}
 	if feedback != 1 {
 		t.Errorf("%d claim_feedback rows, want 1", feedback)
+	}
+}
+
+// TestApplyPolicyReloadsPolicyLevels: a reloaded policy changes the levels
+// it (or nobody) set, with an audit row each, blocks what it now denies,
+// and leaves the levels of people and source verification; a second
+// reload changes nothing.
+func TestApplyPolicyReloadsPolicyLevels(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `INSERT INTO domains (domain, trust_level, level_source, level_rule) VALUES
+		('journal.example', 'LOW', 'policy', 'old rule'), ('mine.example', 'TRUSTED', 'reviewer', 'r'),
+		('promoted.example', 'LOW', 'verification', 'claim 1'), ('spam.example', 'UNVERIFIED', 'policy', 'default'),
+		('plain.example', 'UNVERIFIED', 'default', NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	policy := map[string]store.PolicyLevel{"journal.example": {Level: "ACADEMIC", Rule: "site journal.example"},
+		"spam.example": {Level: "BLOCKED", Rule: "deny spam.example"}}
+	decide := func(domain string) store.PolicyLevel {
+		if l, ok := policy[domain]; ok {
+			return l
+		}
+		return store.PolicyLevel{Level: "UNVERIFIED", Rule: "default"}
+	}
+	st := store.NewStore(pool)
+	for i, want := range []int{2, 0} {
+		n, err := st.ApplyPolicy(ctx, decide, 2) // pages of 2: the walk crosses pages
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("reload %d changed %d domains, want %d", i+1, n, want)
+		}
+	}
+	var got []string
+	rows, err := pool.Query(ctx, `SELECT domain || ' ' || trust_level || ' ' || level_source || ' ' || COALESCE(block_reason, '-') FROM domains ORDER BY domain`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	want := []string{"journal.example ACADEMIC policy -", "mine.example TRUSTED reviewer -", "plain.example UNVERIFIED default -",
+		"promoted.example LOW verification -", "spam.example BLOCKED policy denylist"}
+	if !slices.Equal(got, want) {
+		t.Errorf("domains after the reload:\n%q\nwant\n%q", got, want)
+	}
+	var audits int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM domain_level_changes WHERE action = 'policy' AND set_by = 'domain policy'`).Scan(&audits); err != nil {
+		t.Fatal(err)
+	}
+	if audits != 2 {
+		t.Errorf("%d audit rows, want 2", audits)
 	}
 }

@@ -53,7 +53,7 @@ type Config struct {
 	FetchRedirects  int           `envconfig:"FETCH_MAX_REDIRECTS" default:"5" desc:"redirects followed at most"`
 	FetchDelay      time.Duration `envconfig:"FETCH_DOMAIN_DELAY" default:"1s" desc:"minimum spacing of requests to one domain (per process)"`
 	RespectRobots   bool          `envconfig:"RESPECT_ROBOTS" default:"true" desc:"obey robots.txt"`
-	DomainPolicy    string        `envconfig:"DOMAIN_POLICY" default:"" desc:"YAML domain policy extending the built-in one (base: none replaces it): levels of domains on first sight, domains never fetched; read and checked at start"`
+	DomainPolicy    string        `envconfig:"DOMAIN_POLICY" default:"" desc:"YAML domain policy extending the built-in one (base: none replaces it): levels of domains on first sight, domains never fetched; read and checked at start, when it also gives the domains whose level a policy set its levels (a reload)"`
 	UserAgent       string        `envconfig:"USER_AGENT" default:"evidencefleet/0.1 (+https://github.com/evidencefleet/evidencefleet)" desc:"User-Agent of fetches"`
 	ReplayDir       string        `envconfig:"REPLAY_DIR" desc:"serve fetches only from this replay archive (manifest.jsonl + files); no network"`
 	AllowPrivateIPs bool          `envconfig:"ALLOW_PRIVATE_IPS" default:"false" desc:"allow fetching loopback/private addresses (SSRF guard off; tests only)"`

@@ -309,6 +309,11 @@ func (w *Worker) Handler() http.Handler {
 
 // Start starts working jobs.
 func (w *Worker) Start(ctx context.Context) error {
+	// The policy this process starts with is the policy of record: domains
+	// whose level a former policy gave them take this one's (a reload).
+	if err := w.applyPolicy(ctx); err != nil {
+		return err
+	}
 	// The liveness lock first: no job is attempted by a process without it.
 	ll, err := startLifeline(ctx, w.pool, w.id, w.cfg.LifelineInterval, w.metrics, w.logger())
 	if err != nil {
@@ -326,6 +331,23 @@ func (w *Worker) Start(ctx context.Context) error {
 		}
 	}()
 	w.ready.Store(true)
+	return nil
+}
+
+// applyPolicy reloads the domain policy into the levels of record
+// (store.ApplyPolicy) before any job runs.
+func (w *Worker) applyPolicy(ctx context.Context) error {
+	policy := w.deps.Policy
+	n, err := store.NewStore(w.pool).ApplyPolicy(ctx, func(domain string) store.PolicyLevel {
+		d := policy.Decide(domain)
+		return store.PolicyLevel{Level: d.Level, Rule: d.Rule}
+	}, 1000)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		w.logger().Info("domain policy applied to the levels of record", slog.Int("domains_changed", n))
+	}
 	return nil
 }
 

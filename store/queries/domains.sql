@@ -161,3 +161,38 @@ FROM domains GROUP BY trust_level;
 -- name: DomainChangeCounts :many
 -- Audit rows per action and source: promotions, blocks, flags, restores (metrics).
 SELECT action, source, count(*)::bigint AS changes FROM domain_level_changes GROUP BY action, source;
+
+-- name: PolicyLevelDomains :many
+-- Domains whose level the policy set on first sight, or nobody set, after
+-- a domain name, in order (a policy reload walks them in pages).
+SELECT domain, trust_level FROM domains
+WHERE level_source IN ('policy', 'default') AND domain > @after::text
+ORDER BY domain LIMIT @max_rows;
+
+-- name: ApplyPolicyLevels :many
+-- A reloaded policy's levels for domains it (or nobody) set, where they
+-- differ: rows a person or source verification changed meanwhile, or that
+-- another process holds (it applies the same policy), are left alone. A
+-- level of BLOCKED is the policy's deny list.
+WITH want AS (
+    SELECT unnest(@domains::text[]) AS domain, unnest(@levels::text[]) AS level, unnest(@rules::text[]) AS rule
+), locked AS (
+    SELECT d.domain, d.trust_level AS old_level FROM domains d JOIN want w ON w.domain = d.domain
+    WHERE d.level_source IN ('policy', 'default') AND d.trust_level <> w.level
+    ORDER BY d.domain FOR UPDATE OF d SKIP LOCKED
+)
+UPDATE domains d SET
+    trust_level = w.level, category = lower(w.level), level_source = 'policy', level_rule = w.rule,
+    level_set_by = 'domain policy', level_set_at = now(),
+    blocked_at = CASE WHEN w.level = 'BLOCKED' THEN COALESCE(d.blocked_at, now()) END,
+    block_reason = CASE WHEN w.level = 'BLOCKED' THEN 'denylist' END,
+    original_trust_level = CASE WHEN w.level = 'BLOCKED' THEN l.old_level END,
+    updated_at = now()
+FROM locked l JOIN want w ON w.domain = l.domain
+WHERE d.domain = l.domain
+RETURNING d.domain, l.old_level, d.trust_level AS new_level, w.rule::text AS rule;
+
+-- name: RecordPolicyChanges :exec
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
+SELECT unnest(@domains::text[]), unnest(@old_levels::text[]), unnest(@new_levels::text[]), 'policy',
+       unnest(@reasons::text[]), 'domain policy', 'policy';
