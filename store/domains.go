@@ -40,7 +40,11 @@ const reviewerSource = verification.SourceReviewer
 // ChangeDomainLevel applies a person's change of a domain's level in one
 // transaction, with its audit row (domain_level_changes): the domain's row
 // is made if it has none and locked; a block keeps the level it replaces
-// for the unblock. Repeating a change records nothing.
+// for the unblock. What depends on the level is recomputed in the same
+// transaction: the posteriors and statuses of the claims extracted from
+// the domain's pages or confidently judged from its fragments (locked
+// first, in the order verify_nli's writes lock them). Repeating a change
+// records nothing.
 func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (DomainLevelChanged, error) {
 	out := DomainLevelChanged{Domain: c.Domain}
 	err := s.InTx(ctx, func(_ pgx.Tx, q *Queries) error {
@@ -48,52 +52,71 @@ func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (Domai
 		if err := q.CreateDomainRow(ctx, CreateDomainRowParams{Domain: c.Domain, Site: &site}); err != nil {
 			return err
 		}
-		old, err := q.LockDomain(ctx, c.Domain)
+		touched, err := q.ClaimsTouchingDomain(ctx, ClaimsTouchingDomainParams{Domain: c.Domain, MinConfidence: verification.MinConfidence})
 		if err != nil {
 			return err
 		}
-		out.OldLevel, out.Level = old.TrustLevel, c.Level
-		if c.Clear {
-			return q.clearDomainLevel(ctx, c, old, &out)
-		}
-		blockReason, original := "", old.OriginalTrustLevel
-		switch {
-		case c.Unblock && !old.Blocked:
-			out.Level = old.TrustLevel
-			return nil
-		case c.Unblock:
-			out.Level = old.OriginalTrustLevel
-			if out.Level == "" {
-				out.Level = "UNVERIFIED"
-			}
-		case c.Level == "BLOCKED":
-			blockReason = "manual"
-			if !old.Blocked {
-				original = old.TrustLevel
+		if len(touched) > 0 {
+			if _, err := q.LockClaims(ctx, touched); err != nil {
+				return err
 			}
 		}
-		if out.Level == old.TrustLevel && old.LevelSource == reviewerSource {
-			return nil
-		}
-		if err := q.SetDomainLevel(ctx, SetDomainLevelParams{Domain: c.Domain, TrustLevel: out.Level, LevelSource: reviewerSource,
-			Reason: &c.Reason, SetBy: &c.By, BlockReason: blockReason, OriginalTrustLevel: original}); err != nil {
+		if err := q.changeDomainLevel(ctx, c, &out); err != nil || !out.Changed {
 			return err
 		}
-		out.Changed = true
-		action := "set"
-		switch {
-		case c.Unblock:
-			action = "unblock"
-		case c.Level == "BLOCKED":
-			action = "block"
-		}
-		return q.RecordDomainLevelChange(ctx, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(old.TrustLevel),
-			NewLevel: out.Level, Source: reviewerSource, Reason: c.Reason, SetBy: c.By, Action: action})
+		_, err = q.RecomputePosteriors(ctx, touched)
+		return err
 	})
 	if err != nil {
 		return out, fmt.Errorf("change the level of %s: %w", c.Domain, err)
 	}
 	return out, nil
+}
+
+// changeDomainLevel is ChangeDomainLevel's change of the level itself, on
+// the domain's row locked.
+func (q *Queries) changeDomainLevel(ctx context.Context, c DomainLevelEdit, out *DomainLevelChanged) error {
+	old, err := q.LockDomain(ctx, c.Domain)
+	if err != nil {
+		return err
+	}
+	out.OldLevel, out.Level = old.TrustLevel, c.Level
+	if c.Clear {
+		return q.clearDomainLevel(ctx, c, old, out)
+	}
+	blockReason, original := "", old.OriginalTrustLevel
+	switch {
+	case c.Unblock && !old.Blocked:
+		out.Level = old.TrustLevel
+		return nil
+	case c.Unblock:
+		out.Level = old.OriginalTrustLevel
+		if out.Level == "" {
+			out.Level = "UNVERIFIED"
+		}
+	case c.Level == "BLOCKED":
+		blockReason = "manual"
+		if !old.Blocked {
+			original = old.TrustLevel
+		}
+	}
+	if out.Level == old.TrustLevel && old.LevelSource == reviewerSource {
+		return nil
+	}
+	if err := q.SetDomainLevel(ctx, SetDomainLevelParams{Domain: c.Domain, TrustLevel: out.Level, LevelSource: reviewerSource,
+		Reason: &c.Reason, SetBy: &c.By, BlockReason: blockReason, OriginalTrustLevel: original}); err != nil {
+		return err
+	}
+	out.Changed = true
+	action := "set"
+	switch {
+	case c.Unblock:
+		action = "unblock"
+	case c.Level == "BLOCKED":
+		action = "block"
+	}
+	return q.RecordDomainLevelChange(ctx, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(old.TrustLevel),
+		NewLevel: out.Level, Source: reviewerSource, Reason: c.Reason, SetBy: c.By, Action: action})
 }
 
 // clearDomainLevel gives a locked domain the policy's level, by the policy's

@@ -159,6 +159,47 @@ func (q *Queries) BlockedDomainsAmong(ctx context.Context, domains []string) ([]
 	return items, nil
 }
 
+const claimsTouchingDomain = `-- name: ClaimsTouchingDomain :many
+SELECT c.id FROM pages p
+JOIN fragments f ON f.page_id = p.id
+JOIN claims c ON c.origin_fragment_id = f.id
+WHERE p.domain = $1
+UNION
+SELECT e.target_id FROM pages p
+JOIN fragments f ON f.page_id = p.id
+JOIN edges e ON e.source_type = 'fragment' AND e.source_id = f.id AND e.target_type = 'claim'
+WHERE p.domain = $1 AND e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence >= $2::float8
+ORDER BY 1
+`
+
+type ClaimsTouchingDomainParams struct {
+	Domain        string  `json:"domain"`
+	MinConfidence float64 `json:"min_confidence"`
+}
+
+// The claims whose status a change of the domain's level can change: those
+// extracted from its pages, and those its fragments confidently support or
+// refute.
+func (q *Queries) ClaimsTouchingDomain(ctx context.Context, arg ClaimsTouchingDomainParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, claimsTouchingDomain, arg.Domain, arg.MinConfidence)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const createDomainRow = `-- name: CreateDomainRow :exec
 INSERT INTO domains (domain, site) VALUES ($1, $2) ON CONFLICT (domain) DO NOTHING
 `

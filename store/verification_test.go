@@ -281,3 +281,31 @@ func TestApplyPolicyReloadsPolicyLevels(t *testing.T) {
 		t.Errorf("%d audit rows, want 2", audits)
 	}
 }
+
+// TestLevelChangeRecomputesItsClaims: a person's level for a domain
+// re-decides, in the same transaction, the claims that depend on it: its
+// claims rejected by a higher level are pending once it is high too (a
+// scientific controversy), and rejected again when it is set low.
+func TestLevelChangeRecomputesItsClaims(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	claims := b.build(t, verificationCase{originLevel: "UNVERIFIED", originSource: "policy", originRule: "default", claims: 10, refuted: 3,
+		refuterLevel: "ACADEMIC", refuterConfidence: 0.9})
+	st := store.NewStore(b.pool)
+	for _, step := range []struct {
+		level, conflict string
+		rejected        int
+	}{{"GOVERNMENT", "scientific_controversy", 0}, {"LOW", "refuted_by_higher", 3}} {
+		if _, err := st.ChangeDomainLevel(ctx, store.DomainLevelEdit{Domain: "blog.example.com", Level: step.level, Reason: "review", By: "ivy"}); err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		if err := b.pool.QueryRow(ctx, `SELECT COALESCE(array_agg(DISTINCT kind), '{}') FROM claim_conflicts WHERE claim_id = ANY($1)`, claims).Scan(&kinds); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.statuses(t, claims)["rejected/not_adopted"]; got != step.rejected || !slices.Equal(kinds, []string{step.conflict}) {
+			t.Errorf("at %s: %d rejected, conflicts %v; want %d, [%s]", step.level, got, kinds, step.rejected, step.conflict)
+		}
+	}
+}

@@ -196,3 +196,18 @@ RETURNING d.domain, l.old_level, d.trust_level AS new_level, w.rule::text AS rul
 INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
 SELECT unnest(@domains::text[]), unnest(@old_levels::text[]), unnest(@new_levels::text[]), 'policy',
        unnest(@reasons::text[]), 'domain policy', 'policy';
+
+-- name: ClaimsTouchingDomain :many
+-- The claims whose status a change of the domain's level can change: those
+-- extracted from its pages, and those its fragments confidently support or
+-- refute.
+SELECT c.id FROM pages p
+JOIN fragments f ON f.page_id = p.id
+JOIN claims c ON c.origin_fragment_id = f.id
+WHERE p.domain = @domain
+UNION
+SELECT e.target_id FROM pages p
+JOIN fragments f ON f.page_id = p.id
+JOIN edges e ON e.source_type = 'fragment' AND e.source_id = f.id AND e.target_type = 'claim'
+WHERE p.domain = @domain AND e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence >= @min_confidence::float8
+ORDER BY 1;
