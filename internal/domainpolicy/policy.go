@@ -24,7 +24,9 @@ package domainpolicy
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
@@ -74,6 +76,17 @@ func IsLevel(s string) bool {
 type Politeness struct {
 	RequestsPerSecond float64 // spacing between requests: 1/RequestsPerSecond seconds
 	RequestsPerDay    int     // daily budget; 0 means none
+}
+
+// Spacing is the least time between two fetches of the domain, fleet-wide:
+// 1/RequestsPerSecond, or robots.txt's Crawl-delay when that is longer. A
+// zero RequestsPerSecond asks no spacing of its own.
+func (p Politeness) Spacing(crawlDelay time.Duration) time.Duration {
+	var s time.Duration
+	if p.RequestsPerSecond > 0 {
+		s = time.Duration(math.Round(float64(time.Second) / p.RequestsPerSecond))
+	}
+	return max(s, crawlDelay)
 }
 
 // Rule kinds.
