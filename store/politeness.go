@@ -10,8 +10,10 @@ import (
 )
 
 // DefaultSlotHorizon is how far ahead a job told to wait for its domain's
-// turn is promised one at most (FetchSlotRequest.Horizon): waiters past it
-// all come back at the horizon and are promised turns again.
+// turn is promised one at most (FetchSlotRequest.Horizon), unless ten
+// spacings are longer: waiters past it all come back at the horizon and
+// are promised turns again. It also bounds how long the promises of jobs
+// that never came back (a stopped task's) delay the next waiter.
 const DefaultSlotHorizon = 10 * time.Minute
 
 // The answers of ReserveFetchSlot to a fetch that may not go now.
@@ -25,7 +27,7 @@ type FetchSlotRequest struct {
 	Domain  string        // as the domains table keys it (ident.Domain)
 	Spacing time.Duration // at least this between two fetches of the domain, fleet-wide
 	Budget  int           // fetches of the domain a UTC day; 0: no budget
-	Horizon time.Duration // a waiter's turn is promised at most this far ahead; 0: DefaultSlotHorizon
+	Horizon time.Duration // a waiter's turn is promised at most this far ahead; 0: DefaultSlotHorizon or 10 spacings
 	URL     string        // logged with a grant
 	JobID   int64         // logged with a grant; 0: none
 }
@@ -67,7 +69,7 @@ func (q *Queries) ReserveFetchSlot(ctx context.Context, r FetchSlotRequest) (Fet
 			r.Domain, r.Spacing, r.Budget, r.Horizon, errs.ErrBadInput)
 	}
 	if r.Horizon == 0 {
-		r.Horizon = DefaultSlotHorizon
+		r.Horizon = max(DefaultSlotHorizon, 10*r.Spacing)
 	}
 	var job *int64
 	if r.JobID != 0 {

@@ -78,15 +78,19 @@ type Politeness struct {
 	RequestsPerDay    int     // daily budget; 0 means none
 }
 
+// MaxSpacing is the longest Spacing: a rate below one fetch a day, or a
+// longer Crawl-delay, is read as one a day.
+const MaxSpacing = 24 * time.Hour
+
 // Spacing is the least time between two fetches of the domain, fleet-wide:
-// 1/RequestsPerSecond, or robots.txt's Crawl-delay when that is longer. A
-// zero RequestsPerSecond asks no spacing of its own.
+// 1/RequestsPerSecond, or robots.txt's Crawl-delay when that is longer, at
+// most MaxSpacing. A zero RequestsPerSecond asks no spacing of its own.
 func (p Politeness) Spacing(crawlDelay time.Duration) time.Duration {
-	var s time.Duration
+	s := min(max(crawlDelay, 0), MaxSpacing)
 	if p.RequestsPerSecond > 0 {
-		s = time.Duration(math.Round(float64(time.Second) / p.RequestsPerSecond))
+		s = max(s, time.Duration(math.Round(float64(time.Second)*min(1/p.RequestsPerSecond, MaxSpacing.Seconds()))))
 	}
-	return max(s, crawlDelay)
+	return s
 }
 
 // Rule kinds.

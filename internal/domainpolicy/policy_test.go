@@ -250,7 +250,8 @@ func TestNormalizeDomain(t *testing.T) {
 }
 
 // TestSpacing: the spacing of a rate is its inverse; robots.txt's
-// Crawl-delay wins when it is longer; no rate asks no spacing.
+// Crawl-delay wins when it is longer; no rate asks no spacing; nothing is
+// spaced more than a day.
 func TestSpacing(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -266,6 +267,8 @@ func TestSpacing(t *testing.T) {
 		{rps: 0.2, crawl: time.Second, want: 5 * time.Second},       // shorter: the policy's
 		{rps: 0, crawl: 0, want: 0},
 		{rps: 0, crawl: 3 * time.Second, want: 3 * time.Second},
+		{rps: 1e-12, want: MaxSpacing},                      // slower than once a day: once a day
+		{rps: 0.2, crawl: 48 * time.Hour, want: MaxSpacing}, // a Crawl-delay over a day: a day
 	}
 	for _, tt := range tests {
 		if got := (Politeness{RequestsPerSecond: tt.rps}).Spacing(tt.crawl); got != tt.want {
