@@ -6,6 +6,8 @@ package store
 
 import (
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type Claim struct {
@@ -90,6 +92,14 @@ type Domain struct {
 	FlagReason         *string    `json:"flag_reason"`
 }
 
+type DomainFetch struct {
+	ID        int64     `json:"id"`
+	Domain    string    `json:"domain"`
+	GrantedAt time.Time `json:"granted_at"`
+	Url       string    `json:"url"`
+	JobID     *int64    `json:"job_id"`
+}
+
 type DomainLevelChange struct {
 	ID       int64     `json:"id"`
 	Domain   string    `json:"domain"`
@@ -100,6 +110,17 @@ type DomainLevelChange struct {
 	SetBy    string    `json:"set_by"`
 	At       time.Time `json:"at"`
 	Action   string    `json:"action"`
+}
+
+type DomainPoliteness struct {
+	Domain      string      `json:"domain"`
+	NextAt      time.Time   `json:"next_at"`
+	QueueAt     time.Time   `json:"queue_at"`
+	Day         pgtype.Date `json:"day"`
+	DayCount    int32       `json:"day_count"`
+	LastFetchAt *time.Time  `json:"last_fetch_at"`
+	LastAnswer  string      `json:"last_answer"`
+	UpdatedAt   time.Time   `json:"updated_at"`
 }
 
 type Edge struct {

@@ -51,9 +51,9 @@ type Config struct {
 	FetchTimeout    time.Duration `envconfig:"FETCH_TIMEOUT" default:"20s" desc:"deadline of one page fetch as a whole: every redirect hop, the robots.txt of each origin on the way, the body (politeness waits not counted); past it the fetch fails timeout and is retried up to the job's attempts. Also the timeout of one search or academic API request"`
 	FetchMaxBytes   int64         `envconfig:"FETCH_MAX_BYTES" default:"5242880" desc:"largest page body accepted"`
 	FetchRedirects  int           `envconfig:"FETCH_MAX_REDIRECTS" default:"5" desc:"redirects followed at most"`
-	FetchDelay      time.Duration `envconfig:"FETCH_DOMAIN_DELAY" default:"1s" desc:"minimum spacing of requests to one domain (per process)"`
+	FetchDelay      time.Duration `envconfig:"FETCH_DOMAIN_DELAY" default:"1s" desc:"per-process floor: least time between any two requests of this process to one domain, robots.txt and redirect hops included (0 = none). The fleet-wide spacing and daily budget of page fetches come from the domain policy (EVF_DOMAIN_POLICY)"`
 	RespectRobots   bool          `envconfig:"RESPECT_ROBOTS" default:"true" desc:"obey robots.txt"`
-	DomainPolicy    string        `envconfig:"DOMAIN_POLICY" default:"" desc:"YAML domain policy extending the built-in one (base: none replaces it): levels of domains on first sight, domains never fetched; read and checked at start, when it also gives the domains whose level a policy set its levels (a reload)"`
+	DomainPolicy    string        `envconfig:"DOMAIN_POLICY" default:"" desc:"YAML domain policy extending the built-in one (base: none replaces it): levels of domains on first sight, fleet-wide politeness (requests_per_second, requests_per_day; built-in default 0.2 and 200), domains never fetched; read and checked at start, when it also gives the domains whose level a policy set its levels (a reload)"`
 	UserAgent       string        `envconfig:"USER_AGENT" default:"evidencefleet/0.1 (+https://github.com/evidencefleet/evidencefleet)" desc:"User-Agent of fetches"`
 	ReplayDir       string        `envconfig:"REPLAY_DIR" desc:"serve fetches only from this replay archive (manifest.jsonl + files); no network"`
 	AllowPrivateIPs bool          `envconfig:"ALLOW_PRIVATE_IPS" default:"false" desc:"allow fetching loopback/private addresses (SSRF guard off; tests only)"`

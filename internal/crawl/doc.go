@@ -9,8 +9,11 @@
 // http.Client uses the Fetcher's shared RoundTripper (colly WithTransport).
 // The shared transport does, for all collectors of the process:
 //
-//   - the per-domain politeness delay (keyed by Domain, covering robots.txt
-//     and redirect hops too);
+//   - the per-process floor of politeness (Config.DomainDelay, keyed by
+//     Domain, covering robots.txt and redirect hops too). The fleet-wide
+//     spacing and daily budget of page fetches are the target_queue
+//     worker's, reserved in Postgres before it calls Fetch; CheckRobots
+//     gives it robots.txt's Crawl-delay for that;
 //   - gzip, x-gzip and deflate decoding under the body limit: every request
 //     asks for gzip itself and the live transport's own decompression is
 //     off, so no body is decoded out of the limit's sight;

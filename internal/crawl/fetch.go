@@ -51,7 +51,9 @@ type Config struct {
 	Timeout time.Duration
 	// DomainDelay is the minimum spacing between the starts of two requests to
 	// one domain (see Domain), across all concurrent Fetch calls of the
-	// Fetcher. Default 1s, or 0 when ReplayDir is set; negative disables it.
+	// Fetcher: robots.txt and redirect hops included, a floor per process
+	// under the fleet-wide politeness of target_queue. Default 1s, or 0 when
+	// ReplayDir is set; negative disables it.
 	DomainDelay   time.Duration
 	RespectRobots bool   // obey robots.txt (cached per origin for 24h); DefaultConfig sets it
 	ReplayDir     string // when set, answer only from this replay archive; never touch the network
@@ -188,19 +190,9 @@ func newLiveTransport(cfg Config) *http.Transport {
 // concurrent use. Config.Timeout bounds the fetch as a whole, politeness
 // waits excepted (see fetchClock); ctx bounds the whole call, those included.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
-	norm, err := ident.NormalizeURL(rawURL)
+	norm, u, err := f.target(rawURL)
 	if err != nil {
-		return nil, &PermanentError{Reason: ReasonInvalidURL, Err: err}
-	}
-	if len(norm) > ident.MaxURLBytes {
-		return nil, permanent(ReasonInvalidURL, "URL of %d bytes (%s) is longer than %d bytes", len(norm), clip(norm), ident.MaxURLBytes)
-	}
-	u, err := url.Parse(norm)
-	if err != nil {
-		return nil, &PermanentError{Reason: ReasonInvalidURL, Err: err}
-	}
-	if err := f.blockedLiteral(u); err != nil {
-		return nil, &PermanentError{Reason: ReasonBlockedAddress, Err: err}
+		return nil, err
 	}
 	ctx, release := startClock(ctx, f.cfg.Timeout, norm)
 	defer release()
@@ -243,6 +235,26 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 		Body:        toUTF8(ex.body, ctHeader),
 		FetchedAt:   ex.at,
 	}, nil
+}
+
+// target normalises and parses a URL to fetch, or returns the
+// *PermanentError that refuses it (invalid, too long, a blocked address).
+func (f *Fetcher) target(rawURL string) (string, *url.URL, error) {
+	norm, err := ident.NormalizeURL(rawURL)
+	if err != nil {
+		return "", nil, &PermanentError{Reason: ReasonInvalidURL, Err: err}
+	}
+	if len(norm) > ident.MaxURLBytes {
+		return "", nil, permanent(ReasonInvalidURL, "URL of %d bytes (%s) is longer than %d bytes", len(norm), clip(norm), ident.MaxURLBytes)
+	}
+	u, err := url.Parse(norm)
+	if err != nil {
+		return "", nil, &PermanentError{Reason: ReasonInvalidURL, Err: err}
+	}
+	if err := f.blockedLiteral(u); err != nil {
+		return "", nil, &PermanentError{Reason: ReasonBlockedAddress, Err: err}
+	}
+	return norm, u, nil
 }
 
 // blockedLiteral is the guard's refusal of u's host when it is a non-public

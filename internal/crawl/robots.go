@@ -125,12 +125,20 @@ func capRobotsRules(body []byte) ([]byte, int64) {
 // (network failure, 429 or 5xx: as Google does, a server error is not read
 // as "allow everything").
 func (f *Fetcher) checkRobots(ctx context.Context, u *url.URL) error {
+	_, err := f.robotsGroup(ctx, u)
+	return err
+}
+
+// robotsGroup reads robots.txt of u's origin (from the cache, or fetched
+// when missing or expired) and returns the group of rules it has for the
+// Fetcher's user agent, or checkRobots's errors.
+func (f *Fetcher) robotsGroup(ctx context.Context, u *url.URL) (*robotstxt.Group, error) {
 	origin := u.Scheme + "://" + u.Host
 	e := f.robots.entry(origin)
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 	data := e.data
 	if data == nil || time.Now().After(e.expires) {
@@ -139,7 +147,7 @@ func (f *Fetcher) checkRobots(ctx context.Context, u *url.URL) error {
 		data, cost, err = f.fetchRobots(ctx, origin)
 		if err != nil {
 			<-e.sem
-			return err
+			return nil, err
 		}
 		f.robots.store(e, data, cost)
 	}
@@ -153,9 +161,48 @@ func (f *Fetcher) checkRobots(ctx context.Context, u *url.URL) error {
 		path += "?" + u.RawQuery
 	}
 	if !data.TestAgent(path, f.cfg.UserAgent) {
-		return permanent(ReasonRobotsDisallowed, "%s disallowed by %s/robots.txt", u, origin)
+		return nil, permanent(ReasonRobotsDisallowed, "%s disallowed by %s/robots.txt", u, origin)
 	}
-	return nil
+	return data.FindGroup(f.cfg.UserAgent), nil
+}
+
+// MaxCrawlDelay is the longest Crawl-delay taken from a robots.txt: a
+// longer one is read as this.
+const MaxCrawlDelay = 24 * time.Hour
+
+// CheckRobots reads robots.txt of rawURL's origin as Fetch will (the same
+// cache, bounds and errors, under a deadline of Config.Timeout of its own)
+// and returns the Crawl-delay it asks of the Fetcher's user agent, 0 when
+// it asks none (at most MaxCrawlDelay): a *PermanentError
+// (ReasonRobotsDisallowed) when it disallows rawURL, a *TransientError when
+// it could not be read. It reads nothing, and returns 0, when the Fetcher
+// does not obey robots.txt. The fleet-wide politeness of target_queue asks
+// it before reserving a fetch, so that robots.txt's Crawl-delay can widen
+// the domain's spacing and a disallowed URL takes no turn.
+func (f *Fetcher) CheckRobots(ctx context.Context, rawURL string) (time.Duration, error) {
+	if !f.cfg.RespectRobots {
+		return 0, nil
+	}
+	norm, u, err := f.target(rawURL)
+	if err != nil {
+		return 0, err
+	}
+	ctx, release := startClock(ctx, f.cfg.Timeout, norm)
+	defer release()
+	g, err := f.robotsGroup(ctx, u)
+	if err != nil {
+		return 0, classifyErr(ctx, norm, err)
+	}
+	return capCrawlDelay(g.CrawlDelay), nil
+}
+
+// capCrawlDelay bounds a parsed Crawl-delay by MaxCrawlDelay (a huge value
+// may have overflowed to a negative Duration in the parser).
+func capCrawlDelay(d time.Duration) time.Duration {
+	if d < 0 || d > MaxCrawlDelay {
+		return MaxCrawlDelay
+	}
+	return d
 }
 
 var allowAllRobots, _ = robotstxt.FromStatusAndBytes(http.StatusNotFound, nil)

@@ -24,7 +24,9 @@ package domainpolicy
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
@@ -74,6 +76,21 @@ func IsLevel(s string) bool {
 type Politeness struct {
 	RequestsPerSecond float64 // spacing between requests: 1/RequestsPerSecond seconds
 	RequestsPerDay    int     // daily budget; 0 means none
+}
+
+// MaxSpacing is the longest Spacing: a rate below one fetch a day, or a
+// longer Crawl-delay, is read as one a day.
+const MaxSpacing = 24 * time.Hour
+
+// Spacing is the least time between two fetches of the domain, fleet-wide:
+// 1/RequestsPerSecond, or robots.txt's Crawl-delay when that is longer, at
+// most MaxSpacing. A zero RequestsPerSecond asks no spacing of its own.
+func (p Politeness) Spacing(crawlDelay time.Duration) time.Duration {
+	s := min(max(crawlDelay, 0), MaxSpacing)
+	if p.RequestsPerSecond > 0 {
+		s = max(s, time.Duration(math.Round(float64(time.Second)*min(1/p.RequestsPerSecond, MaxSpacing.Seconds()))))
+	}
+	return s
 }
 
 // Rule kinds.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -244,6 +245,34 @@ func TestNormalizeDomain(t *testing.T) {
 		"https://example.org/": "not a domain name", "": "not a domain name"} {
 		if _, err := NormalizeDomain(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("NormalizeDomain(%q): %v, want an error saying %q", in, err, want)
+		}
+	}
+}
+
+// TestSpacing: the spacing of a rate is its inverse; robots.txt's
+// Crawl-delay wins when it is longer; no rate asks no spacing; nothing is
+// spaced more than a day.
+func TestSpacing(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		rps   float64
+		crawl time.Duration
+		want  time.Duration
+	}{
+		{rps: 0.2, want: 5 * time.Second}, // the default
+		{rps: 0.5, want: 2 * time.Second},
+		{rps: 5, want: 200 * time.Millisecond},
+		{rps: 0.15, want: 6666666667 * time.Nanosecond},
+		{rps: 0.2, crawl: 10 * time.Second, want: 10 * time.Second}, // Crawl-delay longer: it wins
+		{rps: 0.2, crawl: time.Second, want: 5 * time.Second},       // shorter: the policy's
+		{rps: 0, crawl: 0, want: 0},
+		{rps: 0, crawl: 3 * time.Second, want: 3 * time.Second},
+		{rps: 1e-12, want: MaxSpacing},                      // slower than once a day: once a day
+		{rps: 0.2, crawl: 48 * time.Hour, want: MaxSpacing}, // a Crawl-delay over a day: a day
+	}
+	for _, tt := range tests {
+		if got := (Politeness{RequestsPerSecond: tt.rps}).Spacing(tt.crawl); got != tt.want {
+			t.Errorf("%v requests/s, Crawl-delay %s: spacing %s, want %s", tt.rps, tt.crawl, got, tt.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Sentinels. Wrap them; compare with errors.Is.
@@ -105,3 +106,10 @@ const MaxWorkerDeaths = 3
 // busy web server, embeddings): past it a wait counts as a failed attempt,
 // so a server that is never ready cannot park a job for ever.
 const MaxSnoozes = 100
+
+// MaxPoliteWait bounds how long a target_queue job waits for its domain's
+// fleet-wide politeness (its turn, or the next UTC day's budget), counted
+// from its first such wait: a wait that would end later fails its target
+// instead, naming the domain. Politeness waits use no attempt and are not
+// counted among MaxSnoozes.
+const MaxPoliteWait = 72 * time.Hour

@@ -11,19 +11,21 @@ package errs
 type Failure string
 
 const (
-	BadArgs            Failure = "bad_args"           // the contract refuses the job's args
-	BadInput           Failure = "bad_input"          // ErrBadInput: input that can never succeed
-	TaskNotFound       Failure = "task_not_found"     // the job's task does not exist
-	TaskStopped        Failure = "task_stopped"       // the job's task was stopped
-	PageNotFound       Failure = "page_not_found"     // the job's page does not exist
-	DataRefusedFailure Failure = "data_refused"       // Postgres refuses the data itself (DataRefused)
-	TargetFailed       Failure = "target_failed"      // the target cannot be taken: unfetchable, unreadable, unknown DOI, no search backend
-	ServerBusy         Failure = "server_busy"        // a web server or the search backend asked to come back later (Retry-After)
-	ModelUnavailable   Failure = "model_unavailable"  // a model or academic server is down, overloaded or its circuit is open
-	WorkerDiedFailure  Failure = "worker_died"        // the job's worker process died under it MaxWorkerDeaths times
-	ClaimKillsWorker   Failure = "claim_kills_worker" // verify_nli: the one claim whose verification kills its worker, refused
-	WaitedTooLong      Failure = "waited_too_long"    // snoozed MaxSnoozes times already: this wait counts as an attempt
-	Transient          Failure = "transient"          // anything else (network, a garbage answer, a deadlock): retried
+	BadArgs            Failure = "bad_args"             // the contract refuses the job's args
+	BadInput           Failure = "bad_input"            // ErrBadInput: input that can never succeed
+	TaskNotFound       Failure = "task_not_found"       // the job's task does not exist
+	TaskStopped        Failure = "task_stopped"         // the job's task was stopped
+	PageNotFound       Failure = "page_not_found"       // the job's page does not exist
+	DataRefusedFailure Failure = "data_refused"         // Postgres refuses the data itself (DataRefused)
+	TargetFailed       Failure = "target_failed"        // the target cannot be taken: unfetchable, unreadable, unknown DOI, no search backend
+	ServerBusy         Failure = "server_busy"          // a web server or the search backend asked to come back later (Retry-After)
+	ModelUnavailable   Failure = "model_unavailable"    // a model or academic server is down, overloaded or its circuit is open
+	WorkerDiedFailure  Failure = "worker_died"          // the job's worker process died under it MaxWorkerDeaths times
+	ClaimKillsWorker   Failure = "claim_kills_worker"   // verify_nli: the one claim whose verification kills its worker, refused
+	WaitedTooLong      Failure = "waited_too_long"      // snoozed MaxSnoozes times already: this wait counts as an attempt
+	PoliteWait         Failure = "polite_wait"          // the domain's fleet-wide politeness: not its turn yet, or its budget of the UTC day is used up
+	PoliteWaitTooLong  Failure = "polite_wait_too_long" // a politeness wait would end more than MaxPoliteWait after the job's first
+	Transient          Failure = "transient"            // anything else (network, a garbage answer, a deadlock): retried
 )
 
 // Outcome is what River does with a failed job.
@@ -48,9 +50,8 @@ type Rule struct {
 	TaskFailure bool
 }
 
-// ErrorTable is the one place that decides. The new failure kinds of later
-// work (a blocked domain, a politeness wait, an exhausted budget) are one
-// row each.
+// ErrorTable is the one place that decides. A new kind of failure is one
+// row.
 var ErrorTable = map[Failure]Rule{
 	BadArgs:            {Outcome: Cancel, TaskFailure: true},
 	BadInput:           {Outcome: Cancel, FailsTarget: true},
@@ -64,6 +65,8 @@ var ErrorTable = map[Failure]Rule{
 	WorkerDiedFailure:  {Outcome: Cancel, FailsTarget: true, TaskFailure: true},
 	ClaimKillsWorker:   {Outcome: Cancel, TaskFailure: true},
 	WaitedTooLong:      {Outcome: Retry, FailsTarget: true, TaskFailure: true},
+	PoliteWait:         {Outcome: Snooze},
+	PoliteWaitTooLong:  {Outcome: Cancel, FailsTarget: true},
 	Transient:          {Outcome: Retry, FailsTarget: true, TaskFailure: true},
 }
 

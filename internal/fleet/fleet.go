@@ -112,8 +112,8 @@ func newDeps(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Me
 	fc.RespectRobots = cfg.RespectRobots
 	fc.ReplayDir = cfg.ReplayDir
 	fc.AllowPrivate = cfg.AllowPrivateIPs
-	if cfg.ReplayDir != "" {
-		fc.DomainDelay = -1 // nothing to be polite to
+	if cfg.ReplayDir != "" || cfg.FetchDelay <= 0 {
+		fc.DomainDelay = -1 // no floor asked for, or nothing to be polite to
 	}
 	fetcher, err := crawl.New(fc)
 	if err != nil {

@@ -28,6 +28,9 @@ type Metrics struct {
 	claims       *prometheus.CounterVec
 	quoteDropped prometheus.Counter
 
+	politeWaits  *prometheus.CounterVec
+	budgetUsedUp prometheus.Counter
+
 	modelRequests *prometheus.CounterVec
 	modelErrors   *prometheus.CounterVec
 	modelLatency  *prometheus.HistogramVec
@@ -84,6 +87,41 @@ func (m *Metrics) newModelMetrics() {
 		Help: "Tokens reported by model backends, by type (prompt, completion).",
 	}, []string{"backend", "capability", "type"})
 	m.Registry.MustRegister(m.modelRequests, m.modelErrors, m.modelLatency, m.modelBatch, m.modelTokens)
+}
+
+// PoliteWaitReasons are the reason label values of politeness_waits_total.
+var PoliteWaitReasons = []string{"spacing", "budget"}
+
+// newPolitenessMetrics registers the collectors of the fleet-wide
+// politeness of fetches, their series at zero.
+func (m *Metrics) newPolitenessMetrics() {
+	m.politeWaits = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "politeness_waits_total",
+		Help: "target_queue jobs told by the fleet-wide politeness to come back later (snoozed), by reason: spacing (not the domain's turn yet) or budget (its budget of the UTC day is used up).",
+	}, []string{"reason"})
+	m.budgetUsedUp = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: namespace, Name: "politeness_budgets_exhausted_total",
+		Help: "Domains whose daily fetch budget a fetch of this process used up (once per domain and UTC day, fleet-wide).",
+	})
+	m.Registry.MustRegister(m.politeWaits, m.budgetUsedUp)
+	for _, r := range PoliteWaitReasons {
+		m.politeWaits.WithLabelValues(r)
+	}
+}
+
+// PoliteWait counts one fetch told to come back later, by reason (spacing, budget).
+func (m *Metrics) PoliteWait(reason string) {
+	if m != nil {
+		m.politeWaits.WithLabelValues(reason).Inc()
+	}
+}
+
+// BudgetExhausted counts one domain whose daily budget a fetch of this
+// process used up.
+func (m *Metrics) BudgetExhausted() {
+	if m != nil {
+		m.budgetUsedUp.Inc()
+	}
 }
 
 // New registers the collectors on a fresh registry, with the Go and process collectors.
@@ -143,6 +181,7 @@ func New() *Metrics {
 		Help: "Extracted claims dropped because their quote does not occur verbatim in the page version.",
 	})
 	m.newModelMetrics()
+	m.newPolitenessMetrics()
 	m.dbQueries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "db_round_trips_total",
 		Help: "Statements, batches and COPYs sent to Postgres by this process (River's own included), by type (query, batch, copy).",

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -48,7 +49,9 @@ func (m *outcomes) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 	default:
 		err = doInner(ctx)
 	}
-	return apply(ctx, decide(job, err, m.waits))
+	d := decide(job, err, m.waits)
+	notePoliteWait(ctx, job, d)
+	return apply(ctx, d)
 }
 
 // apply turns a decision into what River is told.
@@ -84,13 +87,16 @@ func describe(d Decision) error {
 	return d.Err
 }
 
-// jobCounts are the counts a job's metadata keeps: River's snoozes, and the
+// jobCounts are the counts a job's metadata keeps: River's snoozes, the
 // lifeline's deaths of its worker (all, and those during attempts the job
-// ran alone among its kind in its process).
+// ran alone among its kind in its process), and target_queue's politeness
+// waits with the time of the first (notePoliteWait).
 type jobCounts struct {
-	Snoozes          int64 `json:"snoozes"`
-	WorkerDeaths     int   `json:"worker_deaths"`
-	WorkerDeathsSolo int   `json:"worker_deaths_solo"`
+	Snoozes          int64     `json:"snoozes"`
+	WorkerDeaths     int       `json:"worker_deaths"`
+	WorkerDeathsSolo int       `json:"worker_deaths_solo"`
+	PoliteWaits      int64     `json:"polite_waits"`
+	PoliteSince      time.Time `json:"polite_since"`
 }
 
 func countsOf(metadata []byte) jobCounts {
@@ -102,5 +108,9 @@ func countsOf(metadata []byte) jobCounts {
 // workerDeaths counts the attempts of job whose worker process died under it.
 func workerDeaths(job *rivertype.JobRow) int { return countsOf(job.Metadata).WorkerDeaths }
 
-// snoozeCount is how often River has snoozed the job.
-func snoozeCount(metadata []byte) int64 { return countsOf(metadata).Snoozes }
+// snoozeCount is how often River has snoozed the job for anything but
+// politeness, whose waits have their own bound (errs.MaxPoliteWait).
+func snoozeCount(metadata []byte) int64 {
+	c := countsOf(metadata)
+	return c.Snoozes - c.PoliteWaits
+}

@@ -30,19 +30,21 @@ type (
 )
 
 const (
-	BadArgs          = errs.BadArgs
-	BadInput         = errs.BadInput
-	TaskNotFound     = errs.TaskNotFound
-	TaskStopped      = errs.TaskStopped
-	PageNotFound     = errs.PageNotFound
-	DataRefused      = errs.DataRefusedFailure
-	TargetFailed     = errs.TargetFailed
-	ServerBusy       = errs.ServerBusy
-	ModelUnavailable = errs.ModelUnavailable
-	WorkerDied       = errs.WorkerDiedFailure
-	ClaimKillsWorker = errs.ClaimKillsWorker
-	WaitedTooLong    = errs.WaitedTooLong
-	Transient        = errs.Transient
+	BadArgs           = errs.BadArgs
+	BadInput          = errs.BadInput
+	TaskNotFound      = errs.TaskNotFound
+	TaskStopped       = errs.TaskStopped
+	PageNotFound      = errs.PageNotFound
+	DataRefused       = errs.DataRefusedFailure
+	TargetFailed      = errs.TargetFailed
+	ServerBusy        = errs.ServerBusy
+	ModelUnavailable  = errs.ModelUnavailable
+	WorkerDied        = errs.WorkerDiedFailure
+	ClaimKillsWorker  = errs.ClaimKillsWorker
+	WaitedTooLong     = errs.WaitedTooLong
+	PoliteWait        = errs.PoliteWait
+	PoliteWaitTooLong = errs.PoliteWaitTooLong
+	Transient         = errs.Transient
 
 	Retry  = errs.Retry
 	Snooze = errs.Snooze
@@ -101,6 +103,8 @@ func decide(job *rivertype.JobRow, err error, waits ServerWaits) Decision {
 	}
 	kind, wait := classify(err)
 	switch kind {
+	case PoliteWait:
+		return decidePolite(job, err)
 	case ModelUnavailable:
 		if wait <= 0 {
 			wait = modelWaitDefault

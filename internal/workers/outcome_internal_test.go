@@ -28,6 +28,16 @@ func (h hinted) Error() string             { return "503 from the model server" 
 func (h hinted) Unwrap() error             { return remoteerr.ErrUnavailable }
 func (h hinted) RetryAfter() time.Duration { return h.wait }
 
+// politeAt is the database's time of the politeness answers of the tests.
+var politeAt = time.Date(2026, 11, 26, 15, 0, 0, 0, time.UTC)
+
+// politeWait is the failure of a fetch the fleet-wide politeness told to
+// come back after wait.
+func politeWait(reason string, wait time.Duration) error {
+	return fail(PoliteWait, &PoliteWaitError{Domain: "table.example.org", Reason: reason, At: politeAt, Wait: wait,
+		Spacing: 5 * time.Second, Budget: 200})
+}
+
 // TestErrorTable runs every kind of failure through the fleet's middleware
 // and target_queue's, as River would, and checks the outcome River is told
 // and the target's status: the error table (ErrorTable) applied once.
@@ -45,6 +55,7 @@ func TestErrorTable(t *testing.T) {
 		attempt   int     // of 8
 		snoozes   int
 		deaths    int
+		meta      string  // more metadata, as `, "key": value`
 		want      Outcome // or "" for success
 		wait      time.Duration
 		targetErr string // substring of the target's failure; "" = target left as it was
@@ -70,6 +81,14 @@ func TestErrorTable(t *testing.T) {
 		{name: "network error, attempts left", failure: Transient, err: errors.New("connection reset"), attempt: 3, want: Retry},
 		{name: "network error on the last attempt", failure: Transient, err: errors.New("connection reset"), attempt: 8, want: Cancel, targetErr: "giving up after 8 attempts: connection reset"},
 		{name: "a claim that kills its worker", failure: ClaimKillsWorker, err: fail(ClaimKillsWorker, errors.New("claim 7 refused")), want: Cancel},
+		{name: "not the domain's turn yet", failure: PoliteWait, err: politeWait(store.SlotSpacing, 3*time.Second), want: Snooze, wait: 3 * time.Second},
+		{name: "the domain's budget used up", failure: PoliteWait, err: politeWait(store.SlotBudget, 10*time.Hour),
+			meta: fmt.Sprintf(`, "polite_waits": 5, "polite_since": %q`, politeAt.Add(-24*time.Hour).Format(time.RFC3339Nano)), want: Snooze, wait: 10 * time.Hour},
+		{name: "a politeness wait ending past MaxPoliteWait", failure: PoliteWaitTooLong, err: politeWait(store.SlotBudget, 10*time.Hour),
+			meta: fmt.Sprintf(`, "polite_waits": 40, "polite_since": %q`, politeAt.Add(-70*time.Hour).Format(time.RFC3339Nano)), want: Cancel,
+			targetErr: "no turn within 72h0m0s of the first politeness wait"},
+		{name: "politeness waits are not counted among MaxSnoozes", failure: ModelUnavailable, err: remoteerr.ErrUnavailable,
+			snoozes: errs.MaxSnoozes, meta: `, "polite_waits": 1`, want: Snooze, wait: modelWaitDefault},
 	}
 	covered := map[Failure]bool{}
 	for _, tt := range tests {
@@ -84,7 +103,7 @@ func TestErrorTable(t *testing.T) {
 				args = fmt.Sprintf(`{"task_id": %d, "target": {"kind": "url", "value": %q}}`, task, url)
 			}
 			row := &rivertype.JobRow{ID: 1, Kind: "target_queue", EncodedArgs: []byte(args), Attempt: max(tt.attempt, 1), MaxAttempts: 8,
-				Metadata: fmt.Appendf(nil, `{"snoozes": %d, "worker_deaths": %d}`, tt.snoozes, tt.deaths)}
+				Metadata: fmt.Appendf(nil, `{"snoozes": %d, "worker_deaths": %d%s}`, tt.snoozes, tt.deaths, tt.meta)}
 			ran := false
 			inner := func(context.Context) error { ran = true; return tt.err }
 			global := &outcomes{waits: waits}
@@ -151,5 +170,44 @@ func TestOtherKindsEndPoisonJobsBeforeTheirWorker(t *testing.T) {
 	embed.Metadata = fmt.Appendf(nil, `{"worker_deaths": %d}`, errs.MaxWorkerDeaths-1)
 	if err := m.Work(ctx, embed, func(context.Context) error { ran = true; return nil }); err != nil || !ran {
 		t.Errorf("with %d deaths: %v (ran %v), want the job run", errs.MaxWorkerDeaths-1, err, ran)
+	}
+}
+
+// TestDecidePolite: a politeness wait snoozes for the time the database
+// gave (at least minPoliteWait), whatever the job's other snoozes, as long
+// as it ends within errs.MaxPoliteWait of the job's first politeness wait;
+// one that would end later fails the target.
+func TestDecidePolite(t *testing.T) {
+	t.Parallel()
+	since := func(d time.Duration) string {
+		return fmt.Sprintf(`{"snoozes": 500, "polite_waits": 500, "polite_since": %q}`, politeAt.Add(-d).Format(time.RFC3339Nano))
+	}
+	tests := []struct {
+		name     string
+		metadata string
+		reason   string
+		wait     time.Duration
+		want     Failure
+		snooze   time.Duration
+	}{
+		{name: "the first wait", metadata: `{}`, reason: store.SlotSpacing, wait: 5 * time.Second, want: PoliteWait, snooze: 5 * time.Second},
+		{name: "a first wait for the next day", metadata: `{}`, reason: store.SlotBudget, wait: 9 * time.Hour, want: PoliteWait, snooze: 9 * time.Hour},
+		{name: "a turn due now", metadata: `{}`, reason: store.SlotSpacing, wait: 0, want: PoliteWait, snooze: minPoliteWait},
+		{name: "ending exactly at the bound", metadata: since(errs.MaxPoliteWait - time.Hour), reason: store.SlotBudget, wait: time.Hour,
+			want: PoliteWait, snooze: time.Hour},
+		{name: "ending past the bound", metadata: since(errs.MaxPoliteWait - time.Hour), reason: store.SlotBudget, wait: time.Hour + time.Nanosecond,
+			want: PoliteWaitTooLong},
+		{name: "a wait longer than the bound at once", metadata: `{}`, reason: store.SlotSpacing, wait: errs.MaxPoliteWait + time.Second,
+			want: PoliteWaitTooLong},
+	}
+	for _, tt := range tests {
+		row := &rivertype.JobRow{Kind: "target_queue", Attempt: 1, MaxAttempts: 8, Metadata: []byte(tt.metadata)}
+		d := decide(row, politeWait(tt.reason, tt.wait), ServerWaits{Max: time.Minute, Snoozes: 3})
+		if d.Failure != tt.want || (tt.want == PoliteWait && (d.Outcome != Snooze || d.Wait != tt.snooze)) {
+			t.Errorf("%s: %s, %s for %s; want %s (%s)", tt.name, d.Failure, d.Outcome, d.Wait, tt.want, tt.snooze)
+		}
+		if tt.want == PoliteWaitTooLong && (d.Outcome != Cancel || !strings.Contains(d.Err.Error(), "table.example.org")) {
+			t.Errorf("%s: %s %v, want cancelled naming the domain", tt.name, d.Outcome, d.Err)
+		}
 	}
 }

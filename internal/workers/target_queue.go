@@ -85,6 +85,9 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 		if err := w.refuseBlocked(ctx, target.Value); err != nil {
 			return err
 		}
+		if err := w.politeTurn(ctx, job, target); err != nil {
+			return err
+		}
 		in = pageproc.URL(w.Fetcher, target.Value)
 	default:
 		return fail(TargetFailed, fmt.Errorf("unknown target kind %q", target.Kind))
