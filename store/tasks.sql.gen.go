@@ -94,6 +94,34 @@ func (q *Queries) LockTask(ctx context.Context, id int64) (LockTaskRow, error) {
 	return i, err
 }
 
+const orgTask = `-- name: OrgTask :one
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at FROM tasks WHERE id = $1 AND organization_id = $2
+`
+
+type OrgTaskParams struct {
+	ID             int64  `json:"id"`
+	OrganizationID string `json:"organization_id"`
+}
+
+// The task, if it is the organisation's (internal/service: another
+// organisation's task is not found).
+func (q *Queries) OrgTask(ctx context.Context, arg OrgTaskParams) (Task, error) {
+	row := q.db.QueryRow(ctx, orgTask, arg.ID, arg.OrganizationID)
+	var i Task
+	err := row.Scan(
+		&i.ID,
+		&i.OrganizationID,
+		&i.Hypothesis,
+		&i.Status,
+		&i.BudgetClass,
+		&i.NextEvidenceNo,
+		&i.WorkVersion,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const shareLockTask = `-- name: ShareLockTask :one
 SELECT id, next_evidence_no, work_version, status FROM tasks WHERE id = $1 FOR SHARE
 `

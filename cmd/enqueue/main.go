@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -58,10 +59,12 @@ func exitCode(err error) int {
 type app struct {
 	jsonOut bool
 	dbURL   string // --database-url
+	org     string // --org: the caller's organisation (internal/service)
 	out     io.Writer
 	errOut  io.Writer
 	pool    *pgxpool.Pool
 	store   *store.Store
+	svc     *service.Service
 	client  *river.Client[pgx.Tx]
 }
 
@@ -74,7 +77,8 @@ func newRoot() *cobra.Command {
 
 Every command but --version and help connects to Postgres: --database-url,
 else EVF_DATABASE_URL, else DATABASE_URL (the worker reads the same two
-variables). Exit status: 0 done, 1 failed, 2 usage error; status --wait
+variables). Task commands act for one organisation (--org, default
+"default"): another organisation's task is not found. Exit status: 0 done, 1 failed, 2 usage error; status --wait
 also exits 3 (a job was discarded) and 4 (timed out).`,
 		Version:       version.String(),
 		SilenceUsage:  true,
@@ -86,6 +90,7 @@ also exits 3 (a job was discarded) and 4 (timed out).`,
 	}
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.PersistentFlags().StringVar(&a.dbURL, "database-url", "", "Postgres connection string (default: $EVF_DATABASE_URL, else $DATABASE_URL)")
+	root.PersistentFlags().StringVar(&a.org, "org", "default", "your organisation (tenant): its tasks only are created, read and changed")
 	root.AddCommand(a.taskCmd(), a.claimCmd(), a.targetCmd(), a.jobCmd(), a.statusCmd(), a.graphCmd(), a.reportCmd(), a.materialsCmd(), a.domainCmd(), a.feedbackCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, msg: err.Error()} })
 	a.wrap(root)
@@ -153,6 +158,7 @@ func (a *app) connect(ctx context.Context) error {
 		return fmt.Errorf("river client: %w", err)
 	}
 	a.pool, a.store, a.client = pool, store.NewStore(pool), client
+	a.svc = service.New(a.store)
 	return nil
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -10,102 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/evidencefleet/evidencefleet/internal/modelcard"
-	"github.com/evidencefleet/evidencefleet/internal/rank"
-	"github.com/evidencefleet/evidencefleet/store"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 )
-
-// materialsExport is a task's current ranking for one query, as printed by
-// `enqueue materials` (and, for the hypothesis, the "ranking" of `enqueue graph`).
-type materialsExport struct {
-	TaskID         int64            `json:"task_id"`
-	Query          string           `json:"query"`
-	QueryHash      string           `json:"query_hash"`
-	FromHypothesis bool             `json:"query_is_hypothesis"`
-	RankedAt       *time.Time       `json:"ranked_at"` // null while there is no ranking
-	EmbedModel     string           `json:"embed_model,omitempty"`
-	RerankModel    string           `json:"rerank_model,omitempty"`
-	Notice         string           `json:"notice,omitempty"` // baseline banner when a built-in ranked it (internal/modelcard)
-	Ranking        []rankedMaterial `json:"ranking"`
-	RankedQueries  []rankedQuery    `json:"ranked_queries"` // every query the task has a ranking for
-	Hint           string           `json:"hint,omitempty"` // how to get a ranking when there is none
-}
-
-// rankedMaterial is one entry of a ranking: the fragment to read, its exact
-// span, and the raw score of every stage next to the trust weight.
-type rankedMaterial struct {
-	Rank         int32   `json:"rank"`
-	FragmentID   int64   `json:"fragment_id"`
-	FinalScore   float64 `json:"final_score"`
-	RerankScore  float64 `json:"rerank_score"`
-	TrustLevel   string  `json:"trust_level"`
-	TrustWeight  float64 `json:"trust_weight"`
-	LexicalScore float64 `json:"lexical_score"`
-	Cosine       float64 `json:"cosine"`
-	Stage2Score  float64 `json:"stage2_score"`
-	Domain       string  `json:"domain"`
-	Title        string  `json:"title,omitempty"`
-	Span         span    `json:"span"`
-}
-
-// rankedQuery is one query a task has a ranking for.
-type rankedQuery struct {
-	Query     string    `json:"query"`
-	QueryHash string    `json:"query_hash"`
-	Fragments int32     `json:"fragments"`
-	RankedAt  time.Time `json:"ranked_at"`
-}
-
-// loadRanking reads the task's current ranking for query ("" = the hypothesis).
-func loadRanking(ctx context.Context, st *store.Store, taskID int64, query string) (*materialsExport, error) {
-	task, err := st.ExistingTask(ctx, taskID)
-	if err != nil {
-		return nil, err
-	}
-	m := &materialsExport{TaskID: taskID, Query: strings.TrimSpace(query), Ranking: []rankedMaterial{}, RankedQueries: []rankedQuery{}}
-	if m.Query == "" {
-		m.Query, m.FromHypothesis = task.Hypothesis, true
-	}
-	m.QueryHash = rank.QueryHash(m.Query)
-	rows, err := st.TaskRanking(ctx, store.TaskRankingParams{TaskID: taskID, QueryHash: m.QueryHash})
-	if err != nil {
-		return nil, fmt.Errorf("ranking of task %d: %w", taskID, err)
-	}
-	for _, r := range rows {
-		if m.RankedAt == nil {
-			at := r.RankedAt
-			m.RankedAt, m.EmbedModel, m.RerankModel = &at, r.EmbedModel, r.RerankModel
-			m.Notice = modelcard.Banner([]string{r.EmbedModel, r.RerankModel})
-		}
-		m.Ranking = append(m.Ranking, rankedMaterial{Rank: r.Rank, FragmentID: r.FragmentID, FinalScore: r.FinalScore,
-			RerankScore: r.RerankScore, TrustLevel: r.TrustLevel, TrustWeight: r.TrustWeight, LexicalScore: r.LexicalScore,
-			Cosine: r.Cosine, Stage2Score: r.Stage2Score, Domain: r.Domain, Title: r.Title,
-			Span: span{PageID: r.PageID, PageVersionID: r.PageVersionID, StartChar: r.StartChar, EndChar: r.EndChar,
-				URL: r.Url, Text: r.Text}})
-	}
-	queries, err := st.TaskRankingQueries(ctx, taskID)
-	if err != nil {
-		return nil, fmt.Errorf("ranked queries of task %d: %w", taskID, err)
-	}
-	for _, q := range queries {
-		m.RankedQueries = append(m.RankedQueries, rankedQuery{Query: q.Query, QueryHash: q.QueryHash, Fragments: q.Fragments, RankedAt: q.RankedAt})
-	}
-	if len(m.Ranking) == 0 {
-		m.Hint = "no ranking yet; rank with: " + rerankCommand(taskID, queryArg(m))
-	}
-	return m, nil
-}
-
-// rerankCommand is the shell command that enqueues the ranking of query
-// ("" = the hypothesis) for a task.
-func rerankCommand(taskID int64, query string) string {
-	args := struct {
-		TaskID int64  `json:"task_id"`
-		Query  string `json:"query,omitempty"`
-	}{taskID, strings.TrimSpace(query)}
-	b, _ := json.Marshal(args) // cannot fail: an int and a string
-	return "enqueue job --kind rerank --args '" + strings.ReplaceAll(string(b), "'", `'\''`) + "'"
-}
 
 func (a *app) materialsCmd() *cobra.Command {
 	var taskID int64
@@ -125,7 +29,7 @@ func (a *app) materialsCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			m, err := loadRanking(ctx, a.store, taskID, query)
+			m, err := a.svc.Materials(ctx, a.org, taskID, query)
 			if err != nil {
 				return err
 			}
@@ -140,7 +44,7 @@ func (a *app) materialsCmd() *cobra.Command {
 // materialTextRunes is how much of a fragment the table view shows.
 const materialTextRunes = 200
 
-func writeMaterials(w io.Writer, m *materialsExport) {
+func writeMaterials(w io.Writer, m *service.Materials) {
 	which := "query"
 	if m.FromHypothesis {
 		which = "hypothesis"
@@ -150,7 +54,7 @@ func writeMaterials(w io.Writer, m *materialsExport) {
 	}
 	fmt.Fprintf(w, "Reading list — task %d, %s: %s\n", m.TaskID, which, m.Query)
 	if len(m.Ranking) == 0 {
-		fmt.Fprintf(w, "No ranking for this %s yet. Rank the task's fragments with:\n  %s\n", which, rerankCommand(m.TaskID, queryArg(m)))
+		fmt.Fprintf(w, "No ranking for this %s yet. Rank the task's fragments with:\n  %s\n", which, service.RerankCommand(m.TaskID, m.QueryArg()))
 		if len(m.RankedQueries) > 0 {
 			fmt.Fprintln(w, "Rankings exist for (enqueue materials --query …):")
 			for _, q := range m.RankedQueries {
@@ -171,12 +75,4 @@ func writeMaterials(w io.Writer, m *materialsExport) {
 		fmt.Fprintf(w, "     [chars %d–%d of version %d; fragment %d; rerank %.4f, lexical %.4f, cosine %.4f]\n",
 			r.Span.StartChar, r.Span.EndChar, r.Span.PageVersionID, r.FragmentID, r.RerankScore, r.LexicalScore, r.Cosine)
 	}
-}
-
-// queryArg is the --query the ranking was asked for ("" for the hypothesis).
-func queryArg(m *materialsExport) string {
-	if m.FromHypothesis {
-		return ""
-	}
-	return m.Query
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/rank"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
 // materialsJSON mirrors the documented JSON of `enqueue materials`.
@@ -176,8 +177,8 @@ func TestWriteMaterialsTruncatesLongTexts(t *testing.T) {
 	long := strings.Repeat("glacier ", 60) + "END"
 	start, end := int32(10), int32(10+len([]rune(long)))
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	m := &materialsExport{TaskID: 4, Query: "q", RankedAt: &at, Ranking: []rankedMaterial{{Rank: 1, FragmentID: 9, FinalScore: 0.5,
-		TrustLevel: rank.Unverified, TrustWeight: 0.3, Span: span{PageVersionID: 2, StartChar: start, EndChar: end, URL: "https://x.example/", Text: long}}}}
+	m := &service.Materials{TaskID: 4, Query: "q", RankedAt: &at, Ranking: []service.RankedMaterial{{Rank: 1, FragmentID: 9, FinalScore: 0.5,
+		TrustLevel: rank.Unverified, TrustWeight: 0.3, Span: service.Span{PageVersionID: 2, StartChar: start, EndChar: end, URL: "https://x.example/", Text: long}}}}
 	var buf bytes.Buffer
 	writeMaterials(&buf, m)
 	out := buf.String()
@@ -201,10 +202,10 @@ func TestRerankCommandQuotesForTheShell(t *testing.T) {
 		{"a'';b $(x) `y`", `{"task_id":7,"query":"a'';b $(x) ` + "`y`" + `"}`},
 	}
 	for _, tt := range tests {
-		cmd := rerankCommand(7, tt.query)
+		cmd := service.RerankCommand(7, tt.query)
 		_, quoted, ok := strings.Cut(cmd, "--args ")
 		if !ok || !strings.HasPrefix(cmd, "enqueue job --kind rerank ") {
-			t.Fatalf("rerankCommand(%q) = %q", tt.query, cmd)
+			t.Fatalf("service.RerankCommand(%q) = %q", tt.query, cmd)
 		}
 		got, err := exec.Command("sh", "-c", "printf '%s' "+quoted).Output()
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
 func (a *app) reportCmd() *cobra.Command {
@@ -28,7 +29,7 @@ func (a *app) reportCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			g, err := loadGraph(ctx, a.store, taskID)
+			g, err := a.svc.Graph(ctx, a.org, taskID)
 			if err != nil {
 				return err
 			}
@@ -41,7 +42,7 @@ func (a *app) reportCmd() *cobra.Command {
 	return cmd
 }
 
-func writeReport(w io.Writer, g *graphExport, all bool, quotes int) {
+func writeReport(w io.Writer, g *service.Graph, all bool, quotes int) {
 	if g.Notice != "" {
 		fmt.Fprintln(w, g.Notice)
 	}
@@ -54,7 +55,7 @@ func writeReport(w io.Writer, g *graphExport, all bool, quotes int) {
 	}
 	fmt.Fprintf(w, "edges by relation: %s\n", joinCounts(rel))
 	writeSources(w, g)
-	byClaim := map[int64][]graphEdge{}
+	byClaim := map[int64][]service.GraphEdge{}
 	for _, e := range g.Edges {
 		byClaim[e.ClaimID] = append(byClaim[e.ClaimID], e)
 	}
@@ -115,7 +116,7 @@ const noLevel = "none"
 
 // nliLevels counts NLI edges (supports, refutes, neutral) by the source
 // trust level stamped on them when they were judged.
-func nliLevels(edges []graphEdge) map[string]int {
+func nliLevels(edges []service.GraphEdge) map[string]int {
 	n := map[string]int{}
 	for _, e := range edges {
 		if e.Relation == "origin" {
@@ -139,12 +140,12 @@ const reportDomains = 12
 // of record now, its pages and its NLI edges by the level they were judged
 // with (a level changed since shows as the two differing), and the BLOCKED
 // domains among them.
-func writeSources(w io.Writer, g *graphExport) {
+func writeSources(w io.Writer, g *service.Graph) {
 	fmt.Fprintf(w, "NLI edges by source level: %s\n", joinCounts(nliLevels(g.Edges)))
 	type source struct {
 		domain, level string
 		pages         int
-		edges         []graphEdge
+		edges         []service.GraphEdge
 	}
 	byDomain := map[string]*source{}
 	var sources []*source

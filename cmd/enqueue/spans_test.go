@@ -13,6 +13,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
 // paraphrase is how the test LLM words every claim: never as its quote.
@@ -47,7 +48,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 	b.mustRun(t, "job", "--kind", "rerank", "--args", fmt.Sprintf(`{"task_id": %d, "top_k": 5}`, task))
 	b.mustRun(t, "status", "--task", fmt.Sprint(task), "--wait", "--interval", "50ms", "--timeout", "90s")
 
-	var g graphExport
+	var g service.Graph
 	b.mustRunJSON(t, &g, "graph", "--task", fmt.Sprint(task))
 	extracted := 0
 	for _, c := range g.Claims {
@@ -124,7 +125,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 		t.Errorf("report shows %d origin quotes, want %d", origins, extracted)
 	}
 
-	var m materialsExport
+	var m service.Materials
 	b.mustRunJSON(t, &m, "materials", "--task", fmt.Sprint(task))
 	if len(m.Ranking) == 0 {
 		t.Fatal("no ranking to check")
@@ -139,7 +140,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 		t.Errorf("materials notice %q, want the banner of the built-in embedder and reranker", m.Notice)
 	}
 
-	var st taskStatus
+	var st service.Status
 	b.mustRunJSON(t, &st, "status", "--task", fmt.Sprint(task))
 	if len(st.Models) != len(wantModels) || st.Notice != g.Notice {
 		t.Errorf("status models %+v notice %q, want the graph's", st.Models, st.Notice)
@@ -153,10 +154,10 @@ func TestExportedSpansArePageText(t *testing.T) {
 // labelled with the banner and models and draws every cites edge.
 func TestDOTNamesModelsAndCitations(t *testing.T) {
 	t.Parallel()
-	g := &graphExport{TaskID: 7, Notice: modelcard.Banner([]string{builtin.LearnedNLIModel}),
-		Models:    []modelUse{{Capability: "nli", Model: builtin.LearnedNLIModel, Judgements: 3, Baseline: true}},
-		Pages:     []graphPage{{ID: 1, URL: "https://a.example/x"}, {ID: 2, URL: "https://doi.org/10.1/b"}},
-		Citations: []graphCitation{{Citing: 1, Cited: 2, Source: "s2,openalex"}}}
+	g := &service.Graph{TaskID: 7, Notice: modelcard.Banner([]string{builtin.LearnedNLIModel}),
+		Models:    []service.ModelUse{{Capability: "nli", Model: builtin.LearnedNLIModel, Judgements: 3, Baseline: true}},
+		Pages:     []service.GraphPage{{ID: 1, URL: "https://a.example/x"}, {ID: 2, URL: "https://doi.org/10.1/b"}},
+		Citations: []service.GraphCitation{{Citing: 1, Cited: 2, Source: "s2,openalex"}}}
 	var out strings.Builder
 	writeDOT(&out, g)
 	dot := out.String()

@@ -9,159 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/ident"
-	"github.com/evidencefleet/evidencefleet/internal/verification"
-	"github.com/evidencefleet/evidencefleet/jobs"
-
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/evidencefleet/evidencefleet/internal/errs"
-	"github.com/evidencefleet/evidencefleet/store"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
-// taskStatus is the output of `enqueue status`.
-type taskStatus struct {
-	TaskID   int64                     `json:"task_id"`
-	Jobs     map[string]map[string]int `json:"jobs"` // kind → state → count
-	Pending  int                       `json:"pending"`
-	Finished int                       `json:"finished"`
-	Verdicts map[string]int            `json:"claims_by_verdict"`
-	Targets  map[string]int            `json:"targets_by_status"`
-	Problems []jobProblem              `json:"job_problems"`
-	Failed   []failedTarget            `json:"failed_targets"`
-	// Blocked are the BLOCKED domains among the task's pages and targets,
-	// Flagged those source verification shows to a person.
-	Blocked []blockedDomain                `json:"blocked_domains"`
-	Flagged []store.FlaggedDomainsAmongRow `json:"flagged_domains"`
-	Models  []modelUse                     `json:"models"`           // the models behind the judgements so far
-	Notice  string                         `json:"notice,omitempty"` // baseline banner (internal/modelcard)
-}
-
-// blockedDomain is a block with its cause and how to undo it.
-type blockedDomain struct {
-	store.BlockedDomainsAmongRow
-	verification.Restore
-}
-
-type jobProblem struct {
-	ID      int64  `json:"id"`
-	Kind    string `json:"kind"`
-	State   string `json:"state"`
-	Attempt int16  `json:"attempt"`
-	Error   string `json:"error"`
-	Failure string `json:"failure,omitempty"` // the fleet's reason (errs.ErrorTable), "" when none was recorded
-}
-
-// notDone reports whether the job ended without doing its work
-// (errs.EndedUndone: a stopped task's jobs and failed targets did theirs).
-func (p jobProblem) notDone() bool { return errs.EndedUndone(p.State, errs.Failure(p.Failure)) }
-
-type failedTarget struct {
-	Kind  string `json:"kind"`
-	Value string `json:"value"`
-	Error string `json:"error"`
-}
-
-var pendingStates = map[string]bool{"available": true, "pending": true, "running": true, "retryable": true, "scheduled": true}
-
-// notDone lists the task's jobs that ended without doing their work.
-func (s *taskStatus) notDone() []jobProblem {
-	var out []jobProblem
-	for _, p := range s.Problems {
-		if p.notDone() {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func loadStatus(ctx context.Context, st *store.Store, taskID int64) (*taskStatus, error) {
-	if _, err := st.ExistingTask(ctx, taskID); err != nil {
-		return nil, err
-	}
-	s := &taskStatus{TaskID: taskID, Jobs: map[string]map[string]int{}, Verdicts: map[string]int{}, Targets: map[string]int{},
-		Problems: []jobProblem{}, Failed: []failedTarget{}}
-	counts, err := st.TaskJobCounts(ctx, fmt.Sprint(taskID))
-	if err != nil {
-		return nil, fmt.Errorf("job counts: %w", err)
-	}
-	for _, c := range counts {
-		if s.Jobs[c.Kind] == nil {
-			s.Jobs[c.Kind] = map[string]int{}
-		}
-		s.Jobs[c.Kind][c.State] = int(c.N)
-		if pendingStates[c.State] {
-			s.Pending += int(c.N)
-		} else {
-			s.Finished += int(c.N)
-		}
-	}
-	verdicts, err := st.TaskVerdictCounts(ctx, taskID)
-	if err != nil {
-		return nil, fmt.Errorf("verdicts: %w", err)
-	}
-	for _, v := range verdicts {
-		s.Verdicts[v.Verdict] = int(v.N)
-	}
-	targets, err := st.TaskTargetCounts(ctx, taskID)
-	if err != nil {
-		return nil, fmt.Errorf("targets: %w", err)
-	}
-	for _, t := range targets {
-		s.Targets[t.Status] = int(t.N)
-	}
-	problems, err := st.TaskJobProblems(ctx, fmt.Sprint(taskID))
-	if err != nil {
-		return nil, fmt.Errorf("job problems: %w", err)
-	}
-	for _, p := range problems {
-		s.Problems = append(s.Problems, jobProblem{ID: p.ID, Kind: p.Kind, State: p.State, Attempt: p.Attempt, Error: p.LastError, Failure: p.Failure})
-	}
-	failed, err := st.TaskFailedTargets(ctx, taskID)
-	if err != nil {
-		return nil, fmt.Errorf("failed targets: %w", err)
-	}
-	for _, f := range failed {
-		s.Failed = append(s.Failed, failedTarget{Kind: f.Kind, Value: f.Value, Error: f.Error})
-	}
-	if s.Blocked, s.Flagged, err = blockedDomains(ctx, st, taskID, failed); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// blockedDomains are the BLOCKED domains among the task's pages and its
-// failed URL targets, and the flagged ones.
-func blockedDomains(ctx context.Context, st *store.Store, taskID int64, failed []store.TaskFailedTargetsRow) ([]blockedDomain, []store.FlaggedDomainsAmongRow, error) {
-	domains, err := st.TaskPageDomains(ctx, taskID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("task domains: %w", err)
-	}
-	for _, f := range failed {
-		if d := ident.Domain(f.Value); f.Kind == jobs.TargetURL && d != "" {
-			domains = append(domains, d)
-		}
-	}
-	rows, err := st.BlockedDomainsAmong(ctx, domains)
-	if err != nil {
-		return nil, nil, fmt.Errorf("blocked domains: %w", err)
-	}
-	blocked := make([]blockedDomain, len(rows))
-	for i, r := range rows {
-		blocked[i] = blockedDomain{BlockedDomainsAmongRow: r, Restore: verification.RestoreFor(r.Domain, r.BlockReason)}
-	}
-	flagged, err := st.FlaggedDomainsAmong(ctx, domains)
-	if err != nil {
-		return nil, nil, fmt.Errorf("flagged domains: %w", err)
-	}
-	if flagged == nil {
-		flagged = []store.FlaggedDomainsAmongRow{}
-	}
-	return blocked, flagged, nil
-}
-
-func (s *taskStatus) print(w io.Writer) {
+func printStatus(w io.Writer, s *service.Status) {
 	if s.Notice != "" {
 		fmt.Fprintln(w, s.Notice)
 	}
@@ -210,7 +64,7 @@ func (s *taskStatus) print(w io.Writer) {
 }
 
 // blockCause names what caused a block: its claims and edges, or a page.
-func blockCause(d blockedDomain) string {
+func blockCause(d service.BlockedDomain) string {
 	var parts []string
 	if len(d.CauseClaimIds) > 0 {
 		parts = append(parts, fmt.Sprintf("claims %v", d.CauseClaimIds))
@@ -259,24 +113,20 @@ func (a *app) statusCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			var s *taskStatus
+			var s *service.Status
 			var err error
 			if wait {
 				s, err = a.waitForTask(ctx, taskID, timeout, interval)
 			} else {
-				s, err = loadStatus(ctx, a.store, taskID)
+				s, err = a.svc.Status(ctx, a.org, taskID)
 			}
 			if err != nil {
 				return err
 			}
-			// The models once, for what is printed (not on every poll of --wait).
-			if s.Models, s.Notice, err = loadModels(ctx, a.store, taskID); err != nil {
+			if err := a.emit(s, func(w io.Writer) { printStatus(w, s) }); err != nil {
 				return err
 			}
-			if err := a.emit(s, s.print); err != nil {
-				return err
-			}
-			if nd := s.notDone(); wait && len(nd) > 0 {
+			if nd := s.NotDone(); wait && len(nd) > 0 {
 				return &exitError{code: 3, msg: fmt.Sprintf("%d jobs of task %d ended without doing their work; the first: job %d %s %s: %s",
 					len(nd), taskID, nd[0].ID, nd[0].Kind, nd[0].State, nd[0].Error)}
 			}
@@ -293,7 +143,7 @@ func (a *app) statusCmd() *cobra.Command {
 // waitForTask polls until no job of the task is pending, drawing a progress
 // bar of finished jobs over all jobs seen (new follow-up jobs grow the total).
 // A task counts as done only when two polls in a row see nothing pending.
-func (a *app) waitForTask(ctx context.Context, taskID int64, timeout, interval time.Duration) (*taskStatus, error) {
+func (a *app) waitForTask(ctx context.Context, taskID int64, timeout, interval time.Duration) (*service.Status, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -315,7 +165,7 @@ func (a *app) waitForTask(ctx context.Context, taskID int64, timeout, interval t
 	lastFinished := -1
 	quiet := 0
 	for {
-		s, err := loadStatus(ctx, a.store, taskID)
+		s, err := a.svc.Status(ctx, a.org, taskID)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, &exitError{code: 4, msg: fmt.Sprintf("timed out waiting for task %d", taskID)}

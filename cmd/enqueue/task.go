@@ -21,7 +21,7 @@ import (
 
 func (a *app) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "task", Short: "Manage tasks"}
-	var hypothesis, org string
+	var hypothesis string
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a task; its hypothesis becomes claim E1. Prints the task id",
@@ -37,7 +37,7 @@ func (a *app) taskCmd() *cobra.Command {
 			var task store.Task
 			err := a.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
 				var err error
-				task, err = intake.CreateTask(ctx, a.client, tx, org, hypothesis)
+				task, err = intake.CreateTask(ctx, a.client, tx, a.org, hypothesis)
 				return err
 			})
 			if err != nil {
@@ -48,7 +48,6 @@ func (a *app) taskCmd() *cobra.Command {
 		},
 	}
 	create.Flags().StringVar(&hypothesis, "hypothesis", "", "the hypothesis to check (required)")
-	create.Flags().StringVar(&org, "org", "default", "organization (tenant) id")
 	cmd.AddCommand(create, a.taskStopCmd())
 	return cmd
 }

@@ -27,3 +27,8 @@ WHERE id = @id;
 
 -- name: InsertEvent :exec
 INSERT INTO event_log (task_id, event_type, payload) VALUES (@task_id, @event_type, @payload);
+
+-- name: OrgTask :one
+-- The task, if it is the organisation's (internal/service: another
+-- organisation's task is not found).
+SELECT * FROM tasks WHERE id = @id AND organization_id = @organization_id;

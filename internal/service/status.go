@@ -1,0 +1,160 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// Status is the output of `enqueue status`.
+type Status struct {
+	TaskID   int64                     `json:"task_id"`
+	Jobs     map[string]map[string]int `json:"jobs"` // kind → state → count
+	Pending  int                       `json:"pending"`
+	Finished int                       `json:"finished"`
+	Verdicts map[string]int            `json:"claims_by_verdict"`
+	Targets  map[string]int            `json:"targets_by_status"`
+	Problems []JobProblem              `json:"job_problems"`
+	Failed   []FailedTarget            `json:"failed_targets"`
+	// Blocked are the BLOCKED domains among the task's pages and targets,
+	// Flagged those source verification shows to a person.
+	Blocked []BlockedDomain                `json:"blocked_domains"`
+	Flagged []store.FlaggedDomainsAmongRow `json:"flagged_domains"`
+	Models  []ModelUse                     `json:"models"`           // the models behind the judgements so far
+	Notice  string                         `json:"notice,omitempty"` // baseline banner (internal/modelcard)
+}
+
+// BlockedDomain is a block with its cause and how to undo it.
+type BlockedDomain struct {
+	store.BlockedDomainsAmongRow
+	verification.Restore
+}
+
+type JobProblem struct {
+	ID      int64  `json:"id"`
+	Kind    string `json:"kind"`
+	State   string `json:"state"`
+	Attempt int16  `json:"attempt"`
+	Error   string `json:"error"`
+	Failure string `json:"failure,omitempty"` // the fleet's reason (errs.ErrorTable), "" when none was recorded
+}
+
+// NotDone reports whether the job ended without doing its work
+// (errs.EndedUndone: a stopped task's jobs and failed targets did theirs).
+func (p JobProblem) NotDone() bool { return errs.EndedUndone(p.State, errs.Failure(p.Failure)) }
+
+type FailedTarget struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+	Error string `json:"error"`
+}
+
+var pendingStates = map[string]bool{"available": true, "pending": true, "running": true, "retryable": true, "scheduled": true}
+
+// NotDone lists the task's jobs that ended without doing their work.
+func (s *Status) NotDone() []JobProblem {
+	var out []JobProblem
+	for _, p := range s.Problems {
+		if p.NotDone() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Status is where the organisation's task stands: its jobs, verdicts,
+// targets, problems, failed targets, blocked and flagged domains and the
+// models behind its judgements.
+func (s *Service) Status(ctx context.Context, org string, taskID int64) (*Status, error) {
+	if _, err := s.Task(ctx, org, taskID); err != nil {
+		return nil, err
+	}
+	st := s.st
+	out := &Status{TaskID: taskID, Jobs: map[string]map[string]int{}, Verdicts: map[string]int{}, Targets: map[string]int{},
+		Problems: []JobProblem{}, Failed: []FailedTarget{}}
+	counts, err := st.TaskJobCounts(ctx, fmt.Sprint(taskID))
+	if err != nil {
+		return nil, fmt.Errorf("job counts: %w", err)
+	}
+	for _, c := range counts {
+		if out.Jobs[c.Kind] == nil {
+			out.Jobs[c.Kind] = map[string]int{}
+		}
+		out.Jobs[c.Kind][c.State] = int(c.N)
+		if pendingStates[c.State] {
+			out.Pending += int(c.N)
+		} else {
+			out.Finished += int(c.N)
+		}
+	}
+	verdicts, err := st.TaskVerdictCounts(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("verdicts: %w", err)
+	}
+	for _, v := range verdicts {
+		out.Verdicts[v.Verdict] = int(v.N)
+	}
+	targets, err := st.TaskTargetCounts(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("targets: %w", err)
+	}
+	for _, t := range targets {
+		out.Targets[t.Status] = int(t.N)
+	}
+	problems, err := st.TaskJobProblems(ctx, fmt.Sprint(taskID))
+	if err != nil {
+		return nil, fmt.Errorf("job problems: %w", err)
+	}
+	for _, p := range problems {
+		out.Problems = append(out.Problems, JobProblem{ID: p.ID, Kind: p.Kind, State: p.State, Attempt: p.Attempt, Error: p.LastError, Failure: p.Failure})
+	}
+	failed, err := st.TaskFailedTargets(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("failed targets: %w", err)
+	}
+	for _, f := range failed {
+		out.Failed = append(out.Failed, FailedTarget{Kind: f.Kind, Value: f.Value, Error: f.Error})
+	}
+	if out.Blocked, out.Flagged, err = blockedDomains(ctx, st, taskID, failed); err != nil {
+		return nil, err
+	}
+	if out.Models, out.Notice, err = s.models(ctx, taskID); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// blockedDomains are the BLOCKED domains among the task's pages and its
+// failed URL targets, and the flagged ones.
+func blockedDomains(ctx context.Context, st *store.Store, taskID int64, failed []store.TaskFailedTargetsRow) ([]BlockedDomain, []store.FlaggedDomainsAmongRow, error) {
+	domains, err := st.TaskPageDomains(ctx, taskID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("task domains: %w", err)
+	}
+	for _, f := range failed {
+		if d := ident.Domain(f.Value); f.Kind == jobs.TargetURL && d != "" {
+			domains = append(domains, d)
+		}
+	}
+	rows, err := st.BlockedDomainsAmong(ctx, domains)
+	if err != nil {
+		return nil, nil, fmt.Errorf("blocked domains: %w", err)
+	}
+	blocked := make([]BlockedDomain, len(rows))
+	for i, r := range rows {
+		blocked[i] = BlockedDomain{BlockedDomainsAmongRow: r, Restore: verification.RestoreFor(r.Domain, r.BlockReason)}
+	}
+	flagged, err := st.FlaggedDomainsAmong(ctx, domains)
+	if err != nil {
+		return nil, nil, fmt.Errorf("flagged domains: %w", err)
+	}
+	if flagged == nil {
+		flagged = []store.FlaggedDomainsAmongRow{}
+	}
+	return blocked, flagged, nil
+}
