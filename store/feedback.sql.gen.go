@@ -43,8 +43,14 @@ JOIN page_versions pv ON pv.id = f.page_version_id
 JOIN claims c ON c.id = e.target_id
 WHERE e.corrected_at IS NOT NULL AND e.source_type = 'fragment' AND e.target_type = 'claim'
   AND ($1::bigint IS NULL OR c.task_id = $1::bigint)
+  AND c.task_id IN (SELECT id FROM tasks WHERE organization_id = $2)
 ORDER BY e.id
 `
+
+type CorrectedPairsParams struct {
+	TaskID         *int64 `json:"task_id"`
+	OrganizationID string `json:"organization_id"`
+}
 
 type CorrectedPairsRow struct {
 	ID            int64  `json:"id"`
@@ -56,8 +62,8 @@ type CorrectedPairsRow struct {
 
 // Corrected NLI edges as labelled pairs: the fragment's text at its span of
 // its page version, the claim's text, the person's relation and the model's.
-func (q *Queries) CorrectedPairs(ctx context.Context, taskID *int64) ([]CorrectedPairsRow, error) {
-	rows, err := q.db.Query(ctx, correctedPairs, taskID)
+func (q *Queries) CorrectedPairs(ctx context.Context, arg CorrectedPairsParams) ([]CorrectedPairsRow, error) {
+	rows, err := q.db.Query(ctx, correctedPairs, arg.TaskID, arg.OrganizationID)
 	if err != nil {
 		return nil, err
 	}

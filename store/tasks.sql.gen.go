@@ -29,6 +29,41 @@ func (q *Queries) AdvanceTask(ctx context.Context, arg AdvanceTaskParams) error 
 	return err
 }
 
+const claimOrganization = `-- name: ClaimOrganization :one
+SELECT t.organization_id, c.task_id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE c.id = $1
+`
+
+type ClaimOrganizationRow struct {
+	OrganizationID string `json:"organization_id"`
+	TaskID         int64  `json:"task_id"`
+}
+
+// The organisation and task of a claim (internal/service's check).
+func (q *Queries) ClaimOrganization(ctx context.Context, id int64) (ClaimOrganizationRow, error) {
+	row := q.db.QueryRow(ctx, claimOrganization, id)
+	var i ClaimOrganizationRow
+	err := row.Scan(&i.OrganizationID, &i.TaskID)
+	return i, err
+}
+
+const edgeOrganization = `-- name: EdgeOrganization :one
+SELECT t.organization_id, c.task_id FROM edges e JOIN claims c ON c.id = e.target_id JOIN tasks t ON t.id = c.task_id
+WHERE e.id = $1 AND e.target_type = 'claim'
+`
+
+type EdgeOrganizationRow struct {
+	OrganizationID string `json:"organization_id"`
+	TaskID         int64  `json:"task_id"`
+}
+
+// The organisation and task of an NLI edge's claim.
+func (q *Queries) EdgeOrganization(ctx context.Context, id int64) (EdgeOrganizationRow, error) {
+	row := q.db.QueryRow(ctx, edgeOrganization, id)
+	var i EdgeOrganizationRow
+	err := row.Scan(&i.OrganizationID, &i.TaskID)
+	return i, err
+}
+
 const getTask = `-- name: GetTask :one
 
 SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at FROM tasks WHERE id = $1

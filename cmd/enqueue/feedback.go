@@ -39,7 +39,7 @@ func (a *app) edgeCorrectCmd() *cobra.Command {
 			if err := a.connect(cmd.Context()); err != nil {
 				return err
 			}
-			res, err := a.store.CorrectEdge(cmd.Context(), store.EdgeCorrection{EdgeID: edgeID, Relation: relation, Reason: reason, By: by})
+			res, err := a.svc.CorrectEdge(cmd.Context(), a.org, store.EdgeCorrection{EdgeID: edgeID, Relation: relation, Reason: reason, By: by})
 			if err != nil {
 				return err
 			}
@@ -68,16 +68,12 @@ func (a *app) feedbackExportCmd() *cobra.Command {
 		Short: "Corrected edges as labelled pairs (label, premise, hypothesis, what the model said), the format of make train-nli's data",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var task *int64
-			if taskID > 0 {
-				task = &taskID
-			}
 			if err := a.connect(cmd.Context()); err != nil {
 				return err
 			}
-			rows, err := store.New(a.pool).CorrectedPairs(cmd.Context(), task)
+			rows, err := a.svc.CorrectedPairs(cmd.Context(), a.org, taskID)
 			if err != nil {
-				return fmt.Errorf("corrected pairs: %w", err)
+				return err
 			}
 			return a.emit(map[string]any{"pairs": rows}, func(w io.Writer) {
 				for _, r := range rows {
@@ -86,7 +82,7 @@ func (a *app) feedbackExportCmd() *cobra.Command {
 			})
 		},
 	}
-	c.Flags().Int64Var(&taskID, "task", 0, "only this task's edges (default: all)")
+	c.Flags().Int64Var(&taskID, "task", 0, "only this task's edges (default: all of your organisation's tasks)")
 	return c
 }
 
@@ -111,7 +107,7 @@ func (a *app) claimFeedbackCmd(use, short string, reject bool) *cobra.Command {
 			if err := a.connect(cmd.Context()); err != nil {
 				return err
 			}
-			res, err := a.store.ApplyClaimFeedback(cmd.Context(), store.ClaimVerdictFeedback{ClaimID: claimID, Reject: reject, Reason: reason, By: by})
+			res, err := a.svc.ClaimFeedback(cmd.Context(), a.org, store.ClaimVerdictFeedback{ClaimID: claimID, Reject: reject, Reason: reason, By: by})
 			if err != nil {
 				return err
 			}

@@ -33,9 +33,9 @@ func (a *app) jobCmd() *cobra.Command {
 				return err
 			}
 			opts := &river.InsertOpts{Queue: queue, Priority: priority}
-			res, err := a.client.Insert(ctx, parsed, opts)
+			res, err := a.svc.InsertJob(ctx, a.org, parsed, opts)
 			if err != nil {
-				return fmt.Errorf("insert %s job: %w", kind, err)
+				return err
 			}
 			out := map[string]any{"job_id": res.Job.ID, "kind": res.Job.Kind, "queue": res.Job.Queue,
 				"priority": res.Job.Priority, "duplicate": res.UniqueSkippedAsDuplicate}

@@ -158,7 +158,7 @@ func (a *app) connect(ctx context.Context) error {
 		return fmt.Errorf("river client: %w", err)
 	}
 	a.pool, a.store, a.client = pool, store.NewStore(pool), client
-	a.svc = service.New(a.store)
+	a.svc = service.New(a.store, client)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,12 +10,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/jobs"
-	"github.com/evidencefleet/evidencefleet/store"
 )
 
 func (a *app) taskCmd() *cobra.Command {
@@ -34,12 +31,7 @@ func (a *app) taskCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			var task store.Task
-			err := a.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-				var err error
-				task, err = intake.CreateTask(ctx, a.client, tx, a.org, hypothesis)
-				return err
-			})
+			task, err := a.svc.CreateTask(ctx, a.org, hypothesis)
 			if err != nil {
 				return err
 			}
@@ -74,36 +66,14 @@ func (a *app) taskStopCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			var jobID int64
-			var skipped bool
-			err := a.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-				if _, err := q.LockExistingTask(ctx, taskID); err != nil {
-					return err
-				}
-				if _, err := q.StopTask(ctx, taskID); err != nil {
-					return fmt.Errorf("stop task: %w", err)
-				}
-				if cleanup == "" {
-					return nil
-				}
-				res, err := a.client.InsertTx(ctx, tx, jobs.CleanupArgs{TaskID: taskID, Mode: cleanup}, nil)
-				if err != nil {
-					return fmt.Errorf("enqueue cleanup: %w", err)
-				}
-				jobID, skipped = res.Job.ID, res.UniqueSkippedAsDuplicate
-				return nil
-			})
+			res, err := a.svc.StopTask(ctx, a.org, taskID, cleanup)
 			if err != nil {
 				return err
 			}
-			out := map[string]any{"task_id": taskID, "status": "stopped"}
-			if cleanup != "" {
-				out["cleanup"], out["cleanup_job_id"], out["cleanup_already_queued"] = cleanup, jobID, skipped
-			}
-			return a.emit(out, func(w io.Writer) {
+			return a.emit(res, func(w io.Writer) {
 				fmt.Fprintf(w, "task %d stopped\n", taskID)
 				if cleanup != "" {
-					fmt.Fprintf(w, "%s cleanup queued as job %d (watch it with `enqueue status --task %d`)\n", cleanup, jobID, taskID)
+					fmt.Fprintf(w, "%s cleanup queued as job %d (watch it with `enqueue status --task %d`)\n", cleanup, res.CleanupJobID, taskID)
 				}
 			})
 		},
@@ -139,12 +109,7 @@ func (a *app) claimCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			var added []intake.AddedClaim
-			err := a.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-				var err error
-				added, err = intake.AddHypotheses(ctx, a.client, tx, taskID, texts)
-				return err
-			})
+			added, err := a.svc.AddClaims(ctx, a.org, taskID, texts)
 			if err != nil {
 				return err
 			}
@@ -284,7 +249,7 @@ again (reported as skipped).`,
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			res, err := insertTargets(ctx, a, taskID, targets)
+			res, err := a.svc.AddTargets(ctx, a.org, taskID, targets)
 			if err != nil {
 				return err
 			}
@@ -316,34 +281,6 @@ func fileLineKind(text string) string {
 		return jobs.TargetDOI
 	}
 	return jobs.TargetURL
-}
-
-type targetInsertResult struct {
-	TaskID   int64         `json:"task_id"`
-	Targets  []jobs.Target `json:"targets"` // as normalised and registered
-	JobIDs   []int64       `json:"job_ids"`
-	Inserted int           `json:"inserted"`
-	Skipped  int           `json:"skipped_duplicates"`
-}
-
-func insertTargets(ctx context.Context, a *app, taskID int64, targets []jobs.Target) (targetInsertResult, error) {
-	res := targetInsertResult{TaskID: taskID, Targets: targets, JobIDs: []int64{}}
-	err := a.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		results, err := intake.AddTargets(ctx, a.client, tx, taskID, targets)
-		if err != nil {
-			return err
-		}
-		for _, r := range results {
-			if r.UniqueSkippedAsDuplicate {
-				res.Skipped++
-				continue
-			}
-			res.Inserted++
-			res.JobIDs = append(res.JobIDs, r.Job.ID)
-		}
-		return nil
-	})
-	return res, err
 }
 
 // fileLine is a line of a target file, numbered from 1.

@@ -16,17 +16,24 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// Service runs the operations on one store.
+// Service runs the operations on one store, inserting jobs with one River
+// client.
 type Service struct {
-	st *store.Store
+	st     *store.Store
+	client *river.Client[pgx.Tx]
 }
 
-// New returns the operations on st.
-func New(st *store.Store) *Service { return &Service{st: st} }
+// New returns the operations on st, inserting jobs with client.
+func New(st *store.Store, client *river.Client[pgx.Tx]) *Service {
+	return &Service{st: st, client: client}
+}
 
 // Task returns the organisation's task; another organisation's task, like
 // a missing one, is errs.ErrTaskNotFound.

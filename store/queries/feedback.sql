@@ -43,4 +43,5 @@ JOIN page_versions pv ON pv.id = f.page_version_id
 JOIN claims c ON c.id = e.target_id
 WHERE e.corrected_at IS NOT NULL AND e.source_type = 'fragment' AND e.target_type = 'claim'
   AND (sqlc.narg(task_id)::bigint IS NULL OR c.task_id = sqlc.narg(task_id)::bigint)
+  AND c.task_id IN (SELECT id FROM tasks WHERE organization_id = @organization_id)
 ORDER BY e.id;

@@ -32,3 +32,12 @@ INSERT INTO event_log (task_id, event_type, payload) VALUES (@task_id, @event_ty
 -- The task, if it is the organisation's (internal/service: another
 -- organisation's task is not found).
 SELECT * FROM tasks WHERE id = @id AND organization_id = @organization_id;
+
+-- name: ClaimOrganization :one
+-- The organisation and task of a claim (internal/service's check).
+SELECT t.organization_id, c.task_id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE c.id = @id;
+
+-- name: EdgeOrganization :one
+-- The organisation and task of an NLI edge's claim.
+SELECT t.organization_id, c.task_id FROM edges e JOIN claims c ON c.id = e.target_id JOIN tasks t ON t.id = c.task_id
+WHERE e.id = @id AND e.target_type = 'claim';

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestOtherOrganisationSeesNothing: every command that reads or changes a
+// task, its claims or its edges, run with another --org, fails (exit 1)
+// as for a task, claim or edge that does not exist, shows nothing of it,
+// and changes nothing; the owner's organisation ("default") still reads it.
+func TestOtherOrganisationSeesNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	task, _ := b.runTask(t)
+	var claim, edge int64
+	if err := b.f.Pool.QueryRow(b.ctx, `SELECT c.id, e.id FROM claims c JOIN edges e ON e.target_id = c.id AND e.target_type = 'claim'
+		WHERE c.task_id = $1 AND e.relation IN ('supports', 'refutes', 'neutral') LIMIT 1`, task).Scan(&claim, &edge); err != nil {
+		t.Fatal(err)
+	}
+	id := fmt.Sprint(task)
+	secret := strings.Fields(hypothesis)[0]
+	for _, args := range [][]string{
+		{"status", "--task", id}, {"graph", "--task", id}, {"report", "--task", id}, {"materials", "--task", id},
+		{"claim", "add", "--task", id, "--text", "Another claim."}, {"target", "add", "--task", id, "--url", "https://x.example.org/"},
+		{"job", "--kind", "rerank", "--args", `{"task_id": ` + id + `}`}, {"feedback", "export", "--task", id},
+		{"feedback", "claim-reject", "--claim", fmt.Sprint(claim), "--reason", "r", "--by", "x"},
+		{"feedback", "edge-correct", "--edge", fmt.Sprint(edge), "--relation", "refutes", "--reason", "r", "--by", "x"},
+		{"task", "stop", "--task", id},
+	} {
+		r := b.run(t, append(args, "--org", "intruder")...)
+		if r.code() != 1 || r.err == nil || !strings.Contains(r.err.Error(), "does not exist") && !strings.Contains(r.err.Error(), "no NLI edge") {
+			t.Errorf("enqueue %s --org intruder: exit %d (%v), want 1, not found", strings.Join(args, " "), r.code(), r.err)
+		}
+		if strings.Contains(r.stdout, secret) {
+			t.Errorf("enqueue %s --org intruder printed the task:\n%s", strings.Join(args, " "), r.stdout)
+		}
+	}
+	if n := b.count(t, `SELECT count(*) FROM claim_feedback`) + b.count(t, `SELECT count(*) FROM edge_feedback`) +
+		b.count(t, `SELECT count(*) FROM tasks WHERE id = $1 AND status <> 'active'`, task); n != 0 {
+		t.Errorf("another organisation's commands changed %d rows", n)
+	}
+	if out := b.mustRun(t, "report", "--task", id); !strings.Contains(out, hypothesis) {
+		t.Errorf("the owner's report lacks the hypothesis:\n%s", out)
+	}
+}

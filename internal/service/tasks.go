@@ -1,0 +1,142 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/evidencefleet/evidencefleet/internal/intake"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// CreateTask creates a task of the organisation; its hypothesis becomes
+// claim E1.
+func (s *Service) CreateTask(ctx context.Context, org, hypothesis string) (store.Task, error) {
+	var task store.Task
+	err := s.st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		var err error
+		task, err = intake.CreateTask(ctx, s.client, tx, org, hypothesis)
+		return err
+	})
+	return task, err
+}
+
+// AddClaims adds hypothesis claims to the organisation's task.
+func (s *Service) AddClaims(ctx context.Context, org string, taskID int64, texts []string) ([]intake.AddedClaim, error) {
+	if _, err := s.Task(ctx, org, taskID); err != nil {
+		return nil, err
+	}
+	var added []intake.AddedClaim
+	err := s.st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		var err error
+		added, err = intake.AddHypotheses(ctx, s.client, tx, taskID, texts)
+		return err
+	})
+	return added, err
+}
+
+// TargetsAdded is what AddTargets did.
+type TargetsAdded struct {
+	TaskID   int64         `json:"task_id"`
+	Targets  []jobs.Target `json:"targets"` // as normalised and registered
+	JobIDs   []int64       `json:"job_ids"`
+	Inserted int           `json:"inserted"`
+	Skipped  int           `json:"skipped_duplicates"`
+}
+
+// AddTargets registers targets of the organisation's task and enqueues a
+// target_queue job for each, in one transaction.
+func (s *Service) AddTargets(ctx context.Context, org string, taskID int64, targets []jobs.Target) (TargetsAdded, error) {
+	res := TargetsAdded{TaskID: taskID, Targets: targets, JobIDs: []int64{}}
+	if _, err := s.Task(ctx, org, taskID); err != nil {
+		return res, err
+	}
+	err := s.st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+		results, err := intake.AddTargets(ctx, s.client, tx, taskID, targets)
+		if err != nil {
+			return err
+		}
+		for _, r := range results {
+			if r.UniqueSkippedAsDuplicate {
+				res.Skipped++
+				continue
+			}
+			res.Inserted++
+			res.JobIDs = append(res.JobIDs, r.Job.ID)
+		}
+		return nil
+	})
+	return res, err
+}
+
+// Stopped is what StopTask did.
+type Stopped struct {
+	TaskID        int64  `json:"task_id"`
+	Status        string `json:"status"`
+	Cleanup       string `json:"cleanup,omitempty"`
+	CleanupJobID  int64  `json:"cleanup_job_id,omitempty"`
+	CleanupQueued bool   `json:"-"`
+	AlreadyQueued bool   `json:"cleanup_already_queued,omitempty"`
+}
+
+// StopTask stops the organisation's task (its waiting jobs cancel
+// themselves, nothing more is added to it) and, with cleanup soft or hard,
+// enqueues the deletion of its data (ARCHITECTURE.md §5.6), in one
+// transaction under the task's row lock.
+func (s *Service) StopTask(ctx context.Context, org string, taskID int64, cleanup string) (Stopped, error) {
+	out := Stopped{TaskID: taskID, Status: "stopped", Cleanup: cleanup}
+	switch cleanup {
+	case "", jobs.CleanupSoft, jobs.CleanupHard:
+	default:
+		return out, fmt.Errorf("cleanup %q: want soft or hard", cleanup)
+	}
+	if _, err := s.Task(ctx, org, taskID); err != nil {
+		return out, err
+	}
+	err := s.st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		if _, err := q.LockExistingTask(ctx, taskID); err != nil {
+			return err
+		}
+		if _, err := q.StopTask(ctx, taskID); err != nil {
+			return fmt.Errorf("stop task: %w", err)
+		}
+		if cleanup == "" {
+			return nil
+		}
+		res, err := s.client.InsertTx(ctx, tx, jobs.CleanupArgs{TaskID: taskID, Mode: cleanup}, nil)
+		if err != nil {
+			return fmt.Errorf("enqueue cleanup: %w", err)
+		}
+		out.CleanupJobID, out.AlreadyQueued = res.Job.ID, res.UniqueSkippedAsDuplicate
+		return nil
+	})
+	return out, err
+}
+
+// InsertJob inserts a job of any kind, its args already checked as the
+// worker checks them (jobs.ParseArgs); a job of a task must be of the
+// organisation's task.
+func (s *Service) InsertJob(ctx context.Context, org string, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("insert %s job: %w", args.Kind(), err)
+	}
+	var of struct {
+		TaskID int64 `json:"task_id"`
+	}
+	if err := json.Unmarshal(b, &of); err == nil && of.TaskID > 0 {
+		if _, err := s.Task(ctx, org, of.TaskID); err != nil {
+			return nil, err
+		}
+	}
+	res, err := s.client.Insert(ctx, args, opts)
+	if err != nil {
+		return nil, fmt.Errorf("insert %s job: %w", args.Kind(), err)
+	}
+	return res, nil
+}

@@ -1,0 +1,152 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/service"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// tenancyBundle is one organisation's task with a claim and an NLI edge into
+// it, and the operations on its database.
+type tenancyBundle struct {
+	svc                   *service.Service
+	task, claim, edge     int64
+	ownerOrg, strangerOrg string
+}
+
+func setupTenancy(t *testing.T) *tenancyBundle {
+	t.Helper()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &tenancyBundle{svc: service.New(store.NewStore(pool), client), ownerOrg: "alpha", strangerOrg: "beta"}
+	task, err := b.svc.CreateTask(ctx, b.ownerOrg, "Glaciers are retreating.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.task = task.ID
+	if _, err := b.svc.CreateTask(ctx, b.strangerOrg, "The stranger's own task."); err != nil {
+		t.Fatal(err)
+	}
+	err = pool.QueryRow(ctx, `
+		WITH p AS (INSERT INTO pages (url, domain) VALUES ('https://a.example.org/', 'a.example.org') RETURNING id),
+		     v AS (INSERT INTO page_versions (page_id, sha256, content) SELECT id, 'x', 'Glaciers retreat.' FROM p RETURNING id, page_id),
+		     f AS (INSERT INTO fragments (page_id, page_version_id, start_char, end_char, text, heading_context)
+		           SELECT page_id, id, 0, 17, 'Glaciers retreat.', '' FROM v RETURNING id)
+		INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_edge_confidence)
+		SELECT 'fragment', f.id, 'claim', c.id, 'supports', 0.9 FROM f, claims c WHERE c.task_id = $1
+		RETURNING id, target_id`, b.task).Scan(&b.edge, &b.claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// probes call every operation of the service on the owner's task, claim or
+// edge, as org. An operation that creates for its caller's organisation
+// only has nothing to probe, and says so.
+var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) error{
+	"Task":   func(ctx context.Context, b *tenancyBundle, org string) error { _, err := b.svc.Task(ctx, org, b.task); return err },
+	"Graph":  func(ctx context.Context, b *tenancyBundle, org string) error { _, err := b.svc.Graph(ctx, org, b.task); return err },
+	"Status": func(ctx context.Context, b *tenancyBundle, org string) error { _, err := b.svc.Status(ctx, org, b.task); return err },
+	"Materials": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.Materials(ctx, org, b.task, "")
+		return err
+	},
+	"Models": func(ctx context.Context, b *tenancyBundle, org string) error { _, _, err := b.svc.Models(ctx, org, b.task); return err },
+	"AddClaims": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.AddClaims(ctx, org, b.task, []string{"Ice sheets are thinning."})
+		return err
+	},
+	"AddTargets": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.AddTargets(ctx, org, b.task, []jobs.Target{{Kind: jobs.TargetURL, Value: "https://a.example.org/"}})
+		return err
+	},
+	"InsertJob": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.InsertJob(ctx, org, jobs.RerankArgs{TaskID: b.task}, nil)
+		return err
+	},
+	"ClaimFeedback": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.ClaimFeedback(ctx, org, store.ClaimVerdictFeedback{ClaimID: b.claim, Reject: true, Reason: "r", By: "x"})
+		return err
+	},
+	"CorrectEdge": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.CorrectEdge(ctx, org, store.EdgeCorrection{EdgeID: b.edge, Relation: "refutes", Reason: "r", By: "x"})
+		return err
+	},
+	"CorrectedPairs": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.CorrectedPairs(ctx, org, b.task)
+		return err
+	},
+	// last: the owner's probe stops the task
+	"StopTask": func(ctx context.Context, b *tenancyBundle, org string) error { _, err := b.svc.StopTask(ctx, org, b.task, ""); return err },
+}
+
+// creators act for their caller's organisation only: nothing of another's
+// is read or changed.
+var creators = []string{"CreateTask"}
+
+// TestOtherOrganisationsRowsAreNotFound: every operation of the service,
+// given another organisation's task, claim or edge, answers "not found"
+// exactly as for a missing one and changes nothing; the owner's calls
+// succeed. A new operation without a probe here fails the test.
+func TestOtherOrganisationsRowsAreNotFound(t *testing.T) {
+	t.Parallel()
+	typ := reflect.TypeOf(&service.Service{})
+	for i := range typ.NumMethod() {
+		if name := typ.Method(i).Name; probes[name] == nil && !slices.Contains(creators, name) {
+			t.Errorf("operation %s has no tenancy probe: add one to probes (or to creators, if it only creates for its caller)", name)
+		}
+	}
+	b := setupTenancy(t)
+	ctx := context.Background()
+	names := make([]string, 0, len(probes))
+	for name := range probes {
+		if name != "StopTask" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	names = append(names, "StopTask")
+	notFound := []error{errs.ErrTaskNotFound, errs.ErrClaimNotFound, store.ErrEdgeNotFound}
+	for _, name := range names {
+		err := probes[name](ctx, b, b.strangerOrg)
+		if !slices.ContainsFunc(notFound, func(nf error) bool { return errors.Is(err, nf) }) {
+			t.Errorf("%s as another organisation: %v, want not found", name, err)
+		}
+		if err := probes[name](ctx, b, b.ownerOrg); err != nil {
+			t.Errorf("%s as the owner: %v", name, err)
+		}
+	}
+}
+
+// TestNotFoundSaysNothingMore: another organisation's task and a task that
+// does not exist give the same error text.
+func TestNotFoundSaysNothingMore(t *testing.T) {
+	t.Parallel()
+	b := setupTenancy(t)
+	ctx := context.Background()
+	_, other := b.svc.Graph(ctx, b.strangerOrg, b.task)
+	_, missing := b.svc.Graph(ctx, b.strangerOrg, b.task+1000)
+	if other == nil || missing == nil {
+		t.Fatalf("errors %v and %v, want both not found", other, missing)
+	}
+	want := func(id int64) string { return errs.Task(id, errs.ErrTaskNotFound).Error() }
+	if other.Error() != want(b.task) || missing.Error() != want(b.task+1000) {
+		t.Errorf("another's: %q, missing: %q; want the same message", other, missing)
+	}
+}
