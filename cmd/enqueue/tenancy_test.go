@@ -45,3 +45,55 @@ func TestOtherOrganisationSeesNothing(t *testing.T) {
 		t.Errorf("the owner's report lacks the hypothesis:\n%s", out)
 	}
 }
+
+// TestEvidenceListCommand: the task's evidence walked with --limit and
+// --cursor, every span the page version's text; another organisation's
+// task is not found; two filters are a usage error.
+func TestEvidenceListCommand(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	task, _ := b.runTask(t)
+	id := fmt.Sprint(task)
+	type page struct {
+		Evidence []struct {
+			PageVersionID int64  `json:"page_version_id"`
+			StartChar     int    `json:"start_char"`
+			EndChar       int    `json:"end_char"`
+			Text          string `json:"text"`
+			Kind          string `json:"kind"`
+		} `json:"evidence"`
+		Next string `json:"next_cursor"`
+	}
+	total, cursor := 0, ""
+	for range 1000 {
+		var p page
+		args := []string{"evidence", "list", "--task", id, "--limit", "7"}
+		if cursor != "" {
+			args = append(args, "--cursor", cursor)
+		}
+		b.mustRunJSON(t, &p, args...)
+		for _, s := range p.Evidence {
+			var text string
+			if err := b.f.Pool.QueryRow(b.ctx, `SELECT substring(content FROM $2 + 1 FOR $3 - $2) FROM page_versions WHERE id = $1`,
+				s.PageVersionID, s.StartChar, s.EndChar).Scan(&text); err != nil || text != s.Text {
+				t.Errorf("span %+v: version text %q (%v)", s, text, err)
+			}
+		}
+		total += len(p.Evidence)
+		if cursor = p.Next; cursor == "" {
+			break
+		}
+	}
+	edges := b.count(t, `SELECT count(*) FROM edges e JOIN claims c ON c.id = e.target_id WHERE c.task_id = $1 AND e.target_type = 'claim'
+		AND e.source_type = 'fragment' AND e.relation IN ('supports', 'refutes', 'neutral')`, task)
+	origins := b.count(t, `SELECT count(*) FROM claims WHERE task_id = $1 AND origin_fragment_id IS NOT NULL`, task)
+	if total != edges+origins || total <= 7 {
+		t.Errorf("%d spans listed, want %d edges + %d origins (more than one page)", total, edges, origins)
+	}
+	if r := b.run(t, "evidence", "list", "--task", id, "--org", "intruder"); r.code() != 1 {
+		t.Errorf("another organisation: exit %d (%v), want 1", r.code(), r.err)
+	}
+	if r := b.run(t, "evidence", "list", "--task", id, "--claim", "1"); r.code() != 2 {
+		t.Errorf("two filters: exit %d (%v), want 2", r.code(), r.err)
+	}
+}

@@ -60,14 +60,26 @@ func setupTenancy(t *testing.T) *tenancyBundle {
 // edge, as org. An operation that creates for its caller's organisation
 // only has nothing to probe, and says so.
 var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) error{
-	"Task":   func(ctx context.Context, b *tenancyBundle, org string) error { _, err := b.svc.Task(ctx, org, b.task); return err },
-	"Graph":  func(ctx context.Context, b *tenancyBundle, org string) error { _, err := b.svc.Graph(ctx, org, b.task); return err },
-	"Status": func(ctx context.Context, b *tenancyBundle, org string) error { _, err := b.svc.Status(ctx, org, b.task); return err },
+	"Task": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.Task(ctx, org, b.task)
+		return err
+	},
+	"Graph": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.Graph(ctx, org, b.task)
+		return err
+	},
+	"Status": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.Status(ctx, org, b.task)
+		return err
+	},
 	"Materials": func(ctx context.Context, b *tenancyBundle, org string) error {
 		_, err := b.svc.Materials(ctx, org, b.task, "")
 		return err
 	},
-	"Models": func(ctx context.Context, b *tenancyBundle, org string) error { _, _, err := b.svc.Models(ctx, org, b.task); return err },
+	"Models": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, _, err := b.svc.Models(ctx, org, b.task)
+		return err
+	},
 	"AddClaims": func(ctx context.Context, b *tenancyBundle, org string) error {
 		_, err := b.svc.AddClaims(ctx, org, b.task, []string{"Ice sheets are thinning."})
 		return err
@@ -92,8 +104,19 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		_, err := b.svc.CorrectedPairs(ctx, org, b.task)
 		return err
 	},
+	"EvidenceList": func(ctx context.Context, b *tenancyBundle, org string) error {
+		for _, f := range []service.EvidenceFilter{{TaskID: b.task}, {ClaimID: b.claim}} {
+			if _, err := b.svc.EvidenceList(ctx, org, f, 0, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 	// last: the owner's probe stops the task
-	"StopTask": func(ctx context.Context, b *tenancyBundle, org string) error { _, err := b.svc.StopTask(ctx, org, b.task, ""); return err },
+	"StopTask": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.StopTask(ctx, org, b.task, "")
+		return err
+	},
 }
 
 // creators act for their caller's organisation only: nothing of another's
@@ -122,7 +145,7 @@ func TestOtherOrganisationsRowsAreNotFound(t *testing.T) {
 	}
 	slices.Sort(names)
 	names = append(names, "StopTask")
-	notFound := []error{errs.ErrTaskNotFound, errs.ErrClaimNotFound, store.ErrEdgeNotFound}
+	notFound := []error{errs.ErrTaskNotFound, errs.ErrClaimNotFound, store.ErrEdgeNotFound, service.ErrPageNotFound}
 	for _, name := range names {
 		err := probes[name](ctx, b, b.strangerOrg)
 		if !slices.ContainsFunc(notFound, func(nf error) bool { return errors.Is(err, nf) }) {

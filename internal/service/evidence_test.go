@@ -1,0 +1,212 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/service"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// evidenceBundle is a task of org "alpha" with two pages: a claim extracted
+// from page 1, and NLI edges from every fragment of both pages into the
+// hypothesis, and from page 1's first fragment into the extracted claim.
+type evidenceBundle struct {
+	pool                    *pgxpool.Pool
+	svc                     *service.Service
+	task, hypothesis, claim int64
+	page1, page2            int64
+	edges                   int // NLI edges of the task
+}
+
+const (
+	page1Text = "Glaciers retreat worldwide. Ice sheets thin fast — über 20 % since 1990. Sea level rises."
+	page2Text = "Tide gauges show a rise. Satellites agree. The rate has doubled."
+)
+
+func setupEvidence(t *testing.T) *evidenceBundle {
+	t.Helper()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &evidenceBundle{pool: pool, svc: service.New(store.NewStore(pool), client)}
+	task, err := b.svc.CreateTask(ctx, "alpha", "Sea level rise is accelerating.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.task = task.ID
+	if err := pool.QueryRow(ctx, `SELECT id FROM claims WHERE task_id = $1`, b.task).Scan(&b.hypothesis); err != nil {
+		t.Fatal(err)
+	}
+	frags := map[int64][]int64{}
+	for i, text := range []string{page1Text, page2Text} {
+		var page, version int64
+		if err := pool.QueryRow(ctx, `WITH p AS (INSERT INTO pages (url, domain) VALUES ($1, 'e.example.org') RETURNING id)
+			INSERT INTO page_versions (page_id, sha256, content) SELECT id, $2, $3 FROM p RETURNING page_id, id`,
+			fmt.Sprintf("https://e.example.org/%d", i), fmt.Sprint(i), text).Scan(&page, &version); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `INSERT INTO task_pages (task_id, page_id, page_version_id) VALUES ($1, $2, $3)`, b.task, page, version); err != nil {
+			t.Fatal(err)
+		}
+		// one fragment per sentence, by character offsets
+		runes, start := []rune(text), 0
+		for j := 0; j <= len(runes); j++ {
+			if j == len(runes) || runes[j] == '.' {
+				end := min(j+1, len(runes))
+				var id int64
+				if err := pool.QueryRow(ctx, `INSERT INTO fragments (page_id, page_version_id, start_char, end_char, text, heading_context)
+					VALUES ($1, $2, $3, $4, $5, '') RETURNING id`, page, version, start, end, string(runes[start:end])).Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				frags[page] = append(frags[page], id)
+				start = end + 1
+				j = end
+			}
+		}
+		if i == 0 {
+			b.page1 = page
+		} else {
+			b.page2 = page
+		}
+	}
+	// the extracted claim quotes page 1's second sentence
+	if err := pool.QueryRow(ctx, `INSERT INTO claims (task_id, evidence_no, text, text_hash, kind, origin_fragment_id, page_version_id, quote_start, quote_end)
+		SELECT $1, 2, 'Ice sheets are thinning.', 'x', 'extracted', f.id, f.page_version_id, f.start_char, f.end_char FROM fragments f WHERE f.id = $2
+		RETURNING id`, b.task, frags[b.page1][1]).Scan(&b.claim); err != nil {
+		t.Fatal(err)
+	}
+	edge := func(frag, claim int64, rel string) {
+		if _, err := pool.Exec(ctx, `INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_edge_confidence, nli_model)
+			VALUES ('fragment', $1, 'claim', $2, $3, 0.8, 'nli-test')`, frag, claim, rel); err != nil {
+			t.Fatal(err)
+		}
+		b.edges++
+	}
+	for _, p := range []int64{b.page1, b.page2} {
+		for i, f := range frags[p] {
+			edge(f, b.hypothesis, []string{"supports", "neutral", "refutes"}[i%3])
+		}
+	}
+	edge(frags[b.page1][0], b.claim, "supports")
+	return b
+}
+
+// walk lists all of the filter's evidence, limit at a time, checking every
+// span against its version's text.
+func (b *evidenceBundle) walk(t *testing.T, f service.EvidenceFilter, limit int) []service.EvidenceSpan {
+	t.Helper()
+	ctx := context.Background()
+	var all []service.EvidenceSpan
+	cursor := ""
+	for pages := 0; ; pages++ {
+		if pages > 100 {
+			t.Fatal("the cursor does not end")
+		}
+		page, err := b.svc.EvidenceList(ctx, "alpha", f, limit, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Evidence) > limit {
+			t.Fatalf("%d spans in a page of %d", len(page.Evidence), limit)
+		}
+		all = append(all, page.Evidence...)
+		if page.Next == "" {
+			break
+		}
+		cursor = page.Next
+	}
+	for _, s := range all {
+		var content string
+		if err := b.pool.QueryRow(ctx, `SELECT content FROM page_versions WHERE id = $1 AND page_id = $2`, s.PageVersionID, s.PageID).Scan(&content); err != nil {
+			t.Fatalf("span %+v: no such page version: %v", s, err)
+		}
+		if want := string([]rune(content)[s.StartChar:s.EndChar]); s.Text != want {
+			t.Errorf("span %+v: text %q, the version has %q there", s, s.Text, want)
+		}
+	}
+	return all
+}
+
+func TestEvidenceListFilters(t *testing.T) {
+	t.Parallel()
+	b := setupEvidence(t)
+	kinds := func(spans []service.EvidenceSpan) map[string]int {
+		m := map[string]int{}
+		for _, s := range spans {
+			m[s.Kind]++
+		}
+		return m
+	}
+	t.Run("task: every origin and edge, walked two at a time", func(t *testing.T) {
+		all := b.walk(t, service.EvidenceFilter{TaskID: b.task}, 2)
+		if len(all) != b.edges+1 || kinds(all)["origin"] != 1 {
+			t.Errorf("%d spans (%v), want %d edges and 1 origin", len(all), kinds(all), b.edges)
+		}
+		seen := map[string]bool{}
+		for _, s := range all {
+			key := fmt.Sprintf("%s %d %v", s.Kind, s.Source.ClaimID, s.Source.EdgeID)
+			if s.Kind != "origin" {
+				key = fmt.Sprint(*s.Source.EdgeID)
+			}
+			if seen[key] {
+				t.Errorf("span %s listed twice", key)
+			}
+			seen[key] = true
+		}
+	})
+	t.Run("claim: its origin and its edges", func(t *testing.T) {
+		all := b.walk(t, service.EvidenceFilter{ClaimID: b.claim}, 10)
+		if got := kinds(all); got["origin"] != 1 || got["supports"] != 1 || len(all) != 2 {
+			t.Errorf("claim's evidence %v, want its origin and one supports edge", got)
+		}
+		for _, s := range all {
+			if s.Source.EvidenceID != "E2" || s.Kind == "origin" && (s.Text != "Ice sheets thin fast — über 20 % since 1990." || s.Source.EdgeID != nil) {
+				t.Errorf("span %+v", s)
+			}
+		}
+	})
+	t.Run("page: only spans on it", func(t *testing.T) {
+		all := b.walk(t, service.EvidenceFilter{PageID: b.page2}, 1)
+		if len(all) != 3 {
+			t.Errorf("%d spans on page 2, want its 3 edges", len(all))
+		}
+		for _, s := range all {
+			if s.PageID != b.page2 {
+				t.Errorf("span of page %d listed for page 2", s.PageID)
+			}
+		}
+	})
+	t.Run("bad requests", func(t *testing.T) {
+		for _, c := range []struct {
+			f      service.EvidenceFilter
+			limit  int
+			cursor string
+		}{
+			{service.EvidenceFilter{}, 0, ""},
+			{service.EvidenceFilter{TaskID: b.task, ClaimID: b.claim}, 0, ""},
+			{service.EvidenceFilter{TaskID: b.task}, service.MaxEvidenceLimit + 1, ""},
+			{service.EvidenceFilter{TaskID: b.task}, 0, "x"},
+			{service.EvidenceFilter{TaskID: b.task}, 0, "7.1"},
+		} {
+			if _, err := b.svc.EvidenceList(context.Background(), "alpha", c.f, c.limit, c.cursor); !errors.Is(err, service.ErrBadRequest) {
+				t.Errorf("EvidenceList(%+v, %d, %q) = %v, want a bad request", c.f, c.limit, c.cursor, err)
+			}
+		}
+	})
+	t.Run("another organisation's page is not found", func(t *testing.T) {
+		if _, err := b.svc.EvidenceList(context.Background(), "beta", service.EvidenceFilter{PageID: b.page1}, 0, ""); !errors.Is(err, service.ErrPageNotFound) {
+			t.Errorf("beta listing alpha's page: %v, want not found", err)
+		}
+	})
+}
