@@ -37,8 +37,8 @@
 //
 // Every sentence is a factual sentence, one that needs a citation, except:
 //   - a question (it ends with "?");
-//   - a heading, or a title: a paragraph of one line without ".", "!" or
-//     "?" at its end;
+//   - a heading, or a title: a paragraph of one line (not a list item)
+//     without ".", "!" or "?" at its end;
 //   - a lead-in, ending with ":";
 //   - a sentence of nothing but citations and punctuation (not counted as
 //     a sentence at all);
@@ -46,8 +46,8 @@
 //     of words and phrases ("However", "In summary", "Overall", "Perhaps",
 //     "This section", "More research", …) and carries no mark of a fact.
 //
-// The marks of a fact, one of which the report names as the reason a
-// sentence is factual (else "statement"), are: a digit (a number, a year,
+// The marks of a fact, the first of which the report names as the reason
+// a sentence is factual (else "statement"), are: a digit (a number, a year,
 // a percentage, a measure), a quantity word ("percent", "million", "twice",
 // "half", …), a capitalised word that is not the sentence's first word (a
 // named entity: "Alps", "NASA"; "I" does not count), and a verb of change,
@@ -159,8 +159,9 @@ type Result struct {
 	// Uncited are the task's ids the text does not cite.
 	Uncited  []string `json:"uncited"`
 	Coverage Coverage `json:"coverage"`
-	// Sentences counts the sentences, Factual those that need a citation;
-	// Unsupported are the factual ones citing no id of the task.
+	// Sentences counts the sentences (headings and titles included),
+	// Factual those that need a citation; Unsupported are the factual ones
+	// citing no id of the task.
 	Sentences        int        `json:"sentences"`
 	Factual          int        `json:"factual_sentences"`
 	Unsupported      []Sentence `json:"unsupported"`
