@@ -182,3 +182,28 @@ func (q *Queries) ShareLockTask(ctx context.Context, id int64) (ShareLockTaskRow
 	)
 	return i, err
 }
+
+const taskEvidenceNos = `-- name: TaskEvidenceNos :many
+SELECT evidence_no FROM claims WHERE task_id = $1 ORDER BY evidence_no
+`
+
+// The E-numbers of the task's claims, in order.
+func (q *Queries) TaskEvidenceNos(ctx context.Context, taskID int64) ([]int32, error) {
+	rows, err := q.db.Query(ctx, taskEvidenceNos, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int32{}
+	for rows.Next() {
+		var evidence_no int32
+		if err := rows.Scan(&evidence_no); err != nil {
+			return nil, err
+		}
+		items = append(items, evidence_no)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

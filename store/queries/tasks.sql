@@ -41,3 +41,7 @@ SELECT t.organization_id, c.task_id FROM claims c JOIN tasks t ON t.id = c.task_
 -- The organisation and task of an NLI edge's claim.
 SELECT t.organization_id, c.task_id FROM edges e JOIN claims c ON c.id = e.target_id JOIN tasks t ON t.id = c.task_id
 WHERE e.id = @id AND e.target_type = 'claim';
+
+-- name: TaskEvidenceNos :many
+-- The E-numbers of the task's claims, in order.
+SELECT evidence_no FROM claims WHERE task_id = @task_id ORDER BY evidence_no;
