@@ -248,15 +248,16 @@ type Target struct {
 }
 
 type Task struct {
-	ID             int64     `json:"id"`
-	OrganizationID string    `json:"organization_id"`
-	Hypothesis     string    `json:"hypothesis"`
-	Status         string    `json:"status"`
-	BudgetClass    string    `json:"budget_class"`
-	NextEvidenceNo int32     `json:"next_evidence_no"`
-	WorkVersion    int64     `json:"work_version"`
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	ID             int64      `json:"id"`
+	OrganizationID string     `json:"organization_id"`
+	Hypothesis     string     `json:"hypothesis"`
+	Status         string     `json:"status"`
+	BudgetClass    string     `json:"budget_class"`
+	NextEvidenceNo int32      `json:"next_evidence_no"`
+	WorkVersion    int64      `json:"work_version"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+	CompletedAt    *time.Time `json:"completed_at"`
 }
 
 type TaskPage struct {

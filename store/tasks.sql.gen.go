@@ -13,6 +13,9 @@ const advanceTask = `-- name: AdvanceTask :exec
 UPDATE tasks
 SET next_evidence_no = $1,
     work_version     = work_version + 1,
+    -- new work reopens a completed task
+    status           = CASE WHEN status = 'completed' THEN 'active' ELSE status END,
+    completed_at     = NULL,
     updated_at       = now()
 WHERE id = $2
 `
@@ -46,6 +49,37 @@ func (q *Queries) ClaimOrganization(ctx context.Context, id int64) (ClaimOrganiz
 	return i, err
 }
 
+const completeIdleTasks = `-- name: CompleteIdleTasks :many
+UPDATE tasks t SET status = 'completed', completed_at = now(), updated_at = now()
+WHERE t.id = ANY($1::bigint[]) AND t.status = 'active'
+  AND NOT EXISTS (
+      SELECT 1 FROM river_job j
+      WHERE j.args ? 'task_id' AND (j.args ->> 'task_id') = t.id::text
+        AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
+RETURNING t.id
+`
+
+// Of the locked tasks, those with no job left to run are completed.
+func (q *Queries) CompleteIdleTasks(ctx context.Context, ids []int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, completeIdleTasks, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const edgeOrganization = `-- name: EdgeOrganization :one
 SELECT t.organization_id, c.task_id FROM edges e JOIN claims c ON c.id = e.target_id JOIN tasks t ON t.id = c.task_id
 WHERE e.id = $1 AND e.target_type = 'claim'
@@ -66,7 +100,7 @@ func (q *Queries) EdgeOrganization(ctx context.Context, id int64) (EdgeOrganizat
 
 const getTask = `-- name: GetTask :one
 
-SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at FROM tasks WHERE id = $1
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at FROM tasks WHERE id = $1
 `
 
 // The task row every writer shares: read, lock (store.LockActiveTask),
@@ -84,6 +118,7 @@ func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 		&i.WorkVersion,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.CompletedAt,
 	)
 	return i, err
 }
@@ -101,6 +136,37 @@ type InsertEventParams struct {
 func (q *Queries) InsertEvent(ctx context.Context, arg InsertEventParams) error {
 	_, err := q.db.Exec(ctx, insertEvent, arg.TaskID, arg.EventType, arg.Payload)
 	return err
+}
+
+const lockSettleCandidates = `-- name: LockSettleCandidates :many
+SELECT id FROM tasks WHERE status IN ('active', 'completed') AND id > $1::bigint ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
+`
+
+type LockSettleCandidatesParams struct {
+	After   int64 `json:"after"`
+	MaxRows int32 `json:"max_rows"`
+}
+
+// The tasks the settle sweep may complete or reopen, locked; a task whose
+// row a writer holds is skipped this round (it is adding work).
+func (q *Queries) LockSettleCandidates(ctx context.Context, arg LockSettleCandidatesParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, lockSettleCandidates, arg.After, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const lockTask = `-- name: LockTask :one
@@ -130,7 +196,7 @@ func (q *Queries) LockTask(ctx context.Context, id int64) (LockTaskRow, error) {
 }
 
 const orgTask = `-- name: OrgTask :one
-SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at FROM tasks WHERE id = $1 AND organization_id = $2
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at FROM tasks WHERE id = $1 AND organization_id = $2
 `
 
 type OrgTaskParams struct {
@@ -153,8 +219,53 @@ func (q *Queries) OrgTask(ctx context.Context, arg OrgTaskParams) (Task, error) 
 		&i.WorkVersion,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.CompletedAt,
 	)
 	return i, err
+}
+
+const reopenBusyTasks = `-- name: ReopenBusyTasks :many
+UPDATE tasks t SET status = 'active', completed_at = NULL, updated_at = now()
+WHERE t.id = ANY($1::bigint[]) AND t.status = 'completed'
+  AND EXISTS (
+      SELECT 1 FROM river_job j
+      WHERE j.args ? 'task_id' AND (j.args ->> 'task_id') = t.id::text
+        AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
+RETURNING t.id
+`
+
+// Of the locked tasks, completed ones that have a job to run again (inserted
+// by SQL or a River client, or retried) are reopened.
+func (q *Queries) ReopenBusyTasks(ctx context.Context, ids []int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, reopenBusyTasks, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const reopenTask = `-- name: ReopenTask :exec
+UPDATE tasks SET status = CASE WHEN status = 'completed' THEN 'active' ELSE status END, completed_at = NULL
+WHERE id = $1 AND status <> 'stopped'
+`
+
+// Takes the task's row lock for a person's new work (targets, a job) and
+// reopens the task if it was completed; a stopped task stays stopped.
+func (q *Queries) ReopenTask(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, reopenTask, id)
+	return err
 }
 
 const shareLockTask = `-- name: ShareLockTask :one

@@ -19,7 +19,11 @@ func printStatus(w io.Writer, s *service.Status) {
 	if s.Notice != "" {
 		fmt.Fprintln(w, s.Notice)
 	}
-	fmt.Fprintf(w, "task %d: %d jobs pending, %d finished\n", s.TaskID, s.Pending, s.Finished)
+	state := s.TaskStatus
+	if s.CompletedAt != nil {
+		state += " at " + s.CompletedAt.UTC().Format(time.RFC3339)
+	}
+	fmt.Fprintf(w, "task %d %s: %d jobs pending, %d finished\n", s.TaskID, state, s.Pending, s.Finished)
 	kinds := make([]string, 0, len(s.Jobs))
 	for k := range s.Jobs {
 		kinds = append(kinds, k)
@@ -142,7 +146,8 @@ func (a *app) statusCmd() *cobra.Command {
 
 // waitForTask polls until no job of the task is pending, drawing a progress
 // bar of finished jobs over all jobs seen (new follow-up jobs grow the total).
-// A task counts as done only when two polls in a row see nothing pending.
+// The wait ends when the task is completed (no job left to run, recorded by
+// the workers' settle sweep) or stopped, with nothing pending.
 func (a *app) waitForTask(ctx context.Context, taskID int64, timeout, interval time.Duration) (*service.Status, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -163,7 +168,6 @@ func (a *app) waitForTask(ctx context.Context, taskID int64, timeout, interval t
 	plain := !a.jsonOut && bar == nil // on a pipe: a plain progress line now and then
 	var lastLine time.Time
 	lastFinished := -1
-	quiet := 0
 	for {
 		s, err := a.svc.Status(ctx, a.org, taskID)
 		if err != nil {
@@ -180,16 +184,11 @@ func (a *app) waitForTask(ctx context.Context, taskID int64, timeout, interval t
 			fmt.Fprintf(a.errOut, "task %d: %d/%d jobs finished\n", taskID, s.Finished, s.Pending+s.Finished)
 			lastLine, lastFinished = time.Now(), s.Finished
 		}
-		if s.Pending == 0 {
-			quiet++
-			if quiet >= 2 {
-				if bar != nil {
-					_ = bar.Finish()
-				}
-				return s, nil
+		if s.Pending == 0 && (s.TaskStatus == "completed" || s.TaskStatus == "stopped") {
+			if bar != nil {
+				_ = bar.Finish()
 			}
-		} else {
-			quiet = 0
+			return s, nil
 		}
 		select {
 		case <-ctx.Done():

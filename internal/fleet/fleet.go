@@ -330,8 +330,33 @@ func (w *Worker) Start(ctx context.Context) error {
 			w.lost <- err
 		}
 	}()
+	go w.settleTasks(lifeCtx)
 	w.ready.Store(true)
 	return nil
+}
+
+// settleTasks runs the settle sweep (store.SettleTasks) every
+// EVF_TASK_SETTLE_INTERVAL until ctx ends: tasks with no job left are
+// completed, completed ones given work reopened. A failed sweep is logged
+// and the next one tries again.
+func (w *Worker) settleTasks(ctx context.Context) {
+	st := store.NewStore(w.pool)
+	t := time.NewTicker(w.cfg.TaskSettle)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		res, err := st.SettleTasks(ctx, 500)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			w.logger().Warn("task settle sweep failed", slog.Any("error", err))
+		case len(res.Completed) > 0 || len(res.Reopened) > 0:
+			w.logger().Info("tasks settled", slog.Any("completed", res.Completed), slog.Any("reopened", res.Reopened))
+		}
+	}
 }
 
 // applyPolicy reloads the domain policy into the levels of record

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
@@ -13,7 +14,13 @@ import (
 
 // Status is the output of `enqueue status`.
 type Status struct {
-	TaskID   int64                     `json:"task_id"`
+	TaskID int64 `json:"task_id"`
+	// TaskStatus is active while work remains, completed when no job of
+	// the task is left to run (recorded by the settle sweep, reopened by
+	// new work), or stopped.
+	TaskStatus  string     `json:"task_status"`
+	CompletedAt *time.Time `json:"completed_at,omitempty"`
+
 	Jobs     map[string]map[string]int `json:"jobs"` // kind → state → count
 	Pending  int                       `json:"pending"`
 	Finished int                       `json:"finished"`
@@ -71,11 +78,12 @@ func (s *Status) NotDone() []JobProblem {
 // targets, problems, failed targets, blocked and flagged domains and the
 // models behind its judgements.
 func (s *Service) Status(ctx context.Context, org string, taskID int64) (*Status, error) {
-	if _, err := s.Task(ctx, org, taskID); err != nil {
+	task, err := s.Task(ctx, org, taskID)
+	if err != nil {
 		return nil, err
 	}
 	st := s.st
-	out := &Status{TaskID: taskID, Jobs: map[string]map[string]int{}, Verdicts: map[string]int{}, Targets: map[string]int{},
+	out := &Status{TaskID: taskID, TaskStatus: task.Status, CompletedAt: task.CompletedAt, Jobs: map[string]map[string]int{}, Verdicts: map[string]int{}, Targets: map[string]int{},
 		Problems: []JobProblem{}, Failed: []FailedTarget{}}
 	counts, err := st.TaskJobCounts(ctx, fmt.Sprint(taskID))
 	if err != nil {

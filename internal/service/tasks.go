@@ -56,7 +56,10 @@ func (s *Service) AddTargets(ctx context.Context, org string, taskID int64, targ
 	if _, err := s.Task(ctx, org, taskID); err != nil {
 		return res, err
 	}
-	err := s.st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+	err := s.st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		if err := q.ReopenTask(ctx, taskID); err != nil {
+			return fmt.Errorf("reopen task %d: %w", taskID, err)
+		}
 		results, err := intake.AddTargets(ctx, s.client, tx, taskID, targets)
 		if err != nil {
 			return err
@@ -120,7 +123,7 @@ func (s *Service) StopTask(ctx context.Context, org string, taskID int64, cleanu
 
 // InsertJob inserts a job of any kind, its args already checked as the
 // worker checks them (jobs.ParseArgs); a job of a task must be of the
-// organisation's task.
+// organisation's task, which it reopens if it was completed.
 func (s *Service) InsertJob(ctx context.Context, org string, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error) {
 	b, err := json.Marshal(args)
 	if err != nil {
@@ -134,7 +137,17 @@ func (s *Service) InsertJob(ctx context.Context, org string, args river.JobArgs,
 			return nil, err
 		}
 	}
-	res, err := s.client.Insert(ctx, args, opts)
+	var res *rivertype.JobInsertResult
+	err = s.st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		if of.TaskID > 0 {
+			if err := q.ReopenTask(ctx, of.TaskID); err != nil {
+				return fmt.Errorf("reopen task %d: %w", of.TaskID, err)
+			}
+		}
+		var err error
+		res, err = s.client.InsertTx(ctx, tx, args, opts)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("insert %s job: %w", args.Kind(), err)
 	}

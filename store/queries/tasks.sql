@@ -22,6 +22,9 @@ SELECT id, next_evidence_no, work_version, status FROM tasks WHERE id = @id FOR 
 UPDATE tasks
 SET next_evidence_no = @next_evidence_no,
     work_version     = work_version + 1,
+    -- new work reopens a completed task
+    status           = CASE WHEN status = 'completed' THEN 'active' ELSE status END,
+    completed_at     = NULL,
     updated_at       = now()
 WHERE id = @id;
 
@@ -45,3 +48,35 @@ WHERE e.id = @id AND e.target_type = 'claim';
 -- name: TaskEvidenceNos :many
 -- The E-numbers of the task's claims, in order.
 SELECT evidence_no FROM claims WHERE task_id = @task_id ORDER BY evidence_no;
+
+-- name: ReopenTask :exec
+-- Takes the task's row lock for a person's new work (targets, a job) and
+-- reopens the task if it was completed; a stopped task stays stopped.
+UPDATE tasks SET status = CASE WHEN status = 'completed' THEN 'active' ELSE status END, completed_at = NULL
+WHERE id = @id AND status <> 'stopped';
+
+-- name: LockSettleCandidates :many
+-- The tasks the settle sweep may complete or reopen, locked; a task whose
+-- row a writer holds is skipped this round (it is adding work).
+SELECT id FROM tasks WHERE status IN ('active', 'completed') AND id > @after::bigint ORDER BY id LIMIT @max_rows FOR UPDATE SKIP LOCKED;
+
+-- name: CompleteIdleTasks :many
+-- Of the locked tasks, those with no job left to run are completed.
+UPDATE tasks t SET status = 'completed', completed_at = now(), updated_at = now()
+WHERE t.id = ANY(@ids::bigint[]) AND t.status = 'active'
+  AND NOT EXISTS (
+      SELECT 1 FROM river_job j
+      WHERE j.args ? 'task_id' AND (j.args ->> 'task_id') = t.id::text
+        AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
+RETURNING t.id;
+
+-- name: ReopenBusyTasks :many
+-- Of the locked tasks, completed ones that have a job to run again (inserted
+-- by SQL or a River client, or retried) are reopened.
+UPDATE tasks t SET status = 'active', completed_at = NULL, updated_at = now()
+WHERE t.id = ANY(@ids::bigint[]) AND t.status = 'completed'
+  AND EXISTS (
+      SELECT 1 FROM river_job j
+      WHERE j.args ? 'task_id' AND (j.args ->> 'task_id') = t.id::text
+        AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
+RETURNING t.id;

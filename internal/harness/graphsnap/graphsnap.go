@@ -31,7 +31,9 @@ const ClaimKeySQL = `concat_ws('|', c.kind, c.text, COALESCE(cp.url, '-'), COALE
 // database row; floats are rounded to 1e-9. Rows are compared as multisets,
 // so a duplicate row shows up as a difference too.
 var Queries = []Query{
-	{"tasks", `SELECT concat_ws('|', hypothesis, status, organization_id, next_evidence_no) FROM tasks`},
+	// completed reads as active: whether a settle sweep has run since the
+	// last job is timing, not the graph (a stopped task stays stopped)
+	{"tasks", `SELECT concat_ws('|', hypothesis, CASE status WHEN 'completed' THEN 'active' ELSE status END, organization_id, next_evidence_no) FROM tasks`},
 	{"pages", `SELECT concat_ws('|', url, COALESCE(final_url, '-'), domain, COALESCE(title, '-'), COALESCE(http_status, 0),
 		COALESCE(content_type, '-'), COALESCE(error, '-'), COALESCE(doi, '-'), COALESCE(pmid, '-'), COALESCE(arxiv_id, '-'))
 		FROM pages`},
