@@ -45,3 +45,19 @@ func TargetContext(kind, via string) string {
 		return ContextURLTarget
 	}
 }
+
+// Source is the one source the page's retrieval context names: the target's
+// value (url_target, doi_target), the query that found the target
+// (search_query), or the URL of the page whose citation graph kept it
+// (citation). nil when it is not recorded (a search_query backfilled from a
+// task of several queries).
+func (r TaskPageOriginsRow) Source() *string {
+	switch r.RetrievalContext {
+	case ContextSearchQuery:
+		return r.Query
+	case ContextCitation:
+		return r.SourcePageUrl
+	default:
+		return r.TargetValue
+	}
+}
