@@ -22,7 +22,7 @@ func TestRecallLeavesOutCommonTermsOnlyWithStatistics(t *testing.T) {
 		WITH t AS (INSERT INTO tasks (hypothesis) VALUES ('h') RETURNING id),
 		     p AS (INSERT INTO pages (url, domain) VALUES ('https://a.example/x', 'a.example') RETURNING id),
 		     v AS (INSERT INTO page_versions (page_id, sha256, content) SELECT id, 'x', repeat('x', 100000) FROM p RETURNING id, page_id),
-		     tp AS (INSERT INTO task_pages (task_id, page_id, page_version_id) SELECT t.id, v.page_id, v.id FROM t, v)
+		     tp AS (INSERT INTO task_pages (task_id, page_id, page_version_id, reason) SELECT t.id, v.page_id, v.id, 'url_target' FROM t, v)
 		SELECT t.id, v.page_id, v.id FROM t, v`).Scan(&task, &page, &version)
 	if err != nil {
 		t.Fatal(err)

@@ -14,9 +14,12 @@ type CitedPage struct {
 	Sources   string
 }
 
-// CitationGraphWrite is what a citation_graph job adds to a task.
+// CitationGraphWrite is what a citation_graph job adds to a task: the
+// pages the citation graph of the task's page SourcePageID kept, which
+// entered the task at SourceDepth.
 type CitationGraphWrite struct {
 	TaskID, SourcePageID int64
+	SourceDepth          int
 	Pages                []CitedPage
 }
 
@@ -29,8 +32,9 @@ type CitationGraphWritten struct {
 // WriteCitationGraph is the citation_graph job's one write. Lock order, as
 // every writer: the page keys of all its pages at once (sorted), then the
 // task's row lock (an active task); then each page (StorePage), its cites
-// edge with the source, and its link to the task (reason citation, depth
-// 1); the task's work_version moves when a page is new to it.
+// edge with the source, and its link to the task (retrieval context
+// citation from the source page, one deeper than it); the task's
+// work_version moves when a page is new to it.
 func (q *Queries) WriteCitationGraph(ctx context.Context, w CitationGraphWrite) (CitationGraphWritten, error) {
 	var out CitationGraphWritten
 	pages := make([]PageWrite, len(w.Pages))
@@ -62,7 +66,7 @@ func (q *Queries) WriteCitationGraph(ctx context.Context, w CitationGraphWrite) 
 		out.EdgesNew += int(added)
 		sourcePage := w.SourcePageID
 		isNew, err := q.AddTaskPage(ctx, AddTaskPageParams{TaskID: w.TaskID, PageID: st.PageID,
-			PageVersionID: &st.VersionID, Reason: "citation", Depth: 1, SourcePageID: &sourcePage})
+			PageVersionID: &st.VersionID, Reason: ContextCitation, Depth: int32(w.SourceDepth + 1), SourcePageID: &sourcePage})
 		if err != nil {
 			return out, fmt.Errorf("add task page: %w", err)
 		}

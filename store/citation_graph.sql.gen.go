@@ -13,7 +13,7 @@ const citationSourcePage = `-- name: CitationSourcePage :one
 
 SELECT p.id, COALESCE(p.doi, '')::text AS doi, COALESCE(p.s2_paper_id, '')::text AS s2_paper_id,
        COALESCE(p.openalex_id, '')::text AS openalex_id, COALESCE(p.title, '')::text AS title,
-       COALESCE(v.content, '')::text AS content
+       COALESCE(v.content, '')::text AS content, tp.depth
 FROM task_pages tp
 JOIN pages p ON p.id = tp.page_id
 LEFT JOIN page_versions v ON v.id = tp.page_version_id
@@ -32,12 +32,13 @@ type CitationSourcePageRow struct {
 	OpenalexID string `json:"openalex_id"`
 	Title      string `json:"title"`
 	Content    string `json:"content"`
+	Depth      int32  `json:"depth"`
 }
 
 // citation_graph: the source page (its pages are written by StorePage).
-// A page of the task, with its academic ids, title and the text of the
-// version the task saw, for its citation graph. No row: the page is not the
-// task's (or does not exist).
+// A page of the task, with its academic ids, title, the text of the
+// version the task saw and its depth in the task, for its citation graph.
+// No row: the page is not the task's (or does not exist).
 func (q *Queries) CitationSourcePage(ctx context.Context, arg CitationSourcePageParams) (CitationSourcePageRow, error) {
 	row := q.db.QueryRow(ctx, citationSourcePage, arg.TaskID, arg.PageID)
 	var i CitationSourcePageRow
@@ -48,6 +49,7 @@ func (q *Queries) CitationSourcePage(ctx context.Context, arg CitationSourcePage
 		&i.OpenalexID,
 		&i.Title,
 		&i.Content,
+		&i.Depth,
 	)
 	return i, err
 }

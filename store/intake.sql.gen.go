@@ -42,19 +42,30 @@ func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, e
 }
 
 const ensureTargets = `-- name: EnsureTargets :exec
-INSERT INTO targets (task_id, kind, value)
-SELECT $1, unnest($2::text[]), unnest($3::text[])
+INSERT INTO targets (task_id, kind, value, via, source_target_id)
+SELECT $1, unnest($2::text[]), unnest($3::text[]), $4::text, $5::bigint
 ON CONFLICT (task_id, kind, value) DO NOTHING
 `
 
 type EnsureTargetsParams struct {
-	TaskID int64    `json:"task_id"`
-	Kinds  []string `json:"kinds"`
-	Vals   []string `json:"vals"`
+	TaskID         int64    `json:"task_id"`
+	Kinds          []string `json:"kinds"`
+	Vals           []string `json:"vals"`
+	Via            string   `json:"via"`
+	SourceTargetID *int64   `json:"source_target_id"`
 }
 
+// Registers targets with how they came (@via: user, or query with the
+// query target as @source_target_id); a target already registered keeps
+// its first origin.
 func (q *Queries) EnsureTargets(ctx context.Context, arg EnsureTargetsParams) error {
-	_, err := q.db.Exec(ctx, ensureTargets, arg.TaskID, arg.Kinds, arg.Vals)
+	_, err := q.db.Exec(ctx, ensureTargets,
+		arg.TaskID,
+		arg.Kinds,
+		arg.Vals,
+		arg.Via,
+		arg.SourceTargetID,
+	)
 	return err
 }
 

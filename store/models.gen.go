@@ -235,16 +235,18 @@ type RiverJob struct {
 }
 
 type Target struct {
-	ID        int64     `json:"id"`
-	TaskID    int64     `json:"task_id"`
-	Kind      string    `json:"kind"`
-	Value     string    `json:"value"`
-	Status    string    `json:"status"`
-	Stage     string    `json:"stage"`
-	PageID    *int64    `json:"page_id"`
-	Error     *string   `json:"error"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID             int64     `json:"id"`
+	TaskID         int64     `json:"task_id"`
+	Kind           string    `json:"kind"`
+	Value          string    `json:"value"`
+	Status         string    `json:"status"`
+	Stage          string    `json:"stage"`
+	PageID         *int64    `json:"page_id"`
+	Error          *string   `json:"error"`
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
+	Via            string    `json:"via"`
+	SourceTargetID *int64    `json:"source_target_id"`
 }
 
 type Task struct {
@@ -268,6 +270,7 @@ type TaskPage struct {
 	Depth         int32     `json:"depth"`
 	SourcePageID  *int64    `json:"source_page_id"`
 	CreatedAt     time.Time `json:"created_at"`
+	TargetID      *int64    `json:"target_id"`
 }
 
 type TaskRanking struct {

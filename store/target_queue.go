@@ -243,9 +243,13 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 }
 
 // PageForTask says which task a page is written for, from which target, and
-// the claims extracted from it.
+// the claims extracted from it. The target's kind and how it was
+// registered (TargetKind, Via: its row's) give the page's retrieval
+// context in the task (TargetContext); zero values mean a url target a
+// person added.
 type PageForTask struct {
 	TaskID, TargetID int64
+	TargetKind, Via  string
 	Depth            int
 	Claims           []ClaimWrite
 	Extractor        string // model id of the claim extractor
@@ -262,7 +266,8 @@ type PageWritten struct {
 // WritePage is target_queue's one write: the page's shared part
 // (StorePage), then, under the task's row lock (an active task), the claims
 // numbered with gapless E-numbers and their origin edges, the page's link to
-// the task, the task's work_version, and the target marked extracted. Every
+// the task with how it entered (the target, its retrieval context and
+// depth), the task's work_version, and the target marked extracted. Every
 // write is idempotent on its natural key, so a retry finds what it stored.
 // Lock order: page keys (advisory), then the task row.
 func (q *Queries) WritePage(ctx context.Context, p PageWrite, t PageForTask) (PageWritten, error) {
@@ -321,8 +326,9 @@ func (q *Queries) WritePage(ctx context.Context, p PageWrite, t PageForTask) (Pa
 			return out, fmt.Errorf("insert origin edges: %w", err)
 		}
 	}
-	added, err := q.AddTaskPage(ctx, AddTaskPageParams{TaskID: t.TaskID, PageID: st.PageID,
-		PageVersionID: &st.VersionID, Reason: "target", Depth: int32(t.Depth)})
+	targetID := t.TargetID
+	added, err := q.AddTaskPage(ctx, AddTaskPageParams{TaskID: t.TaskID, PageID: st.PageID, PageVersionID: &st.VersionID,
+		Reason: TargetContext(t.TargetKind, t.Via), Depth: int32(t.Depth), TargetID: &targetID})
 	if err != nil {
 		return out, fmt.Errorf("add task page: %w", err)
 	}
@@ -344,7 +350,7 @@ type QuerySearch struct {
 	Query            string
 	Results          int // result URLs the search returned
 	// Register registers the results as targets of the task with their
-	// target_queue jobs (intake.AddTargetsAt: River's insert, which the
+	// target_queue jobs (intake.AddQueryResults: River's insert, which the
 	// store does not make) and counts them: with a new job, or known to the
 	// task already. nil when there is nothing to register.
 	Register func(ctx context.Context) (registered, known int, err error)

@@ -11,13 +11,18 @@ import (
 )
 
 const addTaskPage = `-- name: AddTaskPage :one
-WITH ins AS (
-    INSERT INTO task_pages (task_id, page_id, page_version_id, reason, depth, source_page_id)
-    VALUES ($1, $2, $3, $4, $5, $6)
-    ON CONFLICT (task_id, page_id) DO NOTHING
-    RETURNING true AS added
+WITH prev AS (
+    SELECT 1 FROM task_pages known WHERE known.task_id = $1 AND known.page_id = $2
+), up AS (
+    INSERT INTO task_pages (task_id, page_id, page_version_id, reason, depth, source_page_id, target_id)
+    VALUES ($1, $2, $3, $4, $5, $6, $7)
+    ON CONFLICT (task_id, page_id) DO UPDATE
+    SET reason = EXCLUDED.reason, depth = EXCLUDED.depth,
+        source_page_id = EXCLUDED.source_page_id, target_id = EXCLUDED.target_id
+    WHERE array_position(ARRAY['url_target', 'doi_target', 'search_query', 'citation'], EXCLUDED.reason)
+        < array_position(ARRAY['url_target', 'doi_target', 'search_query', 'citation'], task_pages.reason)
 )
-SELECT COALESCE((SELECT added FROM ins), false)::boolean AS added
+SELECT COALESCE(NOT EXISTS (SELECT 1 FROM prev), true)::boolean AS added
 `
 
 type AddTaskPageParams struct {
@@ -27,9 +32,16 @@ type AddTaskPageParams struct {
 	Reason        string `json:"reason"`
 	Depth         int32  `json:"depth"`
 	SourcePageID  *int64 `json:"source_page_id"`
+	TargetID      *int64 `json:"target_id"`
 }
 
-// Returns true when the page is new to the task.
+// Links a page to the task with how it entered (@reason, its retrieval
+// context: migrations/00019_target_origin.sql) and returns true when the
+// page is new to the task. A page already linked keeps the version the
+// task saw; its origin gives way only to a more direct one (url_target,
+// doi_target, search_query, citation, in that order), so it does not
+// depend on which job wrote first. Its writers hold the task's row lock,
+// so the earlier row, if any, is committed and seen.
 func (q *Queries) AddTaskPage(ctx context.Context, arg AddTaskPageParams) (bool, error) {
 	row := q.db.QueryRow(ctx, addTaskPage,
 		arg.TaskID,
@@ -38,6 +50,7 @@ func (q *Queries) AddTaskPage(ctx context.Context, arg AddTaskPageParams) (bool,
 		arg.Reason,
 		arg.Depth,
 		arg.SourcePageID,
+		arg.TargetID,
 	)
 	var added bool
 	err := row.Scan(&added)
@@ -284,11 +297,11 @@ const insertOrSelectTarget = `-- name: InsertOrSelectTarget :one
 WITH ins AS (
     INSERT INTO targets (task_id, kind, value) VALUES ($1, $2, $3)
     ON CONFLICT (task_id, kind, value) DO NOTHING
-    RETURNING id, status
+    RETURNING id, status, via
 )
-SELECT id, status FROM ins
+SELECT id, status, via FROM ins
 UNION ALL
-SELECT id, status FROM targets WHERE task_id = $1 AND kind = $2 AND value = $3
+SELECT id, status, via FROM targets WHERE task_id = $1 AND kind = $2 AND value = $3
 LIMIT 1
 `
 
@@ -301,18 +314,21 @@ type InsertOrSelectTargetParams struct {
 type InsertOrSelectTargetRow struct {
 	ID     int64  `json:"id"`
 	Status string `json:"status"`
+	Via    string `json:"via"`
 }
 
 // target_queue: the writes of store.WritePage / StorePage /
 // WriteQuerySearch / FailTarget (store/target_queue.go) and the target's own
 // bookkeeping. InsertCitesEdge
 // and AddTaskPage serve citation_graph too; VersionFragments is in embed.sql.
-// A target of the task, inserted on first sight. Call it through
-// EnsureTarget, which runs it again when it returns no row (RetryOnRace).
+// A target of the task, inserted on first sight (via 'user': a job whose
+// target nobody registered was inserted by a person or a service), with
+// how it was registered. Call it through EnsureTarget, which runs it again
+// when it returns no row (RetryOnRace).
 func (q *Queries) InsertOrSelectTarget(ctx context.Context, arg InsertOrSelectTargetParams) (InsertOrSelectTargetRow, error) {
 	row := q.db.QueryRow(ctx, insertOrSelectTarget, arg.TaskID, arg.Kind, arg.Value)
 	var i InsertOrSelectTargetRow
-	err := row.Scan(&i.ID, &i.Status)
+	err := row.Scan(&i.ID, &i.Status, &i.Via)
 	return i, err
 }
 

@@ -111,18 +111,24 @@ func AddHypotheses(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx,
 }
 
 // AddTargets registers normalised targets on a task (the targets table keeps
-// each once per task) and inserts one target_queue job per target with
-// River's batch insert, in the caller's transaction. A result is
-// UniqueSkippedAsDuplicate when the same target's job already exists. The
-// `enqueue task add` command, the evaluation and the benchmark insert
-// through it.
+// each once per task), as a person's or a service's (via user), and
+// inserts one target_queue job per target with River's batch insert, in
+// the caller's transaction. A result is UniqueSkippedAsDuplicate when the
+// same target's job already exists. The `enqueue task add` command, the
+// evaluation and the benchmark insert through it.
 func AddTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
-	return AddTargetsAt(ctx, client, tx, taskID, 0, targets)
+	return addTargets(ctx, client, tx, taskID, 0, store.ViaUser, nil, targets)
 }
 
-// AddTargetsAt is AddTargets for targets found at depth (a query's results are
-// one deeper than the query).
-func AddTargetsAt(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
+// AddQueryResults is AddTargets for the results of the task's query target
+// queryTargetID at queryDepth: they are registered as found by that query
+// (via query, ARCHITECTURE.md §3) and enter one level deeper. A result the
+// task already has keeps its first origin.
+func AddQueryResults(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID, queryTargetID int64, queryDepth int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
+	return addTargets(ctx, client, tx, taskID, queryDepth+1, store.ViaQuery, &queryTargetID, targets)
+}
+
+func addTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, via string, source *int64, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
 	if len(targets) > MaxBatch {
 		return nil, badInput("targets", "%d in one call, more than the %d allowed", len(targets), MaxBatch)
 	}
@@ -136,7 +142,8 @@ func AddTargetsAt(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, 
 	if _, err := store.New(tx).ActiveTask(ctx, taskID); err != nil {
 		return nil, err
 	}
-	if err := store.New(tx).EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals}); err != nil {
+	if err := store.New(tx).EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals,
+		Via: via, SourceTargetID: source}); err != nil {
 		return nil, fmt.Errorf("register targets: %w", err)
 	}
 	res, err := client.InsertManyTx(ctx, tx, params)

@@ -56,7 +56,7 @@ func setupEvidence(t *testing.T) *evidenceBundle {
 			fmt.Sprintf("https://e.example.org/%d", i), fmt.Sprint(i), text).Scan(&page, &version); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pool.Exec(ctx, `INSERT INTO task_pages (task_id, page_id, page_version_id) VALUES ($1, $2, $3)`, b.task, page, version); err != nil {
+		if _, err := pool.Exec(ctx, `INSERT INTO task_pages (task_id, page_id, page_version_id, reason) VALUES ($1, $2, $3, 'url_target')`, b.task, page, version); err != nil {
 			t.Fatal(err)
 		}
 		// one fragment per sentence, by character offsets

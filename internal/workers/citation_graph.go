@@ -109,7 +109,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		return err
 	}
 	out.Selected = len(selected)
-	write := store.CitationGraphWrite{TaskID: job.Args.TaskID, SourcePageID: src.ID}
+	write := store.CitationGraphWrite{TaskID: job.Args.TaskID, SourcePageID: src.ID, SourceDepth: int(src.Depth)}
 	for _, n := range selected {
 		paper := n.Paper
 		p := pageproc.Read(ctx, pageproc.FromPaper(&paper), w.Extract)

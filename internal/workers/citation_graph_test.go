@@ -45,7 +45,7 @@ func setupCitation(t *testing.T, adjust func(*config.Config)) *citationBundle {
 		WITH p AS (INSERT INTO pages (url, domain, title, doi, s2_paper_id, abstract_only)
 		           VALUES ('https://doi.org/10.0000/source', 'doi.org', 'Sparse neural networks', '10.0000/source', 'CorpusID:1033682', true) RETURNING id),
 		     v AS (INSERT INTO page_versions (page_id, sha256, content) SELECT id, 'src', 'Sparse neural networks. We study how to train sparse neural networks with constrained optimization and pruning.' FROM p RETURNING id, page_id),
-		     tp AS (INSERT INTO task_pages (task_id, page_id, page_version_id) SELECT $1, page_id, id FROM v)
+		     tp AS (INSERT INTO task_pages (task_id, page_id, page_version_id, reason) SELECT $1, page_id, id, 'doi_target' FROM v)
 		SELECT page_id FROM v`, task).Scan(&page)
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ func TestCleanupWorker(t *testing.T) {
 		b.b = fixture.Task(t, tx, "Glaciers are retreating.")
 		b.shared = fixture.PageOf(t, tx, b.a, "https://shared.example.org/ice", "Arctic sea ice is melting earlier each year.")
 		if _, err := tx.Exec(ctx, `INSERT INTO task_pages (task_id, page_id, page_version_id, reason, depth)
-			VALUES ($1, $2, $3, 'target', 0)`, b.b, b.shared.ID, b.shared.VersionID); err != nil {
+			VALUES ($1, $2, $3, 'url_target', 0)`, b.b, b.shared.ID, b.shared.VersionID); err != nil {
 			t.Fatal(err)
 		}
 		b.onlyA = fixture.PageOf(t, tx, b.a, "https://a.example.org/only", "Polar bears depend on sea ice.")

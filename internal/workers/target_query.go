@@ -47,7 +47,7 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 	}
 	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		written, err := q.WriteQuerySearch(ctx, store.QuerySearch{TaskID: job.Args.TaskID, TargetID: targetID,
-			Query: target.Value, Results: out.Results, Register: registerResults(tx, job.Args, targets)})
+			Query: target.Value, Results: out.Results, Register: registerResults(tx, job.Args, targetID, targets)})
 		if err != nil {
 			return err
 		}
@@ -115,14 +115,15 @@ func (w *TargetQueueWorker) searchTargets(ctx context.Context, job *river.Job[jo
 }
 
 // registerResults is the QuerySearch.Register of a query's targets: they
-// enter the task one level deeper than the query, with their target_queue
-// jobs (intake.AddTargetsAt), in tx. nil when there are none.
-func registerResults(tx pgx.Tx, args jobs.TargetQueueArgs, targets []jobs.Target) func(context.Context) (int, int, error) {
+// enter the task as the query target's results, one level deeper than the
+// query, with their target_queue jobs (intake.AddQueryResults), in tx. nil
+// when there are none.
+func registerResults(tx pgx.Tx, args jobs.TargetQueueArgs, queryTargetID int64, targets []jobs.Target) func(context.Context) (int, int, error) {
 	if len(targets) == 0 {
 		return nil
 	}
 	return func(ctx context.Context) (registered, known int, err error) {
-		res, err := intake.AddTargetsAt(ctx, river.ClientFromContext[pgx.Tx](ctx), tx, args.TaskID, args.Depth+1, targets)
+		res, err := intake.AddQueryResults(ctx, river.ClientFromContext[pgx.Tx](ctx), tx, args.TaskID, queryTargetID, args.Depth, targets)
 		if err != nil {
 			return 0, 0, err
 		}

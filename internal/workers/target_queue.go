@@ -65,12 +65,13 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 		// Extracted once per task, never again.
 		return completeAlone(ctx, w.Store, job)
 	}
-	return w.workTarget(ctx, job, tgt.ID, target)
+	return w.workTarget(ctx, job, tgt, target)
 }
 
-// workTarget takes the target to its page by its kind, processes the page
-// (pageproc) and stores it with the job's completion.
-func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target) error {
+// workTarget takes the registered target to its page by its kind,
+// processes the page (pageproc) and stores it with the job's completion.
+func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], tgt store.EnsureTargetRow, target jobs.Target) error {
+	targetID := tgt.ID
 	var in pageproc.Input
 	switch target.Kind {
 	case jobs.TargetQuery:
@@ -108,7 +109,7 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 		}
 		return modelErr(page.Err, "extract claims from "+target.Value)
 	}
-	return w.storePage(ctx, job, targetID, target, page)
+	return w.storePage(ctx, job, tgt, target, page)
 }
 
 // doiInput is a doi target's page: the latest version of the page the DOI
@@ -154,10 +155,10 @@ func (w *TargetQueueWorker) fetchFailed(target jobs.Target, page pageproc.PageRe
 // storePage writes the processed page for the job's task with one store
 // call (store.WritePage), enqueues its follow-ups and completes the job, in
 // one transaction.
-func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target, page pageproc.PageResult) error {
+func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], tgt store.EnsureTargetRow, target jobs.Target, page pageproc.PageResult) error {
 	var out targetOutput
 	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		wr, err := q.WritePage(ctx, pageWrite(page, models.PassageModel(w.Embedder), w.Policy), pageForTask(job.Args, targetID, page))
+		wr, err := q.WritePage(ctx, pageWrite(page, models.PassageModel(w.Embedder), w.Policy), pageForTask(job.Args, tgt, target.Kind, page))
 		if err != nil {
 			return err
 		}
@@ -222,10 +223,12 @@ func storeIDs(ids []extract.Identifier) []store.Identifier {
 	return out
 }
 
-// pageForTask is the task's part of the page write: the claims, each with
-// the fragment holding its quote.
-func pageForTask(args jobs.TargetQueueArgs, targetID int64, r pageproc.PageResult) store.PageForTask {
-	task := store.PageForTask{TaskID: args.TaskID, TargetID: targetID, Depth: args.Depth, Extractor: r.Extractor}
+// pageForTask is the task's part of the page write: the target that
+// brought the page (its kind and how it was registered: the page's
+// retrieval context) and the claims, each with the fragment holding its
+// quote.
+func pageForTask(args jobs.TargetQueueArgs, tgt store.EnsureTargetRow, kind string, r pageproc.PageResult) store.PageForTask {
+	task := store.PageForTask{TaskID: args.TaskID, TargetID: tgt.ID, TargetKind: kind, Via: tgt.Via, Depth: args.Depth, Extractor: r.Extractor}
 	for _, c := range r.Claims {
 		f := r.Page.Fragments[c.Fragment]
 		task.Claims = append(task.Claims, store.ClaimWrite{Text: c.Text, QuoteStart: c.QuoteStart, QuoteEnd: c.QuoteEnd,

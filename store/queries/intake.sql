@@ -16,6 +16,9 @@ ON CONFLICT DO NOTHING
 RETURNING id, evidence_no;
 
 -- name: EnsureTargets :exec
-INSERT INTO targets (task_id, kind, value)
-SELECT @task_id, unnest(@kinds::text[]), unnest(@vals::text[])
+-- Registers targets with how they came (@via: user, or query with the
+-- query target as @source_target_id); a target already registered keeps
+-- its first origin.
+INSERT INTO targets (task_id, kind, value, via, source_target_id)
+SELECT @task_id, unnest(@kinds::text[]), unnest(@vals::text[]), @via::text, sqlc.narg(source_target_id)::bigint
 ON CONFLICT (task_id, kind, value) DO NOTHING;

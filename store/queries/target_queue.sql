@@ -4,16 +4,18 @@
 -- and AddTaskPage serve citation_graph too; VersionFragments is in embed.sql.
 
 -- name: InsertOrSelectTarget :one
--- A target of the task, inserted on first sight. Call it through
--- EnsureTarget, which runs it again when it returns no row (RetryOnRace).
+-- A target of the task, inserted on first sight (via 'user': a job whose
+-- target nobody registered was inserted by a person or a service), with
+-- how it was registered. Call it through EnsureTarget, which runs it again
+-- when it returns no row (RetryOnRace).
 WITH ins AS (
     INSERT INTO targets (task_id, kind, value) VALUES (@task_id, @kind, @value)
     ON CONFLICT (task_id, kind, value) DO NOTHING
-    RETURNING id, status
+    RETURNING id, status, via
 )
-SELECT id, status FROM ins
+SELECT id, status, via FROM ins
 UNION ALL
-SELECT id, status FROM targets WHERE task_id = @task_id AND kind = @kind AND value = @value
+SELECT id, status, via FROM targets WHERE task_id = @task_id AND kind = @kind AND value = @value
 LIMIT 1;
 
 -- name: FinishTarget :exec
@@ -153,11 +155,22 @@ SELECT 'fragment', unnest(@fragment_ids::bigint[]), 'claim', unnest(@claim_ids::
 ON CONFLICT (source_id, target_id) WHERE relation = 'origin' DO NOTHING;
 
 -- name: AddTaskPage :one
--- Returns true when the page is new to the task.
-WITH ins AS (
-    INSERT INTO task_pages (task_id, page_id, page_version_id, reason, depth, source_page_id)
-    VALUES (@task_id, @page_id, @page_version_id, @reason, @depth, sqlc.narg(source_page_id))
-    ON CONFLICT (task_id, page_id) DO NOTHING
-    RETURNING true AS added
+-- Links a page to the task with how it entered (@reason, its retrieval
+-- context: migrations/00019_target_origin.sql) and returns true when the
+-- page is new to the task. A page already linked keeps the version the
+-- task saw; its origin gives way only to a more direct one (url_target,
+-- doi_target, search_query, citation, in that order), so it does not
+-- depend on which job wrote first. Its writers hold the task's row lock,
+-- so the earlier row, if any, is committed and seen.
+WITH prev AS (
+    SELECT 1 FROM task_pages known WHERE known.task_id = @task_id AND known.page_id = @page_id
+), up AS (
+    INSERT INTO task_pages (task_id, page_id, page_version_id, reason, depth, source_page_id, target_id)
+    VALUES (@task_id, @page_id, @page_version_id, @reason, @depth, sqlc.narg(source_page_id), sqlc.narg(target_id))
+    ON CONFLICT (task_id, page_id) DO UPDATE
+    SET reason = EXCLUDED.reason, depth = EXCLUDED.depth,
+        source_page_id = EXCLUDED.source_page_id, target_id = EXCLUDED.target_id
+    WHERE array_position(ARRAY['url_target', 'doi_target', 'search_query', 'citation'], EXCLUDED.reason)
+        < array_position(ARRAY['url_target', 'doi_target', 'search_query', 'citation'], task_pages.reason)
 )
-SELECT COALESCE((SELECT added FROM ins), false)::boolean AS added;
+SELECT COALESCE(NOT EXISTS (SELECT 1 FROM prev), true)::boolean AS added;

@@ -229,7 +229,7 @@ func loadPage(ctx context.Context, tx pgx.Tx, emb models.Embedder, taskID int64,
 	err := tx.QueryRow(ctx, `
 		WITH p AS (INSERT INTO pages (url, domain, title, fetched_at, http_status) VALUES ($1, $2, $1, now(), 200) RETURNING id),
 		     v AS (INSERT INTO page_versions (page_id, sha256, content) SELECT id, $3, $4 FROM p RETURNING id, page_id),
-		     tp AS (INSERT INTO task_pages (task_id, page_id, page_version_id) SELECT $5, page_id, id FROM v)
+		     tp AS (INSERT INTO task_pages (task_id, page_id, page_version_id, reason) SELECT $5, page_id, id, 'url_target' FROM v)
 		SELECT page_id, id FROM v`, url, domain, hex.EncodeToString(sum[:]), content, taskID).Scan(&pageID, &versionID)
 	if err != nil {
 		return fmt.Errorf("synthetic page %s: %w", url, err)
