@@ -38,7 +38,7 @@ func TestOtherOrganisationSeesNothing(t *testing.T) {
 		}
 	}
 	if n := b.count(t, `SELECT count(*) FROM claim_feedback`) + b.count(t, `SELECT count(*) FROM edge_feedback`) +
-		b.count(t, `SELECT count(*) FROM tasks WHERE id = $1 AND status <> 'active'`, task); n != 0 {
+		b.count(t, `SELECT count(*) FROM tasks WHERE id = $1 AND status = 'stopped'`, task); n != 0 {
 		t.Errorf("another organisation's commands changed %d rows", n)
 	}
 	if out := b.mustRun(t, "report", "--task", id); !strings.Contains(out, hypothesis) {
