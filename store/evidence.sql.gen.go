@@ -7,6 +7,7 @@ package store
 
 import (
 	"context"
+	"time"
 )
 
 const evidenceSpans = `-- name: EvidenceSpans :many
@@ -141,4 +142,105 @@ func (q *Queries) OrgPage(ctx context.Context, arg OrgPageParams) (bool, error) 
 	var reached bool
 	err := row.Scan(&reached)
 	return reached, err
+}
+
+const taskExportClaims = `-- name: TaskExportClaims :many
+SELECT c.id, c.evidence_no, c.kind, c.text, c.confidence, c.verdict, c.supporting_count, c.refuting_count, c.neutral_count,
+       c.verification_status, c.adoption_status, c.extractor_model,
+       f.page_id, c.page_version_id, c.quote_start, c.quote_end,
+       COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote,
+       COALESCE(p.url, '')::text AS url, COALESCE(p.title, '')::text AS title, COALESCE(p.domain, '')::text AS domain,
+       COALESCE(d.trust_level, '')::text AS trust_level, pv.fetched_at,
+       COALESCE((SELECT array_agg(DISTINCT e.nli_model ORDER BY e.nli_model) FROM edges e
+                 WHERE e.target_id = c.id AND e.target_type = 'claim' AND e.source_type = 'fragment'
+                   AND e.relation IN ('supports', 'refutes', 'neutral') AND e.nli_model IS NOT NULL), '{}')::text[] AS nli_models
+FROM claims c
+LEFT JOIN fragments f ON f.id = c.origin_fragment_id
+LEFT JOIN pages p ON p.id = f.page_id
+LEFT JOIN page_versions pv ON pv.id = c.page_version_id
+LEFT JOIN domains d ON d.domain = p.domain
+WHERE c.task_id = $1 AND c.evidence_no > $2::int
+ORDER BY c.evidence_no
+LIMIT $3
+`
+
+type TaskExportClaimsParams struct {
+	TaskID  int64 `json:"task_id"`
+	AfterNo int32 `json:"after_no"`
+	MaxRows int32 `json:"max_rows"`
+}
+
+type TaskExportClaimsRow struct {
+	ID                 int64      `json:"id"`
+	EvidenceNo         int32      `json:"evidence_no"`
+	Kind               string     `json:"kind"`
+	Text               string     `json:"text"`
+	Confidence         float64    `json:"confidence"`
+	Verdict            string     `json:"verdict"`
+	SupportingCount    int32      `json:"supporting_count"`
+	RefutingCount      int32      `json:"refuting_count"`
+	NeutralCount       int32      `json:"neutral_count"`
+	VerificationStatus string     `json:"verification_status"`
+	AdoptionStatus     string     `json:"adoption_status"`
+	ExtractorModel     *string    `json:"extractor_model"`
+	PageID             *int64     `json:"page_id"`
+	PageVersionID      *int64     `json:"page_version_id"`
+	QuoteStart         *int32     `json:"quote_start"`
+	QuoteEnd           *int32     `json:"quote_end"`
+	Quote              string     `json:"quote"`
+	Url                string     `json:"url"`
+	Title              string     `json:"title"`
+	Domain             string     `json:"domain"`
+	TrustLevel         string     `json:"trust_level"`
+	FetchedAt          *time.Time `json:"fetched_at"`
+	NliModels          []string   `json:"nli_models"`
+}
+
+// The evidence export (ARCHITECTURE.md §5.7): the task's claims in E-number
+// order from after_no, each with its posterior, status, the span of record
+// of its quote (an extracted claim's; a hypothesis has none) with the
+// version's text there, time of fetch, page, domain level, and the models
+// that judged it.
+func (q *Queries) TaskExportClaims(ctx context.Context, arg TaskExportClaimsParams) ([]TaskExportClaimsRow, error) {
+	rows, err := q.db.Query(ctx, taskExportClaims, arg.TaskID, arg.AfterNo, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TaskExportClaimsRow{}
+	for rows.Next() {
+		var i TaskExportClaimsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.EvidenceNo,
+			&i.Kind,
+			&i.Text,
+			&i.Confidence,
+			&i.Verdict,
+			&i.SupportingCount,
+			&i.RefutingCount,
+			&i.NeutralCount,
+			&i.VerificationStatus,
+			&i.AdoptionStatus,
+			&i.ExtractorModel,
+			&i.PageID,
+			&i.PageVersionID,
+			&i.QuoteStart,
+			&i.QuoteEnd,
+			&i.Quote,
+			&i.Url,
+			&i.Title,
+			&i.Domain,
+			&i.TrustLevel,
+			&i.FetchedAt,
+			&i.NliModels,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

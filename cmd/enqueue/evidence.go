@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,9 +12,41 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
-// evidenceCmd is the evidence of record (ARCHITECTURE.md §5.7).
+// evidenceCmd is the evidence of record (ARCHITECTURE.md §5.7): with
+// --task, the export as JSON Lines; list is Evidence.List.
 func (a *app) evidenceCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "evidence", Short: "The evidence of record: spans of exact page versions"}
+	var taskID int64
+	cmd := &cobra.Command{
+		Use:   "evidence",
+		Short: "The evidence of record: --task N writes the task's evidence export as JSON Lines, one claim per line in E-number order; list gives spans",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if taskID <= 0 {
+				return usageErr("--task is required (or use evidence list)")
+			}
+			ctx := cmd.Context()
+			if err := a.connect(ctx); err != nil {
+				return err
+			}
+			enc := json.NewEncoder(a.out)
+			enc.SetEscapeHTML(false)
+			for after := 0; ; {
+				page, err := a.svc.Export(ctx, a.org, taskID, after, 0)
+				if err != nil {
+					return err
+				}
+				for _, it := range page.Items {
+					if err := enc.Encode(it); err != nil {
+						return fmt.Errorf("write the export: %w", err)
+					}
+				}
+				if after = page.Next; after == 0 {
+					return nil
+				}
+			}
+		},
+	}
+	cmd.Flags().Int64Var(&taskID, "task", 0, "the task to export")
 	cmd.AddCommand(a.evidenceListCmd())
 	return cmd
 }

@@ -116,6 +116,10 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		_, err := b.svc.CiteCheck(ctx, org, b.task, "Glaciers retreat [E1].")
 		return err
 	},
+	"Export": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.Export(ctx, org, b.task, 0, 0)
+		return err
+	},
 	// last: the owner's probe stops the task
 	"StopTask": func(ctx context.Context, b *tenancyBundle, org string) error {
 		_, err := b.svc.StopTask(ctx, org, b.task, "")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -140,6 +141,31 @@ func TestRetrievalContextOfEveryWayIn(t *testing.T) {
 			WHERE c.task_id = $1 AND tp.reason = $2`, task, ctx); n == 0 {
 			t.Errorf("no claim from the %s page", ctx)
 		}
+	}
+	// The evidence export says each claim's retrieval context and source.
+	var org string
+	if err := f.Tx.QueryRow(t.Context(), `SELECT organization_id FROM tasks WHERE id = $1`, task).Scan(&org); err != nil {
+		t.Fatal(err)
+	}
+	export, err := service.New(f.Store, nil).Export(t.Context(), org, task, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contexts := map[string]int{}
+	for _, it := range export.Items {
+		if it.SourceURL == nil {
+			continue
+		}
+		r := byURL[*it.SourceURL]
+		if deref(it.RetrievalContext) != r.RetrievalContext || deref(it.RetrievedVia) != deref(r.Source()) {
+			t.Errorf("%s from %s: exported %s via %s, want %s via %s", it.ID, *it.SourceURL, deref(it.RetrievalContext),
+				deref(it.RetrievedVia), r.RetrievalContext, deref(r.Source()))
+		}
+		contexts[deref(it.RetrievalContext)]++
+	}
+	t.Logf("exported claims by retrieval context: %v", contexts)
+	if contexts[store.ContextURLTarget] == 0 || contexts[store.ContextDOITarget] == 0 || contexts[store.ContextSearchQuery] == 0 {
+		t.Errorf("exported claims by retrieval context %v, want url, doi and query pages among them", contexts)
 	}
 }
 

@@ -47,3 +47,27 @@ SELECT EXISTS (
     SELECT 1 FROM task_pages tp JOIN tasks t ON t.id = tp.task_id
     WHERE tp.page_id = @page_id AND t.organization_id = @organization_id
 )::bool AS reached;
+
+-- name: TaskExportClaims :many
+-- The evidence export (ARCHITECTURE.md §5.7): the task's claims in E-number
+-- order from after_no, each with its posterior, status, the span of record
+-- of its quote (an extracted claim's; a hypothesis has none) with the
+-- version's text there, time of fetch, page, domain level, and the models
+-- that judged it.
+SELECT c.id, c.evidence_no, c.kind, c.text, c.confidence, c.verdict, c.supporting_count, c.refuting_count, c.neutral_count,
+       c.verification_status, c.adoption_status, c.extractor_model,
+       f.page_id, c.page_version_id, c.quote_start, c.quote_end,
+       COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote,
+       COALESCE(p.url, '')::text AS url, COALESCE(p.title, '')::text AS title, COALESCE(p.domain, '')::text AS domain,
+       COALESCE(d.trust_level, '')::text AS trust_level, pv.fetched_at,
+       COALESCE((SELECT array_agg(DISTINCT e.nli_model ORDER BY e.nli_model) FROM edges e
+                 WHERE e.target_id = c.id AND e.target_type = 'claim' AND e.source_type = 'fragment'
+                   AND e.relation IN ('supports', 'refutes', 'neutral') AND e.nli_model IS NOT NULL), '{}')::text[] AS nli_models
+FROM claims c
+LEFT JOIN fragments f ON f.id = c.origin_fragment_id
+LEFT JOIN pages p ON p.id = f.page_id
+LEFT JOIN page_versions pv ON pv.id = c.page_version_id
+LEFT JOIN domains d ON d.domain = p.domain
+WHERE c.task_id = @task_id AND c.evidence_no > @after_no::int
+ORDER BY c.evidence_no
+LIMIT @max_rows;
