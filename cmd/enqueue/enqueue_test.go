@@ -1109,7 +1109,7 @@ func TestReportPrintsEachClaimsVerdict(t *testing.T) {
 			fmt.Sprintf("confidence %.3f", *c.Confidence),
 			fmt.Sprintf("uncertainty %.3f", *c.Uncertainty),
 			fmt.Sprintf("controversy %.3f", *c.Controversy),
-			"\n    verification " + c.Verified + ", ",
+			"\n    verification " + c.Verified + " (adoption ",
 			"confident sites: ",
 		} {
 			if !strings.Contains(line, want) {

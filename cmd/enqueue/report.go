@@ -72,7 +72,7 @@ func writeReport(w io.Writer, g *service.Graph, all bool, quotes int) {
 		fmt.Fprintf(w, "\n%s [%s] %s\n", c.EvidenceNo, c.Kind, c.Text)
 		fmt.Fprintf(w, "    verdict %-15s confidence %.3f  uncertainty %.3f  controversy %.3f  (supports %d, refutes %d, neutral %d, independent sites %d)\n",
 			c.Verdict, c.Confidence, c.Uncertainty, c.Controversy, c.Supporting, c.Refuting, c.Neutral, c.IndependentSources)
-		fmt.Fprintf(w, "    verification %s, %s: %s (confident sites: %d supporting, %d refuting)\n",
+		fmt.Fprintf(w, "    verification %s (adoption %s): %s (confident sites: %d supporting, %d refuting)\n",
 			c.Verification, c.AdoptionStatus, c.VerificationReason, c.SupportingSites, c.RefutingSites)
 		fmt.Fprintf(w, "    NLI edges by source level: %s\n", joinCounts(nliLevels(byClaim[c.ID])))
 		if c.Origin != nil {
