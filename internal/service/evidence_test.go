@@ -210,3 +210,44 @@ func TestEvidenceListFilters(t *testing.T) {
 		}
 	})
 }
+
+// TestExportOfACitationPage: a claim extracted from a page the citation
+// graph brought in is exported with retrieval_context citation, via the
+// page whose graph kept it, its quote the version's text at its span.
+func TestExportOfACitationPage(t *testing.T) {
+	t.Parallel()
+	b := setupEvidence(t)
+	ctx := context.Background()
+	if _, err := b.pool.Exec(ctx, `UPDATE task_pages SET reason = 'citation', source_page_id = $3, depth = 1 WHERE task_id = $1 AND page_id = $2`,
+		b.task, b.page2, b.page1); err != nil {
+		t.Fatal(err)
+	}
+	var claim int64
+	if err := b.pool.QueryRow(ctx, `INSERT INTO claims (task_id, evidence_no, text, text_hash, kind, origin_fragment_id, page_version_id, quote_start, quote_end)
+		SELECT $1, 3, 'Satellites agree.', 'y', 'extracted', f.id, f.page_version_id, f.start_char, f.end_char
+		FROM fragments f WHERE f.page_id = $2 ORDER BY f.start_char OFFSET 1 LIMIT 1 RETURNING id`, b.task, b.page2).Scan(&claim); err != nil {
+		t.Fatal(err)
+	}
+	page, err := b.svc.Export(ctx, "alpha", b.task, 0, 2) // pages of two: E1–E2, then E3
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 2 || page.Next != 2 {
+		t.Fatalf("first page: %d items, next %d; want 2 and 2", len(page.Items), page.Next)
+	}
+	if page, err = b.svc.Export(ctx, "alpha", b.task, page.Next, 2); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 1 || page.Next != 0 {
+		t.Fatalf("second page: %d items, next %d; want the last one", len(page.Items), page.Next)
+	}
+	it := page.Items[0]
+	var url1 string
+	if err := b.pool.QueryRow(ctx, `SELECT url FROM pages WHERE id = $1`, b.page1).Scan(&url1); err != nil {
+		t.Fatal(err)
+	}
+	if it.ID != "E3" || it.RetrievalContext == nil || *it.RetrievalContext != "citation" || it.RetrievedVia == nil || *it.RetrievedVia != url1 ||
+		it.QuoteSpan == nil || *it.QuoteSpan != "Satellites agree." {
+		t.Errorf("exported %+v; want E3 from a citation of %s quoting \"Satellites agree.\"", it, url1)
+	}
+}
