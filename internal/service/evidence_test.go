@@ -7,12 +7,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/service"
-	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // evidenceBundle is a task of org "alpha" with two pages: a claim extracted
@@ -34,12 +30,8 @@ const (
 func setupEvidence(t *testing.T) *evidenceBundle {
 	t.Helper()
 	ctx := context.Background()
-	pool := pgtest.Pool(t)
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &evidenceBundle{pool: pool, svc: service.New(store.NewStore(pool), client)}
+	svc, pool := newService(t)
+	b := &evidenceBundle{pool: pool, svc: svc}
 	task, err := b.svc.CreateTask(ctx, "alpha", "Sea level rise is accelerating.")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
@@ -25,15 +26,23 @@ type tenancyBundle struct {
 	ownerOrg, strangerOrg string
 }
 
-func setupTenancy(t *testing.T) *tenancyBundle {
+// newService is the operations on a fresh database, with a River client
+// that inserts only.
+func newService(t *testing.T) (*service.Service, *pgxpool.Pool) {
 	t.Helper()
-	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &tenancyBundle{svc: service.New(store.NewStore(pool), client), ownerOrg: "alpha", strangerOrg: "beta"}
+	return service.New(store.NewStore(pool), client), pool
+}
+
+func setupTenancy(t *testing.T) *tenancyBundle {
+	t.Helper()
+	ctx := context.Background()
+	svc, pool := newService(t)
+	b := &tenancyBundle{svc: svc, ownerOrg: "alpha", strangerOrg: "beta"}
 	task, err := b.svc.CreateTask(ctx, b.ownerOrg, "Glaciers are retreating.")
 	if err != nil {
 		t.Fatal(err)
