@@ -234,6 +234,14 @@ type RiverJob struct {
 	ScheduledAt time.Time  `json:"scheduled_at"`
 }
 
+type RiverQueue struct {
+	Name      string     `json:"name"`
+	CreatedAt time.Time  `json:"created_at"`
+	Metadata  []byte     `json:"metadata"`
+	PausedAt  *time.Time `json:"paused_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+}
+
 type Target struct {
 	ID             int64     `json:"id"`
 	TaskID         int64     `json:"task_id"`

@@ -17,3 +17,11 @@ CREATE TABLE river_job (
     state        text NOT NULL DEFAULT 'available',
     scheduled_at timestamptz NOT NULL DEFAULT now()
 );
+
+CREATE TABLE river_queue (
+    name       text PRIMARY KEY,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    metadata   jsonb NOT NULL DEFAULT '{}',
+    paused_at  timestamptz,
+    updated_at timestamptz NOT NULL
+);
