@@ -33,7 +33,7 @@ func (a *app) jobCmd() *cobra.Command {
 				return err
 			}
 			opts := &river.InsertOpts{Queue: queue, Priority: priority}
-			res, err := a.svc.InsertJob(ctx, a.org, parsed, opts)
+			res, err := a.svc.InsertJob(ctx, a.org, parsed, opts, false)
 			if err != nil {
 				return err
 			}

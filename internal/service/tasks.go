@@ -3,7 +3,9 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -123,8 +125,11 @@ func (s *Service) StopTask(ctx context.Context, org string, taskID int64, cleanu
 
 // InsertJob inserts a job of any kind, its args already checked as the
 // worker checks them (jobs.ParseArgs); a job of a task must be of the
-// organisation's task, which it reopens if it was completed.
-func (s *Service) InsertJob(ctx context.Context, org string, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error) {
+// organisation's task, which it reopens if it was completed. Unless
+// allowUnserved, a job for a queue no worker serves (QueueUnservedError) is
+// refused: it is inserted, its queue read as River chose it, and the whole
+// transaction rolled back.
+func (s *Service) InsertJob(ctx context.Context, org string, args river.JobArgs, opts *river.InsertOpts, allowUnserved bool) (*rivertype.JobInsertResult, error) {
 	b, err := json.Marshal(args)
 	if err != nil {
 		return nil, fmt.Errorf("insert %s job: %w", args.Kind(), err)
@@ -144,12 +149,58 @@ func (s *Service) InsertJob(ctx context.Context, org string, args river.JobArgs,
 				return fmt.Errorf("reopen task %d: %w", of.TaskID, err)
 			}
 		}
-		var err error
-		res, err = s.client.InsertTx(ctx, tx, args, opts)
-		return err
+		r, err := s.client.InsertTx(ctx, tx, args, opts)
+		if err != nil {
+			return fmt.Errorf("insert %s job: %w", args.Kind(), err)
+		}
+		res = r
+		if allowUnserved {
+			return nil
+		}
+		return queueServed(ctx, q, res.Job.Queue)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("insert %s job: %w", args.Kind(), err)
+		return nil, err
 	}
 	return res, nil
+}
+
+// ServedWithin is how recently a worker must have reported serving a queue
+// for the queue to be served: River's producers report when they start and
+// every 10 minutes while they run (river_queue.updated_at).
+const ServedWithin = 15 * time.Minute
+
+// ErrQueueUnserved: no worker serves the queue (QueueUnservedError says
+// why).
+var ErrQueueUnserved = errors.New("no worker serves the queue")
+
+// QueueUnservedError is a queue no worker serves and why.
+type QueueUnservedError struct {
+	Queue  string `json:"queue"`
+	Reason string `json:"reason"`
+}
+
+func (e *QueueUnservedError) Error() string {
+	return fmt.Sprintf("queue %q is not served: %s", e.Queue, e.Reason)
+}
+
+func (e *QueueUnservedError) Unwrap() error { return ErrQueueUnserved }
+
+// queueServed checks that a worker reported serving the queue within
+// ServedWithin and that the queue is not paused.
+func queueServed(ctx context.Context, q *store.Queries, queue string) error {
+	row, err := q.QueueSeen(ctx, queue)
+	switch {
+	case store.IsNotFound(err):
+		return &QueueUnservedError{Queue: queue, Reason: "no worker has served it (or none for a day)"}
+	case err != nil:
+		return fmt.Errorf("read queue %q: %w", queue, err)
+	case row.Paused:
+		return &QueueUnservedError{Queue: queue, Reason: "it is paused"}
+	}
+	if age := time.Duration(row.AgeSeconds * float64(time.Second)); age > ServedWithin {
+		return &QueueUnservedError{Queue: queue, Reason: fmt.Sprintf("no worker has reported serving it for %s (a worker serving it reports every 10 minutes)",
+			age.Round(time.Minute))}
+	}
+	return nil
 }

@@ -23,6 +23,7 @@ import (
 type tenancyBundle struct {
 	svc                   *service.Service
 	task, claim, edge     int64
+	job                   int64 // a job of the task (its hypothesis's verify_nli)
 	ownerOrg, strangerOrg string
 }
 
@@ -62,6 +63,9 @@ func setupTenancy(t *testing.T) *tenancyBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := pool.QueryRow(ctx, `SELECT min(id) FROM river_job WHERE args ->> 'task_id' = $1::bigint::text`, b.task).Scan(&b.job); err != nil {
+		t.Fatal(err)
+	}
 	return b
 }
 
@@ -98,7 +102,33 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		return err
 	},
 	"InsertJob": func(ctx context.Context, b *tenancyBundle, org string) error {
-		_, err := b.svc.InsertJob(ctx, org, jobs.RerankArgs{TaskID: b.task}, nil)
+		_, err := b.svc.InsertJob(ctx, org, jobs.RerankArgs{TaskID: b.task}, nil, true)
+		return err
+	},
+	"ListTasks": func(ctx context.Context, b *tenancyBundle, org string) error {
+		page, err := b.svc.ListTasks(ctx, org, 0, "")
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(page.Tasks, func(t service.TaskSummary) bool { return t.ID == b.task }) {
+			return errs.Task(b.task, errs.ErrTaskNotFound) // not listed: not found
+		}
+		return nil
+	},
+	"ShowTask": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.ShowTask(ctx, org, b.task)
+		return err
+	},
+	"ListJobs": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.ListJobs(ctx, org, b.task, "", 0, "")
+		return err
+	},
+	"CancelJob": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.CancelJob(ctx, org, b.job)
+		return err
+	},
+	"RetryJob": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.RetryJob(ctx, org, b.job)
 		return err
 	},
 	"ClaimFeedback": func(ctx context.Context, b *tenancyBundle, org string) error {
@@ -162,7 +192,7 @@ func TestOtherOrganisationsRowsAreNotFound(t *testing.T) {
 	}
 	slices.Sort(names)
 	names = append(names, "StopTask")
-	notFound := []error{errs.ErrTaskNotFound, errs.ErrClaimNotFound, store.ErrEdgeNotFound, service.ErrPageNotFound}
+	notFound := []error{errs.ErrTaskNotFound, errs.ErrClaimNotFound, store.ErrEdgeNotFound, service.ErrPageNotFound, service.ErrJobNotFound}
 	for _, name := range names {
 		err := probes[name](ctx, b, b.strangerOrg)
 		if !slices.ContainsFunc(notFound, func(nf error) bool { return errors.Is(err, nf) }) {
