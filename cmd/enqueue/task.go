@@ -40,7 +40,7 @@ func (a *app) taskCmd() *cobra.Command {
 		},
 	}
 	create.Flags().StringVar(&hypothesis, "hypothesis", "", "the hypothesis to check (required)")
-	cmd.AddCommand(create, a.taskStopCmd())
+	cmd.AddCommand(create, a.taskListCmd(), a.taskShowCmd(), a.taskStopCmd())
 	return cmd
 }
 

@@ -19,6 +19,10 @@ func TestOtherOrganisationSeesNothing(t *testing.T) {
 		WHERE c.task_id = $1 AND e.relation IN ('supports', 'refutes', 'neutral') LIMIT 1`, task).Scan(&claim, &edge); err != nil {
 		t.Fatal(err)
 	}
+	var job int64
+	if err := b.f.Pool.QueryRow(b.ctx, `SELECT min(id) FROM river_job WHERE args ->> 'task_id' = $1::bigint::text`, task).Scan(&job); err != nil {
+		t.Fatal(err)
+	}
 	id := fmt.Sprint(task)
 	secret := strings.Fields(hypothesis)[0]
 	for _, args := range [][]string{
@@ -27,6 +31,8 @@ func TestOtherOrganisationSeesNothing(t *testing.T) {
 		{"job", "--kind", "rerank", "--args", `{"task_id": ` + id + `}`}, {"feedback", "export", "--task", id},
 		{"feedback", "claim-reject", "--claim", fmt.Sprint(claim), "--reason", "r", "--by", "x"},
 		{"feedback", "edge-correct", "--edge", fmt.Sprint(edge), "--relation", "refutes", "--reason", "r", "--by", "x"},
+		{"task", "show", "--task", id}, {"job", "list", "--task", id},
+		{"job", "retry", "--job", fmt.Sprint(job)}, {"job", "cancel", "--job", fmt.Sprint(job)},
 		{"task", "stop", "--task", id},
 	} {
 		r := b.run(t, append(args, "--org", "intruder")...)
@@ -37,8 +43,12 @@ func TestOtherOrganisationSeesNothing(t *testing.T) {
 			t.Errorf("enqueue %s --org intruder printed the task:\n%s", strings.Join(args, " "), r.stdout)
 		}
 	}
+	if out := b.mustRun(t, "task", "list", "--org", "intruder"); strings.Contains(out, secret) {
+		t.Errorf("enqueue task list --org intruder listed the task:\n%s", out)
+	}
 	if n := b.count(t, `SELECT count(*) FROM claim_feedback`) + b.count(t, `SELECT count(*) FROM edge_feedback`) +
-		b.count(t, `SELECT count(*) FROM tasks WHERE id = $1 AND status = 'stopped'`, task); n != 0 {
+		b.count(t, `SELECT count(*) FROM tasks WHERE id = $1 AND status = 'stopped'`, task) +
+		b.count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state <> 'completed'`, job); n != 0 {
 		t.Errorf("another organisation's commands changed %d rows", n)
 	}
 	if out := b.mustRun(t, "report", "--task", id); !strings.Contains(out, hypothesis) {

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+)
+
+// jobListJSON mirrors the documented JSON of `enqueue job list`.
+type jobListJSON struct {
+	TaskID int64 `json:"task_id"`
+	Jobs   []struct {
+		ID          int64  `json:"id"`
+		Kind        string `json:"kind"`
+		State       string `json:"state"`
+		Queue       string `json:"queue"`
+		Attempt     int    `json:"attempt"`
+		LastError   string `json:"last_error"`
+		ScheduledAt string `json:"scheduled_at"`
+	} `json:"jobs"`
+	Next string `json:"next_cursor"`
+}
+
+// jobActionJSON mirrors the documented JSON of `enqueue job retry|cancel`.
+type jobActionJSON struct {
+	TaskID int64  `json:"task_id"`
+	Was    string `json:"was"`
+	Job    struct {
+		ID    int64  `json:"id"`
+		State string `json:"state"`
+	} `json:"job"`
+}
+
+// TestJobListRetryCancel: a task's jobs listed newest first, by state and
+// a page at a time; a job parked on a queue no worker serves (inserted with
+// --allow-unserved) cancelled and retried through River; another
+// organisation's job, a missing one and bad flags refused.
+func TestJobListRetryCancel(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	task := b.createTask(t)
+	id := fmt.Sprint(task)
+	testfleet.WaitIdle(t, b.f.Pool, 30*time.Second) // the hypothesis's verify_nli is done
+
+	r := b.run(t, "job", "--kind", "rerank", "--args", `{"task_id": `+id+`}`, "--queue", "parked")
+	if r.code() != 1 || r.err == nil || !strings.Contains(r.err.Error(), `queue "parked" is not served: no worker has served it`) ||
+		!strings.Contains(r.err.Error(), "--allow-unserved") {
+		t.Fatalf("a job for an unserved queue: exit %d (%v), want 1 naming the queue and --allow-unserved", r.code(), r.err)
+	}
+	if n := b.count(t, `SELECT count(*) FROM river_job WHERE queue = 'parked'`); n != 0 {
+		t.Fatalf("%d jobs inserted on the unserved queue", n)
+	}
+	var ins struct {
+		JobID int64  `json:"job_id"`
+		Queue string `json:"queue"`
+	}
+	b.mustRunJSON(t, &ins, "job", "--kind", "rerank", "--args", `{"task_id": `+id+`}`, "--queue", "parked", "--allow-unserved")
+	job := fmt.Sprint(ins.JobID)
+	if ins.Queue != "parked" {
+		t.Fatalf("inserted %+v, want queue parked", ins)
+	}
+
+	var list jobListJSON
+	b.mustRunJSON(t, &list, "job", "list", "--task", id)
+	total := b.count(t, `SELECT count(*) FROM river_job WHERE args ->> 'task_id' = $1`, id)
+	if len(list.Jobs) != total || total < 2 || list.Jobs[0].ID != ins.JobID || list.Jobs[0].State != "available" || list.Next != "" {
+		t.Fatalf("job list = %+v, want %d jobs, the parked one first", list, total)
+	}
+	b.mustRunJSON(t, &list, "job", "list", "--task", id, "--limit", "1")
+	if len(list.Jobs) != 1 || list.Next != job {
+		t.Errorf("job list --limit 1 = %+v, want the parked job and a cursor", list)
+	}
+	b.mustRunJSON(t, &list, "job", "list", "--task", id, "--state", "completed")
+	if len(list.Jobs) != total-1 || list.Jobs[0].Kind != "verify_nli" {
+		t.Errorf("job list --state completed = %+v, want the %d completed jobs", list, total-1)
+	}
+	if out := b.mustRun(t, "job", "list", "--task", id); !regexp.MustCompile(`(?m)^` + job + `\s+rerank\s+available\s+0/\d+\s+\d{4}-`).MatchString(out) {
+		t.Errorf("job list:\n%s", out)
+	}
+
+	steps := []struct{ verb, was, now, says string }{
+		{"cancel", "available", "cancelled", "available → cancelled"},
+		{"cancel", "cancelled", "cancelled", "already cancelled; left as it is"},
+		{"retry", "cancelled", "available", "cancelled → available"},
+	}
+	for _, s := range steps {
+		var got jobActionJSON
+		b.mustRunJSON(t, &got, "job", s.verb, "--job", job)
+		if got.Was != s.was || got.Job.State != s.now || got.Job.ID != ins.JobID || got.TaskID != task {
+			t.Errorf("job %s: %+v, want %s → %s", s.verb, got, s.was, s.now)
+		}
+	}
+	if out := b.mustRun(t, "job", "cancel", "--job", job); !strings.Contains(out, "job "+job+" (rerank, task "+id+"): available → cancelled") {
+		t.Errorf("job cancel printed %q", out)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"job", "retry", "--job", job, "--org", "intruder"}, 1, "job " + job + ": job does not exist"},
+		{[]string{"job", "cancel", "--job", job, "--org", "intruder"}, 1, "job " + job + ": job does not exist"},
+		{[]string{"job", "list", "--task", id, "--org", "intruder"}, 1, "does not exist"},
+		{[]string{"job", "retry", "--job", "999999"}, 1, "job 999999: job does not exist"},
+		{[]string{"job", "retry"}, 2, "--job"},
+		{[]string{"job", "list"}, 2, "--task"},
+		{[]string{"job", "list", "--task", id, "--state", "done"}, 2, `state "done"`},
+		{[]string{"job", "list", "--task", id, "--limit", "501"}, 2, "limit 501"},
+	} {
+		r := b.run(t, tc.args...)
+		if r.code() != tc.code || r.err == nil || !strings.Contains(r.err.Error(), tc.msg) {
+			t.Errorf("enqueue %s: exit %d (%v), want %d, %s", strings.Join(tc.args, " "), r.code(), r.err, tc.code, tc.msg)
+		}
+	}
+	if state := b.count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`, ins.JobID); state != 1 {
+		t.Error("another organisation's retry changed the job")
+	}
+}
