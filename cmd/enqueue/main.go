@@ -12,12 +12,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/service"
@@ -94,19 +98,46 @@ the task does not have.`,
 	root.PersistentFlags().StringVar(&a.dbURL, "database-url", "", "Postgres connection string (default: $EVF_DATABASE_URL, else $DATABASE_URL)")
 	root.PersistentFlags().StringVar(&a.org, "org", "default", "your organisation (tenant): its tasks only are created, read and changed")
 	root.AddCommand(a.taskCmd(), a.claimCmd(), a.targetCmd(), a.jobCmd(), a.statusCmd(), a.graphCmd(), a.reportCmd(), a.materialsCmd(), a.domainCmd(), a.feedbackCmd(), a.evidenceCmd(), a.citeCmd())
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, msg: err.Error()} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		// `enqueue task shwo --task 1`: the word, not the flag, is wrong
+		if words := cmd.Flags().Args(); cmd.HasAvailableSubCommands() && len(words) > 0 {
+			return unknownCommand(cmd, words[0])
+		}
+		return &exitError{code: 2, msg: err.Error() + flagSuggestion(cmd, err)}
+	})
 	a.wrap(root)
 	return root
 }
 
 // wrap makes every command close the connection it opened, whether it
-// succeeds or fails (cobra skips post-run hooks on errors), and turns
-// argument-count errors into usage errors (exit 2).
+// succeeds or fails (cobra skips post-run hooks on errors), explains an
+// unmigrated database, and turns argument-count errors into usage errors
+// (exit 2). A command with sub-commands refuses a word that names none of
+// them (exit 2, with suggestions) and, given nothing to do, prints its
+// help (exit 0).
 func (a *app) wrap(c *cobra.Command) {
+	if c.HasSubCommands() {
+		c.SuggestionsMinimumDistance = 2
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		}
+		if c.RunE == nil {
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+			c.Annotations = map[string]string{helpOnly: "true"}
+		}
+	}
+	if !c.HasParent() {
+		// a parent that only prints its help shows no usage line of its own
+		c.SetUsageTemplate(strings.Replace(c.UsageTemplate(), "{{if .Runnable}}",
+			`{{if and .Runnable (not (index .Annotations "`+helpOnly+`"))}}`, 1))
+	}
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			defer a.close()
-			return run(cmd, args)
+			return a.explain(cmd.Context(), run(cmd, args))
 		}
 	}
 	if check := c.Args; check != nil {
@@ -173,6 +204,90 @@ func (a *app) emit(v any, human func(w io.Writer)) error {
 	}
 	human(a.out)
 	return nil
+}
+
+// helpOnly annotates a command whose only run is printing its help.
+const helpOnly = "evf:help-only"
+
+// unknownCommand is the usage error for a word that names no sub-command
+// of cmd, with the sub-commands it may have meant (cobra's suggestions:
+// within two edits, or starting with the word).
+func unknownCommand(cmd *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q", word)
+	if cmd.HasParent() {
+		msg += fmt.Sprintf(" for %q", cmd.CommandPath())
+	}
+	if s := cmd.SuggestionsFor(word); len(s) > 0 {
+		for i := range s {
+			s[i] = strconv.Quote(s[i])
+		}
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	} else {
+		msg += fmt.Sprintf("; %q lists the commands", cmd.CommandPath()+" --help")
+	}
+	return &exitError{code: 2, msg: msg}
+}
+
+// undefinedTable is SQLSTATE 42P01: a relation the statement names does not
+// exist.
+const undefinedTable = "42P01"
+
+// flagSuggestion is "; did you mean --task?" for an unknown flag within two
+// edits of one of the command's flags, else "".
+func flagSuggestion(cmd *cobra.Command, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	var near []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && editDistance(name, f.Name) <= 2 {
+			near = append(near, strconv.Quote("--"+f.Name))
+		}
+	})
+	if len(near) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(near, " or ") + "?"
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// explain turns the error of a database without the fleet's tables
+// (SQLSTATE 42P01, undefined_table: never migrated, or migrated by an
+// older version) into what to do about it; other errors pass unchanged.
+func (a *app) explain(ctx context.Context, err error) error {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) || pg.Code != undefinedTable {
+		return err
+	}
+	var some bool
+	if a.pool != nil {
+		_ = a.pool.QueryRow(ctx, `SELECT to_regclass('tasks') IS NOT NULL OR to_regclass('river_job') IS NOT NULL`).Scan(&some)
+	}
+	if some {
+		return &exitError{code: errs.ExitFailure, msg: fmt.Sprintf("the database's evidencefleet schema is older than this enqueue (%s): run `worker migrate`", pg.Message)}
+	}
+	return &exitError{code: errs.ExitFailure, msg: "the database has no evidencefleet schema: run `worker migrate`"}
 }
 
 func usageErr(format string, args ...any) error {
