@@ -38,7 +38,8 @@ type jobActionJSON struct {
 // TestJobListRetryCancel: a task's jobs listed newest first, by state and
 // a page at a time; a job parked on a queue no worker serves (inserted with
 // --allow-unserved) cancelled and retried through River; another
-// organisation's job, a missing one and bad flags refused.
+// organisation's job, a missing one, a job for a missing task and bad flags
+// refused.
 func TestJobListRetryCancel(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -107,6 +108,8 @@ func TestJobListRetryCancel(t *testing.T) {
 		{[]string{"job", "cancel", "--job", job, "--org", "intruder"}, 1, "job " + job + ": job does not exist"},
 		{[]string{"job", "list", "--task", id, "--org", "intruder"}, 1, "does not exist"},
 		{[]string{"job", "retry", "--job", "999999"}, 1, "job 999999: job does not exist"},
+		{[]string{"job", "--kind", "rerank", "--args", `{"task_id": 999999}`}, 1, "task 999999 does not exist"},
+		{[]string{"job", "--kind", "rerank", "--args", `{"task_id": 999999}`, "--allow-unserved"}, 1, "task 999999 does not exist"},
 		{[]string{"job", "retry"}, 2, "--job"},
 		{[]string{"job", "list"}, 2, "--task"},
 		{[]string{"job", "list", "--task", id, "--state", "done"}, 2, `state "done"`},
