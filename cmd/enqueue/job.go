@@ -116,7 +116,7 @@ func (a *app) jobListCmd() *cobra.Command {
 
 func printJobs(w io.Writer, page service.JobPage) {
 	if len(page.Jobs) == 0 {
-		fmt.Fprintf(w, "task %d: no jobs\n", page.TaskID)
+		fmt.Fprintf(w, "task %d: no %sjobs\n", page.TaskID, strings.TrimPrefix(page.State+" ", " "))
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

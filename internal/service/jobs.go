@@ -42,6 +42,7 @@ type JobSummary struct {
 // at the end.
 type JobPage struct {
 	TaskID int64        `json:"task_id"`
+	State  string       `json:"state,omitempty"` // the state listed, "" for all
 	Jobs   []JobSummary `json:"jobs"`
 	Next   string       `json:"next_cursor,omitempty"`
 }
@@ -59,7 +60,7 @@ func JobStates() []string {
 // name it), newest first, in one state ("" for all), limit at a time (0:
 // DefaultListLimit, at most MaxListLimit) from cursor ("" from the newest).
 func (s *Service) ListJobs(ctx context.Context, org string, taskID int64, state string, limit int, cursor string) (JobPage, error) {
-	out := JobPage{TaskID: taskID, Jobs: []JobSummary{}}
+	out := JobPage{TaskID: taskID, State: state, Jobs: []JobSummary{}}
 	limit, err := listLimit(limit)
 	if err != nil {
 		return out, err
