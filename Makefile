@@ -4,10 +4,19 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: run test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos
+.PHONY: run explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos
 
+# The demo keeps its database (.data/demo; each run replaces the last one's)
+# and ends with commands to try on it through `make explore`: a shell with
+# DATABASE_URL pointing at it and bin/ on PATH (its server stops when the
+# shell ends), or CMD='bin/enqueue task list' to run one command. With
+# DATABASE_URL set both use that server instead.
 run: build
-	scripts/with-postgres.sh scripts/demo.sh
+	WITH_POSTGRES_KEEP=demo WITH_POSTGRES_NEW=1 scripts/with-postgres.sh scripts/demo.sh
+
+explore: build
+	@if [ -z "$$DATABASE_URL" ] && [ ! -e .data/demo ]; then echo "make explore: no demo database in .data/demo yet: make run keeps one" >&2; exit 1; fi
+	WITH_POSTGRES_KEEP=demo scripts/with-postgres.sh sh -c 'if [ -n "$$CMD" ]; then exec sh -c "$$CMD"; fi; echo "explore: DATABASE_URL=$$DATABASE_URL; bin/ is on PATH (enqueue task list); exit leaves and stops the server" >&2; PATH="$(CURDIR)/$(BIN):$$PATH" exec "$${SHELL:-sh}"'
 
 # The suite includes the dashboard check against a real Prometheus
 # (internal/harness/dashboardcheck) when prometheus and promtool are on PATH,
@@ -57,6 +66,7 @@ corpus:
 	$(GO) run ./internal/harness/cmd/mkcorpus -in testdata/climate-fever/climate-fever-dev.jsonl -out testdata/replay/demo -claims 12 -with-academic
 
 clean:
+	if [ -L .data/demo ]; then rm -rf "$$(readlink .data/demo)"; fi
 	rm -rf $(BIN) .data
 
 # Measures the configured models (EVF_* as for the worker) and the whole fleet

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The `make run` demo: migrate, start a worker on the bundled replay corpus,
 # create a task with real Climate-FEVER claims as hypotheses, add every page
-# of the corpus as a target, wait with a progress bar, print the report, and
-# stop the worker. Needs DATABASE_URL (scripts/with-postgres.sh provides one).
+# of the corpus as a target, wait with a progress bar, print the report and
+# the reading lists, stop the worker, and print what to try next on the task.
+# Needs DATABASE_URL (scripts/with-postgres.sh provides one; `make run` has it
+# keep the database for `make explore`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPUS=${CORPUS:-testdata/replay/demo}
@@ -83,3 +85,26 @@ for d in openalex.org semanticscholar.org; do
 done
 grep -q '^blocked domains: none$' <<<"$REPORT" || fail "a domain is blocked: $(grep '^blocked domains' <<<"$REPORT")"
 [[ $WEIGHTS == *"ACADEMIC ×0.90"* && $WEIGHTS == *"LOW ×0.40"* ]] || fail "the reading lists do not weigh ACADEMIC and LOW apart: $WEIGHTS"
+
+# What to try next, on this task.
+echo
+if [ "${WITH_POSTGRES_KEPT:-}" = 1 ]; then
+  echo "The demo's database is kept in ${WITH_POSTGRES_DATA#"$PWD"/} (the next make run replaces it). Open it with"
+  echo "  make explore        # a shell on it: DATABASE_URL set, bin/ on PATH; leaving the shell stops its server"
+  echo "and try:"
+elif [ -n "${WITH_POSTGRES_DATA:-}" ]; then
+  echo "This database is deleted now; make run keeps it (make explore reopens it). There, try:"
+else
+  echo "Task $TASK stays in your database (DATABASE_URL). Try:"
+fi
+cat <<NEXT
+  bin/enqueue task list
+  bin/enqueue task show --task $TASK
+  bin/enqueue job list --task $TASK --limit 10
+  bin/enqueue evidence list --task $TASK --limit 5
+  bin/enqueue report --task $TASK --all
+  bin/enqueue graph --task $TASK --format dot > task-$TASK.dot
+NEXT
+if [ "${WITH_POSTGRES_KEPT:-}" = 1 ]; then
+  echo "or one at a time: make explore CMD='bin/enqueue task show --task $TASK'"
+fi
