@@ -281,8 +281,8 @@ func (a *app) explain(ctx context.Context, err error) error {
 		return err
 	}
 	var some bool
-	if a.pool != nil {
-		_ = a.pool.QueryRow(ctx, `SELECT to_regclass('tasks') IS NOT NULL OR to_regclass('river_job') IS NOT NULL`).Scan(&some)
+	if a.store != nil {
+		some, _ = a.store.HasSomeSchema(ctx)
 	}
 	if some {
 		return &exitError{code: errs.ExitFailure, msg: fmt.Sprintf("the database's evidencefleet schema is older than this enqueue (%s): run `worker migrate`", pg.Message)}
