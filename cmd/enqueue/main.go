@@ -228,10 +228,6 @@ func unknownCommand(cmd *cobra.Command, word string) error {
 	return &exitError{code: 2, msg: msg}
 }
 
-// undefinedTable is SQLSTATE 42P01: a relation the statement names does not
-// exist.
-const undefinedTable = "42P01"
-
 // flagSuggestion is "; did you mean --task?" for an unknown flag within two
 // edits of one of the command's flags, else "".
 func flagSuggestion(cmd *cobra.Command, err error) string {
@@ -271,6 +267,10 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// undefinedTable is SQLSTATE 42P01: a relation the statement names does not
+// exist.
+const undefinedTable = "42P01"
 
 // explain turns the error of a database without the fleet's tables
 // (SQLSTATE 42P01, undefined_table: never migrated, or migrated by an
