@@ -180,6 +180,8 @@ func describeAction(verb string, r service.JobAction) string {
 		return head + ": running; left as it is"
 	case r.Was == j.State && verb == "cancel":
 		return fmt.Sprintf("%s: already %s; left as it is", head, j.State)
+	case r.Was == j.State:
+		return fmt.Sprintf("%s: already %s; due now", head, j.State)
 	default:
 		return fmt.Sprintf("%s: %s → %s", head, r.Was, j.State)
 	}
