@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
@@ -106,13 +107,23 @@ type JobAction struct {
 // RetryJob makes a job of the organisation's task available to run again
 // at once, through River's JobRetry: a finished job (completed, cancelled,
 // discarded) runs again, a waiting one runs now, a running one is left as
-// it is. A job of a stopped task is not retried (errs.ErrTaskStopped).
+// it is. It is new work: a completed task is reopened in the same
+// transaction. A job of a stopped task is not retried (errs.ErrTaskStopped).
 func (s *Service) RetryJob(ctx context.Context, org string, jobID int64) (JobAction, error) {
 	return s.actOnJob(ctx, org, jobID, func(task store.Task) (*rivertype.JobRow, error) {
 		if task.Status == "stopped" {
 			return nil, errs.Task(task.ID, errs.ErrTaskStopped)
 		}
-		return s.client.JobRetry(ctx, jobID)
+		var row *rivertype.JobRow
+		err := s.st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+			if err := q.ReopenTask(ctx, task.ID); err != nil {
+				return fmt.Errorf("reopen task %d: %w", task.ID, err)
+			}
+			var err error
+			row, err = s.client.JobRetryTx(ctx, tx, jobID)
+			return err
+		})
+		return row, err
 	})
 }
 

@@ -9,13 +9,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
-	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/jobs"
-	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // opsBundle is the service on a fresh database with a River client that
@@ -28,12 +25,8 @@ type opsBundle struct {
 
 func setupOps(t *testing.T) *opsBundle {
 	t.Helper()
-	pool := pgtest.Pool(t)
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &opsBundle{pool: pool, svc: service.New(store.NewStore(pool), client)}
+	svc, pool := newService(t)
+	return &opsBundle{pool: pool, svc: svc}
 }
 
 func (b *opsBundle) createTask(t *testing.T, org, hypothesis string) int64 {
@@ -203,8 +196,8 @@ func TestListJobs(t *testing.T) {
 
 // TestRetryAndCancelJob: River's JobCancel and JobRetry on a job of the
 // organisation's task, saying what state it was in; a job of no task, a
-// missing job and another organisation's job are not found; a job of a
-// stopped task is not retried.
+// missing job and another organisation's job are not found; a retry
+// reopens a completed task; a job of a stopped task is not retried.
 func TestRetryAndCancelJob(t *testing.T) {
 	t.Parallel()
 	b := setupOps(t)
@@ -243,6 +236,13 @@ func TestRetryAndCancelJob(t *testing.T) {
 	}
 	if _, err := b.svc.RetryJob(ctx, "beta", job); !errors.Is(err, service.ErrJobNotFound) {
 		t.Errorf("another organisation's retry: %v, want not found", err)
+	}
+	b.exec(t, `UPDATE tasks SET status = 'completed', completed_at = now() WHERE id = $1`, task)
+	if _, err := b.svc.RetryJob(ctx, "alpha", job); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.count(t, `SELECT count(*) FROM tasks WHERE id = $1 AND status = 'active' AND completed_at IS NULL`, task); n != 1 {
+		t.Error("a retry left its completed task completed")
 	}
 	if _, err := b.svc.StopTask(ctx, "alpha", task, ""); err != nil {
 		t.Fatal(err)

@@ -68,7 +68,8 @@ type TaskDetail struct {
 	ID             int64          `json:"id"`
 	OrganizationID string         `json:"organization_id"`
 	Hypothesis     string         `json:"hypothesis"`
-	Status         string         `json:"status"`
+	Status         string         `json:"status"`       // active, completed (no job left to run) or stopped
+	CompletedAt    *time.Time     `json:"completed_at"` // when it was completed; null unless completed
 	CreatedAt      time.Time      `json:"created_at"`
 	UpdatedAt      time.Time      `json:"updated_at"`
 	Claims         int            `json:"claims"`
@@ -88,7 +89,8 @@ func (s *Service) ShowTask(ctx context.Context, org string, taskID int64) (TaskD
 		return TaskDetail{}, err
 	}
 	out := TaskDetail{ID: task.ID, OrganizationID: task.OrganizationID, Hypothesis: task.Hypothesis, Status: task.Status,
-		CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt, Verdicts: map[string]int{}, TargetsBy: map[string]int{}, Jobs: map[string]int{}}
+		CompletedAt: task.CompletedAt, CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
+		Verdicts: map[string]int{}, TargetsBy: map[string]int{}, Jobs: map[string]int{}}
 	verdicts, err := s.st.TaskVerdictCounts(ctx, taskID)
 	if err != nil {
 		return out, fmt.Errorf("verdicts: %w", err)

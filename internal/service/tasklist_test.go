@@ -31,7 +31,7 @@ func TestListTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.exec(t, `WITH p AS (INSERT INTO pages (url, domain) VALUES ('https://a.example.org/', 'a.example.org') RETURNING id)
-		INSERT INTO task_pages (task_id, page_id) SELECT $1, id FROM p`, first)
+		INSERT INTO task_pages (task_id, page_id, reason) SELECT $1, id, 'url_target' FROM p`, first)
 
 	var listed []service.TaskSummary
 	cursor, pages := "", 0
