@@ -21,6 +21,9 @@ func (a *app) evidenceCmd() *cobra.Command {
 		Short: "The evidence of record: --task N writes the task's evidence export as JSON Lines, one claim per line in E-number order; list gives spans",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("task") {
+				return cmd.Help() // given nothing, as every command with sub-commands
+			}
 			if taskID <= 0 {
 				return usageErr("--task is required (or use evidence list)")
 			}

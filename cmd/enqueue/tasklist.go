@@ -78,7 +78,11 @@ func (a *app) taskShowCmd() *cobra.Command {
 			return a.emit(t, func(w io.Writer) {
 				fmt.Fprintf(w, "task %d: %s\n", t.ID, t.Hypothesis)
 				fmt.Fprintf(w, "organisation: %s\n", t.OrganizationID)
-				fmt.Fprintf(w, "status: %s\n", t.Status)
+				if t.CompletedAt != nil {
+					fmt.Fprintf(w, "status: %s at %s\n", t.Status, t.CompletedAt.UTC().Format(time.RFC3339))
+				} else {
+					fmt.Fprintf(w, "status: %s\n", t.Status)
+				}
 				fmt.Fprintf(w, "created: %s, last changed %s\n", t.CreatedAt.UTC().Format(time.RFC3339), t.UpdatedAt.UTC().Format(time.RFC3339))
 				fmt.Fprintf(w, "claims: %d (%s)\n", t.Claims, joinCounts(t.Verdicts))
 				fmt.Fprintf(w, "targets: %d (%s)\n", t.Targets, joinCounts(t.TargetsBy))
