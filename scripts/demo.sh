@@ -103,7 +103,7 @@ cat <<NEXT
   bin/enqueue job list --task $TASK --limit 10
   bin/enqueue evidence list --task $TASK --limit 5
   bin/enqueue report --task $TASK --all
-  bin/enqueue graph --task $TASK --format dot > task-$TASK.dot
+  bin/enqueue evidence --task $TASK > task-$TASK.jsonl   # the evidence export
 NEXT
 if [ "${WITH_POSTGRES_KEPT:-}" = 1 ]; then
   echo "or one at a time: make explore CMD='bin/enqueue task show --task $TASK'"
