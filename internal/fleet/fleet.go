@@ -56,6 +56,7 @@ type Worker struct {
 	id       string    // River client id, the key of the liveness lock
 	lifeline *lifeline // set by Start
 	stopLife context.CancelFunc
+	lifeDone chan struct{} // closed when the lifeline's loop has returned
 	lost     chan error // the lifeline's failure: the process must stop
 }
 
@@ -324,8 +325,9 @@ func (w *Worker) Start(ctx context.Context) error {
 		return fmt.Errorf("start river client: %w", err)
 	}
 	lifeCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	w.lifeline, w.stopLife, w.lost = ll, stop, make(chan error, 1)
+	w.lifeline, w.stopLife, w.lost, w.lifeDone = ll, stop, make(chan error, 1), make(chan struct{})
 	go func() {
+		defer close(w.lifeDone)
 		if err := ll.run(lifeCtx); err != nil {
 			w.lost <- err
 		}
@@ -405,6 +407,9 @@ func (w *Worker) Stop(timeout time.Duration) error {
 	}
 	if w.lifeline != nil {
 		w.stopLife()
+		// The loop's Ping uses the lifeline's connection, which is not
+		// safe for concurrent use: close it only once the loop returned.
+		<-w.lifeDone
 		w.lifeline.close()
 	}
 	w.fetcher.Close()
