@@ -195,6 +195,69 @@ func (q *Queries) LockTask(ctx context.Context, id int64) (LockTaskRow, error) {
 	return i, err
 }
 
+const orgClaimIDs = `-- name: OrgClaimIDs :many
+SELECT c.id FROM claims c JOIN tasks t ON t.id = c.task_id
+WHERE c.id = ANY($1::bigint[]) AND t.organization_id = $2 ORDER BY c.id DESC
+`
+
+type OrgClaimIDsParams struct {
+	Ids            []int64 `json:"ids"`
+	OrganizationID string  `json:"organization_id"`
+}
+
+// Of these claims, those of the organisation's tasks (a block's cause, shown
+// to one organisation, names only its own claims).
+func (q *Queries) OrgClaimIDs(ctx context.Context, arg OrgClaimIDsParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, orgClaimIDs, arg.Ids, arg.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const orgEdgeIDs = `-- name: OrgEdgeIDs :many
+SELECT e.id FROM edges e JOIN claims c ON c.id = e.target_id JOIN tasks t ON t.id = c.task_id
+WHERE e.id = ANY($1::bigint[]) AND e.target_type = 'claim' AND t.organization_id = $2 ORDER BY e.id DESC
+`
+
+type OrgEdgeIDsParams struct {
+	Ids            []int64 `json:"ids"`
+	OrganizationID string  `json:"organization_id"`
+}
+
+// Of these NLI edges, those into claims of the organisation's tasks.
+func (q *Queries) OrgEdgeIDs(ctx context.Context, arg OrgEdgeIDsParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, orgEdgeIDs, arg.Ids, arg.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const orgTask = `-- name: OrgTask :one
 SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at FROM tasks WHERE id = $1 AND organization_id = $2
 `

@@ -128,7 +128,7 @@ func (s *Service) Status(ctx context.Context, org string, taskID int64) (*Status
 	for _, f := range failed {
 		out.Failed = append(out.Failed, FailedTarget{Kind: f.Kind, Value: f.Value, Error: f.Error})
 	}
-	if out.Blocked, out.Flagged, err = blockedDomains(ctx, st, taskID, failed); err != nil {
+	if out.Blocked, out.Flagged, err = blockedDomains(ctx, st, org, taskID, failed); err != nil {
 		return nil, err
 	}
 	if out.Models, out.Notice, err = s.models(ctx, taskID); err != nil {
@@ -139,7 +139,7 @@ func (s *Service) Status(ctx context.Context, org string, taskID int64) (*Status
 
 // blockedDomains are the BLOCKED domains among the task's pages and its
 // failed URL targets, and the flagged ones.
-func blockedDomains(ctx context.Context, st *store.Store, taskID int64, failed []store.TaskFailedTargetsRow) ([]BlockedDomain, []store.FlaggedDomainsAmongRow, error) {
+func blockedDomains(ctx context.Context, st *store.Store, org string, taskID int64, failed []store.TaskFailedTargetsRow) ([]BlockedDomain, []store.FlaggedDomainsAmongRow, error) {
 	domains, err := st.TaskPageDomains(ctx, taskID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("task domains: %w", err)
@@ -155,6 +155,15 @@ func blockedDomains(ctx context.Context, st *store.Store, taskID int64, failed [
 	}
 	blocked := make([]BlockedDomain, len(rows))
 	for i, r := range rows {
+		// a block's cause names claims and edges of every organisation:
+		// the caller sees its own only
+		if r.CauseClaimIds, err = st.OrgClaimIDs(ctx, store.OrgClaimIDsParams{Ids: r.CauseClaimIds, OrganizationID: org}); err != nil {
+			return nil, nil, fmt.Errorf("blocked domains: %w", err)
+		}
+		if r.CauseEdgeIds, err = st.OrgEdgeIDs(ctx, store.OrgEdgeIDsParams{Ids: r.CauseEdgeIds, OrganizationID: org}); err != nil {
+			return nil, nil, fmt.Errorf("blocked domains: %w", err)
+		}
+		r.CauseClaimIds, r.CauseEdgeIds = orEmpty(r.CauseClaimIds), orEmpty(r.CauseEdgeIds)
 		blocked[i] = BlockedDomain{BlockedDomainsAmongRow: r, Restore: verification.RestoreFor(r.Domain, r.BlockReason)}
 	}
 	flagged, err := st.FlaggedDomainsAmong(ctx, domains)
@@ -165,4 +174,11 @@ func blockedDomains(ctx context.Context, st *store.Store, taskID int64, failed [
 		flagged = []store.FlaggedDomainsAmongRow{}
 	}
 	return blocked, flagged, nil
+}
+
+func orEmpty(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
 }

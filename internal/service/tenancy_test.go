@@ -22,6 +22,7 @@ import (
 // it, and the operations on its database.
 type tenancyBundle struct {
 	svc                   *service.Service
+	pool                  *pgxpool.Pool
 	task, claim, edge     int64
 	job                   int64 // a job of the task (its hypothesis's verify_nli)
 	ownerOrg, strangerOrg string
@@ -43,7 +44,7 @@ func setupTenancy(t *testing.T) *tenancyBundle {
 	t.Helper()
 	ctx := context.Background()
 	svc, pool := newService(t)
-	b := &tenancyBundle{svc: svc, ownerOrg: "alpha", strangerOrg: "beta"}
+	b := &tenancyBundle{svc: svc, pool: pool, ownerOrg: "alpha", strangerOrg: "beta"}
 	task, err := b.svc.CreateTask(ctx, b.ownerOrg, "Glaciers are retreating.")
 	if err != nil {
 		t.Fatal(err)
@@ -218,5 +219,34 @@ func TestNotFoundSaysNothingMore(t *testing.T) {
 	want := func(id int64) string { return errs.Task(id, errs.ErrTaskNotFound).Error() }
 	if other.Error() != want(b.task) || missing.Error() != want(b.task+1000) {
 		t.Errorf("another's: %q, missing: %q; want the same message", other, missing)
+	}
+}
+
+// TestBlockCauseShowsOwnClaimsOnly: a block caused by claims of two
+// organisations shows each only its own claims and edges in status.
+func TestBlockCauseShowsOwnClaimsOnly(t *testing.T) {
+	t.Parallel()
+	b := setupTenancy(t)
+	ctx := context.Background()
+	pool := b.pool
+	var strangerClaim int64
+	if err := pool.QueryRow(ctx, `SELECT c.id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE t.organization_id = $1`, b.strangerOrg).Scan(&strangerClaim); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO task_pages (task_id, page_id, reason) SELECT $1, id, 'url_target' FROM pages WHERE url = 'https://a.example.org/'`,
+		b.task); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO domains (domain, trust_level, blocked_at, block_reason, block_claim_ids, block_edge_ids)
+		VALUES ('a.example.org', 'BLOCKED', now(), 'high_rejection_rate', ARRAY[$1::bigint, $2::bigint], ARRAY[$3::bigint, 999999])`,
+		b.claim, strangerClaim, b.edge); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.svc.Status(ctx, b.ownerOrg, b.task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Blocked) != 1 || !slices.Equal(st.Blocked[0].CauseClaimIds, []int64{b.claim}) || !slices.Equal(st.Blocked[0].CauseEdgeIds, []int64{b.edge}) {
+		t.Errorf("blocked domains %+v, want a.example.org with the owner's claim %d and edge %d only", st.Blocked, b.claim, b.edge)
 	}
 }

@@ -80,3 +80,14 @@ WHERE t.id = ANY(@ids::bigint[]) AND t.status = 'completed'
       WHERE j.args ? 'task_id' AND (j.args ->> 'task_id') = t.id::text
         AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
 RETURNING t.id;
+
+-- name: OrgClaimIDs :many
+-- Of these claims, those of the organisation's tasks (a block's cause, shown
+-- to one organisation, names only its own claims).
+SELECT c.id FROM claims c JOIN tasks t ON t.id = c.task_id
+WHERE c.id = ANY(@ids::bigint[]) AND t.organization_id = @organization_id ORDER BY c.id DESC;
+
+-- name: OrgEdgeIDs :many
+-- Of these NLI edges, those into claims of the organisation's tasks.
+SELECT e.id FROM edges e JOIN claims c ON c.id = e.target_id JOIN tasks t ON t.id = c.task_id
+WHERE e.id = ANY(@ids::bigint[]) AND e.target_type = 'claim' AND t.organization_id = @organization_id ORDER BY e.id DESC;
