@@ -57,7 +57,7 @@ type Worker struct {
 	lifeline *lifeline // set by Start
 	stopLife context.CancelFunc
 	lifeDone chan struct{} // closed when the lifeline's loop has returned
-	lost     chan error // the lifeline's failure: the process must stop
+	lost     chan error    // the lifeline's failure: the process must stop
 }
 
 // Parts are what a worker process works jobs with, short of its connection
