@@ -5,31 +5,35 @@
 -- Every span resolves, with inner joins only, to a page, a page version,
 -- [start_char, end_char) and the version's text there. Exactly one of
 -- claim_id, page_id and task_id is given (internal/service checks it).
-WITH scope AS (
-    SELECT c.id, c.evidence_no FROM claims c JOIN tasks t ON t.id = c.task_id
-    WHERE t.organization_id = @organization_id
-      AND (sqlc.narg(claim_id)::bigint IS NULL OR c.id = sqlc.narg(claim_id)::bigint)
-      AND (sqlc.narg(task_id)::bigint IS NULL OR c.task_id = sqlc.narg(task_id)::bigint)
-), spans AS (
+WITH spans AS (
+    -- scope: the organisation's claims (a plain join in each branch, not a
+    -- shared CTE, so a page's listing starts from the page's fragments)
     SELECT 0 AS rank, c.id AS key, 'origin'::text AS kind, f.page_id, c.page_version_id AS page_version_id,
            c.quote_start AS start_char, c.quote_end AS end_char,
            substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start) AS text,
-           c.llm_claim_confidence AS confidence, s.id AS claim_id, s.evidence_no, NULL::bigint AS edge_id, c.extractor_model AS model
-    FROM scope s
-    JOIN claims c ON c.id = s.id
+           c.llm_claim_confidence AS confidence, c.id AS claim_id, c.evidence_no, NULL::bigint AS edge_id, c.extractor_model AS model
+    FROM claims c
+    JOIN tasks t ON t.id = c.task_id
     JOIN fragments f ON f.id = c.origin_fragment_id
     JOIN page_versions pv ON pv.id = c.page_version_id
-    WHERE sqlc.narg(page_id)::bigint IS NULL OR f.page_id = sqlc.narg(page_id)::bigint
+    WHERE t.organization_id = @organization_id
+      AND (sqlc.narg(claim_id)::bigint IS NULL OR c.id = sqlc.narg(claim_id)::bigint)
+      AND (sqlc.narg(task_id)::bigint IS NULL OR c.task_id = sqlc.narg(task_id)::bigint)
+      AND (sqlc.narg(page_id)::bigint IS NULL OR f.page_id = sqlc.narg(page_id)::bigint)
     UNION ALL
     SELECT 1, e.id, e.relation, f.page_id, f.page_version_id, f.start_char, f.end_char,
            substring(pv.content FROM f.start_char + 1 FOR f.end_char - f.start_char),
-           e.nli_edge_confidence, s.id, s.evidence_no, e.id, e.nli_model
-    FROM scope s
-    JOIN edges e ON e.target_id = s.id AND e.target_type = 'claim' AND e.source_type = 'fragment'
-                AND e.relation IN ('supports', 'refutes', 'neutral')
+           e.nli_edge_confidence, c.id, c.evidence_no, e.id, e.nli_model
+    FROM edges e
+    JOIN claims c ON c.id = e.target_id
+    JOIN tasks t ON t.id = c.task_id
     JOIN fragments f ON f.id = e.source_id
     JOIN page_versions pv ON pv.id = f.page_version_id
-    WHERE sqlc.narg(page_id)::bigint IS NULL OR f.page_id = sqlc.narg(page_id)::bigint
+    WHERE e.target_type = 'claim' AND e.source_type = 'fragment' AND e.relation IN ('supports', 'refutes', 'neutral')
+      AND t.organization_id = @organization_id
+      AND (sqlc.narg(claim_id)::bigint IS NULL OR c.id = sqlc.narg(claim_id)::bigint)
+      AND (sqlc.narg(task_id)::bigint IS NULL OR c.task_id = sqlc.narg(task_id)::bigint)
+      AND (sqlc.narg(page_id)::bigint IS NULL OR f.page_id = sqlc.narg(page_id)::bigint)
 )
 SELECT rank::int AS rank, key::bigint AS key, kind, page_id::bigint AS page_id, page_version_id::bigint AS page_version_id,
        start_char::int AS start_char, end_char::int AS end_char, text::text AS text,
