@@ -90,11 +90,8 @@ func (a *app) jobListCmd() *cobra.Command {
 		Short: "A task's jobs, newest first: id, kind, state, attempt, last error, when due; a page at a time (--cursor goes on)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if taskID <= 0 {
-				return usageErr("--task is required")
-			}
-			ctx := cmd.Context()
-			if err := a.connect(ctx); err != nil {
+			ctx, err := a.forTask(cmd, taskID)
+			if err != nil {
 				return err
 			}
 			page, err := a.svc.ListJobs(ctx, a.org, taskID, state, limit, cursor)

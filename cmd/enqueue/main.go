@@ -293,3 +293,13 @@ func (a *app) explain(ctx context.Context, err error) error {
 func usageErr(format string, args ...any) error {
 	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
 }
+
+// forTask starts a command on one task: --task is required (a usage error
+// without it), then the connection.
+func (a *app) forTask(cmd *cobra.Command, taskID int64) (context.Context, error) {
+	if taskID <= 0 {
+		return nil, usageErr("--task is required")
+	}
+	ctx := cmd.Context()
+	return ctx, a.connect(ctx)
+}

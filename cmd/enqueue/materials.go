@@ -22,11 +22,8 @@ func (a *app) materialsCmd() *cobra.Command {
 			"The table view truncates fragment texts; --json has them in full.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if taskID <= 0 {
-				return usageErr("--task is required")
-			}
-			ctx := cmd.Context()
-			if err := a.connect(ctx); err != nil {
+			ctx, err := a.forTask(cmd, taskID)
+			if err != nil {
 				return err
 			}
 			m, err := a.svc.Materials(ctx, a.org, taskID, query)

@@ -22,11 +22,8 @@ func (a *app) reportCmd() *cobra.Command {
 		Short: "Print a readable evidence report: each claim's verdict, confidence, uncertainty, controversy and top quotes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if taskID <= 0 {
-				return usageErr("--task is required")
-			}
-			ctx := cmd.Context()
-			if err := a.connect(ctx); err != nil {
+			ctx, err := a.forTask(cmd, taskID)
+			if err != nil {
 				return err
 			}
 			g, err := a.svc.Graph(ctx, a.org, taskID)

@@ -110,15 +110,11 @@ func (a *app) statusCmd() *cobra.Command {
 		Short: "Show a task's jobs by kind and state and its claims by verdict; --wait blocks with a progress bar until no job is pending",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if taskID <= 0 {
-				return usageErr("--task is required")
-			}
-			ctx := cmd.Context()
-			if err := a.connect(ctx); err != nil {
+			ctx, err := a.forTask(cmd, taskID)
+			if err != nil {
 				return err
 			}
 			var s *service.Status
-			var err error
 			if wait {
 				s, err = a.waitForTask(ctx, taskID, timeout, interval)
 			} else {

@@ -64,11 +64,8 @@ func (a *app) taskShowCmd() *cobra.Command {
 		Short: "One task: hypothesis, organisation, status, when created, claims by verdict, targets by status, pages, jobs by state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if taskID <= 0 {
-				return usageErr("--task is required")
-			}
-			ctx := cmd.Context()
-			if err := a.connect(ctx); err != nil {
+			ctx, err := a.forTask(cmd, taskID)
+			if err != nil {
 				return err
 			}
 			t, err := a.svc.ShowTask(ctx, a.org, taskID)
