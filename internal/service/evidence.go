@@ -103,7 +103,7 @@ func (s *Service) EvidenceList(ctx context.Context, org string, f EvidenceFilter
 		p.PageID = &f.PageID
 	}
 	p.MaxRows = int32(limit + 1)
-	rows, err := s.st.EvidenceSpans(ctx, p)
+	rows, err := s.st.EvidenceList(ctx, p)
 	if err != nil {
 		return out, fmt.Errorf("evidence: %w", err)
 	}
