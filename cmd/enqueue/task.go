@@ -18,7 +18,7 @@ import (
 
 func (a *app) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "task", Short: "Manage tasks"}
-	var hypothesis string
+	var hypothesis, budget string
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a task; its hypothesis becomes claim E1. Prints the task id",
@@ -31,15 +31,16 @@ func (a *app) taskCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			task, err := a.svc.CreateTask(ctx, a.org, hypothesis)
+			task, err := a.svc.CreateTask(ctx, a.org, hypothesis, budget)
 			if err != nil {
 				return err
 			}
-			return a.emit(map[string]any{"task_id": task.ID, "organization_id": task.OrganizationID, "hypothesis": task.Hypothesis},
+			return a.emit(map[string]any{"task_id": task.ID, "organization_id": task.OrganizationID, "hypothesis": task.Hypothesis, "budget": task.BudgetClass},
 				func(w io.Writer) { fmt.Fprintln(w, task.ID) })
 		},
 	}
 	create.Flags().StringVar(&hypothesis, "hypothesis", "", "the hypothesis to check (required)")
+	create.Flags().StringVar(&budget, "budget", "standard", "the task's budget class: "+strings.Join(intake.BudgetClasses, ", "))
 	cmd.AddCommand(create, a.taskListCmd(), a.taskShowCmd(), a.taskStopCmd())
 	return cmd
 }

@@ -8,6 +8,7 @@ package intake
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -15,6 +16,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/internal/textclip"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -33,10 +35,15 @@ func badInput(field, format string, a ...any) error {
 	return fmt.Errorf("%w: %s %s", errs.ErrBadInput, field, fmt.Sprintf(format, a...))
 }
 
+// BudgetClasses are the budget classes a task may have (ARCHITECTURE.md
+// §5.8: how much self-directed retrieval it may spend); "" is standard.
+var BudgetClasses = []string{"minimal", "standard", "deep"}
+
 // CreateTask creates a task whose hypothesis becomes its first claim (E1), in
 // the caller's transaction. The hypothesis is a claim (at most
-// jobs.MaxTextRunes characters); the organization id at most MaxOrgRunes.
-func CreateTask(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, org, hypothesis string) (store.Task, error) {
+// jobs.MaxTextRunes characters); the organization id at most MaxOrgRunes;
+// budget one of BudgetClasses ("" is standard).
+func CreateTask(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, org, hypothesis, budget string) (store.Task, error) {
 	hypothesis = strings.TrimSpace(hypothesis)
 	if hypothesis == "" {
 		return store.Task{}, badInput("hypothesis", "is required")
@@ -50,8 +57,14 @@ func CreateTask(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, or
 	if err := jobs.CheckText(org, MaxOrgRunes); err != nil {
 		return store.Task{}, badInput("organization id", "%v", err)
 	}
+	if budget == "" {
+		budget = "standard"
+	}
+	if !slices.Contains(BudgetClasses, budget) {
+		return store.Task{}, badInput("budget", "must be one of %s, got %q", strings.Join(BudgetClasses, ", "), textclip.Runes(budget, 40))
+	}
 	q := store.New(tx)
-	task, err := q.CreateTask(ctx, store.CreateTaskParams{OrganizationID: org, Hypothesis: hypothesis, BudgetClass: "standard"})
+	task, err := q.CreateTask(ctx, store.CreateTaskParams{OrganizationID: org, Hypothesis: hypothesis, BudgetClass: budget})
 	if err != nil {
 		return task, fmt.Errorf("create task: %w", err)
 	}

@@ -32,7 +32,7 @@ func setupEvidence(t *testing.T) *evidenceBundle {
 	ctx := context.Background()
 	svc, pool := newService(t)
 	b := &evidenceBundle{pool: pool, svc: svc}
-	task, err := b.svc.CreateTask(ctx, "alpha", "Sea level rise is accelerating.")
+	task, err := b.svc.CreateTask(ctx, "alpha", "Sea level rise is accelerating.", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func setupOps(t *testing.T) *opsBundle {
 
 func (b *opsBundle) createTask(t *testing.T, org, hypothesis string) int64 {
 	t.Helper()
-	task, err := b.svc.CreateTask(context.Background(), org, hypothesis)
+	task, err := b.svc.CreateTask(context.Background(), org, hypothesis, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,18 +11,20 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
+	"github.com/evidencefleet/evidencefleet/internal/textclip"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// CreateTask creates a task of the organisation; its hypothesis becomes
-// claim E1.
-func (s *Service) CreateTask(ctx context.Context, org, hypothesis string) (store.Task, error) {
+// CreateTask creates a task of the organisation with a budget class
+// (intake.BudgetClasses, "" is standard); its hypothesis becomes claim E1.
+func (s *Service) CreateTask(ctx context.Context, org, hypothesis, budget string) (store.Task, error) {
 	var task store.Task
 	err := s.st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
 		var err error
-		task, err = intake.CreateTask(ctx, s.client, tx, org, hypothesis)
+		task, err = intake.CreateTask(ctx, s.client, tx, org, hypothesis, budget)
 		return err
 	})
 	return task, err
@@ -52,9 +54,20 @@ type TargetsAdded struct {
 }
 
 // AddTargets registers targets of the organisation's task and enqueues a
-// target_queue job for each, in one transaction.
+// target_queue job for each, in one transaction. Each is normalised first
+// (jobs.Target.Normalized); one that cannot be refuses the call
+// (errs.ErrBadInput naming targets[i]) and nothing is queued.
 func (s *Service) AddTargets(ctx context.Context, org string, taskID int64, targets []jobs.Target) (TargetsAdded, error) {
 	res := TargetsAdded{TaskID: taskID, Targets: targets, JobIDs: []int64{}}
+	normalized := make([]jobs.Target, len(targets))
+	for i, t := range targets {
+		n, err := t.Normalized()
+		if err != nil {
+			return res, fmt.Errorf("%w: targets[%d] (%s %q): %v", errs.ErrBadInput, i, t.Kind, textclip.Runes(t.Value, 200), err)
+		}
+		normalized[i] = n
+	}
+	targets, res.Targets = normalized, normalized
 	if _, err := s.Task(ctx, org, taskID); err != nil {
 		return res, err
 	}

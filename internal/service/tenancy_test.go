@@ -45,12 +45,12 @@ func setupTenancy(t *testing.T) *tenancyBundle {
 	ctx := context.Background()
 	svc, pool := newService(t)
 	b := &tenancyBundle{svc: svc, pool: pool, ownerOrg: "alpha", strangerOrg: "beta"}
-	task, err := b.svc.CreateTask(ctx, b.ownerOrg, "Glaciers are retreating.")
+	task, err := b.svc.CreateTask(ctx, b.ownerOrg, "Glaciers are retreating.", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.task = task.ID
-	if _, err := b.svc.CreateTask(ctx, b.strangerOrg, "The stranger's own task."); err != nil {
+	if _, err := b.svc.CreateTask(ctx, b.strangerOrg, "The stranger's own task.", ""); err != nil {
 		t.Fatal(err)
 	}
 	err = pool.QueryRow(ctx, `

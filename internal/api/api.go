@@ -1,0 +1,117 @@
+// Package api is the fleet's versioned HTTP API for other programs
+// (ARCHITECTURE.md §5.7): the operations of internal/service as JSON over
+// HTTP under /v1, described by an OpenAPI 3.1 document at /v1/openapi.json
+// that huma derives from the handlers themselves, so the two cannot drift.
+//
+// Every /v1 operation needs an organisation's bearer token: the token
+// decides the organisation, and another organisation's task, claim or edge
+// is 404 exactly as one that does not exist. Operator tokens reach only the
+// operator's pages (River UI under /riverui/), never an organisation's
+// rows. Request bodies are bounded (413), lists are pages with a cursor,
+// and each token has a request rate (429 with Retry-After).
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/evidencefleet/evidencefleet/internal/service"
+	"github.com/evidencefleet/evidencefleet/internal/version"
+)
+
+// Caller is who a bearer token stands for.
+type Caller struct {
+	TokenID  int64
+	Org      string // empty for an operator
+	Operator bool
+}
+
+// ErrUnauthenticated is what an Authenticate returns for a malformed,
+// unknown or revoked token.
+var ErrUnauthenticated = errors.New("invalid or revoked token")
+
+// Authenticate resolves a bearer token's secret to its caller, or
+// ErrUnauthenticated; any other error is the token store's failure.
+type Authenticate func(ctx context.Context, secret string) (Caller, error)
+
+// Options configure a Handler.
+type Options struct {
+	Service      *service.Service
+	Authenticate Authenticate
+	Logger       *slog.Logger
+	// Rate is each token's sustained request rate per second and Burst
+	// its burst; Rate 0 turns the limit off.
+	Rate  float64
+	Burst int
+	// RiverUI, when set, is served under /riverui/ to operator tokens only.
+	RiverUI http.Handler
+	// MCP, when set, is the MCP server's streamable HTTP handler, served at
+	// /mcp; it checks bearer tokens itself.
+	MCP http.Handler
+	// Events tunes the task event stream; zero values take the defaults.
+	Events EventOptions
+}
+
+// Title and Version name the API in its OpenAPI document.
+const (
+	Title   = "evidencefleet API"
+	Version = "1.0.0"
+)
+
+// Handler is the API's HTTP handler: /v1 (with /v1/openapi.json and the
+// documentation at /v1/docs), /riverui/ and /mcp when configured.
+func Handler(opts Options) http.Handler {
+	if opts.Logger == nil {
+		opts.Logger = discardLogger()
+	}
+	mux := http.NewServeMux()
+	newAPI(mux, opts)
+	if opts.RiverUI != nil {
+		mux.Handle("/riverui/", operatorOnly(opts, opts.RiverUI))
+	}
+	if opts.MCP != nil {
+		mux.Handle("/mcp", opts.MCP)
+		mux.Handle("/mcp/", opts.MCP)
+	}
+	return mux
+}
+
+func init() {
+	// A request the schema refuses is a 400 naming the field in its
+	// errors' location (huma's own default is 422).
+	newError := huma.NewError
+	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+		if status == http.StatusUnprocessableEntity {
+			status = http.StatusBadRequest
+		}
+		return newError(status, msg, errs...)
+	}
+}
+
+// discardLogger is the logger of Options without one.
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// newAPI registers every /v1 operation on mux and returns the huma API
+// (its OpenAPI document is the one served).
+func newAPI(mux *http.ServeMux, opts Options) huma.API {
+	cfg := huma.DefaultConfig(Title, Version)
+	cfg.OpenAPIPath = "/v1/openapi"
+	cfg.DocsPath = "/v1/docs"
+	cfg.SchemasPath = "/v1/schemas"
+	cfg.Info.Description = "The evidencefleet service API: tasks, claims, targets, status, evidence of record with exact spans, citation checks and reviewer feedback, for one organisation per token. Built by worker " + version.String() + "."
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer", Description: "An organisation token made by `enqueue org token create --org ORG`."},
+	}
+	cfg.Security = []map[string][]string{{"bearer": {}}}
+	api := humago.New(mux, cfg)
+	g := &guard{opts: opts, api: api, limits: newLimiters(opts.Rate, opts.Burst)}
+	api.UseMiddleware(g.middleware)
+	h := &handlers{svc: opts.Service, log: opts.Logger, events: opts.Events.withDefaults()}
+	h.register(api)
+	return api
+}

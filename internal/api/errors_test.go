@@ -1,0 +1,150 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/api"
+)
+
+// problemBody is the error shape of every failed call (RFC 9457 problem
+// details, as huma's ErrorModel).
+type problemBody struct {
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Errors []struct {
+		Message  string `json:"message"`
+		Location string `json:"location"`
+	} `json:"errors"`
+}
+
+func decodeProblem(t *testing.T, data []byte) problemBody {
+	t.Helper()
+	var p problemBody
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatalf("error body is not a problem: %v: %s", err, clip(data))
+	}
+	return p
+}
+
+// TestErrorShapes calls operations wrongly and checks each answer's status,
+// that it names what was wrong, and that it is the documented shape.
+func TestErrorShapes(t *testing.T) {
+	t.Parallel()
+	b := setup(t, api.Options{})
+	tasks := "/v1/tasks/" + itoa(b.owner.task)
+	cases := []struct {
+		name, method, path, body string
+		token                    string
+		status                   int
+		names                    string // what the detail or an error's location must name
+	}{
+		{"budget not a class", http.MethodPost, "/v1/tasks", `{"hypothesis": "x", "budget": "huge"}`, b.owner.token, 400, "body.budget"},
+		{"hypothesis missing", http.MethodPost, "/v1/tasks", `{"budget": "deep"}`, b.owner.token, 400, "hypothesis"},
+		{"not JSON", http.MethodPost, "/v1/tasks", `{"hypothesis": `, b.owner.token, 400, "body"},
+		{"claims empty", http.MethodPost, tasks + "/claims", `{"claims": []}`, b.owner.token, 400, "body.claims"},
+		{"target kind unknown", http.MethodPost, tasks + "/targets", `{"targets": [{"kind": "ftp", "value": "x"}]}`, b.owner.token, 400, "body.targets[0].kind"},
+		{"target URL refused by the fleet", http.MethodPost, tasks + "/targets", `{"targets": [{"kind": "url", "value": "ftp://a.example.org/"}]}`, b.owner.token, 400, "targets[0]"},
+		{"limit too large", http.MethodGet, "/v1/tasks?limit=5000", "", b.owner.token, 400, "query.limit"},
+		{"cursor of another list", http.MethodGet, tasks + "/export?cursor=abc", "", b.owner.token, 400, "cursor"},
+		{"no token", http.MethodGet, tasks, "", "", 401, "bearer token"},
+		{"revoked or unknown token", http.MethodGet, tasks, "", "evf_org_unknown", 401, "not valid"},
+		{"another organisation's task", http.MethodGet, tasks, "", b.stranger.token, 404, "does not exist"},
+		{"a task that does not exist", http.MethodGet, "/v1/tasks/999999", "", b.owner.token, 404, "does not exist"},
+		{"another organisation's edge", http.MethodPost, "/v1/edges/" + itoa(b.owner.edge) + "/correction", `{"relation": "refutes"}`, b.stranger.token, 404, "edge"},
+		{"an operator token on an organisation's route", http.MethodGet, tasks, "", b.operator, 403, "operator"},
+	}
+	for _, c := range cases {
+		var body []byte
+		if c.body != "" {
+			body = []byte(c.body)
+		}
+		resp, data := b.call(t, c.method, c.path, c.token, body)
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: %d %s, want %d", c.name, resp.StatusCode, clip(data), c.status)
+			continue
+		}
+		p := decodeProblem(t, data)
+		named := strings.Contains(p.Detail, c.names)
+		for _, e := range p.Errors {
+			named = named || strings.Contains(e.Location, c.names) || strings.Contains(e.Message, c.names)
+		}
+		if !named {
+			t.Errorf("%s: the answer does not name %q: %s", c.name, c.names, clip(data))
+		}
+		if c.name != "not JSON" {
+			b.checkResponse(t, c.method, c.path, c.token, body, resp, data)
+		}
+	}
+}
+
+// TestBodyTooLarge: a body past the bound is 413 before it is read whole.
+func TestBodyTooLarge(t *testing.T) {
+	t.Parallel()
+	b := setup(t, api.Options{})
+	claim := strings.Repeat("a", 1000)
+	var buf bytes.Buffer
+	buf.WriteString(`{"claims": [`)
+	for i := 0; buf.Len() < api.MaxBodyBytes+1000; i++ {
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		buf.WriteString(strconv.Quote(claim))
+	}
+	buf.WriteString(`]}`)
+	path := "/v1/tasks/" + itoa(b.owner.task) + "/claims"
+	resp, data := b.call(t, http.MethodPost, path, b.owner.token, buf.Bytes())
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a %d-byte body: %d %s, want 413", buf.Len(), resp.StatusCode, clip(data))
+	}
+	decodeProblem(t, data)
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	req := b.request(t, http.MethodPost, path, b.owner.token, nil)
+	if ok, errs := b.validator.ValidateHttpResponse(req, resp); !ok {
+		t.Errorf("413 does not match the document: %s", validationText(errs))
+	}
+}
+
+// TestRateLimit: past its burst a token gets 429 with Retry-After; another
+// token is not slowed by it.
+func TestRateLimit(t *testing.T) {
+	t.Parallel()
+	b := setup(t, api.Options{Rate: 0.01, Burst: 3})
+	path := "/v1/tasks/" + itoa(b.owner.task) + "/status"
+	for i := range 3 {
+		if resp, data := b.call(t, http.MethodGet, path, b.owner.token, nil); resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d within the burst: %d %s", i+1, resp.StatusCode, clip(data))
+		}
+	}
+	resp, data := b.call(t, http.MethodGet, path, b.owner.token, nil)
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("request past the burst: %d %s, want 429", resp.StatusCode, clip(data))
+	}
+	after, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if err != nil || after < 1 {
+		t.Errorf("Retry-After %q, want whole seconds ≥ 1", resp.Header.Get("Retry-After"))
+	}
+	b.checkResponse(t, http.MethodGet, path, b.owner.token, nil, resp, data)
+	if resp, data := b.call(t, http.MethodGet, "/v1/tasks", b.stranger.token, nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("another token: %d %s, want 200", resp.StatusCode, clip(data))
+	}
+}
+
+// TestValidatorCatchesAWrongAnswer shows the document check can fail: an
+// answer of the wrong shape does not pass it.
+func TestValidatorCatchesAWrongAnswer(t *testing.T) {
+	t.Parallel()
+	b := setup(t, api.Options{})
+	path := "/v1/tasks/" + itoa(b.owner.task)
+	resp, _ := b.call(t, http.MethodGet, path, b.owner.token, nil)
+	resp.Body = io.NopCloser(strings.NewReader(`{"id": "not a number", "claims": "many"}`))
+	req := b.request(t, http.MethodGet, path, b.owner.token, nil)
+	if ok, _ := b.validator.ValidateHttpResponse(req, resp); ok {
+		t.Fatal("a task whose id is a string passed the document's check")
+	}
+}

@@ -1,0 +1,148 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/evidencefleet/evidencefleet/internal/service"
+)
+
+// EventOptions tune a task's event stream.
+type EventOptions struct {
+	// Poll is how often the task's progress is read (1s).
+	Poll time.Duration
+	// Heartbeat is the longest silence: the progress is sent again after
+	// it even unchanged, so proxies keep the stream open (15s).
+	Heartbeat time.Duration
+	// MaxDuration ends a stream that long (1h); the client reconnects.
+	MaxDuration time.Duration
+}
+
+func (o EventOptions) withDefaults() EventOptions {
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	if o.MaxDuration <= 0 {
+		o.MaxDuration = time.Hour
+	}
+	return o
+}
+
+// Event names of the task event stream.
+const (
+	EventProgress  = "progress"  // the task's progress changed (or a heartbeat)
+	EventCompleted = "completed" // no work remains; the stream ends
+	EventStopped   = "stopped"   // the task was stopped; the stream ends
+)
+
+// TaskProgress is the data of every event of a task's stream: the numbers
+// `enqueue status` shows.
+type TaskProgress struct {
+	TaskID      int64                     `json:"task_id"`
+	TaskStatus  string                    `json:"task_status" doc:"active, completed or stopped"`
+	CompletedAt *time.Time                `json:"completed_at,omitempty"`
+	Pending     int                       `json:"pending" doc:"jobs still to run"`
+	Finished    int                       `json:"finished" doc:"jobs that ended"`
+	Jobs        map[string]map[string]int `json:"jobs" doc:"job kind → state → count"`
+	Verdicts    map[string]int            `json:"claims_by_verdict"`
+	Targets     map[string]int            `json:"targets_by_status"`
+}
+
+func progressOf(s *service.Status) TaskProgress {
+	return TaskProgress{TaskID: s.TaskID, TaskStatus: s.TaskStatus, CompletedAt: s.CompletedAt, Pending: s.Pending,
+		Finished: s.Finished, Jobs: s.Jobs, Verdicts: s.Verdicts, Targets: s.Targets}
+}
+
+// registerEvents registers the task event stream: text/event-stream
+// events named progress, completed and stopped, each with a TaskProgress.
+func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
+	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[TaskProgress](), true, "TaskProgress")
+	op.Description = "A text/event-stream: an event `progress` whenever the task's numbers change (and at least every heartbeat), then `completed` when no work remains or `stopped` when it was stopped, after which the stream ends. Each event's data is a TaskProgress in JSON, its id a sequence number."
+	op.Responses = map[string]*huma.Response{"200": {
+		Description: "The task's events.",
+		Content: map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{
+			Type: huma.TypeString, Description: "Server-Sent Events; each data line is a TaskProgress: " + schema.Ref,
+		}}},
+	}}
+	huma.Register(api, op, func(ctx context.Context, in *TaskPath) (*huma.StreamResponse, error) {
+		first, err := h.svc.Status(ctx, org(ctx), in.TaskID)
+		if err != nil {
+			return nil, h.problem(err)
+		}
+		orgID := org(ctx)
+		return &huma.StreamResponse{Body: func(hctx huma.Context) {
+			_, w := humago.Unwrap(hctx)
+			h.stream(hctx.Context(), w, orgID, in.TaskID, first)
+		}}, nil
+	})
+}
+
+// stream writes the task's events until it is completed or stopped, the
+// client goes, or MaxDuration passes.
+func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, org string, taskID int64, st *service.Status) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	ctx, cancel := context.WithTimeout(ctx, h.events.MaxDuration)
+	defer cancel()
+	var id int
+	var last []byte
+	var lastSent time.Time
+	send := func(event string, p TaskProgress) bool {
+		data, err := json.Marshal(p)
+		if err != nil {
+			return false
+		}
+		id++
+		_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", id, event, data); err != nil {
+			return false
+		}
+		last, lastSent = data, time.Now()
+		return rc.Flush() == nil
+	}
+	tick := time.NewTicker(h.events.Poll)
+	defer tick.Stop()
+	for {
+		p := progressOf(st)
+		switch p.TaskStatus {
+		case "completed":
+			send(EventCompleted, p)
+			return
+		case "stopped":
+			send(EventStopped, p)
+			return
+		}
+		data, _ := json.Marshal(p)
+		if string(data) != string(last) || time.Since(lastSent) >= h.events.Heartbeat {
+			if !send(EventProgress, p) {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		next, err := h.svc.Status(ctx, org, taskID)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Warn("api: task event stream ends", "task", taskID, "err", err)
+			}
+			return
+		}
+		st = next
+	}
+}

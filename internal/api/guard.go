@@ -1,0 +1,134 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"golang.org/x/time/rate"
+)
+
+// guard is the middleware every /v1 operation goes through: the bearer
+// token (401), an organisation's and not an operator's (403), and the
+// token's request rate (429 with Retry-After).
+type guard struct {
+	opts   Options
+	api    huma.API
+	limits *limiters
+}
+
+type callerKey struct{}
+
+// callerOf is the caller the guard let through.
+func callerOf(ctx context.Context) Caller {
+	c, _ := ctx.Value(callerKey{}).(Caller)
+	return c
+}
+
+func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
+	caller, status, msg := g.check(ctx.Context(), ctx.Header("Authorization"))
+	if status != 0 {
+		if status == http.StatusUnauthorized {
+			ctx.SetHeader("WWW-Authenticate", `Bearer realm="evidencefleet"`)
+		}
+		_ = huma.WriteErr(g.api, ctx, status, msg)
+		return
+	}
+	if caller.Operator {
+		_ = huma.WriteErr(g.api, ctx, http.StatusForbidden, "an operator token does not act for an organisation; use an organisation token (enqueue org token create --org ORG)")
+		return
+	}
+	if wait, ok := g.limits.allow(caller.TokenID); !ok {
+		ctx.SetHeader("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		_ = huma.WriteErr(g.api, ctx, http.StatusTooManyRequests, "request rate of this token exceeded; retry after the Retry-After seconds")
+		return
+	}
+	next(huma.WithValue(ctx, callerKey{}, caller))
+}
+
+// check authenticates an Authorization header: the caller, or the status
+// and message to answer with. The secret never reaches a log line.
+func (g *guard) check(ctx context.Context, header string) (Caller, int, string) {
+	scheme, secret, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
+		return Caller{}, http.StatusUnauthorized, "a bearer token is required (Authorization: Bearer TOKEN)"
+	}
+	caller, err := g.opts.Authenticate(ctx, strings.TrimSpace(secret))
+	switch {
+	case errors.Is(err, ErrUnauthenticated):
+		return Caller{}, http.StatusUnauthorized, "the bearer token is not valid or was revoked"
+	case err != nil:
+		g.opts.Logger.Error("api: token check failed", "err", err)
+		return Caller{}, http.StatusServiceUnavailable, "the token store cannot be reached; retry later"
+	}
+	return caller, 0, ""
+}
+
+// operatorOnly serves h to operator tokens only: 401 without a valid token,
+// 403 for an organisation's.
+func operatorOnly(opts Options, h http.Handler) http.Handler {
+	g := &guard{opts: opts}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		caller, status, msg := g.check(r.Context(), r.Header.Get("Authorization"))
+		if status == 0 && !caller.Operator {
+			status, msg = http.StatusForbidden, "River UI is for operator tokens (enqueue operator token create)"
+		}
+		if status != 0 {
+			if status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="evidencefleet operators"`)
+			}
+			http.Error(w, msg, status)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// limiters holds one token bucket per token. The map is bounded: past
+// maxLimiters tokens it starts afresh (a burst more for each, never fewer).
+type limiters struct {
+	mu    sync.Mutex
+	rate  rate.Limit
+	burst int
+	by    map[int64]*rate.Limiter
+}
+
+const maxLimiters = 10000
+
+func newLimiters(perSecond float64, burst int) *limiters {
+	if burst < 1 {
+		burst = 1
+	}
+	return &limiters{rate: rate.Limit(perSecond), burst: burst, by: map[int64]*rate.Limiter{}}
+}
+
+// allow takes one request of the token's budget: false with the wait until
+// the next is allowed when there is none left.
+func (l *limiters) allow(tokenID int64) (time.Duration, bool) {
+	if l.rate <= 0 {
+		return 0, true
+	}
+	l.mu.Lock()
+	lim, ok := l.by[tokenID]
+	if !ok {
+		if len(l.by) >= maxLimiters {
+			clear(l.by)
+		}
+		lim = rate.NewLimiter(l.rate, l.burst)
+		l.by[tokenID] = lim
+	}
+	l.mu.Unlock()
+	now := time.Now()
+	r := lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return d, false
+	}
+	return 0, true
+}
