@@ -10,6 +10,18 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type ApiToken struct {
+	ID             int64      `json:"id"`
+	Kind           string     `json:"kind"`
+	OrganizationID *string    `json:"organization_id"`
+	Name           string     `json:"name"`
+	SecretHash     []byte     `json:"secret_hash"`
+	Hint           string     `json:"hint"`
+	CreatedAt      time.Time  `json:"created_at"`
+	RevokedAt      *time.Time `json:"revoked_at"`
+	LastUsedAt     *time.Time `json:"last_used_at"`
+}
+
 type Claim struct {
 	ID                 int64     `json:"id"`
 	TaskID             int64     `json:"task_id"`

@@ -108,7 +108,7 @@ func TestUnmigratedDatabase(t *testing.T) {
 		{"graph", "--task", "1"}, {"materials", "--task", "1"}, {"evidence", "list", "--task", "1"},
 		{"job", "--kind", "rerank", "--args", `{"task_id": 1}`}, {"job", "--kind", "cleanup", "--args", `{"mode": "orphans"}`},
 		{"job", "list", "--task", "1"}, {"job", "retry", "--job", "1"}, {"job", "cancel", "--job", "1"},
-		{"domain", "list"}, {"feedback", "export"},
+		{"domain", "list"}, {"feedback", "export"}, {"org", "token", "list", "--org", "acme"}, {"operator", "token", "create"},
 	} {
 		r := b.run(t, args...)
 		if r.code() != 1 || r.err == nil || r.err.Error() != want {

@@ -1,0 +1,63 @@
+-- Bearer tokens of the service API (internal/apitoken). No statement reads
+-- or returns a secret: the table holds its SHA-256 only.
+
+-- name: CreateAPIToken :one
+-- A new token: an organisation's (organization_id set) or an operator's
+-- (NULL); the table's CHECK keeps kind and organization_id agreeing.
+INSERT INTO api_tokens (kind, organization_id, name, secret_hash, hint)
+VALUES (@kind, sqlc.narg(organization_id), @name, @secret_hash, @hint)
+RETURNING id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at;
+
+-- name: OrgAPITokens :many
+-- The organisation's tokens, revoked ones included, oldest first.
+SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at
+FROM api_tokens
+WHERE organization_id = @organization_id
+ORDER BY id;
+
+-- name: OperatorAPITokens :many
+-- The operator tokens, revoked ones included, oldest first.
+SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at
+FROM api_tokens
+WHERE organization_id IS NULL
+ORDER BY id;
+
+-- name: RevokeAPIToken :one
+-- Revokes token id of the organisation (organization_id NULL: an operator
+-- token). Another organisation's token, or an operator's when an
+-- organisation asks, is no row, as one that does not exist. Revoking a
+-- revoked token keeps its first revoked_at; was_revoked says it was. The
+-- row is locked before it is read, so two revokes agree on the time.
+WITH target AS (
+    SELECT t.id, t.revoked_at
+    FROM api_tokens t
+    WHERE t.id = @id AND t.organization_id IS NOT DISTINCT FROM sqlc.narg(organization_id)
+    FOR UPDATE
+)
+UPDATE api_tokens a
+SET revoked_at = COALESCE(target.revoked_at, now())
+FROM target
+WHERE a.id = target.id
+RETURNING a.id, a.kind, a.organization_id, a.name, a.hint, a.created_at, a.revoked_at, a.last_used_at,
+          (target.revoked_at IS NOT NULL)::bool AS was_revoked;
+
+-- name: AuthenticateAPIToken :one
+-- The live (unrevoked) token whose secret hashes to secret_hash, in one
+-- round trip with recording its use: last_used_at is written when it is
+-- unset or over a minute old, so a token used on every request is written
+-- about once a minute, not once a request. A revoke committed before the
+-- statement starts is seen: nothing is cached.
+WITH token AS (
+    SELECT t.id, t.kind, t.organization_id
+    FROM api_tokens t
+    WHERE t.secret_hash = @secret_hash AND t.revoked_at IS NULL
+), used AS (
+    UPDATE api_tokens a
+    SET last_used_at = now()
+    FROM token
+    WHERE a.id = token.id AND a.revoked_at IS NULL
+      AND (a.last_used_at IS NULL OR a.last_used_at < now() - interval '1 minute')
+    RETURNING a.id
+)
+SELECT token.id, token.kind, COALESCE(token.organization_id, '')::text AS organization_id
+FROM token;
