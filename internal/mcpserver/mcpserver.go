@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -40,6 +41,9 @@ type Options struct {
 	// Org is the organisation every call acts for; "" takes it from the
 	// call's bearer token (auth.TokenInfo.UserID).
 	Org string
+	// Logger logs the server's activity (the SDK's: sessions, failures);
+	// nil logs nothing.
+	Logger *slog.Logger
 }
 
 // Tool names.
@@ -60,6 +64,7 @@ var ErrNoOrganisation = errors.New("no organisation: the server has none fixed a
 // New returns the MCP server of the fleet's operations on svc.
 func New(svc *service.Service, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "evidencefleet", Version: version.String()}, &mcp.ServerOptions{
+		Logger: opts.Logger,
 		Instructions: "evidencefleet builds an evidence graph for a hypothesis: create_task, then queue_targets (URLs, DOIs, search queries), " +
 			"poll get_status until pending is 0 or task_status is completed, then get_evidence; every claim has an E-number (E1 is the hypothesis) " +
 			"and every piece of evidence an exact span of an exact page version. Cite claims as [E1] and check a text with check_citations.",
