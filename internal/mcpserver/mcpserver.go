@@ -7,9 +7,8 @@
 // The organisation of a call is fixed by whoever starts the server
 // (Options.Org: `worker mcp --org ORG` over stdio) or, when Options.Org is
 // empty, is the UserID of the call's bearer token (auth.TokenInfo, set by
-// HTTPHandler's token check); a call with neither is refused. The SDK's
-// streamable transport binds a session to the UserID that opened it, so a
-// session cannot change organisation.
+// HTTPHandler's token check, on every request); a call with neither is
+// refused.
 //
 // A service error (a task of another organisation or none, a bad input) is
 // a tool error result (IsError) whose text says what is wrong, not a
@@ -94,10 +93,13 @@ func New(svc *service.Service, opts Options) *mcp.Server {
 // HTTPHandler serves New(svc, Options{}) over the streamable HTTP transport
 // behind a bearer-token check: a request without a token verify accepts
 // gets 401, and each call acts for the organisation in the token's UserID.
-// A token need not carry an expiration; one that does is enforced.
+// A token need not carry an expiration; one that does is enforced. The
+// transport is stateless (no Mcp-Session-Id): the tools need no session,
+// any replica of the API answers any request, and no session outlives its
+// request in the process.
 func HTTPHandler(svc *service.Service, verify auth.TokenVerifier) http.Handler {
 	srv := New(svc, Options{})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
 	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 }
 
@@ -242,10 +244,6 @@ func (h handlers) getEvidence(ctx context.Context, req *mcp.CallToolRequest, in 
 	case in.Limit < 0:
 		return nil, out, fmt.Errorf("limit %d: want 1 to 1000", in.Limit)
 	}
-	// the task must be the organisation's whatever the filter
-	if _, err := h.svc.Task(ctx, org, in.TaskID); err != nil {
-		return nil, out, err
-	}
 	if out.View == ViewClaims {
 		after := 0
 		if in.Cursor != "" {
@@ -265,6 +263,10 @@ func (h handlers) getEvidence(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	f := service.EvidenceFilter{TaskID: in.TaskID}
 	if in.ClaimID > 0 || in.PageID > 0 {
+		// the task must be the organisation's whatever the filter
+		if _, err := h.svc.Task(ctx, org, in.TaskID); err != nil {
+			return nil, out, err
+		}
 		f = service.EvidenceFilter{ClaimID: in.ClaimID, PageID: in.PageID}
 	}
 	page, err := h.svc.EvidenceList(ctx, org, f, in.Limit, in.Cursor)

@@ -424,4 +424,23 @@ func TestHTTPTokensAndOrganisations(t *testing.T) {
 	if own.OrganizationID != "org-b" || own.ID == task.ID {
 		t.Errorf("org B's task: %+v", own)
 	}
+	// org A's hypothesis claim, named through org B's own task, is not found either
+	var claimA int64
+	if err := b.f.Pool.QueryRow(b.ctx, `SELECT id FROM claims WHERE task_id = $1`, task.ID).Scan(&claimA); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_evidence", map[string]any{"task_id": own.ID, "claim_id": claimA}},
+		{"feedback", map[string]any{"kind": "claim", "claim_id": claimA, "verdict": "reject", "reason": "r", "by": "b"}},
+	} {
+		if got := callErr(t, other, c.tool, c.args); !strings.Contains(got, "does not exist") {
+			t.Errorf("org B's %s of org A's claim %d: %q, want not found", c.tool, claimA, got)
+		}
+	}
+	if ev := call[mcpserver.Evidence](t, a, "get_evidence", map[string]any{"task_id": task.ID, "claim_id": claimA}); ev.TaskID != task.ID {
+		t.Errorf("org A's get_evidence of its claim: %+v", ev)
+	}
 }
