@@ -1,7 +1,8 @@
 // Command worker runs an evidencefleet worker process: it works the River
 // queues named in EVF_QUEUES and serves /metrics, /healthz and /readyz on
 // EVF_METRICS_ADDR. `worker migrate` applies River's and the evidence
-// schema's migrations; `worker config` lists every environment variable.
+// schema's migrations; `worker config` lists every environment variable;
+// `worker mcp --org ORG` serves the MCP tools on stdin/stdout.
 package main
 
 import (
@@ -15,12 +16,18 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/spf13/cobra"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
+	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/migrations"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 func main() {
@@ -52,13 +59,9 @@ func rootCmd() *cobra.Command {
 		Use:   "migrate",
 		Short: "Apply River's and the evidence schema's migrations (safe to run from several pods at once)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// The worker's order: EVF_DATABASE_URL wins over DATABASE_URL.
-			url := os.Getenv("EVF_DATABASE_URL")
-			if url == "" {
-				url = os.Getenv("DATABASE_URL")
-			}
-			if url == "" {
-				return fmt.Errorf("no database: set EVF_DATABASE_URL or DATABASE_URL")
+			url, err := databaseURL()
+			if err != nil {
+				return err
 			}
 			cfg := config.Config{LogLevel: os.Getenv("EVF_LOG_LEVEL"), LogFormat: os.Getenv("EVF_LOG_FORMAT")}
 			log := newLogger(cfg)
@@ -91,7 +94,69 @@ func rootCmd() *cobra.Command {
 	}
 	configCmd.Flags().BoolVar(&markdown, "markdown", false, "print the table in Markdown (as in the README)")
 	root.AddCommand(configCmd)
+	root.AddCommand(mcpCmd())
 	return root
+}
+
+// databaseURL is the worker's: EVF_DATABASE_URL wins over DATABASE_URL.
+func databaseURL() (string, error) {
+	url := os.Getenv("EVF_DATABASE_URL")
+	if url == "" {
+		url = os.Getenv("DATABASE_URL")
+	}
+	if url == "" {
+		return "", fmt.Errorf("no database: set EVF_DATABASE_URL or DATABASE_URL")
+	}
+	return url, nil
+}
+
+// mcpCmd serves the MCP tools (internal/mcpserver) on stdin and stdout for
+// one organisation, inserting jobs with an insert-only River client: the
+// workers of the fleet do them.
+func mcpCmd() *cobra.Command {
+	var org string
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the fleet's MCP tools to an AI assistant on stdin/stdout, acting for one organisation (--org)",
+		Long: `Serve the fleet's MCP tools (create_task, queue_targets, get_status,
+get_evidence, check_citations, stop_task, feedback) over stdio, the way an
+AI assistant starts a local MCP server. Every call acts for --org: its
+tasks only are created, read and changed. The process only inserts jobs;
+running workers do them. Logs go to stderr (stdout is the protocol).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if strings.TrimSpace(org) == "" {
+				return fmt.Errorf("--org is required: the organisation every call acts for")
+			}
+			url, err := databaseURL()
+			if err != nil {
+				return err
+			}
+			log := newLogger(config.Config{LogLevel: os.Getenv("EVF_LOG_LEVEL"), LogFormat: os.Getenv("EVF_LOG_FORMAT")})
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			pool, err := pgxpool.New(ctx, url)
+			if err != nil {
+				return fmt.Errorf("connect: %w", err)
+			}
+			defer pool.Close()
+			if err := pool.Ping(ctx); err != nil {
+				return fmt.Errorf("connect: %w", err)
+			}
+			client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+			if err != nil {
+				return fmt.Errorf("river client: %w", err)
+			}
+			svc := service.New(store.NewStore(pool), client)
+			err = mcpserver.New(svc, mcpserver.Options{Org: org, Logger: log}).Run(ctx, &mcp.StdioTransport{})
+			if ctx.Err() != nil {
+				return nil // stopped by a signal
+			}
+			return err
+		},
+	}
+	c.Flags().StringVar(&org, "org", "", "the organisation (tenant) every call acts for (required)")
+	return c
 }
 
 func newLogger(cfg config.Config) *slog.Logger {

@@ -1,0 +1,414 @@
+// Package mcpserver is the fleet as an MCP server (Model Context Protocol,
+// on the official Go SDK): seven tools, each a thin call of one operation
+// of internal/service, so that an AI assistant creates a task, queues its
+// targets, follows it, reads its evidence down to exact spans, checks a
+// text's [E…] citations, stops it and corrects it.
+//
+// The organisation of a call is fixed by whoever starts the server
+// (Options.Org: `worker mcp --org ORG` over stdio) or, when Options.Org is
+// empty, is the UserID of the call's bearer token (auth.TokenInfo, set by
+// HTTPHandler's token check, on every request); a call with neither is
+// refused.
+//
+// A service error (a task of another organisation or none, a bad input) is
+// a tool error result (IsError) whose text says what is wrong, not a
+// protocol error.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/evidencefleet/evidencefleet/internal/citation"
+	"github.com/evidencefleet/evidencefleet/internal/service"
+	"github.com/evidencefleet/evidencefleet/internal/version"
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// Options configure a server.
+type Options struct {
+	// Org is the organisation every call acts for; "" takes it from the
+	// call's bearer token (auth.TokenInfo.UserID).
+	Org string
+	// Logger logs the server's activity (the SDK's: sessions, failures);
+	// nil logs nothing.
+	Logger *slog.Logger
+}
+
+// Tool names.
+const (
+	ToolCreateTask     = "create_task"
+	ToolQueueTargets   = "queue_targets"
+	ToolGetStatus      = "get_status"
+	ToolGetEvidence    = "get_evidence"
+	ToolCheckCitations = "check_citations"
+	ToolStopTask       = "stop_task"
+	ToolFeedback       = "feedback"
+)
+
+// ErrNoOrganisation: the call has no organisation (no Options.Org, no
+// bearer token naming one).
+var ErrNoOrganisation = errors.New("no organisation: the server has none fixed and the call carries no organisation token")
+
+// New returns the MCP server of the fleet's operations on svc.
+func New(svc *service.Service, opts Options) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "evidencefleet", Version: version.String()}, &mcp.ServerOptions{
+		Logger: opts.Logger,
+		Instructions: "evidencefleet builds an evidence graph for a hypothesis: create_task, then queue_targets (URLs, DOIs, search queries), " +
+			"poll get_status until pending is 0 or task_status is completed, then get_evidence; every claim has an E-number (E1 is the hypothesis) " +
+			"and every piece of evidence an exact span of an exact page version. Cite claims as [E1] and check a text with check_citations.",
+	})
+	h := handlers{svc: svc, org: opts.Org}
+	mcp.AddTool(s, &mcp.Tool{Name: ToolCreateTask, Description: "Create a task whose hypothesis becomes claim E1; returns the task (its id is task_id for the other tools)."},
+		h.createTask)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolQueueTargets, InputSchema: withEnum[QueueTargetsInput]([]string{"targets", "*", "kind"}, jobs.TargetURL, jobs.TargetDOI, jobs.TargetQuery),
+		Description: "Queue targets of a task: URLs to fetch, DOIs to resolve, search queries whose results to fetch. A target already queued for the task is skipped. Reopens a completed task."},
+		h.queueTargets)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolGetStatus, Description: "Where a task stands: task_status (active, completed, stopped), jobs by kind and state, pending and finished counts, claims by verdict, targets by status, problems, failed targets, blocked domains, models."},
+		h.getStatus)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolGetEvidence, InputSchema: withEnum[GetEvidenceInput]([]string{"view"}, ViewSpans, ViewClaims),
+		Description: "A task's evidence, a page at a time. view=spans (default): evidence spans (page, page version, start_char, end_char, the version's text there, kind origin/supports/refutes/neutral, claim E-number, edge, model), optionally of one claim or one page. view=claims: one item per claim in E-number order with verdict, confidence, quote span and source."},
+		h.getEvidence)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolCheckCitations, Description: "Check the [E…] citations of a text against the task's claims: ids the task lacks, malformed groups, uncited ids, coverage, factual sentences citing nothing. Citations are validated, never generated."},
+		h.checkCitations)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolStopTask, InputSchema: withEnum[StopTaskInput]([]string{"cleanup"}, "", jobs.CleanupSoft, jobs.CleanupHard),
+		Description: "Stop a task: its waiting jobs cancel themselves and nothing more is added. cleanup soft or hard also deletes its data."},
+		h.stopTask)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolFeedback, InputSchema: feedbackSchema(),
+		Description: "A reviewer's correction, recorded with reason and reviewer. kind=claim: reject or restore a claim (verdict reject|restore). kind=edge: correct an NLI edge's relation (supports|refutes|neutral); the claim's posterior is recomputed."},
+		h.feedback)
+	return s
+}
+
+// HTTPHandler serves New(svc, Options{}) over the streamable HTTP transport
+// behind a bearer-token check: a request without a token verify accepts
+// gets 401, and each call acts for the organisation in the token's UserID.
+// A token need not carry an expiration; one that does is enforced. The
+// transport is stateless (no Mcp-Session-Id): the tools need no session,
+// any replica of the API answers any request, and no session outlives its
+// request in the process.
+func HTTPHandler(svc *service.Service, verify auth.TokenVerifier) http.Handler {
+	srv := New(svc, Options{})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+}
+
+type handlers struct {
+	svc *service.Service
+	org string
+}
+
+// orgOf is the organisation a call acts for.
+func (h handlers) orgOf(req *mcp.CallToolRequest) (string, error) {
+	if h.org != "" {
+		return h.org, nil
+	}
+	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
+		return req.Extra.TokenInfo.UserID, nil
+	}
+	return "", ErrNoOrganisation
+}
+
+// CreateTaskInput is create_task's input.
+type CreateTaskInput struct {
+	Hypothesis string `json:"hypothesis" jsonschema:"the hypothesis to gather evidence for, one sentence; it becomes claim E1"`
+	Budget     string `json:"budget,omitempty" jsonschema:"the task's budget class: minimal, standard (the default) or deep"`
+}
+
+func (h handlers) createTask(ctx context.Context, req *mcp.CallToolRequest, in CreateTaskInput) (*mcp.CallToolResult, store.Task, error) {
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, store.Task{}, err
+	}
+	if strings.TrimSpace(in.Hypothesis) == "" {
+		return nil, store.Task{}, fmt.Errorf("hypothesis: required")
+	}
+	task, err := h.svc.CreateTask(ctx, org, in.Hypothesis, in.Budget)
+	return nil, task, err
+}
+
+// TargetInput is one target of queue_targets.
+type TargetInput struct {
+	Kind  string `json:"kind" jsonschema:"url, doi or query"`
+	Value string `json:"value" jsonschema:"the URL (http or https), the DOI (10.xxxx/…, doi:10.xxxx/… or https://doi.org/10.xxxx/…) or the search query"`
+}
+
+// QueueTargetsInput is queue_targets' input.
+type QueueTargetsInput struct {
+	TaskID  int64         `json:"task_id" jsonschema:"the task's id, from create_task"`
+	Targets []TargetInput `json:"targets" jsonschema:"the targets to queue, at least one"`
+}
+
+func (h handlers) queueTargets(ctx context.Context, req *mcp.CallToolRequest, in QueueTargetsInput) (*mcp.CallToolResult, service.TargetsAdded, error) {
+	out := service.TargetsAdded{TaskID: in.TaskID}
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, out, err
+	}
+	targets, err := normalizeTargets(in.Targets)
+	if err != nil {
+		return nil, out, err
+	}
+	out, err = h.svc.AddTargets(ctx, org, in.TaskID, targets)
+	return nil, out, err
+}
+
+// normalizeTargets checks and normalises every target, naming each bad one
+// by its index; nothing is queued when one is bad.
+func normalizeTargets(in []TargetInput) ([]jobs.Target, error) {
+	if len(in) == 0 {
+		return nil, fmt.Errorf("targets: give at least one")
+	}
+	out := make([]jobs.Target, 0, len(in))
+	var problems []string
+	for i, t := range in {
+		n, err := jobs.Target{Kind: t.Kind, Value: t.Value}.Normalized()
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("targets[%d] (%s %q): %v", i, t.Kind, t.Value, err))
+			continue
+		}
+		out = append(out, n)
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("invalid targets, nothing queued: %s", strings.Join(problems, "; "))
+	}
+	return out, nil
+}
+
+// TaskInput names a task.
+type TaskInput struct {
+	TaskID int64 `json:"task_id" jsonschema:"the task's id, from create_task"`
+}
+
+func (h handlers) getStatus(ctx context.Context, req *mcp.CallToolRequest, in TaskInput) (*mcp.CallToolResult, *service.Status, error) {
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := h.svc.Status(ctx, org, in.TaskID)
+	return nil, st, err
+}
+
+// get_evidence's views.
+const (
+	ViewSpans  = "spans"
+	ViewClaims = "claims"
+)
+
+// GetEvidenceInput is get_evidence's input.
+type GetEvidenceInput struct {
+	TaskID  int64  `json:"task_id" jsonschema:"the task's id, from create_task"`
+	View    string `json:"view,omitempty" jsonschema:"spans (default): evidence spans; claims: one item per claim with verdict, confidence and quote"`
+	ClaimID int64  `json:"claim_id,omitempty" jsonschema:"view spans only: list the evidence of this claim (any claim of the organisation's) instead of the whole task's"`
+	PageID  int64  `json:"page_id,omitempty" jsonschema:"view spans only: list the evidence on this page (the organisation's claims' evidence there, any task of it) instead of the whole task's"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many spans (1 to 1000, default 100) or claims (1 to 1000, default 1000)"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page; empty for the first page"`
+}
+
+// Evidence is get_evidence's output: the spans (view spans) or the claims
+// (view claims) of one page, and the cursor of the next page ("" at the
+// end).
+type Evidence struct {
+	TaskID int64                  `json:"task_id"`
+	View   string                 `json:"view"`
+	Spans  []service.EvidenceSpan `json:"spans,omitempty"`
+	Claims []service.ExportItem   `json:"claims,omitempty"`
+	Next   string                 `json:"next_cursor,omitempty"`
+}
+
+func (h handlers) getEvidence(ctx context.Context, req *mcp.CallToolRequest, in GetEvidenceInput) (*mcp.CallToolResult, Evidence, error) {
+	out := Evidence{TaskID: in.TaskID, View: in.View}
+	if out.View == "" {
+		out.View = ViewSpans
+	}
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, out, err
+	}
+	switch {
+	case out.View != ViewSpans && out.View != ViewClaims:
+		return nil, out, fmt.Errorf("view %q: want spans or claims", in.View)
+	case in.ClaimID > 0 && in.PageID > 0:
+		return nil, out, fmt.Errorf("claim_id and page_id: give at most one")
+	case out.View == ViewClaims && (in.ClaimID > 0 || in.PageID > 0):
+		return nil, out, fmt.Errorf("claim_id and page_id: view claims lists the whole task")
+	case in.Limit < 0:
+		return nil, out, fmt.Errorf("limit %d: want 1 to 1000", in.Limit)
+	}
+	if out.View == ViewClaims {
+		after := 0
+		if in.Cursor != "" {
+			if after, err = strconv.Atoi(in.Cursor); err != nil || after < 0 {
+				return nil, out, fmt.Errorf("cursor %q is not one this tool gave", in.Cursor)
+			}
+		}
+		page, err := h.svc.Export(ctx, org, in.TaskID, after, in.Limit)
+		if err != nil {
+			return nil, out, err
+		}
+		out.Claims = page.Items
+		if page.Next > 0 {
+			out.Next = strconv.Itoa(page.Next)
+		}
+		return nil, out, nil
+	}
+	f := service.EvidenceFilter{TaskID: in.TaskID}
+	if in.ClaimID > 0 || in.PageID > 0 {
+		// the task must be the organisation's whatever the filter
+		if _, err := h.svc.Task(ctx, org, in.TaskID); err != nil {
+			return nil, out, err
+		}
+		f = service.EvidenceFilter{ClaimID: in.ClaimID, PageID: in.PageID}
+	}
+	page, err := h.svc.EvidenceList(ctx, org, f, in.Limit, in.Cursor)
+	if err != nil {
+		return nil, out, err
+	}
+	out.Spans, out.Next = page.Evidence, page.Next
+	return nil, out, nil
+}
+
+// CheckCitationsInput is check_citations' input.
+type CheckCitationsInput struct {
+	TaskID int64  `json:"task_id" jsonschema:"the task whose claims the text cites"`
+	Text   string `json:"text" jsonschema:"the text to check, citing claims as [E1] or [E1, E5]"`
+}
+
+func (h handlers) checkCitations(ctx context.Context, req *mcp.CallToolRequest, in CheckCitationsInput) (*mcp.CallToolResult, *citation.Result, error) {
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := h.svc.CiteCheck(ctx, org, in.TaskID, in.Text)
+	return nil, res, err
+}
+
+// StopTaskInput is stop_task's input.
+type StopTaskInput struct {
+	TaskID  int64  `json:"task_id" jsonschema:"the task to stop"`
+	Cleanup string `json:"cleanup,omitempty" jsonschema:"empty: stop only; soft: also delete the task's claims, edges, rankings and targets (nothing shared); hard: soft, then delete the pages and page versions no task reaches"`
+}
+
+func (h handlers) stopTask(ctx context.Context, req *mcp.CallToolRequest, in StopTaskInput) (*mcp.CallToolResult, service.Stopped, error) {
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, service.Stopped{TaskID: in.TaskID}, err
+	}
+	out, err := h.svc.StopTask(ctx, org, in.TaskID, in.Cleanup)
+	return nil, out, err
+}
+
+// feedback's kinds.
+const (
+	FeedbackClaim = "claim"
+	FeedbackEdge  = "edge"
+)
+
+// FeedbackInput is feedback's input: a claim's rejection or restoration
+// (kind claim) or an NLI edge's correction (kind edge).
+type FeedbackInput struct {
+	Kind     string `json:"kind" jsonschema:"claim: reject or restore a claim; edge: correct an NLI edge's relation"`
+	ClaimID  int64  `json:"claim_id,omitempty" jsonschema:"kind claim: the claim's id (claim_id of get_evidence's spans)"`
+	Verdict  string `json:"verdict,omitempty" jsonschema:"kind claim: reject or restore"`
+	EdgeID   int64  `json:"edge_id,omitempty" jsonschema:"kind edge: the edge's id (source.edge_id of get_evidence's spans)"`
+	Relation string `json:"relation,omitempty" jsonschema:"kind edge: supports, refutes or neutral"`
+	Reason   string `json:"reason" jsonschema:"why, recorded with the change"`
+	By       string `json:"by" jsonschema:"who, recorded with the change"`
+}
+
+// Feedback is feedback's output: the claim's (kind claim) or the edge's
+// (kind edge) result.
+type Feedback struct {
+	Kind  string                      `json:"kind"`
+	Claim *store.ClaimFeedbackResult  `json:"claim,omitempty"`
+	Edge  *store.EdgeCorrectionResult `json:"edge,omitempty"`
+}
+
+func feedbackSchema() *jsonschema.Schema {
+	s := withEnum[FeedbackInput]([]string{"kind"}, FeedbackClaim, FeedbackEdge)
+	setEnum(s, []string{"verdict"}, "reject", "restore")
+	setEnum(s, []string{"relation"}, "supports", "refutes", "neutral")
+	return s
+}
+
+func (h handlers) feedback(ctx context.Context, req *mcp.CallToolRequest, in FeedbackInput) (*mcp.CallToolResult, Feedback, error) {
+	out := Feedback{Kind: in.Kind}
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, out, err
+	}
+	switch {
+	case strings.TrimSpace(in.Reason) == "":
+		return nil, out, fmt.Errorf("reason: required (every change is recorded with why)")
+	case strings.TrimSpace(in.By) == "":
+		return nil, out, fmt.Errorf("by: required (every change is recorded with who)")
+	}
+	switch in.Kind {
+	case FeedbackClaim:
+		if in.ClaimID <= 0 {
+			return nil, out, fmt.Errorf("claim_id: required for kind claim")
+		}
+		if in.Verdict != "reject" && in.Verdict != "restore" {
+			return nil, out, fmt.Errorf("verdict %q: want reject or restore", in.Verdict)
+		}
+		res, err := h.svc.ClaimFeedback(ctx, org, store.ClaimVerdictFeedback{ClaimID: in.ClaimID, Reject: in.Verdict == "reject", Reason: in.Reason, By: in.By})
+		if err != nil {
+			return nil, out, err
+		}
+		out.Claim = &res
+	case FeedbackEdge:
+		if in.EdgeID <= 0 {
+			return nil, out, fmt.Errorf("edge_id: required for kind edge")
+		}
+		switch in.Relation {
+		case "supports", "refutes", "neutral":
+		default:
+			return nil, out, fmt.Errorf("relation %q: want supports, refutes or neutral", in.Relation)
+		}
+		res, err := h.svc.CorrectEdge(ctx, org, store.EdgeCorrection{EdgeID: in.EdgeID, Relation: in.Relation, Reason: in.Reason, By: in.By})
+		if err != nil {
+			return nil, out, err
+		}
+		out.Edge = &res
+	default:
+		return nil, out, fmt.Errorf("kind %q: want claim or edge", in.Kind)
+	}
+	return nil, out, nil
+}
+
+// withEnum is T's inferred input schema with the property at path (a "*"
+// step is an array's items) limited to values.
+func withEnum[T any](path []string, values ...string) *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema of %T: %v", *new(T), err))
+	}
+	setEnum(s, path, values...)
+	return s
+}
+
+func setEnum(s *jsonschema.Schema, path []string, values ...string) {
+	for _, step := range path {
+		if step == "*" {
+			s = s.Items
+		} else {
+			s = s.Properties[step]
+		}
+		if s == nil {
+			panic(fmt.Sprintf("schema has no %v", path))
+		}
+	}
+	for _, v := range values {
+		s.Enum = append(s.Enum, v)
+	}
+}

@@ -1,0 +1,446 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/evidencefleet/evidencefleet/internal/citation"
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
+	"github.com/evidencefleet/evidencefleet/internal/service"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// The replay corpus: three pages on three domains about one topic
+// (sentences adapted from Wikipedia articles, CC BY-SA).
+const (
+	urlWiki    = "https://en.wikipedia.org/wiki/Retreat_of_glaciers"
+	urlScience = "https://www.glacier-science.example.org/studies/melt"
+	urlBlog    = "https://blog.example-opinion.com/glaciers-are-fine"
+	hypothesis = "Glaciers are retreating worldwide because of rising temperatures."
+)
+
+func pages() []corpus.Page {
+	return []corpus.Page{
+		testfleet.Page(urlWiki, "Retreat of glaciers since 1850",
+			"The retreat of glaciers since 1850 affects the availability of fresh water for irrigation and domestic use — mountain recreation included.",
+			"Glaciers are retreating worldwide because global temperatures have risen by about 1.1 °C since the pre-industrial era.",
+			"Glacier retreat in the Alps has accelerated since 1980, and the Rhône Glacier lost a large part of its volume."),
+		testfleet.Page(urlScience, "Glacier melt study",
+			"Scientists report that rising temperatures are causing glaciers to retreat worldwide at an accelerating rate.",
+			"The melting of mountain glaciers contributed about 21 % of the observed sea level rise between 2000 and 2019."),
+		testfleet.Page(urlBlog, "Glaciers are fine",
+			"Some commentators claim that glaciers are not retreating and that temperatures are not rising in the mountains.",
+			"Several glaciers in Norway advanced during the 1990s because of increased winter snowfall."),
+	}
+}
+
+// bundle is a fleet (started or not) and the service on its database.
+type bundle struct {
+	ctx context.Context
+	f   *testfleet.Fleet
+	svc *service.Service
+}
+
+func setup(t *testing.T, start bool) *bundle {
+	t.Helper()
+	f := testfleet.Start(t, testfleet.Options{Pages: pages(), NoStart: !start})
+	return &bundle{ctx: context.Background(), f: f, svc: service.New(f.Store, f.Client)}
+}
+
+// connect runs New(svc, opts) over the in-memory transport (what stdio
+// carries, without the process) and returns a client session of the SDK.
+func (b *bundle) connect(t *testing.T, opts mcpserver.Options) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := mcpserver.New(b.svc, opts).Connect(b.ctx, st, nil)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	return clientOver(t, ct)
+}
+
+func clientOver(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-assistant", Version: "v0"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatalf("client connect: %v", err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// call runs a tool that must succeed and decodes its structured content.
+func call[Out any](t *testing.T, cs *mcp.ClientSession, tool string, args any) Out {
+	t.Helper()
+	res := callRaw(t, cs, tool, args)
+	if res.IsError {
+		t.Fatalf("%s %v: tool error: %s", tool, args, text(res))
+	}
+	var out Out
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: structured content %s: %v", tool, b, err)
+	}
+	return out
+}
+
+func callRaw(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: protocol error: %v", tool, args, err)
+	}
+	return res
+}
+
+// callErr runs a tool that must fail as a tool error and returns its text.
+func callErr(t *testing.T, cs *mcp.ClientSession, tool string, args any) string {
+	t.Helper()
+	res := callRaw(t, cs, tool, args)
+	if !res.IsError {
+		t.Fatalf("%s %v: succeeded, want a tool error: %s", tool, args, text(res))
+	}
+	return text(res)
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+var allTools = []string{"check_citations", "create_task", "feedback", "get_evidence", "get_status", "queue_targets", "stop_task"}
+
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("list tools: %v", err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if tool.Description == "" || tool.InputSchema == nil {
+			t.Errorf("tool %s has no description or input schema", tool.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// An assistant lists the tools and runs a task through them against a
+// running worker: create_task → queue_targets → get_status until the task
+// completes → get_evidence, whose spans are the page versions' text; then
+// checks citations, gives feedback and stops the task.
+func TestAssistantRunsATask(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	cs := b.connect(t, mcpserver.Options{Org: "org-a"})
+
+	if got := toolNames(t, cs); !slices.Equal(got, allTools) {
+		t.Fatalf("tools %v, want %v", got, allTools)
+	}
+
+	task := call[store.Task](t, cs, "create_task", map[string]any{"hypothesis": hypothesis})
+	if task.ID <= 0 || task.OrganizationID != "org-a" || task.Hypothesis != hypothesis {
+		t.Fatalf("create_task gave %+v", task)
+	}
+	added := call[service.TargetsAdded](t, cs, "queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{
+		{"kind": "url", "value": urlWiki}, {"kind": "url", "value": urlScience}, {"kind": "url", "value": urlBlog}}})
+	if added.Inserted != 3 || len(added.JobIDs) != 3 {
+		t.Fatalf("queue_targets gave %+v, want 3 jobs inserted", added)
+	}
+	again := call[service.TargetsAdded](t, cs, "queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{{"kind": "url", "value": urlWiki}}})
+	if again.Inserted != 0 || again.Skipped != 1 {
+		t.Errorf("queue_targets of a queued URL gave %+v, want it skipped", again)
+	}
+
+	// the assistant polls get_status until the task has completed
+	deadline := time.Now().Add(2 * time.Minute)
+	var st service.Status
+	for {
+		st = call[service.Status](t, cs, "get_status", map[string]any{"task_id": task.ID})
+		if st.TaskStatus == "completed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %d not completed after 2 minutes: %+v\n%s", task.ID, st, testfleet.JobDump(t, b.f.Pool))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if st.Pending != 0 || st.Finished == 0 || st.Targets["extracted"] != 3 {
+		t.Errorf("completed task's status: pending %d, finished %d, targets %v; want 0, >0, 3 extracted", st.Pending, st.Finished, st.Targets)
+	}
+
+	// the evidence, page by page, each span the version's text there
+	var spans []service.EvidenceSpan
+	cursor, pagesRead := "", 0
+	for {
+		ev := call[mcpserver.Evidence](t, cs, "get_evidence", map[string]any{"task_id": task.ID, "limit": 5, "cursor": cursor})
+		pagesRead++
+		if ev.View != "spans" || len(ev.Spans) > 5 {
+			t.Fatalf("get_evidence page: view %q, %d spans", ev.View, len(ev.Spans))
+		}
+		spans = append(spans, ev.Spans...)
+		if cursor = ev.Next; cursor == "" {
+			break
+		}
+	}
+	if len(spans) < 3 || pagesRead < 2 {
+		t.Fatalf("get_evidence: %d spans in %d pages, want several pages", len(spans), pagesRead)
+	}
+	kinds := map[string]int{}
+	var extracted int64
+	for _, s := range spans {
+		kinds[s.Kind]++
+		var content string
+		if err := b.f.Pool.QueryRow(b.ctx, `SELECT substr(content, $2 + 1, $3 - $2) FROM page_versions WHERE id = $1 AND page_id = $4`,
+			s.PageVersionID, s.StartChar, s.EndChar, s.PageID).Scan(&content); err != nil {
+			t.Fatalf("span %+v: page version: %v", s, err)
+		}
+		if s.Text == "" || s.Text != content {
+			t.Errorf("span %+v: text is not the version's text %q", s, content)
+		}
+		if !strings.HasPrefix(s.Source.EvidenceID, "E") {
+			t.Errorf("span %+v: no E-number", s)
+		}
+		if s.Kind == "origin" {
+			extracted = s.Source.ClaimID
+		}
+	}
+	if kinds["origin"] == 0 || kinds["supports"]+kinds["refutes"]+kinds["neutral"] == 0 {
+		t.Errorf("span kinds %v: want origin quotes and NLI edges", kinds)
+	}
+
+	// one claim's spans only
+	one := call[mcpserver.Evidence](t, cs, "get_evidence", map[string]any{"task_id": task.ID, "claim_id": extracted})
+	for _, s := range one.Spans {
+		if s.Source.ClaimID != extracted {
+			t.Errorf("get_evidence of claim %d listed a span of claim %d", extracted, s.Source.ClaimID)
+		}
+	}
+	if len(one.Spans) == 0 {
+		t.Errorf("get_evidence of claim %d: no spans", extracted)
+	}
+
+	// the claims view: E1 is the hypothesis, extracted claims have a quote span
+	claims := call[mcpserver.Evidence](t, cs, "get_evidence", map[string]any{"task_id": task.ID, "view": "claims"})
+	if len(claims.Claims) < 2 || claims.Claims[0].ID != "E1" || claims.Claims[0].Claim != hypothesis {
+		t.Fatalf("get_evidence view claims: %+v", claims.Claims)
+	}
+	for _, c := range claims.Claims[1:] {
+		if c.Kind == "extracted" && (c.QuoteSpan == nil || c.PageVersionID == nil || c.StartChar == nil) {
+			t.Errorf("claim %s has no span: %+v", c.ID, c)
+		}
+	}
+
+	cite := call[citation.Result](t, cs, "check_citations", map[string]any{"task_id": task.ID,
+		"text": "Glaciers are retreating worldwide [E1]. Sea level rose by 21 % because of it [E999]."})
+	if cite.OK || !slices.Equal(cite.InvalidIDs, []string{"E999"}) || !slices.Contains(cite.Cited, "E1") {
+		t.Errorf("check_citations: ok %v, invalid %v, cited %v; want E999 invalid, E1 cited", cite.OK, cite.InvalidIDs, cite.Cited)
+	}
+
+	fb := call[mcpserver.Feedback](t, cs, "feedback", map[string]any{"kind": "claim", "claim_id": extracted, "verdict": "reject", "reason": "test", "by": "assistant"})
+	if fb.Claim == nil || fb.Claim.ClaimID != extracted || fb.Claim.Verification != "rejected" || !fb.Claim.Changed {
+		t.Errorf("feedback reject claim %d: %+v", extracted, fb.Claim)
+	}
+	var edge int64
+	for _, s := range spans {
+		if s.Source.EdgeID != nil {
+			edge = *s.Source.EdgeID
+			break
+		}
+	}
+	fe := call[mcpserver.Feedback](t, cs, "feedback", map[string]any{"kind": "edge", "edge_id": edge, "relation": "neutral", "reason": "test", "by": "assistant"})
+	if fe.Edge == nil || fe.Edge.EdgeID != edge || fe.Edge.Relation != "neutral" {
+		t.Errorf("feedback correct edge %d: %+v", edge, fe.Edge)
+	}
+
+	stopped := call[service.Stopped](t, cs, "stop_task", map[string]any{"task_id": task.ID})
+	if stopped.Status != "stopped" {
+		t.Errorf("stop_task: %+v", stopped)
+	}
+	if st := call[service.Status](t, cs, "get_status", map[string]any{"task_id": task.ID}); st.TaskStatus != "stopped" {
+		t.Errorf("after stop_task the task is %q", st.TaskStatus)
+	}
+}
+
+// A service error or a bad input is a tool error whose text says what is
+// wrong, not a protocol error; nothing is written.
+func TestToolErrors(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	cs := b.connect(t, mcpserver.Options{Org: "org-a"})
+	task := call[store.Task](t, cs, "create_task", map[string]any{"hypothesis": hypothesis})
+
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"get_status", map[string]any{"task_id": 999999}, "task 999999 does not exist"},
+		{"create_task", map[string]any{"hypothesis": "  "}, "hypothesis: required"},
+		{"queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{{"kind": "url", "value": urlWiki}, {"kind": "url", "value": "ftp://x"}}}, "targets[1]"},
+		{"queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{}}, "targets: give at least one"},
+		{"queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{{"kind": "isbn", "value": "123"}}}, "kind"},
+		{"get_evidence", map[string]any{"task_id": task.ID, "limit": 5000}, "limit 5000"},
+		{"get_evidence", map[string]any{"task_id": task.ID, "cursor": "nonsense"}, `cursor "nonsense"`},
+		{"get_evidence", map[string]any{"task_id": task.ID, "view": "claims", "cursor": "x"}, `cursor "x"`},
+		{"get_evidence", map[string]any{"task_id": task.ID, "claim_id": 1, "page_id": 1}, "give at most one"},
+		{"get_evidence", map[string]any{"task_id": 999999}, "task 999999 does not exist"},
+		{"stop_task", map[string]any{"task_id": task.ID, "cleanup": "everything"}, "cleanup"},
+		{"feedback", map[string]any{"kind": "claim", "claim_id": 999999, "verdict": "reject", "reason": "r", "by": "b"}, "claim 999999: claim does not exist"},
+		{"feedback", map[string]any{"kind": "edge", "edge_id": 999999, "relation": "supports", "reason": "r", "by": "b"}, "edge 999999"},
+		{"feedback", map[string]any{"kind": "claim", "claim_id": 1, "verdict": "reject", "reason": "r", "by": " "}, "by: required"},
+		{"check_citations", map[string]any{"task_id": 999999, "text": "x [E1]."}, "task 999999 does not exist"},
+	} {
+		if got := callErr(t, cs, tc.tool, tc.args); !strings.Contains(got, tc.want) {
+			t.Errorf("%s %v: error %q, want it to say %q", tc.tool, tc.args, got, tc.want)
+		}
+	}
+	var n int
+	if err := b.f.Pool.QueryRow(b.ctx, `SELECT count(*) FROM river_job WHERE kind = 'target_queue'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("target_queue jobs after refused inputs: %d (%v), want 0", n, err)
+	}
+}
+
+// Without a fixed organisation and without a token, every call is refused.
+func TestNoOrganisationIsRefused(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	cs := b.connect(t, mcpserver.Options{})
+	if got := callErr(t, cs, "create_task", map[string]any{"hypothesis": hypothesis}); !strings.Contains(got, "no organisation") {
+		t.Errorf("create_task without an organisation: %q", got)
+	}
+}
+
+// Two organisations' test tokens.
+const (
+	secretA = "evf_test_secret_a"
+	secretB = "evf_test_secret_b"
+)
+
+// verify maps the two test secrets to org-a and org-b.
+func verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	switch token {
+	case secretA:
+		return &auth.TokenInfo{UserID: "org-a"}, nil
+	case secretB:
+		return &auth.TokenInfo{UserID: "org-b"}, nil
+	}
+	return nil, fmt.Errorf("%w: not a test secret", auth.ErrInvalidToken)
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func httpClient(t *testing.T, endpoint, token string) *mcp.ClientSession {
+	t.Helper()
+	return clientOver(t, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token}}})
+}
+
+// Over HTTP: no token or a wrong one is 401; a token's organisation is the
+// caller's, and org B's token does not see org A's task.
+func TestHTTPTokensAndOrganisations(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	srv := httptest.NewServer(mcpserver.HTTPHandler(b.svc, verify))
+	t.Cleanup(srv.Close)
+
+	for _, auth := range []string{"", "Bearer wrong-secret", "Basic " + secretA} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: status %d, want 401", auth, resp.StatusCode)
+		}
+	}
+
+	a, other := httpClient(t, srv.URL, secretA), httpClient(t, srv.URL, secretB)
+	if got := toolNames(t, a); !slices.Equal(got, allTools) {
+		t.Errorf("tools over HTTP %v, want %v", got, allTools)
+	}
+	task := call[store.Task](t, a, "create_task", map[string]any{"hypothesis": hypothesis})
+	if task.OrganizationID != "org-a" {
+		t.Errorf("org A's token created a task of %q", task.OrganizationID)
+	}
+	if st := call[service.Status](t, a, "get_status", map[string]any{"task_id": task.ID}); st.TaskID != task.ID {
+		t.Errorf("org A's get_status of its task: %+v", st)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_status", map[string]any{"task_id": task.ID}},
+		{"get_evidence", map[string]any{"task_id": task.ID}},
+		{"queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{{"kind": "url", "value": urlWiki}}}},
+		{"stop_task", map[string]any{"task_id": task.ID}},
+	} {
+		if got := callErr(t, other, c.tool, c.args); !strings.Contains(got, "does not exist") {
+			t.Errorf("org B's %s of org A's task: %q, want not found", c.tool, got)
+		}
+	}
+	if st := call[service.Status](t, a, "get_status", map[string]any{"task_id": task.ID}); st.TaskStatus != "active" {
+		t.Errorf("org A's task after org B's attempts: %q, want active", st.TaskStatus)
+	}
+	own := call[store.Task](t, other, "create_task", map[string]any{"hypothesis": hypothesis})
+	if own.OrganizationID != "org-b" || own.ID == task.ID {
+		t.Errorf("org B's task: %+v", own)
+	}
+	// org A's hypothesis claim, named through org B's own task, is not found either
+	var claimA int64
+	if err := b.f.Pool.QueryRow(b.ctx, `SELECT id FROM claims WHERE task_id = $1`, task.ID).Scan(&claimA); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_evidence", map[string]any{"task_id": own.ID, "claim_id": claimA}},
+		{"feedback", map[string]any{"kind": "claim", "claim_id": claimA, "verdict": "reject", "reason": "r", "by": "b"}},
+	} {
+		if got := callErr(t, other, c.tool, c.args); !strings.Contains(got, "does not exist") {
+			t.Errorf("org B's %s of org A's claim %d: %q, want not found", c.tool, claimA, got)
+		}
+	}
+	if ev := call[mcpserver.Evidence](t, a, "get_evidence", map[string]any{"task_id": task.ID, "claim_id": claimA}); ev.TaskID != task.ID {
+		t.Errorf("org A's get_evidence of its claim: %+v", ev)
+	}
+}
