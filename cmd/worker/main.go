@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/spf13/cobra"
 
+	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
@@ -94,7 +95,7 @@ func rootCmd() *cobra.Command {
 	}
 	configCmd.Flags().BoolVar(&markdown, "markdown", false, "print the table in Markdown (as in the README)")
 	root.AddCommand(configCmd)
-	root.AddCommand(mcpCmd())
+	root.AddCommand(mcpCmd(), apiCmd())
 	return root
 }
 
@@ -108,6 +109,25 @@ func databaseURL() (string, error) {
 		return "", fmt.Errorf("no database: set EVF_DATABASE_URL or DATABASE_URL")
 	}
 	return url, nil
+}
+
+// apiCmd serves the HTTP API, the MCP server over HTTP and River UI
+// (internal/apiserver) on EVF_API_ADDR.
+func apiCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "api",
+		Short: "Serve the HTTP API (/v1, OpenAPI 3.1 at /v1/openapi.json), MCP at /mcp and River UI at /riverui/ on EVF_API_ADDR",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.Load()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return apiserver.Run(ctx, cfg, newLogger(cfg))
+		},
+	}
 }
 
 // mcpCmd serves the MCP tools (internal/mcpserver) on stdin and stdout for

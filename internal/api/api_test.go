@@ -18,7 +18,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/evidencefleet/evidencefleet/internal/api"
+	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -35,6 +35,7 @@ type tenant struct {
 // and the validator of the OpenAPI document it serves.
 type testBundle struct {
 	srv       *httptest.Server
+	pool      *pgxpool.Pool
 	spec      []byte
 	validator validator.Validator
 	owner     tenant // alpha
@@ -42,23 +43,32 @@ type testBundle struct {
 	operator  string // an operator token
 }
 
-// setup serves the API with opts (Service and Authenticate filled in) on a
-// fresh database.
-func setup(t *testing.T, opts api.Options) *testBundle {
+// setup serves the API process (apiserver: the real token store, River UI
+// and MCP) with opts on a fresh database.
+func setup(t *testing.T, opts apiserver.Options) *testBundle {
 	t.Helper()
 	pool := pgtest.Pool(t)
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(store.NewStore(pool), client)
-	b := &testBundle{}
-	auth := newTokens(t, pool)
+	st := store.NewStore(pool)
+	svc := service.New(st, client)
+	b := &testBundle{pool: pool}
+	auth := tokens{st: st}
 	b.owner = newTenant(t, svc, pool, auth, "alpha", "Glaciers are retreating.")
 	b.stranger = newTenant(t, svc, pool, auth, "beta", "The stranger's own task.")
 	b.operator = auth.operator(t)
-	opts.Service, opts.Authenticate = svc, auth.authenticate
-	b.srv = httptest.NewServer(api.Handler(opts))
+	srv, err := apiserver.New(pool, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b.srv = httptest.NewServer(srv.Handler())
 	t.Cleanup(b.srv.Close)
 	b.spec = b.get(t, "/v1/openapi.json")
 	doc, err := libopenapi.NewDocument(b.spec)
@@ -73,7 +83,7 @@ func setup(t *testing.T, opts api.Options) *testBundle {
 	return b
 }
 
-func newTenant(t *testing.T, svc *service.Service, pool *pgxpool.Pool, auth *tokens, org, hypothesis string) tenant {
+func newTenant(t *testing.T, svc *service.Service, pool *pgxpool.Pool, auth tokens, org, hypothesis string) tenant {
 	t.Helper()
 	ctx := context.Background()
 	task, err := svc.CreateTask(ctx, org, hypothesis, "")

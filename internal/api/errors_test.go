@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/api"
+	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 )
 
 // problemBody is the error shape of every failed call (RFC 9457 problem
@@ -36,7 +37,7 @@ func decodeProblem(t *testing.T, data []byte) problemBody {
 // that it names what was wrong, and that it is the documented shape.
 func TestErrorShapes(t *testing.T) {
 	t.Parallel()
-	b := setup(t, api.Options{})
+	b := setup(t, apiserver.Options{})
 	tasks := "/v1/tasks/" + itoa(b.owner.task)
 	cases := []struct {
 		name, method, path, body string
@@ -86,7 +87,7 @@ func TestErrorShapes(t *testing.T) {
 // TestBodyTooLarge: a body past the bound is 413 before it is read whole.
 func TestBodyTooLarge(t *testing.T) {
 	t.Parallel()
-	b := setup(t, api.Options{})
+	b := setup(t, apiserver.Options{})
 	claim := strings.Repeat("a", 1000)
 	var buf bytes.Buffer
 	buf.WriteString(`{"claims": [`)
@@ -114,7 +115,7 @@ func TestBodyTooLarge(t *testing.T) {
 // token is not slowed by it.
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
-	b := setup(t, api.Options{Rate: 0.01, Burst: 3})
+	b := setup(t, apiserver.Options{Rate: 0.01, Burst: 3})
 	path := "/v1/tasks/" + itoa(b.owner.task) + "/status"
 	for i := range 3 {
 		if resp, data := b.call(t, http.MethodGet, path, b.owner.token, nil); resp.StatusCode != http.StatusOK {
@@ -139,7 +140,7 @@ func TestRateLimit(t *testing.T) {
 // answer of the wrong shape does not pass it.
 func TestValidatorCatchesAWrongAnswer(t *testing.T) {
 	t.Parallel()
-	b := setup(t, api.Options{})
+	b := setup(t, apiserver.Options{})
 	path := "/v1/tasks/" + itoa(b.owner.task)
 	resp, _ := b.call(t, http.MethodGet, path, b.owner.token, nil)
 	resp.Body = io.NopCloser(strings.NewReader(`{"id": "not a number", "claims": "many"}`))

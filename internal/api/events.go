@@ -23,6 +23,8 @@ type EventOptions struct {
 	Heartbeat time.Duration
 	// MaxDuration ends a stream that long (1h); the client reconnects.
 	MaxDuration time.Duration
+	// Shutdown, when closed, ends every stream (the server is stopping).
+	Shutdown <-chan struct{}
 }
 
 func (o EventOptions) withDefaults() EventOptions {
@@ -133,6 +135,8 @@ func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, org string
 		}
 		select {
 		case <-ctx.Done():
+			return
+		case <-h.events.Shutdown:
 			return
 		case <-tick.C:
 		}

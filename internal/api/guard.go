@@ -55,11 +55,22 @@ func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
 // check authenticates an Authorization header: the caller, or the status
 // and message to answer with. The secret never reaches a log line.
 func (g *guard) check(ctx context.Context, header string) (Caller, int, string) {
-	scheme, secret, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
+	secret, ok := bearer(header)
+	if !ok {
 		return Caller{}, http.StatusUnauthorized, "a bearer token is required (Authorization: Bearer TOKEN)"
 	}
-	caller, err := g.opts.Authenticate(ctx, strings.TrimSpace(secret))
+	return g.authenticate(ctx, secret)
+}
+
+// bearer is the secret of an Authorization: Bearer header.
+func bearer(header string) (string, bool) {
+	scheme, secret, ok := strings.Cut(header, " ")
+	secret = strings.TrimSpace(secret)
+	return secret, ok && strings.EqualFold(scheme, "Bearer") && secret != ""
+}
+
+func (g *guard) authenticate(ctx context.Context, secret string) (Caller, int, string) {
+	caller, err := g.opts.Authenticate(ctx, secret)
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
 		return Caller{}, http.StatusUnauthorized, "the bearer token is not valid or was revoked"
@@ -71,17 +82,26 @@ func (g *guard) check(ctx context.Context, header string) (Caller, int, string) 
 }
 
 // operatorOnly serves h to operator tokens only: 401 without a valid token,
-// 403 for an organisation's.
+// 403 for an organisation's. The token comes as a bearer token, or — so a
+// browser can open River UI — as the password of HTTP Basic
+// authentication (any user name), which the browser asks for on a 401.
 func operatorOnly(opts Options, h http.Handler) http.Handler {
 	g := &guard{opts: opts}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		caller, status, msg := g.check(r.Context(), r.Header.Get("Authorization"))
+		secret, ok := bearer(r.Header.Get("Authorization"))
+		if !ok {
+			_, secret, ok = r.BasicAuth()
+		}
+		caller, status, msg := Caller{}, http.StatusUnauthorized, "an operator token is required (Authorization: Bearer TOKEN, or as the Basic password)"
+		if ok && secret != "" {
+			caller, status, msg = g.authenticate(r.Context(), secret)
+		}
 		if status == 0 && !caller.Operator {
 			status, msg = http.StatusForbidden, "River UI is for operator tokens (enqueue operator token create)"
 		}
 		if status != 0 {
 			if status == http.StatusUnauthorized {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="evidencefleet operators"`)
+				w.Header().Set("WWW-Authenticate", `Basic realm="evidencefleet operators", charset="UTF-8"`)
 			}
 			http.Error(w, msg, status)
 			return

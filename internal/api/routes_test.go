@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/api"
+	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 )
 
 // validBodies are a valid request body of each operation that takes one,
@@ -36,7 +37,7 @@ var ownRows = map[string]bool{"create-task": true, "list-tasks": true}
 // owner's it succeeds with an answer the document describes.
 func TestEveryRouteChecksTheOrganisation(t *testing.T) {
 	t.Parallel()
-	b := setup(t, api.Options{})
+	b := setup(t, apiserver.Options{})
 	ops := b.operations(t)
 	if len(ops) < 15 {
 		t.Fatalf("the document lists %d operations, want every /v1 operation", len(ops))

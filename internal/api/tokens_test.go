@@ -2,46 +2,28 @@ package api_test
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/evidencefleet/evidencefleet/internal/api"
+	"github.com/evidencefleet/evidencefleet/internal/apitoken"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// tokens makes tokens for tests. TEMPORARY: a table in memory until the
-// token store lands.
+// tokens issues real tokens into the test database's api_tokens.
 type tokens struct {
-	mu   sync.Mutex
-	by   map[string]api.Caller
-	next int64
+	st *store.Store
 }
 
-func newTokens(t *testing.T, _ *pgxpool.Pool) *tokens {
-	return &tokens{by: map[string]api.Caller{}}
-}
-
-func (k *tokens) add(c api.Caller) string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.next++
-	c.TokenID = k.next
-	secret := fmt.Sprintf("evf_test_%d", k.next)
-	k.by[secret] = c
+func (k tokens) issue(t *testing.T, kind apitoken.Kind, org string) string {
+	t.Helper()
+	secret, _, err := apitoken.Issue(context.Background(), k.st, kind, org, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return secret
 }
 
-func (k *tokens) organization(t *testing.T, org string) string { return k.add(api.Caller{Org: org}) }
-func (k *tokens) operator(t *testing.T) string                 { return k.add(api.Caller{Operator: true}) }
-
-func (k *tokens) authenticate(_ context.Context, secret string) (api.Caller, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	c, ok := k.by[secret]
-	if !ok {
-		return api.Caller{}, api.ErrUnauthenticated
-	}
-	return c, nil
+func (k tokens) organization(t *testing.T, org string) string {
+	return k.issue(t, apitoken.Organization, org)
 }
+
+func (k tokens) operator(t *testing.T) string { return k.issue(t, apitoken.Operator, "") }

@@ -1,0 +1,190 @@
+// Package apiserver assembles the API process (`worker api`): the /v1 HTTP
+// API (internal/api) and the MCP server's streamable HTTP transport at
+// /mcp, both checking organisation tokens against api_tokens
+// (internal/apitoken), River UI under /riverui/ for operator tokens, and
+// /healthz and /readyz. It inserts jobs with an insert-only River client;
+// the workers of the fleet do them.
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"riverqueue.com/riverui"
+
+	"github.com/evidencefleet/evidencefleet/internal/api"
+	"github.com/evidencefleet/evidencefleet/internal/apitoken"
+	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/fleet"
+	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/service"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// Options configure a Server.
+type Options struct {
+	Logger  *slog.Logger
+	Rate    float64 // requests per second per token (0: no limit)
+	Burst   int
+	RiverUI bool // serve River UI under /riverui/ to operator tokens
+	Events  api.EventOptions
+}
+
+// Server is the API process's handler on one pool.
+type Server struct {
+	handler http.Handler
+	ui      *riverui.Handler
+}
+
+// New builds the handler on pool. Start it before serving (River UI's
+// background work) with Start.
+func New(pool *pgxpool.Pool, opts Options) (*Server, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	st := store.NewStore(pool)
+	svc := service.New(st, client)
+	tokens := apitoken.NewAuthenticator(st)
+	s := &Server{}
+	apiOpts := api.Options{Service: svc, Authenticate: Authenticate(tokens), Logger: opts.Logger, Rate: opts.Rate, Burst: opts.Burst,
+		MCP: mcpserver.HTTPHandler(svc, MCPVerifier(tokens)), Events: opts.Events}
+	if opts.RiverUI {
+		s.ui, err = riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client, nil), Logger: opts.Logger, Prefix: "/riverui"})
+		if err != nil {
+			return nil, fmt.Errorf("river UI: %w", err)
+		}
+		apiOpts.RiverUI = s.ui
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", api.Handler(apiOpts))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := pool.Ping(ctx); err != nil {
+			http.Error(w, "not ready: database unreachable", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	s.handler = mux
+	return s, nil
+}
+
+// Start starts River UI's background work (none without it); it stops
+// with ctx.
+func (s *Server) Start(ctx context.Context) error {
+	if s.ui == nil {
+		return nil
+	}
+	if err := s.ui.Start(ctx); err != nil {
+		return fmt.Errorf("start river UI: %w", err)
+	}
+	return nil
+}
+
+// Handler is the process's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Authenticate checks bearer secrets against the token store for the API.
+func Authenticate(a *apitoken.Authenticator) api.Authenticate {
+	return func(ctx context.Context, secret string) (api.Caller, error) {
+		p, err := a.Authenticate(ctx, secret)
+		if errors.Is(err, apitoken.ErrInvalidToken) {
+			return api.Caller{}, api.ErrUnauthenticated
+		}
+		if err != nil {
+			return api.Caller{}, err
+		}
+		return api.Caller{TokenID: p.TokenID, Org: p.Org, Operator: p.Operator()}, nil
+	}
+}
+
+// MCPVerifier checks bearer secrets for the MCP transport: an
+// organisation's token acts for its organisation (TokenInfo.UserID); an
+// operator's is refused, as on /v1.
+func MCPVerifier(a *apitoken.Authenticator) auth.TokenVerifier {
+	return func(ctx context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
+		p, err := a.Authenticate(ctx, secret)
+		switch {
+		case errors.Is(err, apitoken.ErrInvalidToken):
+			return nil, auth.ErrInvalidToken
+		case err != nil:
+			return nil, err
+		case p.Operator():
+			return nil, fmt.Errorf("%w: an operator token does not act for an organisation", auth.ErrInvalidToken)
+		}
+		return &auth.TokenInfo{UserID: p.Org}, nil
+	}
+}
+
+// Run serves the API process on cfg.APIAddr until ctx ends, then drains
+// requests for up to cfg.ShutdownTimeout.
+func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	pool, err := fleet.NewPool(ctx, cfg, metrics.New())
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := pool.Ping(ctx); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	if err := checkMigrated(ctx, pool); err != nil {
+		return err
+	}
+	streamsDone := make(chan struct{})
+	s, err := New(pool, Options{Logger: log, Rate: cfg.APIRate, Burst: cfg.APIBurst, RiverUI: cfg.APIRiverUI,
+		Events: api.EventOptions{Shutdown: streamsDone}})
+	if err != nil {
+		return err
+	}
+	uiCtx, stopUI := context.WithCancel(ctx)
+	defer stopUI()
+	if err := s.Start(uiCtx); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.APIAddr)
+	if err != nil {
+		return fmt.Errorf("EVF_API_ADDR %s: %w", cfg.APIAddr, err)
+	}
+	// No WriteTimeout: the task event stream is long-lived (its own
+	// bound is api.EventOptions.MaxDuration); reads are bounded.
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	srv.RegisterOnShutdown(func() { close(streamsDone) })
+	log.Info("api: serving", "addr", ln.Addr().String(), "openapi", "/v1/openapi.json", "river_ui", cfg.APIRiverUI)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("api server: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	return srv.Shutdown(shutdown)
+}
+
+// checkMigrated refuses to serve a database without the token table.
+func checkMigrated(ctx context.Context, pool *pgxpool.Pool) error {
+	var ok bool
+	err := pool.QueryRow(ctx, `SELECT to_regclass('api_tokens') IS NOT NULL`).Scan(&ok)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && !ok {
+		return errors.New("the database is not migrated (no api_tokens table): run `worker migrate` first")
+	}
+	return err
+}
