@@ -484,3 +484,39 @@ func TestArgsKindsQueuesAndPriorities(t *testing.T) {
 		t.Errorf("kinds use %d queues, AllQueues lists %d", len(queues), len(jobs.AllQueues))
 	}
 }
+
+// TestTaskOfReadsTheTaskOfEveryKind checks that TaskOf finds the task_id of
+// every kind's args as River stores them, and no task where there is none
+// or the args are refused.
+func TestTaskOfReadsTheTaskOfEveryKind(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		kind, args string
+		want       int64
+		ok         bool
+	}{
+		{jobs.KindTargetQueue, `{"task_id":7,"target":{"kind":"url","value":"https://example.com/a"}}`, 7, true},
+		{jobs.KindEmbed, `{"task_id":3,"fragment_ids":[1]}`, 3, true},
+		{jobs.KindEmbed, `{"page_version_id":11}`, 0, false},
+		{jobs.KindVerifyNLI, `{"task_id":4,"claim_from":1,"claim_to":9}`, 4, true},
+		{jobs.KindRerank, `{"task_id":5}`, 5, true},
+		{jobs.KindCitationGraph, `{"task_id":6,"page_id":8}`, 6, true},
+		{jobs.KindCleanup, `{"task_id":2,"mode":"soft"}`, 2, true},
+		{jobs.KindCleanup, `{"mode":"orphans"}`, 0, false},
+		{jobs.KindRerank, `{"task_id":5,"bogus":1}`, 0, false},
+		{"no_such_kind", `{"task_id":5}`, 0, false},
+	}
+	kinds := map[string]bool{}
+	for _, tc := range cases {
+		kinds[tc.kind] = true
+		got, ok := jobs.TaskOf(tc.kind, []byte(tc.args))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("TaskOf(%s, %s) = %d, %v; want %d, %v", tc.kind, tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+	for _, k := range jobs.Kinds() {
+		if !kinds[k] {
+			t.Errorf("kind %s has no case", k)
+		}
+	}
+}

@@ -15,6 +15,9 @@ type CitationGraphArgs struct {
 // Kind implements river.JobArgs.
 func (CitationGraphArgs) Kind() string { return KindCitationGraph }
 
+// TaskOf implements Args: the task the job works for.
+func (a CitationGraphArgs) TaskOf() int64 { return a.TaskID }
+
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (CitationGraphArgs) InsertOpts() river.InsertOpts { return insertOpts(KindCitationGraph) }
 

@@ -25,6 +25,9 @@ type CleanupArgs struct {
 // Kind implements river.JobArgs.
 func (CleanupArgs) Kind() string { return KindCleanup }
 
+// TaskOf implements Args: the task the job works for (0 for the orphan sweep).
+func (a CleanupArgs) TaskOf() int64 { return a.TaskID }
+
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (CleanupArgs) InsertOpts() river.InsertOpts { return insertOpts(KindCleanup) }
 

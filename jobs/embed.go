@@ -9,7 +9,8 @@ import (
 // EmbedArgs embeds fragments that lack an embedding for the configured model:
 // either the listed fragments or every fragment of one page version.
 type EmbedArgs struct {
-	// TaskID is informational: it lets `enqueue status` count the job with its task.
+	// TaskID is informational: it lets `enqueue status` count the job, and
+	// its cost (task_costs), with its task.
 	TaskID        int64   `json:"task_id,omitempty"`
 	FragmentIDs   []int64 `json:"fragment_ids,omitempty"`
 	PageVersionID int64   `json:"page_version_id,omitempty"`
@@ -19,6 +20,9 @@ type EmbedArgs struct {
 
 // Kind implements river.JobArgs.
 func (EmbedArgs) Kind() string { return KindEmbed }
+
+// TaskOf implements Args: the task the job works for (0 when the job names none).
+func (a EmbedArgs) TaskOf() int64 { return a.TaskID }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (EmbedArgs) InsertOpts() river.InsertOpts { return insertOpts(KindEmbed) }

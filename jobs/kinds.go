@@ -30,10 +30,14 @@ const (
 )
 
 // Args is implemented by every args type of this package: River's JobArgs
-// plus the validation the workers apply before any side effect.
+// plus the validation the workers apply before any side effect, and the
+// task the job works for.
 type Args interface {
 	river.JobArgs
 	Validate() error
+	// TaskOf is the job's task_id, 0 when it has none (an embed job may
+	// name none, the orphan sweep never does).
+	TaskOf() int64
 }
 
 // spec is the contract of one job kind. It is declared once, here; the
@@ -138,6 +142,17 @@ func parseTargetQueue(raw []byte) Args {
 		a.Target, _ = a.Target.Normalized()
 	}
 	return a
+}
+
+// TaskOf is the task of a job of kind with the encoded args, as River
+// stores them; ok is false when the job has no task or args the contract
+// refuses (such a job is cancelled before it runs).
+func TaskOf(kind string, encoded []byte) (task int64, ok bool) {
+	a, err := ParseArgs(kind, encoded)
+	if err != nil || a.TaskOf() <= 0 {
+		return 0, false
+	}
+	return a.TaskOf(), true
 }
 
 // ParseArgs decodes and validates raw JSON args for a kind, as the workers

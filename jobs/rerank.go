@@ -27,6 +27,9 @@ type RerankArgs struct {
 // Kind implements river.JobArgs.
 func (RerankArgs) Kind() string { return KindRerank }
 
+// TaskOf implements Args: the task the job works for.
+func (a RerankArgs) TaskOf() int64 { return a.TaskID }
+
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (RerankArgs) InsertOpts() river.InsertOpts { return insertOpts(KindRerank) }
 

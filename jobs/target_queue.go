@@ -85,6 +85,9 @@ type TargetQueueArgs struct {
 // Kind implements river.JobArgs.
 func (TargetQueueArgs) Kind() string { return KindTargetQueue }
 
+// TaskOf implements Args: the task the job works for.
+func (a TargetQueueArgs) TaskOf() int64 { return a.TaskID }
+
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (TargetQueueArgs) InsertOpts() river.InsertOpts { return insertOpts(KindTargetQueue) }
 

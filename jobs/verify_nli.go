@@ -41,6 +41,9 @@ type VerifyNLIArgs struct {
 // Kind implements river.JobArgs.
 func (VerifyNLIArgs) Kind() string { return KindVerifyNLI }
 
+// TaskOf implements Args: the task the job works for.
+func (a VerifyNLIArgs) TaskOf() int64 { return a.TaskID }
+
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (VerifyNLIArgs) InsertOpts() river.InsertOpts { return insertOpts(KindVerifyNLI) }
 

@@ -282,6 +282,18 @@ type Task struct {
 	CompletedAt    *time.Time `json:"completed_at"`
 }
 
+type TaskCost struct {
+	TaskID        int64  `json:"task_id"`
+	Stage         string `json:"stage"`
+	ModelCalls    int64  `json:"model_calls"`
+	TokensIn      int64  `json:"tokens_in"`
+	TokensOut     int64  `json:"tokens_out"`
+	Searches      int64  `json:"searches"`
+	AcademicCalls int64  `json:"academic_calls"`
+	Fetches       int64  `json:"fetches"`
+	FetchBytes    int64  `json:"fetch_bytes"`
+}
+
 type TaskPage struct {
 	TaskID        int64     `json:"task_id"`
 	PageID        int64     `json:"page_id"`

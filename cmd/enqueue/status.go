@@ -7,11 +7,13 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
@@ -40,6 +42,7 @@ func printStatus(w io.Writer, s *service.Status) {
 	fmt.Fprintf(w, "targets: %s\n", joinCounts(s.Targets))
 	fmt.Fprintf(w, "claims by verdict: %s\n", joinCounts(s.Verdicts))
 	writeModels(w, s.Models)
+	writeCosts(w, s.Costs)
 	for _, p := range s.Problems {
 		reason := ""
 		if p.Failure != "" {
@@ -65,6 +68,32 @@ func printStatus(w io.Writer, s *service.Status) {
 	for _, d := range s.Flagged {
 		fmt.Fprintf(w, "  flagged domain %s (%s) for review: %s\n", d.Domain, d.TrustLevel, d.FlagReason)
 	}
+}
+
+// writeCosts prints what the task's jobs spent: one row per stage and the
+// total, numbers right-aligned, or a line saying nothing was recorded.
+func writeCosts(w io.Writer, c service.Costs) {
+	if len(c.Stages) == 0 {
+		fmt.Fprintln(w, "costs: none recorded")
+		return
+	}
+	fmt.Fprintln(w, "costs:")
+	width := len("total")
+	for _, st := range c.Stages {
+		width = max(width, len(st.Stage))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// Names padded to one width stay left-aligned in a right-aligned table.
+	fmt.Fprintf(tw, "  %-*s\tmodel calls\ttokens in\ttokens out\tsearches\tacademic calls\tfetches\tfetched bytes\t\n", width, "stage")
+	row := func(name string, c cost.Counts) {
+		fmt.Fprintf(tw, "  %-*s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", width, name,
+			c.ModelCalls, c.TokensIn, c.TokensOut, c.Searches, c.AcademicCalls, c.Fetches, c.FetchBytes)
+	}
+	for _, st := range c.Stages {
+		row(st.Stage, st.Counts)
+	}
+	row("total", c.Total)
+	_ = tw.Flush()
 }
 
 // blockCause names what caused a block: its claims and edges, or a page.

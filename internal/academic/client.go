@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
@@ -61,6 +62,7 @@ func NewClient(o ClientOptions) *Client {
 	if h.Capability == "" {
 		h.Capability = Capability
 	}
+	h.Call = cost.AcademicCall // a job's requests count as academic calls, not model calls
 	if h.Transport == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		if h.MaxConcurrency > 0 {

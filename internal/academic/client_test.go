@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
@@ -168,5 +169,26 @@ func TestEscapePath(t *testing.T) {
 		if got := EscapePath(tt.in); got != tt.want {
 			t.Errorf("EscapePath(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestRequestsAreAcademicCalls checks that the academic clients' requests
+// count in the job's cost meter as academic calls, not model calls.
+func TestRequestsAreAcademicCalls(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"a": 7}`))
+	}))
+	defer srv.Close()
+	c := NewClient(ClientOptions{API: "testapi", HTTP: fastHTTP()})
+	ctx, meter := cost.WithMeter(context.Background())
+	var out struct{ A int }
+	for range 2 {
+		if err := c.GetJSON(ctx, srv.URL, nil, testBound, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := meter.Counts(); got != (cost.Counts{AcademicCalls: 2}) {
+		t.Errorf("meter %+v, want 2 academic calls", got)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/net/html/charset"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/textclip"
 )
@@ -189,6 +190,8 @@ func newLiveTransport(cfg Config) *http.Transport {
 // (do not retry) or *TransientError (retry, honouring RetryAfter). Safe for
 // concurrent use. Config.Timeout bounds the fetch as a whole, politeness
 // waits excepted (see fetchClock); ctx bounds the whole call, those included.
+// Every page request, live or replayed, counts as a fetch with the bytes of
+// body it received in the job's cost meter (cost.From); robots.txt does not.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 	norm, u, err := f.target(rawURL)
 	if err != nil {
@@ -203,6 +206,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 	}
 	pctx := context.WithValue(ctx, bodyLimitKey{}, bodyLimit{max: f.cfg.MaxBodyBytes})
 	ex, err := f.exchange(pctx, norm, true)
+	cost.From(ctx).Fetch(len(ex.body)) // a replayed fetch stands for a real one
 	if ex.abortErr != nil {
 		return nil, ex.abortErr
 	}

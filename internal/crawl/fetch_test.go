@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 )
 
 const okHTML = "<!doctype html><html><head><title>ok</title></head><body><p>Hello, world.</p></body></html>"
@@ -635,5 +637,34 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c := (Config{MaxRedirects: -1, DomainDelay: -1}).withDefaults(); c.MaxRedirects != 0 || c.DomainDelay != 0 {
 		t.Fatalf("negative values: %+v", c)
+	}
+}
+
+// TestReplayedFetchesCount checks that page fetches answered from a replay
+// archive count in the job's cost meter with their body bytes, and that
+// robots.txt and a page robots.txt disallows (never requested) do not.
+func TestReplayedFetchesCount(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	page := "<html><body><p>The polar bear is a large bear.</p></body></html>"
+	writeArchive(t, dir, strings.Join([]string{
+		`{"url":"https://example.org/bear","content_type":"text/html","file":"bear.html"}`,
+		`{"url":"https://example.org/robots.txt","content_type":"text/plain","file":"robots.txt"}`,
+	}, "\n"), map[string]string{"bear.html": page, "robots.txt": "User-agent: *\nDisallow: /secret\n"})
+	cfg := DefaultConfig()
+	cfg.ReplayDir = dir
+	cfg.RespectRobots = true
+	f := newFetcher(t, cfg)
+	ctx, meter := cost.WithMeter(context.Background())
+	for range 2 {
+		if _, err := f.Fetch(ctx, "https://example.org/bear"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Fetch(ctx, "https://example.org/secret"); err == nil {
+		t.Fatal("a page robots.txt disallows was fetched")
+	}
+	if got, want := meter.Counts(), (cost.Counts{Fetches: 2, FetchBytes: int64(2 * len(page))}); got != want {
+		t.Errorf("meter %+v, want %+v", got, want)
 	}
 }

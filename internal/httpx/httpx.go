@@ -58,6 +58,7 @@ import (
 	"github.com/failsafe-go/failsafe-go/bulkhead"
 
 	"github.com/evidencefleet/evidencefleet/internal/clock"
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
@@ -95,6 +96,10 @@ type Options struct {
 	MaxRetryAfter time.Duration
 	Metrics       *metrics.Metrics  // nil: no metrics
 	Transport     http.RoundTripper // nil: a clone of http.DefaultTransport
+	// Call is what every request handed to the transport counts as in the
+	// job's cost meter (cost.From of the request's context): a model call
+	// (the zero value) or an academic API call.
+	Call cost.Call
 
 	// Test hooks; nil means the real clock, a real timer and math/rand.
 	now   func() time.Time
@@ -407,6 +412,7 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, n int, sends *i
 	}
 	start := c.o.now()
 	*sends++
+	cost.From(ctx).Request(c.o.Call)
 	resp, err := c.hc.Do(r)
 	secs := c.o.now().Sub(start).Seconds()
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
@@ -778,5 +779,25 @@ func TestRedirectToAnotherHostDropsTheKey(t *testing.T) {
 		if got := <-keys; got != want {
 			t.Errorf("%s: the redirect target saw %q, want %q", path, got, want)
 		}
+	}
+}
+
+// TestEveryAttemptIsAModelCall checks that each request handed to the
+// transport, retries included, counts in the job's cost meter as
+// Options.Call says.
+func TestEveryAttemptIsAModelCall(t *testing.T) {
+	t.Parallel()
+	srv, hits := scripted(step{503, nil, `{"error":"busy"}`}, step{503, nil, `{"error":"busy"}`}, step{200, nil, `{"ok":true}`})
+	defer srv.Close()
+	c, _, _ := newTestClient(Options{MaxRetries: 3, BreakerFailures: 100})
+	ctx, meter := cost.WithMeter(context.Background())
+	if _, err := get(t, c, ctx, srv.URL+"/embed"); err != nil {
+		t.Fatal(err)
+	}
+	if hits.Load() != 3 {
+		t.Fatalf("attempts = %d, want 3", hits.Load())
+	}
+	if got := meter.Counts(); got != (cost.Counts{ModelCalls: 3}) {
+		t.Errorf("meter %+v, want 3 model calls", got)
 	}
 }

@@ -6,6 +6,8 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 )
 
 const namespace = "evidencefleet"
@@ -44,6 +46,7 @@ type Metrics struct {
 	jobs    *prometheus.CounterVec
 	jobRun  *prometheus.HistogramVec
 	jobWait *prometheus.HistogramVec
+	jobCost *prometheus.CounterVec
 }
 
 // Job outcomes, the values of the outcome label of jobs_total.
@@ -204,6 +207,11 @@ func New() *Metrics {
 		Help:    "How long a job waited to be worked (attempted_at − scheduled_at), by kind and queue.",
 		Buckets: jobBuckets,
 	}, []string{"kind", "queue"})
+	m.jobCost = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "job_cost_total",
+		Help: "What jobs spent outside the fleet (internal/cost), by kind (the stage) and item: model_calls, tokens_in, tokens_out, searches, academic_calls, fetches, fetch_bytes. Failed attempts count.",
+	}, []string{"kind", "item"})
+	m.Registry.MustRegister(m.jobCost)
 	m.Registry.MustRegister(m.dbQueries, m.recalls, m.jobs, m.jobRun, m.jobWait, m.fetchSeconds, m.verdicts, m.workerInfo, m.queueSlots, m.searches, m.academic, m.rescued)
 	for _, o := range []string{"ok", "error", "not_configured"} {
 		m.searches.WithLabelValues(o)
@@ -316,6 +324,19 @@ func (m *Metrics) JobDone(kind, queue, outcome string, seconds float64) {
 	m.jobRun.WithLabelValues(kind, queue).Observe(seconds)
 }
 
+// JobCost adds what one attempt of a job of kind spent (c) to
+// job_cost_total.
+func (m *Metrics) JobCost(kind string, c cost.Counts) {
+	if m == nil {
+		return
+	}
+	for i, v := range c.Values() {
+		if v > 0 {
+			m.jobCost.WithLabelValues(kind, cost.Items[i]).Add(float64(v))
+		}
+	}
+}
+
 // JobWait records how long a job waited in its queue before this attempt.
 func (m *Metrics) JobWait(kind, queue string, seconds float64) {
 	if m != nil {
@@ -324,7 +345,8 @@ func (m *Metrics) JobWait(kind, queue string, seconds float64) {
 }
 
 // PrepareJobs creates the series of the kinds and queues this process works
-// (at zero), so dashboards see every outcome before it first happens.
+// at zero (jobs_total by outcome, job_cost_total by item), so dashboards see
+// every outcome and item before it first happens.
 func (m *Metrics) PrepareJobs(kindQueues map[string]string) {
 	if m == nil {
 		return
@@ -332,6 +354,9 @@ func (m *Metrics) PrepareJobs(kindQueues map[string]string) {
 	for kind, queue := range kindQueues {
 		for _, o := range Outcomes {
 			m.jobs.WithLabelValues(kind, queue, o)
+		}
+		for _, item := range cost.Items {
+			m.jobCost.WithLabelValues(kind, item)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
 )
 
@@ -78,7 +79,8 @@ func NewSearXNG(base string, timeout time.Duration) (*SearXNG, error) {
 	return &SearXNG{base: u, client: &http.Client{Timeout: timeout}}, nil
 }
 
-// Search implements Searcher. Results without an http(s) URL are dropped.
+// Search implements Searcher; every request counts as a search in the
+// job's cost meter (cost.From). Results without an http(s) URL are dropped.
 // The answer is decoded as a stream within PageBound(limit); past it (or
 // with a Content-Length over it) the search fails with an error wrapping
 // *httpx.TooLargeError, so remoteerr.ErrBadResponse.
@@ -94,6 +96,7 @@ func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]Result
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
+	cost.From(ctx).Search() // sent, whatever comes back
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", s.base.Host, err)

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 )
 
 // answer is shaped like a SearxNG /search?format=json response.
@@ -71,7 +73,8 @@ func TestSearXNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Search(context.Background(), "sea level rise & ice", 5)
+	ctx, meter := cost.WithMeter(context.Background())
+	res, err := s.Search(ctx, "sea level rise & ice", 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +82,13 @@ func TestSearXNG(t *testing.T) {
 		t.Errorf("%d results, query %q, format %q", len(res), gotQuery, gotFormat)
 	}
 	busy, _ := NewSearXNG(srv.URL+"/busy", 0)
-	_, err = busy.Search(context.Background(), "x", 5)
+	_, err = busy.Search(ctx, "x", 5)
 	var se *StatusError
 	if !errors.As(err, &se) || !se.Temporary() || se.RetryAfter != "30" {
 		t.Errorf("429: %v", err)
+	}
+	if got := meter.Counts(); got != (cost.Counts{Searches: 2}) {
+		t.Errorf("meter %+v: want both requests, the refused one too, as searches", got)
 	}
 	var none *SearXNG
 	if _, err := none.Search(context.Background(), "x", 5); !errors.Is(err, ErrNotConfigured) {

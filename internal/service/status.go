@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/verification"
@@ -34,6 +35,23 @@ type Status struct {
 	Flagged []store.FlaggedDomainsAmongRow `json:"flagged_domains"`
 	Models  []ModelUse                     `json:"models"`           // the models behind the judgements so far
 	Notice  string                         `json:"notice,omitempty"` // baseline banner (internal/modelcard)
+	Costs   Costs                          `json:"costs"`
+}
+
+// Costs are what the task's jobs spent outside the fleet so far, per stage
+// and in total: model calls with the tokens the servers reported, web
+// searches, academic API calls, page fetches and their bytes (what counts:
+// internal/cost). Every attempt counts, failed ones too; an attempt whose
+// worker process was killed does not.
+type Costs struct {
+	Stages []StageCost `json:"stages"` // by stage
+	Total  cost.Counts `json:"total"`
+}
+
+// StageCost is what the task's jobs of one stage (job kind) spent.
+type StageCost struct {
+	Stage string `json:"stage"`
+	cost.Counts
 }
 
 // BlockedDomain is a block with its cause and how to undo it.
@@ -75,8 +93,8 @@ func (s *Status) NotDone() []JobProblem {
 }
 
 // Status is where the organisation's task stands: its jobs, verdicts,
-// targets, problems, failed targets, blocked and flagged domains and the
-// models behind its judgements.
+// targets, problems, failed targets, blocked and flagged domains, the
+// models behind its judgements and what its jobs spent.
 func (s *Service) Status(ctx context.Context, org string, taskID int64) (*Status, error) {
 	task, err := s.Task(ctx, org, taskID)
 	if err != nil {
@@ -133,6 +151,25 @@ func (s *Service) Status(ctx context.Context, org string, taskID int64) (*Status
 	}
 	if out.Models, out.Notice, err = s.models(ctx, taskID); err != nil {
 		return nil, err
+	}
+	if out.Costs, err = taskCosts(ctx, st, taskID); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// taskCosts reads the task's spending per stage and adds it up.
+func taskCosts(ctx context.Context, st *store.Store, taskID int64) (Costs, error) {
+	rows, err := st.TaskCosts(ctx, taskID)
+	if err != nil {
+		return Costs{}, fmt.Errorf("costs: %w", err)
+	}
+	out := Costs{Stages: make([]StageCost, len(rows))}
+	for i, r := range rows {
+		c := cost.Counts{ModelCalls: r.ModelCalls, TokensIn: r.TokensIn, TokensOut: r.TokensOut, Searches: r.Searches,
+			AcademicCalls: r.AcademicCalls, Fetches: r.Fetches, FetchBytes: r.FetchBytes}
+		out.Stages[i] = StageCost{Stage: r.Stage, Counts: c}
+		out.Total = out.Total.Plus(c)
 	}
 	return out, nil
 }

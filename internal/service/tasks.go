@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -143,23 +142,21 @@ func (s *Service) StopTask(ctx context.Context, org string, taskID int64, cleanu
 // refused: it is inserted, its queue read as River chose it, and the whole
 // transaction rolled back.
 func (s *Service) InsertJob(ctx context.Context, org string, args river.JobArgs, opts *river.InsertOpts, allowUnserved bool) (*rivertype.JobInsertResult, error) {
-	b, err := json.Marshal(args)
-	if err != nil {
-		return nil, fmt.Errorf("insert %s job: %w", args.Kind(), err)
+	a, ok := args.(jobs.Args)
+	if !ok {
+		return nil, fmt.Errorf("insert %s job: %w: %T is not an args type of the job contract (package jobs)", args.Kind(), errs.ErrBadInput, args)
 	}
-	var of struct {
-		TaskID int64 `json:"task_id"`
-	}
-	if err := json.Unmarshal(b, &of); err == nil && of.TaskID > 0 {
-		if _, err := s.Task(ctx, org, of.TaskID); err != nil {
+	task := a.TaskOf()
+	if task > 0 {
+		if _, err := s.Task(ctx, org, task); err != nil {
 			return nil, err
 		}
 	}
 	var res *rivertype.JobInsertResult
-	err = s.st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		if of.TaskID > 0 {
-			if err := q.ReopenTask(ctx, of.TaskID); err != nil {
-				return fmt.Errorf("reopen task %d: %w", of.TaskID, err)
+	err := s.st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		if task > 0 {
+			if err := q.ReopenTask(ctx, task); err != nil {
+				return fmt.Errorf("reopen task %d: %w", task, err)
 			}
 		}
 		r, err := s.client.InsertTx(ctx, tx, args, opts)

@@ -1,6 +1,7 @@
 package testfleet
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,8 +40,9 @@ type ModelServers struct {
 	reranker *builtin.BM25Reranker
 	llm      *builtin.SentenceLLM
 
-	mu    sync.Mutex
-	calls map[string]int // "server path" → requests
+	mu      sync.Mutex
+	calls   map[string]int      // "server path" → requests
+	answers map[string][][]byte // "server path" → bodies of the 2xx answers
 }
 
 // StartModelServers starts the servers; they stop when the test ends.
@@ -50,7 +53,7 @@ func StartModelServers(t testing.TB) *ModelServers {
 		t.Fatal(err)
 	}
 	s := &ModelServers{embedder: builtin.NewHashEmbedder(256), nli: nli,
-		reranker: builtin.NewBM25Reranker(), llm: builtin.NewSentenceLLM(), calls: map[string]int{}}
+		reranker: builtin.NewBM25Reranker(), llm: builtin.NewSentenceLLM(), calls: map[string]int{}, answers: map[string][][]byte{}}
 	oai := http.NewServeMux()
 	oai.HandleFunc("POST /v1/chat/completions", s.chat)
 	oai.HandleFunc("POST /v1/embeddings", s.embeddings)
@@ -74,13 +77,46 @@ func (s *ModelServers) Calls(server, path string) int {
 	return s.calls[server+" "+path]
 }
 
+// Answers returns the bodies of the 2xx answers server ("openai", "tei",
+// "jina") sent on path, in order, as they went on the wire (a test reads
+// the usage they reported).
+func (s *ModelServers) Answers(server, path string) [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.answers[server+" "+path])
+}
+
 func (s *ModelServers) count(server string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := server + " " + r.URL.Path
 		s.mu.Lock()
-		s.calls[server+" "+r.URL.Path]++
+		s.calls[key]++
 		s.mu.Unlock()
-		h.ServeHTTP(w, r)
+		rec := &answerRecorder{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(rec, r)
+		if rec.status < 300 {
+			s.mu.Lock()
+			s.answers[key] = append(s.answers[key], rec.body.Bytes())
+			s.mu.Unlock()
+		}
 	})
+}
+
+// answerRecorder keeps a copy of the status and body it writes.
+type answerRecorder struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (a *answerRecorder) WriteHeader(status int) {
+	a.status = status
+	a.ResponseWriter.WriteHeader(status)
+}
+
+func (a *answerRecorder) Write(p []byte) (int, error) {
+	a.body.Write(p)
+	return a.ResponseWriter.Write(p)
 }
 
 // teiError answers like TEI: {"error": …, "error_type": …}.

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
@@ -140,6 +141,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, docs []string) ([]f
 			}
 			if tokens != nil {
 				r.http.Metrics().ModelTokens(r.http.Backend(), r.http.Capability(), "prompt", *tokens)
+				cost.From(ctx).Tokens(*tokens, 0)
 			}
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
@@ -193,7 +194,8 @@ func TestRerankContract(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := r.Rerank(ctx, query, docs)
+			jobCtx, meter := cost.WithMeter(ctx)
+			got, err := r.Rerank(jobCtx, query, docs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,6 +217,9 @@ func TestRerankContract(t *testing.T) {
 			}
 			if got := metricValue(t, m, "evidencefleet_model_tokens_total", map[string]string{"backend": "jina", "capability": "rerank", "type": "prompt"}); got != float64(wantTokens) {
 				t.Fatalf("prompt tokens %v, want %d", got, wantTokens)
+			}
+			if got, want := meter.Counts(), (cost.Counts{ModelCalls: 3, TokensIn: int64(wantTokens)}); got != want {
+				t.Fatalf("job's cost %+v, want %+v (three batches)", got, want)
 			}
 			if got := metricValue(t, m, "evidencefleet_model_batch_size", map[string]string{"backend": "jina"}); got != 3 {
 				t.Fatalf("batch-size samples %v, want 3", got)

@@ -12,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
@@ -113,6 +114,7 @@ func (c *client) chat(ctx context.Context, capability string, msgs []openai.Chat
 	}
 	c.metrics.ModelTokens(backendName, capability, "prompt", res.Usage.PromptTokens)
 	c.metrics.ModelTokens(backendName, capability, "completion", res.Usage.CompletionTokens)
+	cost.From(ctx).Tokens(res.Usage.PromptTokens, res.Usage.CompletionTokens)
 	content, err := firstContent(res, head)
 	if err != nil {
 		return "", c.bad(capability, err)

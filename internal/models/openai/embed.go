@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
@@ -133,6 +134,7 @@ func (e *embedder) embedBatch(ctx context.Context, batch []string) ([][]float32,
 		return nil, e.c.bad("embed", fmt.Errorf("openai backend: POST /embeddings: %w: decoding the answer: %v", remoteerr.ErrBadResponse, err))
 	}
 	e.c.metrics.ModelTokens(backendName, "embed", "prompt", res.Usage.PromptTokens)
+	cost.From(ctx).Tokens(res.Usage.PromptTokens, 0)
 	vs, err := e.check(res.Data, len(batch))
 	if err != nil {
 		return nil, e.c.bad("embed", fmt.Errorf("openai backend: POST /embeddings: %w: %w", remoteerr.ErrBadResponse, err))
