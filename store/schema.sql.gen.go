@@ -22,3 +22,16 @@ func (q *Queries) HasSomeSchema(ctx context.Context) (bool, error) {
 	err := row.Scan(&some)
 	return some, err
 }
+
+const hasTable = `-- name: HasTable :one
+SELECT (to_regclass($1::text) IS NOT NULL)::bool AS has
+`
+
+// Whether the database has the table (a process checks that the
+// migrations it needs were applied before it serves).
+func (q *Queries) HasTable(ctx context.Context, name string) (bool, error) {
+	row := q.db.QueryRow(ctx, hasTable, name)
+	var has bool
+	err := row.Scan(&has)
+	return has, err
+}

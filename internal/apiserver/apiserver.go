@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/riverqueue/river"
@@ -181,10 +180,12 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // checkMigrated refuses to serve a database without the token table.
 func checkMigrated(ctx context.Context, pool *pgxpool.Pool) error {
-	var ok bool
-	err := pool.QueryRow(ctx, `SELECT to_regclass('api_tokens') IS NOT NULL`).Scan(&ok)
-	if errors.Is(err, pgx.ErrNoRows) || err == nil && !ok {
+	has, err := store.New(pool).HasTable(ctx, "api_tokens")
+	if err != nil {
+		return fmt.Errorf("read the schema: %w", err)
+	}
+	if !has {
 		return errors.New("the database is not migrated (no api_tokens table): run `worker migrate` first")
 	}
-	return err
+	return nil
 }

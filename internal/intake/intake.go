@@ -35,8 +35,9 @@ func badInput(field, format string, a ...any) error {
 	return fmt.Errorf("%w: %s %s", errs.ErrBadInput, field, fmt.Sprintf(format, a...))
 }
 
-// BudgetClasses are the budget classes a task may have (ARCHITECTURE.md
-// §5.8: how much self-directed retrieval it may spend); "" is standard.
+// BudgetClasses are the budget classes a task may have: how much
+// self-directed retrieval it may spend (recorded; nothing reads it yet);
+// "" is standard.
 var BudgetClasses = []string{"minimal", "standard", "deep"}
 
 // CreateTask creates a task whose hypothesis becomes its first claim (E1), in
