@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: run explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos
+.PHONY: run api explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos
 
 # The demo keeps its database (.data/demo; each run replaces the last one's)
 # and ends with commands to try on it through `make explore`: a shell with
@@ -13,6 +13,13 @@ PKGS    := ./...
 # DATABASE_URL set both use that server instead.
 run: build
 	WITH_POSTGRES_KEEP=demo WITH_POSTGRES_NEW=1 scripts/with-postgres.sh scripts/demo.sh
+
+# The HTTP API (worker api: /v1, /mcp, /riverui/) on the demo's database at
+# 127.0.0.1:8080 (API_ADDR to change it) until interrupted.
+API_ADDR ?= 127.0.0.1:8080
+api: build
+	@if [ -z "$$DATABASE_URL" ] && [ ! -e .data/demo ]; then echo "make api: no demo database in .data/demo yet: make run keeps one" >&2; exit 1; fi
+	WITH_POSTGRES_KEEP=demo EVF_API_ADDR=$(API_ADDR) EVF_LOG_FORMAT=text scripts/with-postgres.sh $(BIN)/worker api
 
 explore: build
 	@if [ -z "$$DATABASE_URL" ] && [ ! -e .data/demo ]; then echo "make explore: no demo database in .data/demo yet: make run keeps one" >&2; exit 1; fi

@@ -17,12 +17,16 @@ WORKER_LOG=$(mktemp)
 EVF_REPLAY_DIR="$CORPUS" EVF_METRICS_ADDR=127.0.0.1:0 EVF_LOG_FORMAT=text EVF_LOG_LEVEL=warn \
   bin/worker 2>"$WORKER_LOG" &
 WORKER=$!
+API=""
+API_LOG=$(mktemp)
 stop_worker() {
-  if kill -0 "$WORKER" 2>/dev/null; then
-    kill -TERM "$WORKER" 2>/dev/null || true
-    wait "$WORKER" 2>/dev/null || true
-  fi
-  rm -f "$WORKER_LOG"
+  for p in "$WORKER" $API; do
+    if kill -0 "$p" 2>/dev/null; then
+      kill -TERM "$p" 2>/dev/null || true
+      wait "$p" 2>/dev/null || true
+    fi
+  done
+  rm -f "$WORKER_LOG" "$API_LOG"
 }
 trap stop_worker EXIT
 
@@ -86,6 +90,30 @@ done
 grep -q '^blocked domains: none$' <<<"$REPORT" || fail "a domain is blocked: $(grep '^blocked domains' <<<"$REPORT")"
 [[ $WEIGHTS == *"ACADEMIC ×0.90"* && $WEIGHTS == *"LOW ×0.40"* ]] || fail "the reading lists do not weigh ACADEMIC and LOW apart: $WEIGHTS"
 
+# The HTTP API on the same database: `worker api` on a free local port, an
+# organisation token for the demo's organisation, and one curl line, run
+# here (the demo fails when it does not answer with the task's status).
+EVF_API_ADDR=127.0.0.1:${API_PORT:-0} EVF_LOG_FORMAT=text EVF_LOG_LEVEL=info bin/worker api 2>"$API_LOG" &
+API=$!
+ADDR=""
+for _ in $(seq 100); do
+  ADDR=$(sed -n 's/.*msg="api: serving" addr=\([^ ]*\).*/\1/p' "$API_LOG" | head -n 1)
+  [ -n "$ADDR" ] && break
+  kill -0 "$API" 2>/dev/null || break
+  sleep 0.1
+done
+[ -n "$ADDR" ] || { cat "$API_LOG" >&2; fail "worker api did not start"; }
+TOKEN=$(bin/enqueue org token create --org default --name "make run" 2>/dev/null)
+CURL="curl -s -H 'Authorization: Bearer $TOKEN' http://$ADDR/v1/tasks/$TASK/status"
+echo
+echo "HTTP API of this run: http://$ADDR (OpenAPI 3.1 document: http://$ADDR/v1/openapi.json); a token of organisation default was made for it:"
+echo "  $CURL"
+if command -v curl >/dev/null; then
+  ANSWER=$(sh -c "$CURL")
+  [[ $ANSWER == *"\"task_id\":$TASK,"* ]] || fail "the API did not answer with task $TASK's status: ${ANSWER:0:300}"
+  echo "  → $(grep -oE '"task_status":"[a-z]+"' <<<"$ANSWER"), $(grep -oE '"pending":[0-9]+' <<<"$ANSWER"), $(grep -oE '"finished":[0-9]+' <<<"$ANSWER")"
+fi
+
 # What to try next, on this task.
 echo
 if [ "${WITH_POSTGRES_KEPT:-}" = 1 ]; then
@@ -105,6 +133,9 @@ cat <<NEXT
   bin/enqueue report --task $TASK --all
   bin/enqueue evidence --task $TASK > task-$TASK.jsonl   # the evidence export
 NEXT
+if [ "${WITH_POSTGRES_KEPT:-}" = 1 ]; then
+  echo "and serve the HTTP API on it again with make api (http://127.0.0.1:8080; the token above works there)."
+fi
 if [ "${WITH_POSTGRES_KEPT:-}" = 1 ]; then
   echo "or one at a time: make explore CMD='bin/enqueue task show --task $TASK'"
 fi
