@@ -70,13 +70,15 @@ func Handler(opts Options) http.Handler {
 		opts.Logger = discardLogger()
 	}
 	mux := http.NewServeMux()
-	newAPI(mux, opts)
+	limits := newLimiters(opts.Rate, opts.Burst)
+	newAPI(mux, opts, limits)
 	if opts.RiverUI != nil {
 		mux.Handle("/riverui/", operatorOnly(opts, opts.RiverUI))
 	}
 	if opts.MCP != nil {
-		mux.Handle("/mcp", opts.MCP)
-		mux.Handle("/mcp/", opts.MCP)
+		mcp := limitBySecret(limits, opts.MCP)
+		mux.Handle("/mcp", mcp)
+		mux.Handle("/mcp/", mcp)
 	}
 	return mux
 }
@@ -98,7 +100,7 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // newAPI registers every /v1 operation on mux and returns the huma API
 // (its OpenAPI document is the one served).
-func newAPI(mux *http.ServeMux, opts Options) huma.API {
+func newAPI(mux *http.ServeMux, opts Options, limits *limiters) huma.API {
 	cfg := huma.DefaultConfig(Title, Version)
 	cfg.OpenAPIPath = "/v1/openapi"
 	cfg.DocsPath = "/v1/docs"
@@ -109,7 +111,7 @@ func newAPI(mux *http.ServeMux, opts Options) huma.API {
 	}
 	cfg.Security = []map[string][]string{{"bearer": {}}}
 	api := humago.New(mux, cfg)
-	g := &guard{opts: opts, api: api, limits: newLimiters(opts.Rate, opts.Burst)}
+	g := &guard{opts: opts, api: api, limits: limits}
 	api.UseMiddleware(g.middleware)
 	h := &handlers{svc: opts.Service, log: opts.Logger, events: opts.Events.withDefaults()}
 	h.register(api)

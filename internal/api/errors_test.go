@@ -1,13 +1,16 @@
 package api_test
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/api"
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
@@ -147,5 +150,57 @@ func TestValidatorCatchesAWrongAnswer(t *testing.T) {
 	req := b.request(t, http.MethodGet, path, b.owner.token, nil)
 	if ok, _ := b.validator.ValidateHttpResponse(req, resp); ok {
 		t.Fatal("a task whose id is a string passed the document's check")
+	}
+}
+
+// TestEventStreamsPerToken: a token holds at most PerToken streams open;
+// one more is 429, and closing one makes room.
+func TestEventStreamsPerToken(t *testing.T) {
+	t.Parallel()
+	b := setup(t, apiserver.Options{Events: api.EventOptions{PerToken: 1}})
+	path := "/v1/tasks/" + itoa(b.owner.task) + "/events"
+	ctx, cancel := context.WithCancel(context.Background())
+	req := b.request(t, http.MethodGet, path, b.owner.token, nil).WithContext(ctx)
+	resp, err := b.srv.Client().Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("first stream: %v %v", resp, err)
+	}
+	if _, ok := nextEvent(bufio.NewReader(resp.Body)); !ok {
+		t.Fatal("first stream sent no event")
+	}
+	second, data := b.call(t, http.MethodGet, path, b.owner.token, nil)
+	if second.StatusCode != http.StatusTooManyRequests || second.Header.Get("Retry-After") == "" {
+		t.Errorf("a second stream of the token: %d %s, want 429 with Retry-After", second.StatusCode, clip(data))
+	}
+	cancel()
+	resp.Body.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		resp, err := b.srv.Client().Do(b.request(t, http.MethodGet, path, b.owner.token, nil).WithContext(ctx))
+		if err == nil {
+			resp.Body.Close()
+		}
+		cancel()
+		if err == nil && resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no stream again after the first closed: %v %v", resp, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestMCPRate: the MCP endpoint shares the API's rate, per token.
+func TestMCPRate(t *testing.T) {
+	t.Parallel()
+	b := setup(t, apiserver.Options{Rate: 0.01, Burst: 1})
+	if resp, _ := b.call(t, http.MethodPost, "/mcp", b.owner.token, []byte(`{}`)); resp.StatusCode == http.StatusTooManyRequests {
+		t.Fatalf("the first MCP request: 429")
+	}
+	resp, _ := b.call(t, http.MethodPost, "/mcp", b.owner.token, []byte(`{}`))
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("an MCP request past the burst: %d, want 429 with Retry-After", resp.StatusCode)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -25,6 +26,9 @@ type EventOptions struct {
 	MaxDuration time.Duration
 	// Shutdown, when closed, ends every stream (the server is stopping).
 	Shutdown <-chan struct{}
+	// PerToken bounds the streams one token holds open at once in this
+	// process (8); past it a request is 429.
+	PerToken int
 }
 
 func (o EventOptions) withDefaults() EventOptions {
@@ -36,6 +40,9 @@ func (o EventOptions) withDefaults() EventOptions {
 	}
 	if o.MaxDuration <= 0 {
 		o.MaxDuration = time.Hour
+	}
+	if o.PerToken <= 0 {
+		o.PerToken = 8
 	}
 	return o
 }
@@ -81,8 +88,14 @@ func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
 		if err != nil {
 			return nil, h.problem(err)
 		}
+		token := callerOf(ctx).TokenID
+		if !h.open.take(token, h.events.PerToken) {
+			return nil, huma.ErrorWithHeaders(huma.Error429TooManyRequests(fmt.Sprintf("this token holds %d event streams open already; close one", h.events.PerToken)),
+				http.Header{"Retry-After": {"5"}})
+		}
 		orgID := org(ctx)
 		return &huma.StreamResponse{Body: func(hctx huma.Context) {
+			defer h.open.give(token)
 			_, w := humago.Unwrap(hctx)
 			h.stream(hctx.Context(), w, orgID, in.TaskID, first)
 		}}, nil
@@ -148,5 +161,33 @@ func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, org string
 			return
 		}
 		st = next
+	}
+}
+
+// openStreams counts each token's open event streams.
+type openStreams struct {
+	mu sync.Mutex
+	by map[int64]int
+}
+
+// take opens one more stream of the token if it holds fewer than most.
+func (o *openStreams) take(token int64, most int) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.by == nil {
+		o.by = map[int64]int{}
+	}
+	if o.by[token] >= most {
+		return false
+	}
+	o.by[token]++
+	return true
+}
+
+func (o *openStreams) give(token int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.by[token]--; o.by[token] <= 0 {
+		delete(o.by, token)
 	}
 }

@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"math"
 	"net/http"
@@ -44,7 +46,7 @@ func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
 		_ = huma.WriteErr(g.api, ctx, http.StatusForbidden, "an operator token does not act for an organisation; use an organisation token (enqueue org token create --org ORG)")
 		return
 	}
-	if wait, ok := g.limits.allow(caller.TokenID); !ok {
+	if wait, ok := g.limits.allow("token:" + strconv.FormatInt(caller.TokenID, 10)); !ok {
 		ctx.SetHeader("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		_ = huma.WriteErr(g.api, ctx, http.StatusTooManyRequests, "request rate of this token exceeded; retry after the Retry-After seconds")
 		return
@@ -116,7 +118,7 @@ type limiters struct {
 	mu    sync.Mutex
 	rate  rate.Limit
 	burst int
-	by    map[int64]*rate.Limiter
+	by    map[string]*rate.Limiter
 }
 
 const maxLimiters = 10000
@@ -125,23 +127,23 @@ func newLimiters(perSecond float64, burst int) *limiters {
 	if burst < 1 {
 		burst = 1
 	}
-	return &limiters{rate: rate.Limit(perSecond), burst: burst, by: map[int64]*rate.Limiter{}}
+	return &limiters{rate: rate.Limit(perSecond), burst: burst, by: map[string]*rate.Limiter{}}
 }
 
-// allow takes one request of the token's budget: false with the wait until
+// allow takes one request of the key's budget: false with the wait until
 // the next is allowed when there is none left.
-func (l *limiters) allow(tokenID int64) (time.Duration, bool) {
+func (l *limiters) allow(key string) (time.Duration, bool) {
 	if l.rate <= 0 {
 		return 0, true
 	}
 	l.mu.Lock()
-	lim, ok := l.by[tokenID]
+	lim, ok := l.by[key]
 	if !ok {
 		if len(l.by) >= maxLimiters {
 			clear(l.by)
 		}
 		lim = rate.NewLimiter(l.rate, l.burst)
-		l.by[tokenID] = lim
+		l.by[key] = lim
 	}
 	l.mu.Unlock()
 	now := time.Now()
@@ -151,4 +153,21 @@ func (l *limiters) allow(tokenID int64) (time.Duration, bool) {
 		return d, false
 	}
 	return 0, true
+}
+
+// limitBySecret gives each bearer secret sent to h (the MCP transport,
+// which checks tokens itself) its request rate, keyed by the secret's
+// hash so that no secret is kept: 429 with Retry-After past it.
+func limitBySecret(l *limiters, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if secret, ok := bearer(r.Header.Get("Authorization")); ok {
+			sum := sha256.Sum256([]byte(secret))
+			if wait, ok := l.allow("secret:" + hex.EncodeToString(sum[:])); !ok {
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				http.Error(w, "request rate of this token exceeded; retry after the Retry-After seconds", http.StatusTooManyRequests)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }

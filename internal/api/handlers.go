@@ -25,6 +25,7 @@ type handlers struct {
 	svc    *service.Service
 	log    *slog.Logger
 	events EventOptions
+	open   openStreams
 }
 
 // Bounds of request bodies: past MaxBodyBytes a request is 413.

@@ -38,6 +38,12 @@ var ownRows = map[string]bool{"create-task": true, "list-tasks": true}
 func TestEveryRouteChecksTheOrganisation(t *testing.T) {
 	t.Parallel()
 	b := setup(t, apiserver.Options{})
+	if ok, errs := b.validator.ValidateDocument(); !ok {
+		t.Fatalf("the served OpenAPI document is not valid OpenAPI 3.1: %s", validationText(errs))
+	}
+	if !strings.Contains(string(b.spec), `"openapi":"3.1.0"`) {
+		t.Errorf("the document is not OpenAPI 3.1: %s", clip(b.spec))
+	}
 	ops := b.operations(t)
 	if len(ops) < 15 {
 		t.Fatalf("the document lists %d operations, want every /v1 operation", len(ops))

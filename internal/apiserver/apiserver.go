@@ -124,7 +124,7 @@ func MCPVerifier(a *apitoken.Authenticator) auth.TokenVerifier {
 		case errors.Is(err, apitoken.ErrInvalidToken):
 			return nil, auth.ErrInvalidToken
 		case err != nil:
-			return nil, err
+			return nil, errors.New("the token store cannot be reached; retry later") // the cause stays out of the answer
 		case p.Operator():
 			return nil, fmt.Errorf("%w: an operator token does not act for an organisation", auth.ErrInvalidToken)
 		}

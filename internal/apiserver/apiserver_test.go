@@ -7,19 +7,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/evidencefleet/evidencefleet/internal/api"
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 	"github.com/evidencefleet/evidencefleet/internal/apitoken"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // Three replayed pages on three domains (sentences adapted from Wikipedia
@@ -256,4 +261,79 @@ func mcpSession(t *testing.T, endpoint, token string) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// TestNoSecretInTheLog: whatever the API logs — the token store down, a
+// wrong token, a revoked one, a request past the rate — names no secret.
+func TestNoSecretInTheLog(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.NewStore(pool)
+	good, _, err := apitoken.Issue(ctx, st, apitoken.Organization, "acme", "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked, tok, err := apitoken.Issue(ctx, st, apitoken.Organization, "acme", "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := apitoken.Revoke(ctx, st, apitoken.Organization, "acme", tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logged}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv, err := apiserver.New(pool, apiserver.Options{Logger: log, Rate: 0.01, Burst: 2, RiverUI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	wrong := "evf_org_" + strings.Repeat("A", 43)
+	send := func(secret, path string) int {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, secret := range []string{good, good, good, wrong, revoked} {
+		send(secret, "/v1/tasks")
+		send(secret, "/riverui/api/jobs")
+	}
+	pool.Close() // the token store is down: every check fails and is logged
+	for _, secret := range []string{good, wrong, revoked} {
+		if status := send(secret, "/v1/tasks"); status != http.StatusServiceUnavailable {
+			t.Errorf("with the token store down: %d, want 503", status)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logged.String(), "token check failed") {
+		t.Fatalf("the store's failure was not logged; the test saw no log line to check: %s", logged.String())
+	}
+	for _, secret := range []string{good, wrong, revoked} {
+		if strings.Contains(logged.String(), secret) || strings.Contains(logged.String(), secret[8:20]) {
+			t.Errorf("the log names a secret: %s", logged.String())
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
