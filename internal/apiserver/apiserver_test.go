@@ -27,27 +27,15 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// Three replayed pages on three domains (sentences adapted from Wikipedia
-// articles, CC BY-SA).
+// The glacier archive (testfleet.GlacierPages).
 const (
-	urlWiki    = "https://en.wikipedia.org/wiki/Retreat_of_glaciers"
-	urlScience = "https://www.glacier-science.example.org/studies/melt"
-	urlBlog    = "https://blog.example-opinion.com/glaciers-are-fine"
+	urlWiki    = testfleet.GlacierWiki
+	urlScience = testfleet.GlacierScience
+	urlBlog    = testfleet.GlacierBlog
+	hypothesis = testfleet.GlacierHypothesis
 )
 
-func pages() []corpus.Page {
-	return []corpus.Page{
-		testfleet.Page(urlWiki, "Retreat of glaciers since 1850",
-			"Glaciers are retreating worldwide because global temperatures have risen by about 1.1 °C since the pre-industrial era.",
-			"Glacier retreat in the Alps has accelerated since 1980, and the Rhône Glacier lost a large part of its volume."),
-		testfleet.Page(urlScience, "Glacier melt study",
-			"Scientists report that rising temperatures are causing glaciers to retreat worldwide at an accelerating rate.",
-			"The melting of mountain glaciers contributed about 21 % of the observed sea level rise between 2000 and 2019."),
-		testfleet.Page(urlBlog, "Glaciers are fine",
-			"Some commentators claim that glaciers are not retreating and that temperatures are not rising in the mountains.",
-			"Several glaciers in Norway advanced during the 1990s because of increased winter snowfall."),
-	}
-}
+func pages() []corpus.Page { return testfleet.GlacierPages() }
 
 // client calls the API with one organisation's token.
 type client struct {
@@ -109,7 +97,7 @@ func TestTaskThroughTheAPIOnly(t *testing.T) {
 	c := client{t: t, base: ts.URL, token: secret}
 
 	var task api.CreatedTask
-	if status := c.do(http.MethodPost, "/v1/tasks", map[string]any{"hypothesis": "Glaciers are retreating worldwide because of rising temperatures.", "budget": "minimal"}, &task); status != http.StatusCreated {
+	if status := c.do(http.MethodPost, "/v1/tasks", map[string]any{"hypothesis": hypothesis, "budget": "minimal"}, &task); status != http.StatusCreated {
 		t.Fatalf("create: %d, want 201", status)
 	}
 	if task.OrganizationID != "acme" || task.Budget != "minimal" {

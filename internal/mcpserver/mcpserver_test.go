@@ -22,29 +22,15 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// The replay corpus: three pages on three domains about one topic
-// (sentences adapted from Wikipedia articles, CC BY-SA).
+// The glacier archive (testfleet.GlacierPages).
 const (
-	urlWiki    = "https://en.wikipedia.org/wiki/Retreat_of_glaciers"
-	urlScience = "https://www.glacier-science.example.org/studies/melt"
-	urlBlog    = "https://blog.example-opinion.com/glaciers-are-fine"
-	hypothesis = "Glaciers are retreating worldwide because of rising temperatures."
+	urlWiki    = testfleet.GlacierWiki
+	urlScience = testfleet.GlacierScience
+	urlBlog    = testfleet.GlacierBlog
+	hypothesis = testfleet.GlacierHypothesis
 )
 
-func pages() []corpus.Page {
-	return []corpus.Page{
-		testfleet.Page(urlWiki, "Retreat of glaciers since 1850",
-			"The retreat of glaciers since 1850 affects the availability of fresh water for irrigation and domestic use — mountain recreation included.",
-			"Glaciers are retreating worldwide because global temperatures have risen by about 1.1 °C since the pre-industrial era.",
-			"Glacier retreat in the Alps has accelerated since 1980, and the Rhône Glacier lost a large part of its volume."),
-		testfleet.Page(urlScience, "Glacier melt study",
-			"Scientists report that rising temperatures are causing glaciers to retreat worldwide at an accelerating rate.",
-			"The melting of mountain glaciers contributed about 21 % of the observed sea level rise between 2000 and 2019."),
-		testfleet.Page(urlBlog, "Glaciers are fine",
-			"Some commentators claim that glaciers are not retreating and that temperatures are not rising in the mountains.",
-			"Several glaciers in Norway advanced during the 1990s because of increased winter snowfall."),
-	}
-}
+func pages() []corpus.Page { return testfleet.GlacierPages() }
 
 // bundle is a fleet (started or not) and the service on its database.
 type bundle struct {
