@@ -27,8 +27,8 @@ import (
 // tenant is one organisation's token and rows: a task with a claim and an
 // NLI edge into it.
 type tenant struct {
-	org, token              string
-	task, claim, edge, page int64
+	org, token                   string
+	task, claim, edge, page, job int64
 }
 
 // testBundle is an API server on a fresh database with two organisations,
@@ -102,6 +102,9 @@ func newTenant(t *testing.T, svc *service.Service, pool *pgxpool.Pool, auth toke
 		SELECT 'fragment', f.id, 'claim', c.id, 'supports', 0.9 FROM f, claims c WHERE c.task_id = $1
 		RETURNING id, target_id, (SELECT id FROM p)`, task.ID, url, org+".example.org").Scan(&tn.edge, &tn.claim, &tn.page)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT min(id) FROM river_job WHERE args ->> 'task_id' = $1::bigint::text`, task.ID).Scan(&tn.job); err != nil {
 		t.Fatal(err)
 	}
 	return tn
@@ -224,7 +227,7 @@ func (b *testBundle) operations(t *testing.T) []operation {
 
 // filled is the operation's path for tenant tn's rows.
 func (op operation) filled(tn tenant) string {
-	r := strings.NewReplacer("{task_id}", itoa(tn.task), "{claim_id}", itoa(tn.claim), "{edge_id}", itoa(tn.edge), "{page_id}", itoa(tn.page))
+	r := strings.NewReplacer("{task_id}", itoa(tn.task), "{claim_id}", itoa(tn.claim), "{edge_id}", itoa(tn.edge), "{page_id}", itoa(tn.page), "{job_id}", itoa(tn.job))
 	return r.Replace(op.path)
 }
 

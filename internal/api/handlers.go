@@ -52,7 +52,8 @@ type (
 func (h *handlers) register(api huma.API) {
 	op := func(id, method, path, summary string, tags ...string) huma.Operation {
 		return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary, Tags: tags, MaxBodyBytes: MaxBodyBytes,
-			Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests}}
+			Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict,
+				http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusServiceUnavailable}}
 	}
 	created := op("create-task", http.MethodPost, "/v1/tasks", "Create a task; its hypothesis becomes claim E1", "tasks")
 	created.DefaultStatus = http.StatusCreated
@@ -72,7 +73,9 @@ func (h *handlers) register(api huma.API) {
 	cite := op("check-citations", http.MethodPost, "/v1/tasks/{task_id}/citations/check", "Check the [E…] citations of a text against the task's claims", "evidence")
 	cite.MaxBodyBytes = MaxCiteCheckBytes
 	huma.Register(api, cite, h.citeCheck)
-	huma.Register(api, op("list-jobs", http.MethodGet, "/v1/tasks/{task_id}/jobs", "The task's jobs, newest first", "tasks"), h.listJobs)
+	huma.Register(api, op("list-jobs", http.MethodGet, "/v1/tasks/{task_id}/jobs", "The task's jobs, newest first", "jobs"), h.listJobs)
+	huma.Register(api, op("retry-job", http.MethodPost, "/v1/jobs/{job_id}/retry", "Run a job of one of the organisation's tasks again now (River's JobRetry)", "jobs"), h.retryJob)
+	huma.Register(api, op("cancel-job", http.MethodPost, "/v1/jobs/{job_id}/cancel", "Cancel a job of one of the organisation's tasks (River's JobCancel)", "jobs"), h.cancelJob)
 	huma.Register(api, op("claim-feedback", http.MethodPost, "/v1/claims/{claim_id}/feedback", "A reviewer rejects or restores a claim", "feedback"), h.claimFeedback)
 	huma.Register(api, op("correct-edge", http.MethodPost, "/v1/edges/{edge_id}/correction", "A reviewer corrects an NLI edge's relation", "feedback"), h.correctEdge)
 	h.registerEvents(api, op("task-events", http.MethodGet, "/v1/tasks/{task_id}/events", "Server-Sent Events of a task's progress until it is completed or stopped", "tasks"))
@@ -314,6 +317,20 @@ type jobsInput struct {
 func (h *handlers) listJobs(ctx context.Context, in *jobsInput) (*body[service.JobPage], error) {
 	p, err := h.svc.ListJobs(ctx, org(ctx), in.TaskID, in.State, in.Limit, in.Cursor)
 	return &body[service.JobPage]{p}, h.problem(err)
+}
+
+type jobPath struct {
+	JobID int64 `path:"job_id" minimum:"1" doc:"The job's id (River's)."`
+}
+
+func (h *handlers) retryJob(ctx context.Context, in *jobPath) (*body[service.JobAction], error) {
+	res, err := h.svc.RetryJob(ctx, org(ctx), in.JobID)
+	return &body[service.JobAction]{res}, h.problem(err)
+}
+
+func (h *handlers) cancelJob(ctx context.Context, in *jobPath) (*body[service.JobAction], error) {
+	res, err := h.svc.CancelJob(ctx, org(ctx), in.JobID)
+	return &body[service.JobAction]{res}, h.problem(err)
 }
 
 // reviewer is who a feedback is recorded as: the token, and the name the

@@ -26,6 +26,9 @@ var validBodies = map[string]string{
 	"correct-edge":    `{"relation": "refutes", "reason": "misread", "reviewer": "rev"}`,
 }
 
+// bodiless are the POST operations that take no body.
+var bodiless = map[string]bool{"retry-job": true, "cancel-job": true}
+
 // ownRows are the operations that name no row in their path: they act on
 // the caller's own organisation, so another's token cannot reach the
 // owner's rows through them by construction (listing is checked apart).
@@ -52,7 +55,7 @@ func TestEveryRouteChecksTheOrganisation(t *testing.T) {
 		var body []byte
 		if s, ok := validBodies[op.id]; ok {
 			body = []byte(s)
-		} else if op.method == http.MethodPost {
+		} else if op.method == http.MethodPost && !bodiless[op.id] {
 			t.Fatalf("operation %s takes a body and has none in validBodies", op.id)
 		}
 		path := op.filled(b.owner)
