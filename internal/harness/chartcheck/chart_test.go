@@ -3,6 +3,7 @@ package chartcheck_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -93,9 +95,14 @@ type (
 	}
 )
 
-// rendered is one helm template output, decoded.
+// rendered is one helm template output, decoded. The worker groups'
+// objects are keyed by group; the API process's (component api) are apart.
 type rendered struct {
 	deployments map[string]*appsv1.Deployment
+	api         *appsv1.Deployment
+	apiService  *corev1.Service
+	apiPDB      *policyv1.PodDisruptionBudget
+	ingresses   []*networkingv1.Ingress
 	hpas        map[string]*autoscalingv2.HorizontalPodAutoscaler
 	pdbs        map[string]*policyv1.PodDisruptionBudget
 	scaled      map[string]*scaledObject
@@ -189,7 +196,11 @@ func decode(manifests string) (rendered, error) {
 		case "apps/v1 Deployment":
 			var d appsv1.Deployment
 			if err = strict(&d); err == nil {
-				r.deployments[d.Labels["app.kubernetes.io/component"]] = &d
+				if c := d.Labels["app.kubernetes.io/component"]; c == "api" {
+					r.api = &d
+				} else {
+					r.deployments[c] = &d
+				}
 			}
 		case "autoscaling/v2 HorizontalPodAutoscaler":
 			var h autoscalingv2.HorizontalPodAutoscaler
@@ -199,7 +210,11 @@ func decode(manifests string) (rendered, error) {
 		case "policy/v1 PodDisruptionBudget":
 			var p policyv1.PodDisruptionBudget
 			if err = strict(&p); err == nil {
-				r.pdbs[p.Labels["app.kubernetes.io/component"]] = &p
+				if c := p.Labels["app.kubernetes.io/component"]; c == "api" {
+					r.apiPDB = &p
+				} else {
+					r.pdbs[c] = &p
+				}
 			}
 		case "batch/v1 Job":
 			var j batchv1.Job
@@ -209,7 +224,16 @@ func decode(manifests string) (rendered, error) {
 		case "v1 Service":
 			var s corev1.Service
 			if err = strict(&s); err == nil {
-				r.services = append(r.services, &s)
+				if s.Labels["app.kubernetes.io/component"] == "api" {
+					r.apiService = &s
+				} else {
+					r.services = append(r.services, &s)
+				}
+			}
+		case "networking.k8s.io/v1 Ingress":
+			var in networkingv1.Ingress
+			if err = strict(&in); err == nil {
+				r.ingresses = append(r.ingresses, &in)
 			}
 		case "v1 ConfigMap":
 			var c corev1.ConfigMap
@@ -263,6 +287,9 @@ func checkPods(t *testing.T, r rendered, secret, key string) {
 	for name, d := range r.deployments {
 		specs["deployment "+name] = d.Spec.Template.Spec
 	}
+	if r.api != nil {
+		specs["deployment api"] = r.api.Spec.Template.Spec
+	}
 	for _, j := range r.jobs {
 		specs["job "+j.Name] = j.Spec.Template.Spec
 	}
@@ -287,7 +314,11 @@ func checkPods(t *testing.T, r rendered, secret, key string) {
 			}
 		}
 	}
-	for name, d := range r.deployments {
+	all := maps.Clone(r.deployments)
+	if r.api != nil {
+		all["api"] = r.api
+	}
+	for name, d := range all {
 		c := d.Spec.Template.Spec.Containers[0]
 		if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet.Path != "/healthz" ||
 			c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/readyz" {

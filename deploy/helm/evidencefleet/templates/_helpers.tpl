@@ -112,7 +112,8 @@ app.kubernetes.io/component: {{ .group.name }}
 {{/* GOMEMLIMIT of a group, in bytes: 7/8 of its container memory limit
      (Ki, Mi, Gi, K, M, G or plain bytes), so that the Go runtime collects
      harder before the kernel kills the pod; "" without a limit. A group's
-     env may set GOMEMLIMIT itself. Call with the merged group. */}}
+     env may set GOMEMLIMIT itself. Call with the merged group, or a dict
+     with resources and what (how an error names it). */}}
 {{- define "evf.gomemlimit" -}}
 {{- $lim := "" -}}
 {{- with .resources }}{{ with .limits }}{{ with .memory }}{{ $lim = toString . }}{{ end }}{{ end }}{{ end -}}
@@ -121,8 +122,20 @@ app.kubernetes.io/component: {{ .group.name }}
 {{- $unit := trimPrefix $num $lim -}}
 {{- $factors := dict "" 1 "K" 1000 "M" 1000000 "G" 1000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 -}}
 {{- if or (not $num) (not (hasKey $factors $unit)) -}}
-{{- fail (printf "group %s: memory limit %q: want an integer with an optional K, M, G, Ki, Mi or Gi suffix" .name $lim) -}}
+{{- fail (printf "%s: memory limit %q: want an integer with an optional K, M, G, Ki, Mi or Gi suffix" (get . "what" | default (printf "group %s" (get . "name"))) $lim) -}}
 {{- end -}}
 {{- div (mul (int64 $num) (get $factors $unit) 7) 8 -}}
 {{- end -}}
+{{- end -}}
+
+{{/* Name of the API process's Deployment, Service, Ingress and PDB. */}}
+{{- define "evf.apiName" -}}
+{{- printf "%s-api" (include "evf.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Selector labels of the API process's pods. */}}
+{{- define "evf.apiSelector" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: api
 {{- end -}}
