@@ -25,6 +25,8 @@ const (
 	MaxQueryRunes = 500
 	// MaxTargetDepth bounds search and citation hops from a task's own targets.
 	MaxTargetDepth = 100
+	// MaxSearchResults bounds the result URLs one query target registers.
+	MaxSearchResults = 100
 	// MaxTextRunes bounds a claim's text, a task's hypothesis and a rerank
 	// query: a claim is a statement, not a document. Postgres indexes text
 	// of this size with room to spare (to_tsvector refuses past 1 MB).

@@ -78,6 +78,10 @@ type TargetQueueArgs struct {
 	TaskID int64  `json:"task_id" river:"unique"`
 	Target Target `json:"target" river:"unique"`
 	Depth  int    `json:"depth,omitempty"`
+	// Fetch, for a query target, is how many of its result URLs are fetched
+	// now; the others are registered deferred, for the task's retrieval
+	// planner to release while the claim's fetch budget allows. 0: all.
+	Fetch int `json:"fetch,omitempty"`
 
 	decodeErr error
 }
@@ -113,6 +117,12 @@ func (a TargetQueueArgs) Validate() error {
 	if a.Depth < 0 || a.Depth > MaxTargetDepth {
 		return argsErr(KindTargetQueue, "depth", "%d is outside 0–%d", a.Depth, MaxTargetDepth)
 	}
-	_, err := a.Target.Normalized()
+	if a.Fetch < 0 || a.Fetch > MaxSearchResults {
+		return argsErr(KindTargetQueue, "fetch", "%d is outside 0–%d", a.Fetch, MaxSearchResults)
+	}
+	t, err := a.Target.Normalized()
+	if err == nil && a.Fetch > 0 && t.Kind != TargetQuery {
+		return argsErr(KindTargetQueue, "fetch", "is for query targets only (this one is %s)", t.Kind)
+	}
 	return err
 }

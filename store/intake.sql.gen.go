@@ -11,20 +11,26 @@ import (
 
 const createTask = `-- name: CreateTask :one
 
-INSERT INTO tasks (organization_id, hypothesis, budget_class)
-VALUES ($1, $2, $3)
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at
+INSERT INTO tasks (organization_id, hypothesis, budget_class, retrieval)
+VALUES ($1, $2, $3, COALESCE(NULLIF($4::text, ''), 'given'))
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, retrieval, retrieval_stage
 `
 
 type CreateTaskParams struct {
 	OrganizationID string `json:"organization_id"`
 	Hypothesis     string `json:"hypothesis"`
 	BudgetClass    string `json:"budget_class"`
+	Retrieval      string `json:"retrieval"`
 }
 
 // Task intake (internal/intake): tasks, hypothesis claims, targets.
 func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, error) {
-	row := q.db.QueryRow(ctx, createTask, arg.OrganizationID, arg.Hypothesis, arg.BudgetClass)
+	row := q.db.QueryRow(ctx, createTask,
+		arg.OrganizationID,
+		arg.Hypothesis,
+		arg.BudgetClass,
+		arg.Retrieval,
+	)
 	var i Task
 	err := row.Scan(
 		&i.ID,
@@ -37,6 +43,8 @@ func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, e
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.CompletedAt,
+		&i.Retrieval,
+		&i.RetrievalStage,
 	)
 	return i, err
 }

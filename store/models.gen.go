@@ -255,18 +255,20 @@ type RiverQueue struct {
 }
 
 type Target struct {
-	ID             int64     `json:"id"`
-	TaskID         int64     `json:"task_id"`
-	Kind           string    `json:"kind"`
-	Value          string    `json:"value"`
-	Status         string    `json:"status"`
-	Stage          string    `json:"stage"`
-	PageID         *int64    `json:"page_id"`
-	Error          *string   `json:"error"`
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
-	Via            string    `json:"via"`
-	SourceTargetID *int64    `json:"source_target_id"`
+	ID             int64       `json:"id"`
+	TaskID         int64       `json:"task_id"`
+	Kind           string      `json:"kind"`
+	Value          string      `json:"value"`
+	Status         string      `json:"status"`
+	Stage          string      `json:"stage"`
+	PageID         *int64      `json:"page_id"`
+	Error          *string     `json:"error"`
+	CreatedAt      time.Time   `json:"created_at"`
+	UpdatedAt      time.Time   `json:"updated_at"`
+	Via            string      `json:"via"`
+	SourceTargetID *int64      `json:"source_target_id"`
+	ClaimID        *int64      `json:"claim_id"`
+	RetrievalStage pgtype.Int2 `json:"retrieval_stage"`
 }
 
 type Task struct {
@@ -280,6 +282,8 @@ type Task struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	UpdatedAt      time.Time  `json:"updated_at"`
 	CompletedAt    *time.Time `json:"completed_at"`
+	Retrieval      string     `json:"retrieval"`
+	RetrievalStage int16      `json:"retrieval_stage"`
 }
 
 type TaskCost struct {

@@ -52,6 +52,7 @@ func (q *Queries) ClaimOrganization(ctx context.Context, id int64) (ClaimOrganiz
 const completeIdleTasks = `-- name: CompleteIdleTasks :many
 UPDATE tasks t SET status = 'completed', completed_at = now(), updated_at = now()
 WHERE t.id = ANY($1::bigint[]) AND t.status = 'active'
+  AND NOT (t.retrieval = 'self_directed' AND t.retrieval_stage < 4)
   AND NOT EXISTS (
       SELECT 1 FROM river_job j
       WHERE j.args ? 'task_id' AND (j.args ->> 'task_id') = t.id::text
@@ -59,7 +60,8 @@ WHERE t.id = ANY($1::bigint[]) AND t.status = 'active'
 RETURNING t.id
 `
 
-// Of the locked tasks, those with no job left to run are completed.
+// Of the locked tasks, those with no job left to run are completed — a
+// self-directed task only once its retrieval planner is done with it.
 func (q *Queries) CompleteIdleTasks(ctx context.Context, ids []int64) ([]int64, error) {
 	rows, err := q.db.Query(ctx, completeIdleTasks, ids)
 	if err != nil {
@@ -100,7 +102,7 @@ func (q *Queries) EdgeOrganization(ctx context.Context, id int64) (EdgeOrganizat
 
 const getTask = `-- name: GetTask :one
 
-SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at FROM tasks WHERE id = $1
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, retrieval, retrieval_stage FROM tasks WHERE id = $1
 `
 
 // The task row every writer shares: read, lock (store.LockActiveTask),
@@ -119,6 +121,8 @@ func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.CompletedAt,
+		&i.Retrieval,
+		&i.RetrievalStage,
 	)
 	return i, err
 }
@@ -259,7 +263,7 @@ func (q *Queries) OrgEdgeIDs(ctx context.Context, arg OrgEdgeIDsParams) ([]int64
 }
 
 const orgTask = `-- name: OrgTask :one
-SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at FROM tasks WHERE id = $1 AND organization_id = $2
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, retrieval, retrieval_stage FROM tasks WHERE id = $1 AND organization_id = $2
 `
 
 type OrgTaskParams struct {
@@ -283,6 +287,8 @@ func (q *Queries) OrgTask(ctx context.Context, arg OrgTaskParams) (Task, error) 
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.CompletedAt,
+		&i.Retrieval,
+		&i.RetrievalStage,
 	)
 	return i, err
 }

@@ -18,7 +18,7 @@ import (
 
 func (a *app) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "task", Short: "Manage tasks"}
-	var hypothesis, budget string
+	var hypothesis, budget, retrieval string
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a task; its hypothesis becomes claim E1. Prints the task id",
@@ -31,17 +31,18 @@ func (a *app) taskCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			task, err := a.svc.CreateTask(ctx, a.org, hypothesis, budget)
+			task, err := a.svc.CreateTask(ctx, a.org, intake.TaskSpec{Hypothesis: hypothesis, Budget: budget, Retrieval: retrieval})
 			if err != nil {
 				return err
 			}
-			return a.emit(map[string]any{"task_id": task.ID, "organization_id": task.OrganizationID, "hypothesis": task.Hypothesis, "budget": task.BudgetClass},
+			return a.emit(map[string]any{"task_id": task.ID, "organization_id": task.OrganizationID, "hypothesis": task.Hypothesis, "budget": task.BudgetClass, "retrieval": task.Retrieval},
 				func(w io.Writer) { fmt.Fprintln(w, task.ID) })
 		},
 	}
 	create.Flags().StringVar(&hypothesis, "hypothesis", "", "the hypothesis to check (required)")
 	create.Flags().StringVar(&budget, "budget", "standard", "the task's budget class: "+strings.Join(intake.BudgetClasses, ", "))
-	cmd.AddCommand(create, a.taskListCmd(), a.taskShowCmd(), a.taskStopCmd())
+	create.Flags().StringVar(&retrieval, "retrieval", "given", "given (only the targets you add) or self_directed (the fleet also searches for the task's claims)")
+	cmd.AddCommand(create, a.taskListCmd(), a.taskShowCmd(), a.taskStopCmd(), a.taskEventsCmd())
 	return cmd
 }
 

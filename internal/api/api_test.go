@@ -20,6 +20,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -86,7 +87,7 @@ func setup(t *testing.T, opts apiserver.Options) *testBundle {
 func newTenant(t *testing.T, svc *service.Service, pool *pgxpool.Pool, auth tokens, org, hypothesis string) tenant {
 	t.Helper()
 	ctx := context.Background()
-	task, err := svc.CreateTask(ctx, org, hypothesis, "")
+	task, err := svc.CreateTask(ctx, org, intake.TaskSpec{Hypothesis: hypothesis})
 	if err != nil {
 		t.Fatal(err)
 	}

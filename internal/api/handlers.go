@@ -78,6 +78,7 @@ func (h *handlers) register(api huma.API) {
 	huma.Register(api, op("cancel-job", http.MethodPost, "/v1/jobs/{job_id}/cancel", "Cancel a job of one of the organisation's tasks (River's JobCancel)", "jobs"), h.cancelJob)
 	huma.Register(api, op("claim-feedback", http.MethodPost, "/v1/claims/{claim_id}/feedback", "A reviewer rejects or restores a claim", "feedback"), h.claimFeedback)
 	huma.Register(api, op("correct-edge", http.MethodPost, "/v1/edges/{edge_id}/correction", "A reviewer corrects an NLI edge's relation", "feedback"), h.correctEdge)
+	h.registerRetrieval(api, op)
 	h.registerEvents(api, op("task-events", http.MethodGet, "/v1/tasks/{task_id}/events", "Server-Sent Events of a task's progress until it is completed or stopped", "tasks"))
 }
 
@@ -113,7 +114,8 @@ type body[T any] struct {
 type createTaskInput struct {
 	Body struct {
 		Hypothesis string `json:"hypothesis" minLength:"1" maxLength:"20000" doc:"The hypothesis to check; it becomes claim E1."`
-		Budget     string `json:"budget,omitempty" enum:"minimal,standard,deep" default:"standard" doc:"The task's budget class."`
+		Budget     string `json:"budget,omitempty" enum:"minimal,standard,deep" default:"standard" doc:"The task's budget class: what its self-directed retrieval may spend."`
+		Retrieval  string `json:"retrieval,omitempty" enum:"given,self_directed" default:"given" doc:"given: only the targets you add are fetched; self_directed: the fleet also searches for the task's claims itself (EVOI-selected, budgeted, every decision a task event)."`
 	}
 }
 
@@ -123,16 +125,17 @@ type CreatedTask struct {
 	OrganizationID string    `json:"organization_id"`
 	Hypothesis     string    `json:"hypothesis"`
 	Budget         string    `json:"budget"`
+	Retrieval      string    `json:"retrieval"`
 	Status         string    `json:"status"`
 	CreatedAt      time.Time `json:"created_at"`
 }
 
 func (h *handlers) createTask(ctx context.Context, in *createTaskInput) (*body[CreatedTask], error) {
-	t, err := h.svc.CreateTask(ctx, org(ctx), in.Body.Hypothesis, in.Body.Budget)
+	t, err := h.svc.CreateTask(ctx, org(ctx), intake.TaskSpec{Hypothesis: in.Body.Hypothesis, Budget: in.Body.Budget, Retrieval: in.Body.Retrieval})
 	if err != nil {
 		return nil, h.problem(err)
 	}
-	return &body[CreatedTask]{CreatedTask{TaskID: t.ID, OrganizationID: t.OrganizationID, Hypothesis: t.Hypothesis, Budget: t.BudgetClass, Status: t.Status, CreatedAt: t.CreatedAt}}, nil
+	return &body[CreatedTask]{CreatedTask{TaskID: t.ID, OrganizationID: t.OrganizationID, Hypothesis: t.Hypothesis, Budget: t.BudgetClass, Retrieval: t.Retrieval, Status: t.Status, CreatedAt: t.CreatedAt}}, nil
 }
 
 func (h *handlers) listTasks(ctx context.Context, in *PageQuery) (*body[service.TaskPage], error) {

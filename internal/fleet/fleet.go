@@ -35,6 +35,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/models/configured"
+	"github.com/evidencefleet/evidencefleet/internal/planner"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
@@ -337,12 +338,14 @@ func (w *Worker) Start(ctx context.Context) error {
 	return nil
 }
 
-// settleTasks runs the settle sweep (store.SettleTasks) every
-// EVF_TASK_SETTLE_INTERVAL until ctx ends: tasks with no job left are
-// completed, completed ones given work reopened. A failed sweep is logged
-// and the next one tries again.
+// settleTasks runs, every EVF_TASK_SETTLE_INTERVAL until ctx ends, the
+// retrieval planner (internal/planner: the next step of self-directed
+// tasks whose work is done) and then the settle sweep (store.SettleTasks):
+// tasks with no job left are completed, completed ones given work
+// reopened. A failed sweep is logged and the next one tries again.
 func (w *Worker) settleTasks(ctx context.Context) {
 	st := store.NewStore(w.pool)
+	plan := planner.New(st, w.client, w.logger())
 	t := time.NewTicker(w.cfg.TaskSettle)
 	defer t.Stop()
 	for {
@@ -350,6 +353,13 @@ func (w *Worker) settleTasks(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		stepped, err := plan.Sweep(ctx, 100)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			w.logger().Warn("retrieval planner failed", slog.Any("error", err))
+		case len(stepped) > 0:
+			w.logger().Info("retrieval planned", slog.Any("tasks", stepped))
 		}
 		res, err := st.SettleTasks(ctx, 500)
 		switch {

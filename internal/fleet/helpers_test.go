@@ -107,7 +107,7 @@ func seedTask(t *testing.T, pool *pgxpool.Pool, w workload, claims []string, tar
 		t.Fatalf("begin: %v", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
-	task, err := intake.CreateTask(ctx, client, tx, "test-org", w.hypothesis, "")
+	task, err := intake.CreateTask(ctx, client, tx, "test-org", intake.TaskSpec{Hypothesis: w.hypothesis})
 	if err != nil {
 		t.Fatalf("create task: %v", err)
 	}

@@ -6,6 +6,7 @@
 package intake
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -35,17 +36,27 @@ func badInput(field, format string, a ...any) error {
 	return fmt.Errorf("%w: %s %s", errs.ErrBadInput, field, fmt.Sprintf(format, a...))
 }
 
-// BudgetClasses are the budget classes a task may have: how much
-// self-directed retrieval it may spend (recorded; nothing reads it yet);
-// "" is standard.
+// BudgetClasses are the budget classes a task may have: how much its
+// self-directed retrieval may spend (internal/planner); "" is standard.
 var BudgetClasses = []string{"minimal", "standard", "deep"}
+
+// Retrievals are how a task's pages come: given (only the targets its
+// caller adds; "") or self_directed (the planner searches for its claims
+// too, ARCHITECTURE.md §5.8).
+var Retrievals = []string{"given", "self_directed"}
+
+// TaskSpec is what a new task is made of.
+type TaskSpec struct {
+	Hypothesis string
+	Budget     string // one of BudgetClasses; "" is standard
+	Retrieval  string // one of Retrievals; "" is given
+}
 
 // CreateTask creates a task whose hypothesis becomes its first claim (E1), in
 // the caller's transaction. The hypothesis is a claim (at most
-// jobs.MaxTextRunes characters); the organization id at most MaxOrgRunes;
-// budget one of BudgetClasses ("" is standard).
-func CreateTask(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, org, hypothesis, budget string) (store.Task, error) {
-	hypothesis = strings.TrimSpace(hypothesis)
+// jobs.MaxTextRunes characters); the organization id at most MaxOrgRunes.
+func CreateTask(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, org string, spec TaskSpec) (store.Task, error) {
+	hypothesis := strings.TrimSpace(spec.Hypothesis)
 	if hypothesis == "" {
 		return store.Task{}, badInput("hypothesis", "is required")
 	}
@@ -58,14 +69,15 @@ func CreateTask(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, or
 	if err := jobs.CheckText(org, MaxOrgRunes); err != nil {
 		return store.Task{}, badInput("organization id", "%v", err)
 	}
-	if budget == "" {
-		budget = "standard"
-	}
+	budget, retrieval := cmp.Or(spec.Budget, "standard"), cmp.Or(spec.Retrieval, "given")
 	if !slices.Contains(BudgetClasses, budget) {
 		return store.Task{}, badInput("budget", "must be one of %s, got %q", strings.Join(BudgetClasses, ", "), textclip.Runes(budget, 40))
 	}
+	if !slices.Contains(Retrievals, retrieval) {
+		return store.Task{}, badInput("retrieval", "must be one of %s, got %q", strings.Join(Retrievals, ", "), textclip.Runes(retrieval, 40))
+	}
 	q := store.New(tx)
-	task, err := q.CreateTask(ctx, store.CreateTaskParams{OrganizationID: org, Hypothesis: hypothesis, BudgetClass: budget})
+	task, err := q.CreateTask(ctx, store.CreateTaskParams{OrganizationID: org, Hypothesis: hypothesis, BudgetClass: budget, Retrieval: retrieval})
 	if err != nil {
 		return task, fmt.Errorf("create task: %w", err)
 	}
@@ -137,9 +149,36 @@ func AddTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, ta
 // AddQueryResults is AddTargets for the results of the task's query target
 // queryTargetID at queryDepth: they are registered as found by that query
 // (via query, ARCHITECTURE.md §3) and enter one level deeper. A result the
-// task already has keeps its first origin.
-func AddQueryResults(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID, queryTargetID int64, queryDepth int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
+// task already has keeps its first origin. With fetch > 0 only the first
+// fetch results get their jobs; the others are registered deferred (no
+// job), for the task's retrieval planner to release.
+func AddQueryResults(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID, queryTargetID int64, queryDepth, fetch int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
+	if fetch > 0 && len(targets) > fetch {
+		later := targets[fetch:]
+		p := store.RegisterDeferredTargetsParams{TaskID: taskID, SourceTargetID: queryTargetID}
+		for _, t := range later {
+			p.Kinds, p.Vals = append(p.Kinds, t.Kind), append(p.Vals, t.Value)
+		}
+		if err := store.New(tx).RegisterDeferredTargets(ctx, p); err != nil {
+			return nil, fmt.Errorf("register deferred results: %w", err)
+		}
+		targets = targets[:fetch]
+	}
 	return addTargets(ctx, client, tx, taskID, queryDepth+1, store.ViaQuery, &queryTargetID, targets)
+}
+
+// ReleaseTargets inserts the target_queue jobs of deferred targets (the
+// results of a query, one level below it), in the caller's transaction.
+func ReleaseTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
+	params := make([]river.InsertManyParams, len(targets))
+	for i, t := range targets {
+		params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: taskID, Target: t, Depth: depth}}
+	}
+	res, err := client.InsertManyTx(ctx, tx, params)
+	if err != nil {
+		return nil, fmt.Errorf("insert target_queue jobs: %w", err)
+	}
+	return res, nil
 }
 
 func addTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, via string, source *int64, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {

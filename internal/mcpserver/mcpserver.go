@@ -29,6 +29,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/evidencefleet/evidencefleet/internal/citation"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -123,6 +124,7 @@ func (h handlers) orgOf(req *mcp.CallToolRequest) (string, error) {
 type CreateTaskInput struct {
 	Hypothesis string `json:"hypothesis" jsonschema:"the hypothesis to gather evidence for, one sentence; it becomes claim E1"`
 	Budget     string `json:"budget,omitempty" jsonschema:"the task's budget class: minimal, standard (the default) or deep"`
+	Retrieval  string `json:"retrieval,omitempty" jsonschema:"given (the default: only the targets you queue) or self_directed (the fleet also searches for the task's claims itself)"`
 }
 
 func (h handlers) createTask(ctx context.Context, req *mcp.CallToolRequest, in CreateTaskInput) (*mcp.CallToolResult, store.Task, error) {
@@ -133,7 +135,7 @@ func (h handlers) createTask(ctx context.Context, req *mcp.CallToolRequest, in C
 	if strings.TrimSpace(in.Hypothesis) == "" {
 		return nil, store.Task{}, fmt.Errorf("hypothesis: required")
 	}
-	task, err := h.svc.CreateTask(ctx, org, in.Hypothesis, in.Budget)
+	task, err := h.svc.CreateTask(ctx, org, intake.TaskSpec{Hypothesis: in.Hypothesis, Budget: in.Budget, Retrieval: in.Retrieval})
 	return nil, task, err
 }
 

@@ -96,7 +96,7 @@ func TestWorthinessAndHarm(t *testing.T) {
 		worthiness float64
 		harm       float64
 	}{
-		{"Sea level rise is accelerating.", 0.4, 0},                                               // a change only
+		{"Sea level rise is accelerating.", 0.4, 0},                                              // a change only
 		{"Global temperatures rose by 1.1 °C between 1880 and 2020, according to NASA.", 1.0, 0}, // number, years, entity, change
 		{"Vaccines cause autism in children.", 0.2, 1},
 		{"The sky is blue.", 0.2, 0},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
@@ -32,7 +33,7 @@ func setupEvidence(t *testing.T) *evidenceBundle {
 	ctx := context.Background()
 	svc, pool := newService(t)
 	b := &evidenceBundle{pool: pool, svc: svc}
-	task, err := b.svc.CreateTask(ctx, "alpha", "Sea level rise is accelerating.", "")
+	task, err := b.svc.CreateTask(ctx, "alpha", intake.TaskSpec{Hypothesis: "Sea level rise is accelerating."})
 	if err != nil {
 		t.Fatal(err)
 	}

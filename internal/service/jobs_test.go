@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
@@ -31,7 +32,7 @@ func setupOps(t *testing.T) *opsBundle {
 
 func (b *opsBundle) createTask(t *testing.T, org, hypothesis string) int64 {
 	t.Helper()
-	task, err := b.svc.CreateTask(context.Background(), org, hypothesis, "")
+	task, err := b.svc.CreateTask(context.Background(), org, intake.TaskSpec{Hypothesis: hypothesis})
 	if err != nil {
 		t.Fatal(err)
 	}

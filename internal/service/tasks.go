@@ -17,13 +17,13 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// CreateTask creates a task of the organisation with a budget class
-// (intake.BudgetClasses, "" is standard); its hypothesis becomes claim E1.
-func (s *Service) CreateTask(ctx context.Context, org, hypothesis, budget string) (store.Task, error) {
+// CreateTask creates a task of the organisation (intake.TaskSpec: its
+// hypothesis, which becomes claim E1, budget class and retrieval).
+func (s *Service) CreateTask(ctx context.Context, org string, spec intake.TaskSpec) (store.Task, error) {
 	var task store.Task
 	err := s.st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
 		var err error
-		task, err = intake.CreateTask(ctx, s.client, tx, org, hypothesis, budget)
+		task, err = intake.CreateTask(ctx, s.client, tx, org, spec)
 		return err
 	})
 	return task, err

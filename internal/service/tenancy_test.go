@@ -13,6 +13,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -45,12 +46,12 @@ func setupTenancy(t *testing.T) *tenancyBundle {
 	ctx := context.Background()
 	svc, pool := newService(t)
 	b := &tenancyBundle{svc: svc, pool: pool, ownerOrg: "alpha", strangerOrg: "beta"}
-	task, err := b.svc.CreateTask(ctx, b.ownerOrg, "Glaciers are retreating.", "")
+	task, err := b.svc.CreateTask(ctx, b.ownerOrg, intake.TaskSpec{Hypothesis: "Glaciers are retreating."})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.task = task.ID
-	if _, err := b.svc.CreateTask(ctx, b.strangerOrg, "The stranger's own task.", ""); err != nil {
+	if _, err := b.svc.CreateTask(ctx, b.strangerOrg, intake.TaskSpec{Hypothesis: "The stranger's own task."}); err != nil {
 		t.Fatal(err)
 	}
 	err = pool.QueryRow(ctx, `
@@ -118,6 +119,10 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 	},
 	"ShowTask": func(ctx context.Context, b *tenancyBundle, org string) error {
 		_, err := b.svc.ShowTask(ctx, org, b.task)
+		return err
+	},
+	"TaskEvents": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.TaskEvents(ctx, org, b.task, 0, "")
 		return err
 	},
 	"ListJobs": func(ctx context.Context, b *tenancyBundle, org string) error {

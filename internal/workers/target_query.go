@@ -123,7 +123,7 @@ func registerResults(tx pgx.Tx, args jobs.TargetQueueArgs, queryTargetID int64, 
 		return nil
 	}
 	return func(ctx context.Context) (registered, known int, err error) {
-		res, err := intake.AddQueryResults(ctx, river.ClientFromContext[pgx.Tx](ctx), tx, args.TaskID, queryTargetID, args.Depth, targets)
+		res, err := intake.AddQueryResults(ctx, river.ClientFromContext[pgx.Tx](ctx), tx, args.TaskID, queryTargetID, args.Depth, args.Fetch, targets)
 		if err != nil {
 			return 0, 0, err
 		}

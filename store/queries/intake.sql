@@ -1,8 +1,8 @@
 -- Task intake (internal/intake): tasks, hypothesis claims, targets.
 
 -- name: CreateTask :one
-INSERT INTO tasks (organization_id, hypothesis, budget_class)
-VALUES (@organization_id, @hypothesis, @budget_class)
+INSERT INTO tasks (organization_id, hypothesis, budget_class, retrieval)
+VALUES (@organization_id, @hypothesis, @budget_class, COALESCE(NULLIF(@retrieval::text, ''), 'given'))
 RETURNING *;
 
 -- name: ExistingHypotheses :many

@@ -61,9 +61,11 @@ WHERE id = @id AND status <> 'stopped';
 SELECT id FROM tasks WHERE status IN ('active', 'completed') AND id > @after::bigint ORDER BY id LIMIT @max_rows FOR UPDATE SKIP LOCKED;
 
 -- name: CompleteIdleTasks :many
--- Of the locked tasks, those with no job left to run are completed.
+-- Of the locked tasks, those with no job left to run are completed — a
+-- self-directed task only once its retrieval planner is done with it.
 UPDATE tasks t SET status = 'completed', completed_at = now(), updated_at = now()
 WHERE t.id = ANY(@ids::bigint[]) AND t.status = 'active'
+  AND NOT (t.retrieval = 'self_directed' AND t.retrieval_stage < 4)
   AND NOT EXISTS (
       SELECT 1 FROM river_job j
       WHERE j.args ? 'task_id' AND (j.args ->> 'task_id') = t.id::text

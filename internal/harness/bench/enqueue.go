@@ -31,7 +31,7 @@ func (h *harness) enqueue(ctx context.Context, b baseline) error {
 	for rep := range h.opts.Reps {
 		var task int64
 		err := st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-			t, err := intake.CreateTask(ctx, client, tx, "bench", fmt.Sprintf("enqueue benchmark %d", rep), "")
+			t, err := intake.CreateTask(ctx, client, tx, "bench", intake.TaskSpec{Hypothesis: fmt.Sprintf("enqueue benchmark %d", rep)})
 			task = t.ID
 			return err
 		})

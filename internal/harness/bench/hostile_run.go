@@ -84,7 +84,7 @@ func addHostileTask(ctx context.Context, pool *pgxpool.Pool, pages []HostilePage
 	}
 	var taskID int64
 	err = store.NewStore(pool).InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-		task, err := intake.CreateTask(ctx, client, tx, "fleetbench", hostileHypothesis, "")
+		task, err := intake.CreateTask(ctx, client, tx, "fleetbench", intake.TaskSpec{Hypothesis: hostileHypothesis})
 		if err != nil {
 			return err
 		}

@@ -441,7 +441,7 @@ func EnqueueTask(ctx context.Context, st *store.Store, client *river.Client[pgx.
 		targets = append(targets, t)
 	}
 	err := st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-		task, err := intake.CreateTask(ctx, client, tx, "evaluation", TaskHypothesis, "")
+		task, err := intake.CreateTask(ctx, client, tx, "evaluation", intake.TaskSpec{Hypothesis: TaskHypothesis})
 		if err != nil {
 			return err
 		}

@@ -143,7 +143,7 @@ func (in intake) CreateTask(t testing.TB, hypothesis string, claims ...string) i
 	ctx := context.Background()
 	var id int64
 	err := in.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-		task, err := taskintake.CreateTask(ctx, in.client, tx, "test-org", hypothesis, "")
+		task, err := taskintake.CreateTask(ctx, in.client, tx, "test-org", taskintake.TaskSpec{Hypothesis: hypothesis})
 		if err != nil {
 			return err
 		}
