@@ -72,6 +72,29 @@ func (q *Queries) CitationNeighborhood(ctx context.Context, pageID int64) (Citat
 	return i, err
 }
 
+const earlierCitationGraphRunning = `-- name: EarlierCitationGraphRunning :one
+SELECT EXISTS (
+    SELECT 1 FROM river_job
+    WHERE kind = 'citation_graph' AND state = 'running' AND id < $1
+      AND args -> 'page_id' = to_jsonb($2::bigint)
+)::boolean AS running
+`
+
+type EarlierCitationGraphRunningParams struct {
+	JobID  int64 `json:"job_id"`
+	PageID int64 `json:"page_id"`
+}
+
+// Whether a citation_graph job older than @job_id (of any task) is running
+// on the page: that job asks the academic APIs for it and records its
+// candidates, so this one waits instead of asking them again.
+func (q *Queries) EarlierCitationGraphRunning(ctx context.Context, arg EarlierCitationGraphRunningParams) (bool, error) {
+	row := q.db.QueryRow(ctx, earlierCitationGraphRunning, arg.JobID, arg.PageID)
+	var running bool
+	err := row.Scan(&running)
+	return running, err
+}
+
 const insertCitationCandidate = `-- name: InsertCitationCandidate :exec
 INSERT INTO citation_candidates (page_id, position, reference, influential, similarity, sources, paper)
 VALUES ($1, $2, $3, $4, $5, $6, $7)

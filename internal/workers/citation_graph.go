@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
 
@@ -37,6 +38,10 @@ const (
 	citationStage1 = 30  // kept by 0.5·influential + 0.5·similarity
 	citationFinal  = 10  // kept by 0.5·LLM + 0.3·stage 1 + 0.2·influential
 	llmFallback    = 0.5 // relevance when the LLM's answer is unusable
+	// citationPeerWait is how long a job snoozes while an older job of
+	// another task asks the academic APIs for the same paper (the older
+	// one goes on, so two never wait for each other).
+	citationPeerWait = 5 * time.Second
 )
 
 // CitationGraphWorker works citation_graph jobs.
@@ -111,6 +116,15 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 	if !found {
 		if w.Citations == nil {
 			return skip("no academic API configured (EVF_S2_URL, EVF_OPENALEX_URL)", "skipped")
+		}
+		busy, err := w.Store.EarlierCitationGraphRunning(ctx, store.EarlierCitationGraphRunningParams{JobID: job.ID, PageID: src.ID})
+		if err != nil {
+			return fmt.Errorf("read running citation graphs of page %d: %w", src.ID, err)
+		}
+		if busy {
+			// An older job (another task's) is asking the APIs for this
+			// paper: wait for its record rather than ask them again.
+			return river.JobSnooze(citationPeerWait)
 		}
 		neighbors, err := w.Citations.Neighbors(ctx, ref, citationFetch)
 		if err != nil {

@@ -19,3 +19,13 @@ ON CONFLICT (page_id) DO NOTHING;
 -- name: InsertCitationCandidate :exec
 INSERT INTO citation_candidates (page_id, position, reference, influential, similarity, sources, paper)
 VALUES (@page_id, @position, @reference, @influential, @similarity, @sources, @paper);
+
+-- name: EarlierCitationGraphRunning :one
+-- Whether a citation_graph job older than @job_id (of any task) is running
+-- on the page: that job asks the academic APIs for it and records its
+-- candidates, so this one waits instead of asking them again.
+SELECT EXISTS (
+    SELECT 1 FROM river_job
+    WHERE kind = 'citation_graph' AND state = 'running' AND id < @job_id
+      AND args -> 'page_id' = to_jsonb(@page_id::bigint)
+)::boolean AS running;
