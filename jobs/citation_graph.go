@@ -4,9 +4,11 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// CitationGraphArgs follows an academic page's references and citations (ARCHITECTURE.md §5.4).
+// CitationGraphArgs follows an academic page's references and citations
+// for a task (ARCHITECTURE.md §4.6, §5.4): unique per task and page, so
+// every task that reaches a paper expands it once.
 type CitationGraphArgs struct {
-	TaskID int64 `json:"task_id"`
+	TaskID int64 `json:"task_id" river:"unique"`
 	PageID int64 `json:"page_id" river:"unique"`
 
 	decodeErr error

@@ -22,6 +22,23 @@ type ApiToken struct {
 	LastUsedAt     *time.Time `json:"last_used_at"`
 }
 
+type CitationCandidate struct {
+	PageID      int64   `json:"page_id"`
+	Position    int32   `json:"position"`
+	Reference   bool    `json:"reference"`
+	Influential bool    `json:"influential"`
+	Similarity  float64 `json:"similarity"`
+	Sources     string  `json:"sources"`
+	Paper       []byte  `json:"paper"`
+}
+
+type CitationNeighborhood struct {
+	PageID     int64     `json:"page_id"`
+	Neighbors  int32     `json:"neighbors"`
+	EmbedModel string    `json:"embed_model"`
+	FetchedAt  time.Time `json:"fetched_at"`
+}
+
 type Claim struct {
 	ID                 int64     `json:"id"`
 	TaskID             int64     `json:"task_id"`

@@ -90,4 +90,14 @@ type LLM interface {
 	ExtractClaims(ctx context.Context, req ClaimRequest) ([]LLMClaim, error)
 	// Relevance rates how relevant text is to query on a 0–10 scale.
 	Relevance(ctx context.Context, query, text string) (float64, error)
+	// CitationRelevance rates on a 0–10 scale how relevant a paper that
+	// cites, or is cited by, a source paper is to a task's hypothesis and
+	// that source (ARCHITECTURE.md §5.4, stage 2).
+	CitationRelevance(ctx context.Context, q CitationQuestion) (float64, error)
+}
+
+// CitationQuestion is one stage 2 question of a citation graph: the task's
+// hypothesis, the source paper's title and abstract, and the candidate's.
+type CitationQuestion struct {
+	Hypothesis, Source, Candidate string
 }

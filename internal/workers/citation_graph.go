@@ -2,17 +2,20 @@ package workers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
@@ -28,12 +31,17 @@ type CitationSource interface {
 	Neighbors(ctx context.Context, ref papers.Ref, max int) ([]papers.Neighbor, error)
 }
 
-// The two-stage relevance filter of ARCHITECTURE.md §5.4.
+// The two-stage relevance filter of ARCHITECTURE.md §5.4: stage 1 once per
+// paper, stage 2 per task.
 const (
 	citationFetch  = 500 // references and citations read at most per API and direction
 	citationStage1 = 30  // kept by 0.5·influential + 0.5·similarity
 	citationFinal  = 10  // kept by 0.5·LLM + 0.3·stage 1 + 0.2·influential
 	llmFallback    = 0.5 // relevance when the LLM's answer is unusable
+	// citationPeerWait is how long a job snoozes while an older job of
+	// another task asks the academic APIs for the same paper (the older
+	// one goes on, so two never wait for each other).
+	citationPeerWait = 5 * time.Second
 )
 
 // CitationGraphWorker works citation_graph jobs.
@@ -52,9 +60,13 @@ type CitationGraphWorker struct {
 
 // CitationOutput is recorded as the job's output.
 type CitationOutput struct {
-	Skipped   string `json:"skipped,omitempty"` // why nothing was done
-	Neighbors int    `json:"neighbors"`         // references and citations, merged by DOI
-	Stage1    int    `json:"stage1"`
+	Skipped string `json:"skipped,omitempty"` // why nothing was done
+	// AskedAPIs: this job asked the academic APIs for the paper's
+	// neighbours (the first to reach the page, whatever its task); false:
+	// it selected among the candidates recorded for the page.
+	AskedAPIs bool `json:"asked_apis"`
+	Neighbors int  `json:"neighbors"` // references and citations, merged by DOI
+	Stage1    int  `json:"stage1"`
 	// LLMFallbacks counts relevance calls that failed, 0.5 used instead. (An
 	// LLM backend that cannot parse an answer already returns the neutral
 	// 5/10 itself and counts a bad_response model error.)
@@ -65,13 +77,17 @@ type CitationOutput struct {
 	Placeholders int `json:"placeholders"` // selected papers without an abstract (title-only pages)
 }
 
-// Work follows the page's references and citations, keeps the ten most
-// relevant, stores them as abstract-only pages of the task with cites edges,
-// and completes, all in one transaction.
+// Work expands the page's citation graph for the job's task: the paper's
+// stage 1 candidates are read from the page's record, or asked from the
+// academic APIs and recorded for every task by the first job that reaches
+// the page; stage 2 asks the relevance of each against this task's
+// hypothesis; the ten most relevant are stored as abstract-only pages of
+// the task with cites edges, and the job completes, in one transaction.
 func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.CitationGraphArgs]) error {
-	log := logger(w.Logger).With(slog.Int64("job_id", job.ID), slog.Int64("page_id", job.Args.PageID))
+	log := logger(w.Logger).With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID), slog.Int64("page_id", job.Args.PageID))
 	// Task state first: a job of a missing or stopped task asks no API.
-	if _, err := w.Store.ActiveTask(ctx, job.Args.TaskID); err != nil {
+	task, err := w.Store.ActiveTask(ctx, job.Args.TaskID)
+	if err != nil {
 		return err
 	}
 	src, err := w.Store.CitationSourcePage(ctx, store.CitationSourcePageParams{TaskID: job.Args.TaskID, PageID: job.Args.PageID})
@@ -88,39 +104,61 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		log.WarnContext(ctx, "citation graph skipped: "+reason)
 		return river.RecordOutput(ctx, out)
 	}
-	if w.Citations == nil {
-		return skip("no academic API configured (EVF_S2_URL, EVF_OPENALEX_URL)", "skipped")
-	}
 	ref := papers.Ref{DOI: src.Doi, S2ID: src.S2PaperID, OpenAlexID: src.OpenalexID}
 	if ref == (papers.Ref{}) {
 		return skip("not an academic page (no DOI, S2 or OpenAlex id)", "skipped")
 	}
-	neighbors, err := w.Citations.Neighbors(ctx, ref, citationFetch)
-	if err != nil {
-		if job.Attempt < 3 && ctx.Err() == nil {
-			return fmt.Errorf("citation graph of page %d: %w", job.Args.PageID, err)
-		}
-		return skip("academic APIs unreachable: "+err.Error(), "unavailable")
-	}
-	out.Neighbors = len(neighbors)
 	sourceText := strings.TrimSpace(src.Title + "\n\n" + src.Content)
-	selected, err := w.rank(ctx, sourceText, neighbors, &out)
+	cands, found, err := w.Store.PaperCandidatesOf(ctx, src.ID)
+	if err != nil {
+		return err
+	}
+	if !found {
+		if w.Citations == nil {
+			return skip("no academic API configured (EVF_S2_URL, EVF_OPENALEX_URL)", "skipped")
+		}
+		busy, err := w.Store.EarlierCitationGraphRunning(ctx, store.EarlierCitationGraphRunningParams{JobID: job.ID, PageID: src.ID})
+		if err != nil {
+			return fmt.Errorf("read running citation graphs of page %d: %w", src.ID, err)
+		}
+		if busy {
+			// An older job (another task's) is asking the APIs for this
+			// paper: wait for its record rather than ask them again.
+			return river.JobSnooze(citationPeerWait)
+		}
+		neighbors, err := w.Citations.Neighbors(ctx, ref, citationFetch)
+		if err != nil {
+			if job.Attempt < 3 && ctx.Err() == nil {
+				return fmt.Errorf("citation graph of page %d: %w", job.Args.PageID, err)
+			}
+			return skip("academic APIs unreachable: "+err.Error(), "unavailable")
+		}
+		out.AskedAPIs = true
+		mine, err := w.stage1(ctx, src.ID, sourceText, neighbors)
+		if err != nil {
+			return err
+		}
+		if cands, _, err = w.Store.RecordPaperCandidates(ctx, mine); err != nil {
+			return err
+		}
+	}
+	out.Neighbors, out.Stage1 = cands.Neighbors, len(cands.Candidates)
+	selected, err := w.stage2(ctx, task.Hypothesis, sourceText, cands, &out)
 	if err != nil {
 		return err
 	}
 	out.Selected = len(selected)
 	write := store.CitationGraphWrite{TaskID: job.Args.TaskID, SourcePageID: src.ID, SourceDepth: int(src.Depth)}
-	for _, n := range selected {
-		paper := n.Paper
-		p := pageproc.Read(ctx, pageproc.FromPaper(&paper), w.Extract)
+	for _, c := range selected {
+		p := pageproc.Read(ctx, pageproc.FromPaper(&c.paper), w.Extract)
 		if p.Status != pageproc.StatusOK {
 			continue // neither title nor abstract: nothing to keep
 		}
-		if strings.TrimSpace(paper.Abstract) == "" {
+		if strings.TrimSpace(c.paper.Abstract) == "" {
 			out.Placeholders++
 		}
 		write.Pages = append(write.Pages, store.CitedPage{Page: pageWrite(p, models.PassageModel(w.Embedder), w.Policy),
-			Reference: n.Reference, Sources: strings.Join(n.Sources, "+")})
+			Reference: c.Reference, Sources: c.Sources})
 	}
 	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		res, err := q.WriteCitationGraph(ctx, write)
@@ -139,57 +177,86 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		return fmt.Errorf("store citation graph of page %d: %w", job.Args.PageID, err)
 	}
 	w.Metrics.Academic("citation_graph", "ok")
-	log.InfoContext(ctx, "citation graph", slog.Int("neighbors", out.Neighbors), slog.Int("selected", out.Selected),
-		slog.Int("pages_new", out.PagesNew), slog.Int("edges_new", out.EdgesNew), slog.Int("llm_fallbacks", out.LLMFallbacks))
+	log.InfoContext(ctx, "citation graph", slog.Bool("asked_apis", out.AskedAPIs), slog.Int("neighbors", out.Neighbors),
+		slog.Int("selected", out.Selected), slog.Int("pages_new", out.PagesNew), slog.Int("edges_new", out.EdgesNew),
+		slog.Int("llm_fallbacks", out.LLMFallbacks))
 	return nil
 }
 
-// rank is the two-stage relevance filter of ARCHITECTURE.md §5.4. Stage 1: 0.5 ·
-// influential + 0.5 · cosine(source text, candidate title and abstract),
-// top 30. Stage 2: the LLM's 0–10 relevance (0.5 when its answer is unusable),
-// final = 0.5 · llm/10 + 0.3 · stage 1 + 0.2 · influential, top 10. NLI is
-// never used for relevance.
-func (w *CitationGraphWorker) rank(ctx context.Context, sourceText string, neighbors []papers.Neighbor, out *CitationOutput) ([]papers.Neighbor, error) {
+// stage1 is the per-paper half of the two-stage relevance filter of
+// ARCHITECTURE.md §5.4: 0.5 · influential + 0.5 · cosine(source text,
+// candidate title and abstract), top 30, as the page's record.
+func (w *CitationGraphWorker) stage1(ctx context.Context, pageID int64, sourceText string, neighbors []papers.Neighbor) (store.PaperCandidates, error) {
+	rec := store.PaperCandidates{PageID: pageID, Neighbors: len(neighbors), EmbedModel: w.Embedder.Model()}
 	if len(neighbors) == 0 {
-		return nil, nil
+		return rec, nil
 	}
 	texts := make([]string, 0, len(neighbors)+1)
 	texts = append(texts, sourceText)
 	for _, n := range neighbors {
-		texts = append(texts, candidateText(n))
+		texts = append(texts, candidateText(n.Paper))
 	}
 	vecs, err := w.Embedder.Embed(ctx, texts)
 	if err == nil {
 		err = checkVectors(vecs, len(texts), w.Embedder.Dim())
 	}
 	if err != nil {
-		return nil, modelErr(err, "embed citation candidates with "+w.Embedder.Model())
+		return rec, modelErr(err, "embed citation candidates with "+w.Embedder.Model())
 	}
 	cands := make([]CitationCandidate, len(neighbors))
 	for i, n := range neighbors {
 		cands[i] = CitationCandidate{Index: i, Influential: n.Influential, Similarity: models.Cosine(vecs[0], vecs[i+1])}
 	}
-	stage1 := TopByStage1(cands, citationStage1)
-	out.Stage1 = len(stage1)
-	for i := range stage1 {
-		r, err := claimExtractor(w.LLM).Relevance(ctx, sourceText, candidateText(neighbors[stage1[i].Index]))
+	for _, c := range TopByStage1(cands, citationStage1) {
+		n := neighbors[c.Index]
+		paper, err := json.Marshal(n.Paper)
+		if err != nil {
+			return rec, fmt.Errorf("encode citation candidate: %w", err)
+		}
+		rec.Candidates = append(rec.Candidates, store.CitationCandidate{Reference: n.Reference, Influential: n.Influential,
+			Similarity: c.Similarity, Sources: strings.Join(n.Sources, "+"), Paper: paper})
+	}
+	return rec, nil
+}
+
+// stagedPaper is a recorded candidate the task's stage 2 selected.
+type stagedPaper struct {
+	store.CitationCandidate
+	paper academic.Paper
+}
+
+// stage2 is the per-task half: the LLM's 0–10 relevance of each recorded
+// candidate to the task's hypothesis and the source (0.5 when its answer is
+// unusable), final = 0.5 · llm/10 + 0.3 · stage 1 + 0.2 · influential, top
+// 10. NLI is never used for relevance.
+func (w *CitationGraphWorker) stage2(ctx context.Context, hypothesis, sourceText string, rec store.PaperCandidates, out *CitationOutput) ([]stagedPaper, error) {
+	staged := make([]stagedPaper, len(rec.Candidates))
+	cands := make([]CitationCandidate, len(rec.Candidates))
+	for i, c := range rec.Candidates {
+		staged[i].CitationCandidate = c
+		if err := json.Unmarshal(c.Paper, &staged[i].paper); err != nil {
+			return nil, fmt.Errorf("decode citation candidate %d of page %d: %w", c.Position, rec.PageID, err)
+		}
+		cands[i] = CitationCandidate{Index: i, Influential: c.Influential, Similarity: c.Similarity}
+		r, err := claimExtractor(w.LLM).CitationRelevance(ctx, models.CitationQuestion{Hypothesis: hypothesis,
+			Source: sourceText, Candidate: candidateText(staged[i].paper)})
 		if err != nil || math.IsNaN(r) || r < 0 || r > 10 {
 			out.LLMFallbacks++
-			stage1[i].LLM = llmFallback
+			cands[i].LLM = llmFallback
 			continue
 		}
-		stage1[i].LLM = r / 10
+		cands[i].LLM = r / 10
 	}
-	final := TopByFinal(stage1, citationFinal)
-	selected := make([]papers.Neighbor, len(final))
+	final := TopByFinal(cands, citationFinal)
+	selected := make([]stagedPaper, len(final))
 	for i, c := range final {
-		selected[i] = neighbors[c.Index]
+		selected[i] = staged[c.Index]
 	}
 	return selected, nil
 }
 
-func candidateText(n papers.Neighbor) string {
-	return strings.TrimSpace(n.Paper.Title + "\n\n" + n.Paper.Abstract)
+func candidateText(p academic.Paper) string {
+	return strings.TrimSpace(p.Title + "\n\n" + p.Abstract)
 }
 
 // CitationCandidate is one neighbor being ranked.

@@ -143,6 +143,39 @@ func TestCitationGraphWorker(t *testing.T) {
 		}
 	})
 
+	// An older job of another task asking the APIs for the same paper goes
+	// on; this one waits for its record instead of asking them again.
+	t.Run("WaitsForAnOlderJobAskingForThePaper", func(t *testing.T) {
+		t.Parallel()
+		asked := &countingCitations{CitationSource: resolver}
+		w, b := setup(t, asked)
+		other := fixture.Task(t, b.tx, "Another task reaching the same paper.")
+		var older int64
+		if err := b.tx.QueryRow(ctx, `INSERT INTO river_job (kind, args, queue, priority, max_attempts, state, attempt, attempted_at)
+			VALUES ('citation_graph', jsonb_build_object('task_id', $1::bigint, 'page_id', $2::bigint), 'citation', 4, 10, 'running', 1, now())
+			RETURNING id`, other, b.page).Scan(&older); err != nil {
+			t.Fatal(err)
+		}
+		args := jobs.CitationGraphArgs{TaskID: b.task, PageID: b.page}
+		res, err := w.Work(ctx, t, b.tx, args, nil)
+		if err != nil || res.EventKind != river.EventKindJobSnoozed {
+			t.Fatalf("with an older job running on the paper: %v, %+v; want snoozed", err, res)
+		}
+		if n := asked.n.Load(); n != 0 {
+			t.Errorf("the academic API was asked %d times while the older job runs", n)
+		}
+		if _, err := b.tx.Exec(ctx, `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE id = $1`, older); err != nil {
+			t.Fatal(err)
+		}
+		res, err = w.Work(ctx, t, b.tx, args, nil)
+		if err != nil || res.EventKind != river.EventKindJobCompleted {
+			t.Fatalf("once the older job ended: %v, %+v; want completed", err, res)
+		}
+		if out := output(t, res); !out.AskedAPIs || asked.n.Load() != 1 {
+			t.Errorf("output %+v, %d API calls: want the APIs asked once the older job ended without a record", out, asked.n.Load())
+		}
+	})
+
 	t.Run("MissingPageIsCancelled", func(t *testing.T) {
 		t.Parallel()
 		w, b := setup(t, resolver)

@@ -279,7 +279,7 @@ func insertFollowUps(ctx context.Context, tx pgx.Tx, taskID int64, out targetOut
 	pageID := out.PageID
 	params = append(params, river.InsertManyParams{Args: jobs.VerifyNLIArgs{TaskID: taskID, PageID: &pageID}})
 	if out.Academic {
-		// Every academic page's citation graph, whatever found the page (unique per page).
+		// Every academic page's citation graph, whatever found the page (unique per task and page).
 		params = append(params, river.InsertManyParams{Args: jobs.CitationGraphArgs{TaskID: taskID, PageID: pageID}})
 	}
 	if _, err := client.InsertManyTx(ctx, tx, params); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -40,9 +41,10 @@ type ModelServers struct {
 	reranker *builtin.BM25Reranker
 	llm      *builtin.SentenceLLM
 
-	mu      sync.Mutex
-	calls   map[string]int      // "server path" → requests
-	answers map[string][][]byte // "server path" → bodies of the 2xx answers
+	mu       sync.Mutex
+	calls    map[string]int      // "server path" → requests
+	answers  map[string][][]byte // "server path" → bodies of the 2xx answers
+	requests map[string][][]byte // "server path" → bodies of the requests
 }
 
 // StartModelServers starts the servers; they stop when the test ends.
@@ -53,7 +55,7 @@ func StartModelServers(t testing.TB) *ModelServers {
 		t.Fatal(err)
 	}
 	s := &ModelServers{embedder: builtin.NewHashEmbedder(256), nli: nli,
-		reranker: builtin.NewBM25Reranker(), llm: builtin.NewSentenceLLM(), calls: map[string]int{}, answers: map[string][][]byte{}}
+		reranker: builtin.NewBM25Reranker(), llm: builtin.NewSentenceLLM(), calls: map[string]int{}, answers: map[string][][]byte{}, requests: map[string][][]byte{}}
 	oai := http.NewServeMux()
 	oai.HandleFunc("POST /v1/chat/completions", s.chat)
 	oai.HandleFunc("POST /v1/embeddings", s.embeddings)
@@ -86,11 +88,27 @@ func (s *ModelServers) Answers(server, path string) [][]byte {
 	return slices.Clone(s.answers[server+" "+path])
 }
 
+// Requests returns the bodies of the requests server ("openai", "tei",
+// "jina") got on path, in order, as they came on the wire (a test reads
+// what a prompt carried).
+func (s *ModelServers) Requests(server, path string) [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests[server+" "+path])
+}
+
 func (s *ModelServers) count(server string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := server + " " + r.URL.Path
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		s.mu.Lock()
 		s.calls[key]++
+		s.requests[key] = append(s.requests[key], body)
 		s.mu.Unlock()
 		rec := &answerRecorder{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(rec, r)
@@ -350,7 +368,8 @@ func between(s, begin, end string) (string, bool) {
 
 // chatAnswer computes the JSON answer of one chat request by its response
 // format: "claims" (the built-in sentence extractor on the page text between
-// the prompt's markers), "relevance" and "nli_judgement" (the lexical NLI).
+// the prompt's markers), "relevance" and "citation_relevance" (the
+// built-in's relevance) and "nli_judgement" (the lexical NLI).
 func (s *ModelServers) chatAnswer(r *http.Request, format, user string) (any, error) {
 	switch format {
 	case "claims":
@@ -382,6 +401,15 @@ func (s *ModelServers) chatAnswer(r *http.Request, format, user string) (any, er
 			return nil, fmt.Errorf("no query or text in the prompt")
 		}
 		score, err := s.llm.Relevance(r.Context(), q, text)
+		return map[string]any{"score": score}, err
+	case "citation_relevance":
+		h, ok1 := between(user, "Hypothesis: ", "\n")
+		src, ok2 := between(user, "<<<BEGIN SOURCE PAPER\n", "\nEND SOURCE PAPER>>>")
+		cand, ok3 := between(user, "<<<BEGIN CANDIDATE PAPER\n", "\nEND CANDIDATE PAPER>>>")
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("no hypothesis, source or candidate paper in the prompt")
+		}
+		score, err := s.llm.CitationRelevance(r.Context(), models.CitationQuestion{Hypothesis: h, Source: src, Candidate: cand})
 		return map[string]any{"score": score}, err
 	case "nli_judgement":
 		p, ok1 := between(user, "<<<BEGIN PREMISE\n", "\nEND PREMISE>>>")

@@ -15,7 +15,9 @@ const SentenceLLMModel = modelcard.BuiltinSentenceLLM
 // BASELINE, not a language model. ExtractClaims proposes the page's most
 // checkable declarative sentences (extract.BuiltinClaims) as claims, each
 // quoting itself, with the sentence score as confidence. Relevance is the
-// hashed n-gram cosine of query and text scaled to 0–10.
+// hashed n-gram cosine of query and text scaled to 0–10; CitationRelevance
+// is the Relevance of the candidate to the hypothesis (a heuristic: the
+// candidate's likeness to the source already counts in stage 1).
 // A SentenceLLM is safe for concurrent use.
 type SentenceLLM struct {
 	embed *HashEmbedder
@@ -50,4 +52,9 @@ func (l *SentenceLLM) Relevance(ctx context.Context, query, text string) (float6
 		return 0, err
 	}
 	return 10 * max(0, models.Cosine(vs[0], vs[1])), nil
+}
+
+// CitationRelevance implements LLM: Relevance(q.Hypothesis, q.Candidate).
+func (l *SentenceLLM) CitationRelevance(ctx context.Context, q models.CitationQuestion) (float64, error) {
+	return l.Relevance(ctx, q.Hypothesis, q.Candidate)
 }

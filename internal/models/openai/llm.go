@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/evidencefleet/evidencefleet/internal/models"
 )
 
@@ -45,6 +47,8 @@ var _ models.LLM = (*llm)(nil)
 // refused, empty — falls back to NeutralRelevance with a nil error (counted as
 // a "bad_response" model error). A numeric score outside [0,10] is clamped,
 // like the seed's parser does. A blank text scores 0 without a request.
+// CitationRelevance follows the same rules (a blank candidate scores 0);
+// the source and the candidate are each cut to their first piece.
 func NewLLM(o Options) (models.LLM, error) {
 	c, err := newClient(o)
 	if err != nil {
@@ -187,7 +191,29 @@ func (l *llm) Relevance(ctx context.Context, query, text string) (float64, error
 	if err != nil {
 		return 0, err
 	}
-	content, err := l.c.chat(ctx, "llm", msgs, relevanceSchema, l.c.shortTokens())
+	return l.score(ctx, msgs, relevanceSchema)
+}
+
+// CitationRelevance implements models.LLM; see NewLLM for the fallback rule.
+func (l *llm) CitationRelevance(ctx context.Context, q models.CitationQuestion) (float64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	data := citationData{Hypothesis: q.Hypothesis, Source: firstChunk(q.Source, l.c.chunkChars),
+		Candidate: firstChunk(q.Candidate, l.c.chunkChars)}
+	if data.Candidate == "" {
+		return 0, nil
+	}
+	msgs, err := render(citationTmpl, data)
+	if err != nil {
+		return 0, err
+	}
+	return l.score(ctx, msgs, citationSchema)
+}
+
+// score asks for a {"score": number} answer; see NewLLM for the fallback rule.
+func (l *llm) score(ctx context.Context, msgs []openai.ChatCompletionMessage, s schema) (float64, error) {
+	content, err := l.c.chat(ctx, "llm", msgs, s, l.c.shortTokens())
 	if err == nil {
 		var score float64
 		score, err = parseScore(content)

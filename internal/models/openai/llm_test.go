@@ -331,6 +331,40 @@ func TestRelevance(t *testing.T) {
 	}
 }
 
+// TestCitationRelevance: the prompt carries the hypothesis and both
+// papers, each cut to its first piece; the answer is read like Relevance's.
+func TestCitationRelevance(t *testing.T) {
+	const limit = 120
+	source := paragraphPage(5)
+	srv := chatServer(t, chatWant{Model: llmModel}, func(w http.ResponseWriter, c chatCall) {
+		if c.Schema != "citation_relevance" {
+			t.Errorf("schema %q, want citation_relevance", c.Schema)
+		}
+		if !strings.Contains(c.User, "Hypothesis: Warming oceans bleach corals.\n") {
+			t.Errorf("user prompt lacks the hypothesis: %q", c.User)
+		}
+		if got := between(t, c.User, "<<<BEGIN SOURCE PAPER", "END SOURCE PAPER>>>"); utf8.RuneCountInString(got) > limit || got == "" || !strings.HasPrefix(source, got) {
+			t.Errorf("source in the prompt %q: want a prefix of the source of at most %d characters", got, limit)
+		}
+		if got := between(t, c.User, "<<<BEGIN CANDIDATE PAPER", "END CANDIDATE PAPER>>>"); got != "Coral bleaching rises with sea temperature." {
+			t.Errorf("candidate in the prompt %q", got)
+		}
+		answer(w, `{"score": 12}`)
+	})
+	l, err := NewLLM(Options{BaseURL: srv.URL + "/v1", Model: llmModel, MaxChunkChars: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := models.CitationQuestion{Hypothesis: "Warming oceans bleach corals.", Source: source, Candidate: "Coral bleaching rises with sea temperature."}
+	if got, err := l.CitationRelevance(context.Background(), q); err != nil || got != 10 {
+		t.Errorf("CitationRelevance = %v, %v; want 10 (clamped)", got, err)
+	}
+	q.Candidate = " "
+	if got, err := l.CitationRelevance(context.Background(), q); err != nil || got != 0 {
+		t.Errorf("CitationRelevance of a blank candidate = %v, %v; want 0 without a request", got, err)
+	}
+}
+
 func TestRelevanceCutsLongText(t *testing.T) {
 	const limit = 120
 	text := paragraphPage(5)

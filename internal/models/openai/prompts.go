@@ -18,6 +18,8 @@ const (
 	PromptExtractClaims = "extract_claims.v1"
 	// PromptRelevance is the relevance (0–10) prompt.
 	PromptRelevance = "relevance.v1"
+	// PromptCitationRelevance is the citation graph's stage 2 prompt (0–10).
+	PromptCitationRelevance = "citation_relevance.v1"
 	// PromptNLI is the premise/hypothesis inference prompt.
 	PromptNLI = "nli.v1"
 )
@@ -29,6 +31,7 @@ var promptFS embed.FS
 var (
 	extractTmpl   = mustPrompt(PromptExtractClaims)
 	relevanceTmpl = mustPrompt(PromptRelevance)
+	citationTmpl  = mustPrompt(PromptCitationRelevance)
 	nliTmpl       = mustPrompt(PromptNLI)
 )
 
@@ -67,6 +70,7 @@ type (
 		Part, Parts      int // 1-based chunk number and chunk count
 	}
 	relevanceData struct{ Query, Text string }
+	citationData  struct{ Hypothesis, Source, Candidate string }
 	nliData       struct{ Premise, Hypothesis string }
 )
 
@@ -76,5 +80,6 @@ type (
 var (
 	claimsSchema    = schema{name: "claims", json: json.RawMessage(`{"type":"object","properties":{"claims":{"type":"array","items":{"type":"object","properties":{"claim":{"type":"string"},"quote":{"type":"string"},"confidence":{"type":"number"}},"required":["claim","quote","confidence"],"additionalProperties":false}}},"required":["claims"],"additionalProperties":false}`)}
 	relevanceSchema = schema{name: "relevance", json: json.RawMessage(`{"type":"object","properties":{"score":{"type":"number"}},"required":["score"],"additionalProperties":false}`)}
+	citationSchema  = schema{name: "citation_relevance", json: relevanceSchema.json}
 	nliSchema       = schema{name: "nli_judgement", json: json.RawMessage(`{"type":"object","properties":{"label":{"type":"string","enum":["entailment","contradiction","neutral"]},"confidence":{"type":"number"}},"required":["label","confidence"],"additionalProperties":false}`)}
 )

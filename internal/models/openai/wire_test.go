@@ -22,7 +22,8 @@ var wantSchemas = map[string]string{
 	"claims": `{"type":"object","additionalProperties":false,"required":["claims"],"properties":{"claims":{"type":"array","items":{
 		"type":"object","additionalProperties":false,"required":["claim","quote","confidence"],
 		"properties":{"claim":{"type":"string"},"quote":{"type":"string"},"confidence":{"type":"number"}}}}}}`,
-	"relevance": `{"type":"object","additionalProperties":false,"required":["score"],"properties":{"score":{"type":"number"}}}`,
+	"relevance":          `{"type":"object","additionalProperties":false,"required":["score"],"properties":{"score":{"type":"number"}}}`,
+	"citation_relevance": `{"type":"object","additionalProperties":false,"required":["score"],"properties":{"score":{"type":"number"}}}`,
 	"nli_judgement": `{"type":"object","additionalProperties":false,"required":["label","confidence"],"properties":{
 		"label":{"type":"string","enum":["entailment","contradiction","neutral"]},"confidence":{"type":"number"}}}`,
 }
