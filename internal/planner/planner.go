@@ -54,6 +54,9 @@ type Planner struct {
 	Weights         retrieval.Weights
 	Fetch           retrieval.FetchParams
 	Limits          map[string]Limits
+	// NoSearch says the fleet has no search backend: a self-directed task
+	// then records why it searches nothing and is done.
+	NoSearch bool
 }
 
 // New returns a planner with the default numbers.
@@ -135,6 +138,14 @@ func (p *Planner) step(ctx context.Context, tx pgx.Tx, q *store.Queries, task st
 		return err
 	}
 	ev := events{ctx: ctx, q: q, task: task.ID}
+	if p.NoSearch {
+		ev.add(EventBudgetExhausted, map[string]any{"resource": "search_backend", "note": "no search backend is configured (EVF_SEARCH_URL): nothing is searched"})
+		ev.add(EventDone, map[string]any{"searches": 0, "fetches": 0, "tokens": spent.tokens})
+		if err := q.SetRetrievalStage(ctx, store.SetRetrievalStageParams{ID: task.ID, RetrievalStage: 4}); err != nil {
+			return fmt.Errorf("record stage: %w", err)
+		}
+		return ev.err
+	}
 	if task.RetrievalStage > 0 {
 		released, err := p.releaseFetches(ctx, tx, q, task.ID, claims, lim, spent, &ev)
 		if err != nil || released > 0 {

@@ -247,3 +247,27 @@ func TestWeakEvidenceBuysMoreFetches(t *testing.T) {
 	}
 	t.Logf("fetched %d result pages, %d released by EVOI", fetched, released)
 }
+
+// TestNoSearchBackend: without a search backend a self-directed task says
+// why it searched nothing, and completes.
+func TestNoSearchBackend(t *testing.T) {
+	t.Parallel()
+	f := testfleet.Start(t, testfleet.Options{Pages: corpusPages(), Adjust: func(c *config.Config) {
+		c.SearchURL = ""
+		c.TaskSettle = 100 * time.Millisecond
+	}})
+	b := &bundle{f: f, svc: service.New(f.Store, f.Client)}
+	task := b.run(t, "standard", claims[:2]...)
+	var why string
+	for _, e := range b.events(t, task) {
+		if e.kind == planner.EventBudgetExhausted {
+			why, _ = e.payload["resource"].(string)
+		}
+	}
+	if why != "search_backend" {
+		t.Errorf("events %v: want budget_exhausted naming the missing search backend", b.events(t, task))
+	}
+	if n := b.count(t, `SELECT count(*) FROM targets WHERE task_id = $1`, task); n != 0 {
+		t.Errorf("%d targets registered without a search backend, want none", n)
+	}
+}
