@@ -231,3 +231,25 @@ func TestHandlerSpeaksSearxNGJSONToTheClient(t *testing.T) {
 		t.Errorf("format=html: HTTP %d, want 400", resp.StatusCode)
 	}
 }
+
+// Searches at once share one build (run with -race) and agree.
+func TestConcurrentSearchesShareTheIndex(t *testing.T) {
+	t.Parallel()
+	idx := setup(t)
+	want := []string{"https://b.example/ice"}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			got, err := idx.Search(context.Background(), "arctic sea ice", 5)
+			if err == nil && !slices.Equal(urls(got), want) {
+				err = fmt.Errorf("Search = %v, want %v", urls(got), want)
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
