@@ -37,7 +37,9 @@ TASK=$(bin/enqueue task create --hypothesis "$HYPOTHESIS")
 bin/enqueue claim add --task "$TASK" --file "$CORPUS/claims.jsonl" >/dev/null
 URLS=$(mktemp)
 sed -n 's/.*"url": *"\([^"]*\)".*/\1/p' "$CORPUS/manifest.jsonl" | grep -v '/robots\.txt$' >"$URLS"
-bin/enqueue target add --task "$TASK" --file "$URLS"
+# One search query too: the worker has no EVF_SEARCH_URL, so it searches the
+# replay archive (offline BM25; its results are pages the task already has).
+bin/enqueue target add --task "$TASK" --file "$URLS" --query "$HYPOTHESIS"
 rm -f "$URLS"
 
 echo "worker running (built-in deterministic baseline models; replayed corpus $CORPUS); waiting for task $TASK"

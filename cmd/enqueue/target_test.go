@@ -10,10 +10,12 @@ import (
 )
 
 // targetRows returns the task's registered targets and its target_queue
-// jobs' targets, each as "kind value" sorted, and the jobs' ids.
+// jobs' targets, each as "kind value" sorted, and the jobs' ids: those the
+// caller added, not the results of its query targets (the test worker
+// searches its replay archive).
 func (b *bundle) targetRows(t *testing.T, task int64) (targets, jobTargets []string, jobIDs []int64) {
 	t.Helper()
-	rows, err := b.f.Pool.Query(b.ctx, `SELECT kind || ' ' || value FROM targets WHERE task_id = $1`, task)
+	rows, err := b.f.Pool.Query(b.ctx, `SELECT kind || ' ' || value FROM targets WHERE task_id = $1 AND via <> 'query'`, task)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func (b *bundle) targetRows(t *testing.T, task int64) (targets, jobTargets []str
 		t.Fatal(rows.Err())
 	}
 	rows, err = b.f.Pool.Query(b.ctx, `SELECT id, (args -> 'target' ->> 'kind') || ' ' || (args -> 'target' ->> 'value')
-		FROM river_job WHERE kind = 'target_queue' AND (args ->> 'task_id')::bigint = $1`, task)
+		FROM river_job WHERE kind = 'target_queue' AND (args ->> 'task_id')::bigint = $1 AND COALESCE((args ->> 'depth')::int, 0) = 0`, task)
 	if err != nil {
 		t.Fatal(err)
 	}

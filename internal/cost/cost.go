@@ -14,7 +14,9 @@
 //   - tokens in and out are the prompt and completion tokens the server
 //     reports in its answer's usage (OpenAI-compatible chat and embeddings,
 //     Jina rerank); TEI reports none, so its calls count with 0 tokens;
-//   - a search is one request to the web search backend (EVF_SEARCH_URL);
+//   - a search is one request to the web search backend (EVF_SEARCH_URL),
+//     or one search of the replay archive's offline index, which stands
+//     for one (internal/search/offline);
 //   - an academic call is one request to Semantic Scholar or OpenAlex (DOI
 //     resolution, citation graph, scholarly search), retries included: a
 //     column of its own, since these are neither web searches nor models;

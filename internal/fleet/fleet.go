@@ -37,6 +37,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/models/configured"
 	"github.com/evidencefleet/evidencefleet/internal/planner"
 	"github.com/evidencefleet/evidencefleet/internal/search"
+	"github.com/evidencefleet/evidencefleet/internal/search/offline"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -130,6 +131,29 @@ func newDeps(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Me
 	return deps, fetcher, nil
 }
 
+// newSearcher is the search backend of query targets: SearxNG at
+// EVF_SEARCH_URL; else, with a replay archive, the archive's offline BM25
+// index (built on the first search); else none.
+func newSearcher(cfg config.Config, log *slog.Logger) (search.Searcher, error) {
+	switch {
+	case cfg.SearchURL != "":
+		s, err := search.NewSearXNG(cfg.SearchURL, cfg.FetchTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("EVF_SEARCH_URL: %w", err)
+		}
+		return s, nil
+	case cfg.ReplayDir != "":
+		if log != nil {
+			log.Info("search: offline BM25 over the replay archive (EVF_REPLAY_DIR, no EVF_SEARCH_URL)", slog.String("dir", cfg.ReplayDir))
+		}
+		return offline.New(cfg.ReplayDir, offline.Options{MaxBytes: cfg.FetchMaxBytes, MaxElements: cfg.PageMaxElements}), nil
+	}
+	if log != nil {
+		log.Info("no search backend (EVF_SEARCH_URL): query targets will fail with a clear error")
+	}
+	return nil, nil
+}
+
 // newModelDeps builds the job dependencies other than the store and the
 // fetcher: models, search, academic APIs and the jobs' settings.
 func newModelDeps(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*workers.Deps, error) {
@@ -139,15 +163,9 @@ func newModelDeps(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*wor
 	}
 	mc := cfg.Models()
 	verify := workers.VerifyConfigFrom(cfg, models.MinSimilarity)
-	var searcher search.Searcher
-	if cfg.SearchURL != "" {
-		s, err := search.NewSearXNG(cfg.SearchURL, cfg.FetchTimeout)
-		if err != nil {
-			return nil, fmt.Errorf("EVF_SEARCH_URL: %w", err)
-		}
-		searcher = s
-	} else if log != nil {
-		log.Info("no search backend (EVF_SEARCH_URL): query targets will fail with a clear error")
+	searcher, err := newSearcher(cfg, log)
+	if err != nil {
+		return nil, err
 	}
 	var resolver workers.PaperResolver // stay nil interfaces without APIs
 	var citations workers.CitationSource

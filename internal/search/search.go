@@ -32,7 +32,7 @@ type Searcher interface {
 }
 
 // ErrNotConfigured is returned by a nil *SearXNG: no backend is set up.
-var ErrNotConfigured = errors.New("no search backend configured (EVF_SEARCH_URL)")
+var ErrNotConfigured = errors.New("no search backend configured (EVF_SEARCH_URL, or EVF_REPLAY_DIR for the replay archive's offline search)")
 
 // SearXNG is a client of a SearxNG-compatible JSON search API.
 type SearXNG struct {

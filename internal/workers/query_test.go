@@ -80,7 +80,8 @@ func TestQueryTargetsFanOutAndFetchEachURLOnce(t *testing.T) {
 
 func TestQueryTargetWithoutSearchBackendFailsClearly(t *testing.T) {
 	t.Parallel()
-	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages()})
+	// Neither EVF_SEARCH_URL nor a replay archive (whose offline search would answer).
+	f := testfleet.InTx(t, testfleet.Options{Pages: polarPages(), Adjust: func(c *config.Config) { c.ReplayDir = "" }})
 	task := f.CreateTask(t, polarHypothesis)
 	f.AddTargetsOf(t, task, jobs.Target{Kind: jobs.TargetQuery, Value: "polar bears"})
 	f.Drain(t)

@@ -52,6 +52,9 @@ func WriteText(w io.Writer, r *Report) error {
 	if cf := r.ClimateFever; cf != nil {
 		writeFleet(ew, cf)
 	}
+	if r.ClimateFever != nil && r.ClimateFeverOpen != nil {
+		writeModes(ew, r.ClimateFever, r.ClimateFeverOpen)
+	}
 	fmt.Fprintf(ew, "\ntotal time %.1fs\n", r.TotalSeconds)
 	return ew.err
 }
@@ -109,6 +112,66 @@ func writeFleet(w io.Writer, cf *FleetResult) {
 	fmt.Fprintf(tw, "perfect\tthe fleet's\t%.3f\t%.3f\t\n", cf.OracleJudged.Accuracy, cf.OracleJudged.MacroF1)
 	fmt.Fprintf(tw, "perfect\tevery gold pair\t%.3f\t%.3f\t\n", cf.OracleAll.Accuracy, cf.OracleAll.MacroF1)
 	_ = tw.Flush()
+}
+
+// writeModes compares the given-pages run with the open-mode run.
+func writeModes(w io.Writer, given, open *FleetResult) {
+	fmt.Fprintf(w, "\n== Climate-FEVER: given pages vs open mode, %d claims ==\n", open.Claims)
+	fmt.Fprintln(w, "Given: every replayed article is a target. Open: each claim is only a query target (its text); the fleet searches the same replay archive (offline BM25, internal/search/offline), fetches the results, extracts and judges.")
+	fmt.Fprintln(w, "A claim's gold articles are the articles of its evidence entries (any label). The archive holds exactly the claims' evidence articles: a closed world, not the web.")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "\tgiven\topen\t\n")
+	row := func(name string, f func(*FleetResult) string) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, f(given), f(open))
+	}
+	share := func(n func(Retrieval) int) func(*FleetResult) string {
+		return func(cf *FleetResult) string {
+			k := n(cf.Retrieval)
+			if k < 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%d of %d (%.1f%%)", k, cf.Retrieval.ClaimsWithArticle, pct(k, cf.Retrieval.ClaimsWithArticle))
+		}
+	}
+	row("claims with a gold article in the task's pages", share(func(r Retrieval) int { return r.InTask }))
+	row("… in their own search's results", share(func(r Retrieval) int { return r.InOwnSearch }))
+	row("… judged against the claim (an NLI edge)", share(func(r Retrieval) int { return r.Judged }))
+	row("searches per claim", func(cf *FleetResult) string {
+		return fmt.Sprintf("%.2f (%d)", cf.Retrieval.SearchesPerClaim, cf.Retrieval.Searches)
+	})
+	row("fetches per claim", func(cf *FleetResult) string {
+		return fmt.Sprintf("%.2f (%d)", cf.Retrieval.FetchesPerClaim, cf.Retrieval.Fetches)
+	})
+	row("pages / fragments", func(cf *FleetResult) string { return fmt.Sprintf("%d / %d", cf.Pages, cf.Fragments) })
+	row("NLI edges (supports, refutes)", func(cf *FleetResult) string {
+		return fmt.Sprintf("%d (%d, %d)", cf.Edges, cf.EdgesByRelation["supports"], cf.EdgesByRelation["refutes"])
+	})
+	row("gold pairs judged", func(cf *FleetResult) string {
+		return fmt.Sprintf("%d of %d (%.1f%%)", cf.Judged, cf.GoldPairs, pct(cf.Judged, cf.GoldPairs))
+	})
+	row("verdict accuracy / macro-F1", func(cf *FleetResult) string {
+		return fmt.Sprintf("%.3f / %.3f", cf.ClaimScores.Accuracy, cf.ClaimScores.MacroF1)
+	})
+	row("… with a perfect judge on the pairs judged", func(cf *FleetResult) string {
+		return fmt.Sprintf("%.3f / %.3f", cf.OracleJudged.Accuracy, cf.OracleJudged.MacroF1)
+	})
+	row("fleet wall time", func(cf *FleetResult) string { return fmt.Sprintf("%.1fs (%d jobs)", cf.WallSeconds, cf.JobsCompleted) })
+	row("graph digest", func(cf *FleetResult) string { return "sha256:" + shortDigest(cf.GraphDigest) })
+	_ = tw.Flush()
+	if len(open.FailedTargets) > 0 {
+		fmt.Fprintf(w, "open mode: %d failed targets: %s\n", len(open.FailedTargets), strings.Join(open.FailedTargets, "; "))
+	}
+	fmt.Fprintln(w, "\nOpen mode: claim verdicts vs gold claim labels:")
+	_ = open.ClaimScores.WriteMatrix(w)
+	fmt.Fprintf(w, "verdicts: %s\n", joinCounts(open.Verdicts))
+}
+
+// shortDigest is the first 12 hex digits of a digest.
+func shortDigest(d string) string {
+	if len(d) > 12 {
+		return d[:12] + "…"
+	}
+	return d
 }
 
 // joinCounts renders m as "k1 n1, k2 n2" in key order.

@@ -26,6 +26,8 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/configured"
 	"github.com/evidencefleet/evidencefleet/internal/nlimodel"
+	"github.com/evidencefleet/evidencefleet/internal/search"
+	"github.com/evidencefleet/evidencefleet/internal/search/offline"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/migrations"
@@ -69,6 +71,9 @@ type Options struct {
 	// Progress, when set, receives a line about the fleet's progress every
 	// ten seconds.
 	Progress io.Writer
+	// OpenMode runs the claims a second time in open mode (ModeOpen), in
+	// a scratch database of its own when FreshDB.
+	OpenMode bool
 }
 
 // Models are the model ids in use, so that numbers are attributable.
@@ -92,6 +97,7 @@ type NLIFileResult struct {
 
 // FleetResult is the end-to-end evaluation on Climate-FEVER claims.
 type FleetResult struct {
+	Mode       Mode   `json:"mode"`
 	ClaimsFile string `json:"claims_file"`
 	Claims     int    `json:"claims"`
 	Articles   int    `json:"articles"` // replay pages built
@@ -143,6 +149,10 @@ type FleetResult struct {
 	ClaimsJudged   int    `json:"claims_with_a_judged_gold_pair"`
 	OracleJudged   Scores `json:"oracle_judge_on_judged_pairs"`
 	OracleAll      Scores `json:"oracle_judge_on_all_gold_pairs"`
+
+	// Retrieval is what the fleet reached of the gold evidence articles
+	// and what it spent (openmode.go).
+	Retrieval Retrieval `json:"retrieval"`
 }
 
 // KindTiming is where the fleet's time went for one job kind: the number of
@@ -161,13 +171,15 @@ type KindTiming struct {
 type Report struct {
 	// Measured names the commit and time of the run: the README quotes it
 	// with every figure.
-	Measured       version.Provenance `json:"measured"`
-	NLIData        string             `json:"nli_data,omitempty"` // the directory of the NLI pairs
-	Models         Models             `json:"models"`
-	NLI            []NLIFileResult    `json:"nli"`
-	ClimateFever   *FleetResult       `json:"climate_fever,omitempty"`
-	TotalSeconds   float64            `json:"total_seconds"`
-	DatabaseIsTemp bool               `json:"scratch_database"`
+	Measured     version.Provenance `json:"measured"`
+	NLIData      string             `json:"nli_data,omitempty"` // the directory of the NLI pairs
+	Models       Models             `json:"models"`
+	NLI          []NLIFileResult    `json:"nli"`
+	ClimateFever *FleetResult       `json:"climate_fever,omitempty"`
+	// ClimateFeverOpen is the same claims in open mode (Options.OpenMode).
+	ClimateFeverOpen *FleetResult `json:"climate_fever_open,omitempty"`
+	TotalSeconds     float64      `json:"total_seconds"`
+	DatabaseIsTemp   bool         `json:"scratch_database"`
 }
 
 // ConfiguredModels builds the configured backends (configured.New) to read their
@@ -213,6 +225,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.ClaimsFile != "" {
 		if rep.ClimateFever, err = RunFleet(ctx, opts); err != nil {
 			return nil, err
+		}
+		if opts.OpenMode {
+			if rep.ClimateFeverOpen, err = RunFleetMode(ctx, opts, ModeOpen); err != nil {
+				return nil, fmt.Errorf("open mode: %w", err)
+			}
 		}
 	}
 	rep.TotalSeconds = time.Since(begin).Seconds()
@@ -285,13 +302,33 @@ func EvaluateNLI(ctx context.Context, nli models.NLI, batch int, examples []NLIE
 
 // RunFleet builds the replay corpus of the claims file's evidence, runs a
 // fleet on it in-process until the task's jobs are done, and scores the
-// verdicts and the judged gold evidence pairs.
+// verdicts and the judged gold evidence pairs: RunFleetMode in ModeGiven.
 func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
+	return RunFleetMode(ctx, opts, ModeGiven)
+}
+
+// RunFleetMode is RunFleet with the claims' evidence given as targets
+// (ModeGiven) or left to the fleet's search of the replay archive
+// (ModeOpen: only the search backend is the archive's offline search,
+// whatever EVF_SEARCH_URL says).
+func RunFleetMode(ctx context.Context, opts Options, mode Mode) (*FleetResult, error) {
 	records, err := readClaims(opts.ClaimsFile, opts.Limit)
 	if err != nil {
 		return nil, err
 	}
-	res := &FleetResult{ClaimsFile: opts.ClaimsFile, Claims: len(records)}
+	res := &FleetResult{Mode: mode, ClaimsFile: opts.ClaimsFile, Claims: len(records)}
+	var queries [][]jobs.Target
+	targets := make([]jobs.Target, 0)
+	switch mode {
+	case ModeGiven:
+	case ModeOpen:
+		if queries, err = openModeTargets(records); err != nil {
+			return nil, err
+		}
+		targets = distinctTargets(queries)
+	default:
+		return nil, fmt.Errorf("unknown mode %q", mode)
+	}
 
 	dir, err := os.MkdirTemp("", "evf-eval-replay-")
 	if err != nil {
@@ -303,6 +340,15 @@ func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
 		return nil, fmt.Errorf("replay archive: %w", err)
 	}
 	res.Articles = len(pages)
+	if mode == ModeGiven {
+		for _, p := range pages {
+			t, err := jobs.Target{Kind: jobs.TargetURL, Value: p.URL}.Normalized()
+			if err != nil {
+				return nil, fmt.Errorf("target %s: %w", p.URL, err)
+			}
+			targets = append(targets, t)
+		}
+	}
 
 	cfg := opts.Config
 	if opts.FreshDB {
@@ -319,6 +365,9 @@ func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
 	}
 	cfg.ReplayDir = dir
 	cfg.Queues = FleetQueues
+	if mode == ModeOpen {
+		cfg.SearchURL = "" // the archive's offline search (fleet.newSearcher)
+	}
 
 	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
 	if err != nil {
@@ -343,7 +392,7 @@ func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
 		}
 	}()
 	st := store.NewStore(pool)
-	claimIDs, err := EnqueueTask(ctx, st, w.Client(), records, pages)
+	claimIDs, err := EnqueueTargets(ctx, st, w.Client(), records, targets)
 	if err != nil {
 		return nil, err
 	}
@@ -394,6 +443,13 @@ func RunFleet(ctx context.Context, opts Options) (*FleetResult, error) {
 	if err := scorePairs(ctx, pool, records, claimIDs.Claims, res); err != nil {
 		return nil, err
 	}
+	var searcher search.Searcher
+	if mode == ModeOpen {
+		searcher = offline.New(dir, offline.Options{MaxBytes: cfg.FetchMaxBytes, MaxElements: cfg.PageMaxElements})
+	}
+	if err := scoreRetrievalOfArticles(ctx, pool, records, claimIDs.Claims, searcher, queries, cfg.SearchResults, res); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -427,18 +483,23 @@ type TaskClaims struct {
 // EnqueueTask creates the task, its hypothesis claims (one per record, in
 // order) and a target_queue job per page, in one transaction.
 func EnqueueTask(ctx context.Context, st *store.Store, client *river.Client[pgx.Tx], records []corpus.Record, pages []corpus.Page) (TaskClaims, error) {
-	var out TaskClaims
-	texts := make([]string, len(records))
-	for i, r := range records {
-		texts[i] = r.Claim
-	}
 	targets := make([]jobs.Target, 0, len(pages))
 	for _, p := range pages {
 		t, err := jobs.Target{Kind: jobs.TargetURL, Value: p.URL}.Normalized()
 		if err != nil {
-			return out, fmt.Errorf("target %s: %w", p.URL, err)
+			return TaskClaims{}, fmt.Errorf("target %s: %w", p.URL, err)
 		}
 		targets = append(targets, t)
+	}
+	return EnqueueTargets(ctx, st, client, records, targets)
+}
+
+// EnqueueTargets is EnqueueTask with normalised targets of any kind.
+func EnqueueTargets(ctx context.Context, st *store.Store, client *river.Client[pgx.Tx], records []corpus.Record, targets []jobs.Target) (TaskClaims, error) {
+	var out TaskClaims
+	texts := make([]string, len(records))
+	for i, r := range records {
+		texts[i] = r.Claim
 	}
 	err := st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
 		task, err := intake.CreateTask(ctx, client, tx, "evaluation", intake.TaskSpec{Hypothesis: TaskHypothesis})

@@ -122,6 +122,11 @@ func TestRunEndToEnd(t *testing.T) {
 	if cf.Fragments < cf.Pages {
 		t.Errorf("%d fragments for %d pages", cf.Fragments, cf.Pages)
 	}
+	// Given pages: every gold article is a page of the task, fetched once, never searched.
+	if r := cf.Retrieval; cf.Mode != ModeGiven || r.Searches != 0 || r.Fetches != int64(cf.Articles) || r.InOwnSearch != -1 ||
+		r.ClaimsWithArticle != claims || r.InTask != claims || r.Judged > r.InTask {
+		t.Errorf("given mode %q retrieval %+v, want 0 searches, %d fetches, every claim's gold article in the task", cf.Mode, r, cf.Articles)
+	}
 	byRel := 0
 	for _, n := range cf.EdgesByRelation {
 		byRel += n

@@ -114,6 +114,13 @@ func (r *BM25Reranker) Rerank(ctx context.Context, query string, docs []string) 
 	return scores, nil
 }
 
+// BM25Terms returns the index terms of text exactly as BM25Reranker sees
+// them: the stems of its words other than stop words, and its numbers in
+// normalised form, in text order with repeats. Other BM25 indexes (the
+// replay archive's offline search) use it so that every lexical score in
+// the fleet tokenises alike. Safe for concurrent use.
+func BM25Terms(text string) []string { return bm25Terms(text) }
+
 // bm25Terms returns the index terms of text: the stems of its words other
 // than stop words, and its numbers in normalised form.
 func bm25Terms(text string) []string {

@@ -7,7 +7,11 @@
 //     is replayed as article pages, one task gets every claim as a
 //     hypothesis and every article as a target, an in-process fleet
 //     (queues target, embed, nli) runs it to completion, and the verdicts
-//     and the judged gold evidence pairs are scored.
+//     and the judged gold evidence pairs are scored;
+//   - the same claims in open mode (-open, the default): one task with only
+//     the claims, each a query target, searched in the replay archive by the
+//     offline search backend; both modes' retrieval of the gold evidence
+//     articles, searches and fetches per claim and verdict quality side by side.
 //
 // Models and fleet tuning come from the environment exactly as for the
 // worker (`worker config`); DATABASE_URL names the Postgres server. By
@@ -62,6 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	freshDB := fs.Bool("fresh-db", true, "run the fleet in a scratch database on DATABASE_URL's server, dropped afterwards (false: migrate and use DATABASE_URL itself)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "longest the fleet may take")
 	logLevel := fs.String("log-level", "warn", "fleet log level on stderr: debug, info, warn or error")
+	openMode := fs.Bool("open", true, "run the claims a second time in open mode: only the claims, each a query target searched in the replay archive")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -91,6 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Timeout:    *timeout,
 		Log:        slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		Progress:   stderr,
+		OpenMode:   *openMode,
 	})
 	if err != nil {
 		return err
