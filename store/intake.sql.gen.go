@@ -13,7 +13,7 @@ const createTask = `-- name: CreateTask :one
 
 INSERT INTO tasks (organization_id, hypothesis, budget_class)
 VALUES ($1, $2, $3)
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at
 `
 
 type CreateTaskParams struct {
@@ -37,6 +37,7 @@ func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, e
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.CompletedAt,
+		&i.PausedAt,
 	)
 	return i, err
 }
