@@ -42,6 +42,7 @@ func (a *app) taskCmd() *cobra.Command {
 	create.Flags().StringVar(&hypothesis, "hypothesis", "", "the hypothesis to check (required)")
 	create.Flags().StringVar(&budget, "budget", "standard", "the task's budget class: "+strings.Join(intake.BudgetClasses, ", "))
 	cmd.AddCommand(create, a.taskListCmd(), a.taskShowCmd(), a.taskStopCmd())
+	cmd.AddCommand(a.lifecycleCmds()...)
 	return cmd
 }
 
