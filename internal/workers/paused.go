@@ -78,11 +78,12 @@ func notePausedWait(ctx context.Context, job *rivertype.JobRow, d Decision) {
 	_ = river.MetadataSet(ctx, "paused_waits", countsOf(job.Metadata).PausedWaits+1)
 }
 
-// pausedWait is the wait of a task_paused failure.
+// pausedWait is the wait of a task_paused failure (at least 1 ms: a
+// snooze of 0 would fetch the job again at once).
 func pausedWait(err error) time.Duration {
 	var pe *PausedError
 	if errors.As(err, &pe) {
-		return max(pe.Wait, minPoliteWait)
+		return max(pe.Wait, time.Millisecond)
 	}
-	return minPoliteWait
+	return time.Millisecond
 }
