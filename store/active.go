@@ -90,3 +90,7 @@ func (q *Queries) ExistingTask(ctx context.Context, id int64) (Task, error) {
 	}
 	return task, nil
 }
+
+// TaskPaused is the status of a paused task: its jobs wait before they
+// start (internal/workers/paused.go) and the settle sweep leaves it alone.
+const TaskPaused = "paused"

@@ -13,7 +13,7 @@ const createTask = `-- name: CreateTask :one
 
 INSERT INTO tasks (organization_id, hypothesis, budget_class, retrieval)
 VALUES ($1, $2, $3, COALESCE(NULLIF($4::text, ''), 'given'))
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, retrieval, retrieval_stage
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage
 `
 
 type CreateTaskParams struct {
@@ -43,6 +43,7 @@ func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, e
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.CompletedAt,
+		&i.PausedAt,
 		&i.Retrieval,
 		&i.RetrievalStage,
 	)

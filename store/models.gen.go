@@ -299,6 +299,7 @@ type Task struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	UpdatedAt      time.Time  `json:"updated_at"`
 	CompletedAt    *time.Time `json:"completed_at"`
+	PausedAt       *time.Time `json:"paused_at"`
 	Retrieval      string     `json:"retrieval"`
 	RetrievalStage int16      `json:"retrieval_stage"`
 }

@@ -20,7 +20,8 @@ type Settled struct {
 // again. A person's new work takes the task's row lock (ReopenTask,
 // AdvanceTask), so it either waits for the sweep and reopens the task, or
 // holds the row and keeps the sweep off it: a task is never left completed
-// with work inserted. Safe in many processes at once.
+// with work inserted. A paused task is no candidate: it is neither
+// completed nor reopened until it is resumed. Safe in many processes at once.
 func (s *Store) SettleTasks(ctx context.Context, batch int) (Settled, error) {
 	var out Settled
 	for after := int64(0); ; {

@@ -22,8 +22,11 @@ func printStatus(w io.Writer, s *service.Status) {
 		fmt.Fprintln(w, s.Notice)
 	}
 	state := s.TaskStatus
-	if s.CompletedAt != nil {
+	switch {
+	case s.CompletedAt != nil:
 		state += " at " + s.CompletedAt.UTC().Format(time.RFC3339)
+	case s.PausedAt != nil:
+		state += " since " + s.PausedAt.UTC().Format(time.RFC3339) + " (no job starts until it is resumed)"
 	}
 	fmt.Fprintf(w, "task %d %s: %d jobs pending, %d finished\n", s.TaskID, state, s.Pending, s.Finished)
 	kinds := make([]string, 0, len(s.Jobs))

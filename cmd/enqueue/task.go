@@ -43,6 +43,7 @@ func (a *app) taskCmd() *cobra.Command {
 	create.Flags().StringVar(&budget, "budget", "standard", "the task's budget class: "+strings.Join(intake.BudgetClasses, ", "))
 	create.Flags().StringVar(&retrieval, "retrieval", "given", "given (only the targets you add) or self_directed (the fleet also searches for the task's claims)")
 	cmd.AddCommand(create, a.taskListCmd(), a.taskShowCmd(), a.taskStopCmd(), a.taskEventsCmd())
+	cmd.AddCommand(a.lifecycleCmds()...)
 	return cmd
 }
 

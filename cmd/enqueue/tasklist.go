@@ -61,7 +61,7 @@ func (a *app) taskShowCmd() *cobra.Command {
 	var taskID int64
 	c := &cobra.Command{
 		Use:   "show",
-		Short: "One task: hypothesis, organisation, status, when created, claims by verdict, targets by status, pages, jobs by state",
+		Short: "One task: hypothesis, organisation, status, budget class, when created, claims by verdict, targets by status, pages, jobs by state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, err := a.forTask(cmd, taskID)
@@ -75,11 +75,15 @@ func (a *app) taskShowCmd() *cobra.Command {
 			return a.emit(t, func(w io.Writer) {
 				fmt.Fprintf(w, "task %d: %s\n", t.ID, t.Hypothesis)
 				fmt.Fprintf(w, "organisation: %s\n", t.OrganizationID)
-				if t.CompletedAt != nil {
+				switch {
+				case t.CompletedAt != nil:
 					fmt.Fprintf(w, "status: %s at %s\n", t.Status, t.CompletedAt.UTC().Format(time.RFC3339))
-				} else {
+				case t.PausedAt != nil:
+					fmt.Fprintf(w, "status: %s since %s (enqueue task resume --task %d)\n", t.Status, t.PausedAt.UTC().Format(time.RFC3339), t.ID)
+				default:
 					fmt.Fprintf(w, "status: %s\n", t.Status)
 				}
+				fmt.Fprintf(w, "budget: %s\n", t.Budget)
 				fmt.Fprintf(w, "created: %s, last changed %s\n", t.CreatedAt.UTC().Format(time.RFC3339), t.UpdatedAt.UTC().Format(time.RFC3339))
 				fmt.Fprintf(w, "claims: %d (%s)\n", t.Claims, joinCounts(t.Verdicts))
 				fmt.Fprintf(w, "targets: %d (%s)\n", t.Targets, joinCounts(t.TargetsBy))

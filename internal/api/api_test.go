@@ -196,8 +196,13 @@ type operation struct {
 	id, method, path string
 }
 
-// operations lists the document's operations, the stop-task last (it
-// changes the task the others read).
+// walkedLast are the operations that change the owner's task, walked after
+// all others in this order: paused, its budget changed (only while
+// paused), resumed, stopped.
+var walkedLast = []string{"pause-task", "set-task-budget", "resume-task", "stop-task"}
+
+// operations lists the document's operations, those of walkedLast last
+// (they change the task the others read).
 func (b *testBundle) operations(t *testing.T) []operation {
 	t.Helper()
 	var doc struct {
@@ -215,11 +220,8 @@ func (b *testBundle) operations(t *testing.T) []operation {
 		}
 	}
 	slices.SortFunc(ops, func(x, y operation) int {
-		if (x.id == "stop-task") != (y.id == "stop-task") {
-			if x.id == "stop-task" {
-				return 1
-			}
-			return -1
+		if c := slices.Index(walkedLast, x.id) - slices.Index(walkedLast, y.id); c != 0 {
+			return c
 		}
 		return strings.Compare(x.id, y.id)
 	})

@@ -58,8 +58,9 @@ const (
 // `enqueue status` shows.
 type TaskProgress struct {
 	TaskID      int64                     `json:"task_id"`
-	TaskStatus  string                    `json:"task_status" doc:"active, completed or stopped"`
+	TaskStatus  string                    `json:"task_status" doc:"active, paused, completed or stopped (the stream goes on while paused)"`
 	CompletedAt *time.Time                `json:"completed_at,omitempty"`
+	PausedAt    *time.Time                `json:"paused_at,omitempty" doc:"when the task was paused; absent unless paused"`
 	Pending     int                       `json:"pending" doc:"jobs still to run"`
 	Finished    int                       `json:"finished" doc:"jobs that ended"`
 	Jobs        map[string]map[string]int `json:"jobs" doc:"job kind → state → count"`
@@ -68,7 +69,7 @@ type TaskProgress struct {
 }
 
 func progressOf(s *service.Status) TaskProgress {
-	return TaskProgress{TaskID: s.TaskID, TaskStatus: s.TaskStatus, CompletedAt: s.CompletedAt, Pending: s.Pending,
+	return TaskProgress{TaskID: s.TaskID, TaskStatus: s.TaskStatus, CompletedAt: s.CompletedAt, PausedAt: s.PausedAt, Pending: s.Pending,
 		Finished: s.Finished, Jobs: s.Jobs, Verdicts: s.Verdicts, Targets: s.Targets}
 }
 
@@ -76,7 +77,7 @@ func progressOf(s *service.Status) TaskProgress {
 // events named progress, completed and stopped, each with a TaskProgress.
 func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
 	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[TaskProgress](), true, "TaskProgress")
-	op.Description = "A text/event-stream: an event `progress` whenever the task's numbers change (and at least every heartbeat), then `completed` when no work remains or `stopped` when it was stopped, after which the stream ends. Each event's data is a TaskProgress in JSON, its id a sequence number."
+	op.Description = "A text/event-stream: an event `progress` whenever the task's numbers change (and at least every heartbeat), then `completed` when no work remains or `stopped` when it was stopped, after which the stream ends; a paused task's stream goes on (its task_status is paused) until it is resumed and completed, or stopped. Each event's data is a TaskProgress in JSON, its id a sequence number."
 	op.Responses = map[string]*huma.Response{"200": {
 		Description: "The task's events.",
 		Content: map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{

@@ -80,11 +80,12 @@ func (h *handlers) register(api huma.API) {
 	huma.Register(api, op("correct-edge", http.MethodPost, "/v1/edges/{edge_id}/correction", "A reviewer corrects an NLI edge's relation", "feedback"), h.correctEdge)
 	h.registerRetrieval(api, op)
 	h.registerEvents(api, op("task-events", http.MethodGet, "/v1/tasks/{task_id}/events", "Server-Sent Events of a task's progress until it is completed or stopped", "tasks"))
+	h.registerLifecycle(api, op)
 }
 
 // problem turns a service error into the HTTP answer: 404 for rows the
 // organisation cannot see, 400 for refused input (the message names the
-// field), 409 for a stopped task, 500 (logged, not shown) otherwise.
+// field), 409 for a stopped task or a change it takes only while paused, 500 (logged, not shown) otherwise.
 func (h *handlers) problem(err error) error {
 	switch {
 	case err == nil:
@@ -94,7 +95,7 @@ func (h *handlers) problem(err error) error {
 		return huma.Error404NotFound(err.Error())
 	case errors.Is(err, errs.ErrBadInput), errors.Is(err, service.ErrBadRequest):
 		return huma.Error400BadRequest(err.Error())
-	case errors.Is(err, errs.ErrTaskStopped):
+	case errors.Is(err, errs.ErrTaskStopped), errors.Is(err, service.ErrTaskNotPaused):
 		return huma.Error409Conflict(err.Error())
 	case errors.Is(err, context.Canceled):
 		return huma.NewError(499, "request cancelled")

@@ -21,13 +21,14 @@ var validBodies = map[string]string{
 	"add-claims":      `{"claims": ["Ice sheets are thinning."]}`,
 	"add-targets":     `{"targets": [{"kind": "url", "value": "https://a.example.org/ice"}]}`,
 	"stop-task":       `{"cleanup": "none"}`,
+	"set-task-budget": `{"budget": "deep"}`,
 	"check-citations": `{"text": "Glaciers are retreating [E1]."}`,
 	"claim-feedback":  `{"action": "reject", "reason": "wrong", "reviewer": "rev"}`,
 	"correct-edge":    `{"relation": "refutes", "reason": "misread", "reviewer": "rev"}`,
 }
 
 // bodiless are the POST operations that take no body.
-var bodiless = map[string]bool{"retry-job": true, "cancel-job": true}
+var bodiless = map[string]bool{"retry-job": true, "cancel-job": true, "pause-task": true, "resume-task": true}
 
 // ownRows are the operations that name no row in their path: they act on
 // the caller's own organisation, so another's token cannot reach the

@@ -49,6 +49,7 @@ type Config struct {
 	LifelineInterval time.Duration `envconfig:"LIFELINE_INTERVAL" default:"5s" desc:"how often a process checks its liveness lock and returns the running jobs of dead processes to work"`
 	OrphanSweep      time.Duration `envconfig:"ORPHAN_SWEEP_INTERVAL" default:"1h" desc:"how often the elected leader (any process) enqueues a cleanup of orphans into the maintenance queue (pages, versions, fragments and edges no task reaches); 0 = never"`
 	TaskSettle       time.Duration `envconfig:"TASK_SETTLE_INTERVAL" default:"2s" desc:"how often a process completes the tasks with no job left to run and reopens completed ones given work (every process sweeps; rows another holds are skipped)"`
+	PausedSnooze     time.Duration `envconfig:"PAUSED_SNOOZE" default:"5s" desc:"how long a job of a paused task waits before it checks again (a snooze: no attempt used); a resumed task's jobs start within this"`
 	QueueStatsTTL    time.Duration `envconfig:"QUEUE_STATS_TTL" default:"15s" desc:"how long /metrics serves River queue depth and oldest-job age before reading them again (two index-only queries)"`
 	LogLevel         string        `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat        string        `envconfig:"LOG_FORMAT" default:"json" desc:"json or text"`
@@ -196,6 +197,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_SEARCH_RESULTS=%d outside 1..100", c.SearchResults)
 	case c.TaskSettle < 100*time.Millisecond:
 		return fmt.Errorf("config: EVF_TASK_SETTLE_INTERVAL=%s must be at least 100ms", c.TaskSettle)
+	case c.PausedSnooze < 10*time.Millisecond:
+		return fmt.Errorf("config: EVF_PAUSED_SNOOZE=%s must be at least 10ms", c.PausedSnooze)
 	case c.QueueStatsTTL < time.Second:
 		return fmt.Errorf("config: EVF_QUEUE_STATS_TTL=%s must be at least 1s", c.QueueStatsTTL)
 	case c.ShardClaims < 1 || c.ShardClaims > jobs.MaxClaimIDs:

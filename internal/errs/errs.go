@@ -19,6 +19,9 @@ var (
 	// ErrTaskStopped: the task was stopped (enqueue task stop, cleanup); it
 	// takes no new work and its waiting jobs end.
 	ErrTaskStopped = errors.New("task is stopped")
+	// ErrTaskPaused: the task is paused (enqueue task pause); its jobs wait,
+	// using no attempt, until it is resumed. Not permanent.
+	ErrTaskPaused = errors.New("task is paused")
 	// ErrPageNotFound: no page has this id.
 	ErrPageNotFound = errors.New("page does not exist")
 	// ErrClaimNotFound: no claim has this id.
@@ -31,10 +34,11 @@ var (
 // TaskError is a problem with one task: "task 7 does not exist".
 type TaskError struct {
 	ID  int64
-	Err error // ErrTaskNotFound or ErrTaskStopped
+	Err error // ErrTaskNotFound, ErrTaskStopped or ErrTaskPaused
 }
 
-// Task returns the problem kind (ErrTaskNotFound, ErrTaskStopped) about task id.
+// Task returns the problem kind (ErrTaskNotFound, ErrTaskStopped,
+// ErrTaskPaused) about task id.
 func Task(id int64, kind error) error { return &TaskError{ID: id, Err: kind} }
 
 func (e *TaskError) Error() string {

@@ -15,6 +15,7 @@ const (
 	BadInput           Failure = "bad_input"            // ErrBadInput: input that can never succeed
 	TaskNotFound       Failure = "task_not_found"       // the job's task does not exist
 	TaskStopped        Failure = "task_stopped"         // the job's task was stopped
+	TaskPaused         Failure = "task_paused"          // the job's task is paused: it waits, before it starts, until the task is resumed
 	PageNotFound       Failure = "page_not_found"       // the job's page does not exist
 	DataRefusedFailure Failure = "data_refused"         // Postgres refuses the data itself (DataRefused)
 	TargetFailed       Failure = "target_failed"        // the target cannot be taken: unfetchable, unreadable, unknown DOI, no search backend
@@ -57,6 +58,7 @@ var ErrorTable = map[Failure]Rule{
 	BadInput:           {Outcome: Cancel, FailsTarget: true},
 	TaskNotFound:       {Outcome: Cancel},
 	TaskStopped:        {Outcome: Cancel},
+	TaskPaused:         {Outcome: Snooze},
 	PageNotFound:       {Outcome: Cancel, TaskFailure: true},
 	DataRefusedFailure: {Outcome: Cancel, FailsTarget: true, TaskFailure: true},
 	TargetFailed:       {Outcome: Cancel, FailsTarget: true},

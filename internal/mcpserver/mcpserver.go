@@ -75,7 +75,7 @@ func New(svc *service.Service, opts Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: ToolQueueTargets, InputSchema: withEnum[QueueTargetsInput]([]string{"targets", "*", "kind"}, jobs.TargetURL, jobs.TargetDOI, jobs.TargetQuery),
 		Description: "Queue targets of a task: URLs to fetch, DOIs to resolve, search queries whose results to fetch. A target already queued for the task is skipped. Reopens a completed task."},
 		h.queueTargets)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolGetStatus, Description: "Where a task stands: task_status (active, completed, stopped), jobs by kind and state, pending and finished counts, claims by verdict, targets by status, problems, failed targets, blocked domains, models."},
+	mcp.AddTool(s, &mcp.Tool{Name: ToolGetStatus, Description: "Where a task stands: task_status (active, paused, completed, stopped), jobs by kind and state, pending and finished counts, claims by verdict, targets by status, problems, failed targets, blocked domains, models."},
 		h.getStatus)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolGetEvidence, InputSchema: withEnum[GetEvidenceInput]([]string{"view"}, ViewSpans, ViewClaims),
 		Description: "A task's evidence, a page at a time. view=spans (default): evidence spans (page, page version, start_char, end_char, the version's text there, kind origin/supports/refutes/neutral, claim E-number, edge, model), optionally of one claim or one page. view=claims: one item per claim in E-number order with verdict, confidence, quote span and source."},

@@ -18,9 +18,11 @@ type Status struct {
 	TaskID int64 `json:"task_id"`
 	// TaskStatus is active while work remains, completed when no job of
 	// the task is left to run (recorded by the settle sweep, reopened by
-	// new work), or stopped.
+	// new work), paused (no job of it starts until it is resumed), or
+	// stopped.
 	TaskStatus  string     `json:"task_status"`
 	CompletedAt *time.Time `json:"completed_at,omitempty"`
+	PausedAt    *time.Time `json:"paused_at,omitempty"`
 
 	Jobs     map[string]map[string]int `json:"jobs"` // kind → state → count
 	Pending  int                       `json:"pending"`
@@ -101,7 +103,7 @@ func (s *Service) Status(ctx context.Context, org string, taskID int64) (*Status
 		return nil, err
 	}
 	st := s.st
-	out := &Status{TaskID: taskID, TaskStatus: task.Status, CompletedAt: task.CompletedAt, Jobs: map[string]map[string]int{}, Verdicts: map[string]int{}, Targets: map[string]int{},
+	out := &Status{TaskID: taskID, TaskStatus: task.Status, CompletedAt: task.CompletedAt, PausedAt: task.PausedAt, Jobs: map[string]map[string]int{}, Verdicts: map[string]int{}, Targets: map[string]int{},
 		Problems: []JobProblem{}, Failed: []FailedTarget{}}
 	counts, err := st.TaskJobCounts(ctx, fmt.Sprint(taskID))
 	if err != nil {

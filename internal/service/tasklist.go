@@ -68,8 +68,10 @@ type TaskDetail struct {
 	ID             int64          `json:"id"`
 	OrganizationID string         `json:"organization_id"`
 	Hypothesis     string         `json:"hypothesis"`
-	Status         string         `json:"status"`       // active, completed (no job left to run) or stopped
+	Status         string         `json:"status"`       // active, paused, completed (no job left to run) or stopped
 	CompletedAt    *time.Time     `json:"completed_at"` // when it was completed; null unless completed
+	PausedAt       *time.Time     `json:"paused_at"`    // when it was paused; null unless paused
+	Budget         string         `json:"budget"`       // its budget class (changed only while paused)
 	CreatedAt      time.Time      `json:"created_at"`
 	UpdatedAt      time.Time      `json:"updated_at"`
 	Claims         int            `json:"claims"`
@@ -89,7 +91,7 @@ func (s *Service) ShowTask(ctx context.Context, org string, taskID int64) (TaskD
 		return TaskDetail{}, err
 	}
 	out := TaskDetail{ID: task.ID, OrganizationID: task.OrganizationID, Hypothesis: task.Hypothesis, Status: task.Status,
-		CompletedAt: task.CompletedAt, CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
+		CompletedAt: task.CompletedAt, PausedAt: task.PausedAt, Budget: task.BudgetClass, CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
 		Verdicts: map[string]int{}, TargetsBy: map[string]int{}, Jobs: map[string]int{}}
 	verdicts, err := s.st.TaskVerdictCounts(ctx, taskID)
 	if err != nil {

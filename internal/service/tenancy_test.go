@@ -165,6 +165,29 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		_, err := b.svc.Export(ctx, org, b.task, 0, 0)
 		return err
 	},
+	// the owner's probe resumes the task it paused, for the probes after it
+	"PauseTask": func(ctx context.Context, b *tenancyBundle, org string) error {
+		if _, err := b.svc.PauseTask(ctx, org, b.task); err != nil {
+			return err
+		}
+		_, err := b.svc.ResumeTask(ctx, org, b.task)
+		return err
+	},
+	"ResumeTask": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.ResumeTask(ctx, org, b.task)
+		return err
+	},
+	// a budget changes only while paused: the owner's probe pauses first
+	"SetBudget": func(ctx context.Context, b *tenancyBundle, org string) error {
+		if _, err := b.svc.PauseTask(ctx, org, b.task); err != nil {
+			return err
+		}
+		if _, err := b.svc.SetBudget(ctx, org, b.task, "deep"); err != nil {
+			return err
+		}
+		_, err := b.svc.ResumeTask(ctx, org, b.task)
+		return err
+	},
 	// last: the owner's probe stops the task
 	"StopTask": func(ctx context.Context, b *tenancyBundle, org string) error {
 		_, err := b.svc.StopTask(ctx, org, b.task, "")

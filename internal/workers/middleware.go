@@ -51,6 +51,7 @@ func (m *outcomes) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 	}
 	d := decide(job, err, m.waits)
 	notePoliteWait(ctx, job, d)
+	notePausedWait(ctx, job, d)
 	return apply(ctx, d)
 }
 
@@ -89,14 +90,16 @@ func describe(d Decision) error {
 
 // jobCounts are the counts a job's metadata keeps: River's snoozes, the
 // lifeline's deaths of its worker (all, and those during attempts the job
-// ran alone among its kind in its process), and target_queue's politeness
-// waits with the time of the first (notePoliteWait).
+// ran alone among its kind in its process), target_queue's politeness
+// waits with the time of the first (notePoliteWait), and the waits of a
+// paused task (notePausedWait).
 type jobCounts struct {
 	Snoozes          int64     `json:"snoozes"`
 	WorkerDeaths     int       `json:"worker_deaths"`
 	WorkerDeathsSolo int       `json:"worker_deaths_solo"`
 	PoliteWaits      int64     `json:"polite_waits"`
 	PoliteSince      time.Time `json:"polite_since"`
+	PausedWaits      int64     `json:"paused_waits"`
 }
 
 func countsOf(metadata []byte) jobCounts {
@@ -109,8 +112,9 @@ func countsOf(metadata []byte) jobCounts {
 func workerDeaths(job *rivertype.JobRow) int { return countsOf(job.Metadata).WorkerDeaths }
 
 // snoozeCount is how often River has snoozed the job for anything but
-// politeness, whose waits have their own bound (errs.MaxPoliteWait).
+// politeness, whose waits have their own bound (errs.MaxPoliteWait), and
+// its task's pauses, which have none (a person resumes the task).
 func snoozeCount(metadata []byte) int64 {
 	c := countsOf(metadata)
-	return c.Snoozes - c.PoliteWaits
+	return c.Snoozes - c.PoliteWaits - c.PausedWaits
 }

@@ -34,6 +34,7 @@ const (
 	BadInput          = errs.BadInput
 	TaskNotFound      = errs.TaskNotFound
 	TaskStopped       = errs.TaskStopped
+	TaskPaused        = errs.TaskPaused
 	PageNotFound      = errs.PageNotFound
 	DataRefused       = errs.DataRefusedFailure
 	TargetFailed      = errs.TargetFailed
@@ -103,6 +104,8 @@ func decide(job *rivertype.JobRow, err error, waits ServerWaits) Decision {
 	}
 	kind, wait := classify(err)
 	switch kind {
+	case TaskPaused:
+		wait = pausedWait(err) // not counted among MaxSnoozes: a pause may last days
 	case PoliteWait:
 		return decidePolite(job, err)
 	case ModelUnavailable:
@@ -150,6 +153,8 @@ func classify(err error) (Failure, time.Duration) {
 		return TaskNotFound, 0
 	case errors.Is(err, errs.ErrTaskStopped):
 		return TaskStopped, 0
+	case errors.Is(err, errs.ErrTaskPaused):
+		return TaskPaused, 0
 	case errors.Is(err, errs.ErrPageNotFound):
 		return PageNotFound, 0
 	case errors.Is(err, errs.ErrBadInput):

@@ -89,6 +89,11 @@ func TestErrorTable(t *testing.T) {
 			targetErr: "no turn within 72h0m0s of the first politeness wait"},
 		{name: "politeness waits are not counted among MaxSnoozes", failure: ModelUnavailable, err: remoteerr.ErrUnavailable,
 			snoozes: errs.MaxSnoozes, meta: `, "polite_waits": 1`, want: Snooze, wait: modelWaitDefault},
+		{name: "paused task", failure: TaskPaused, err: &PausedError{TaskID: 1, Wait: 5 * time.Second}, want: Snooze, wait: 5 * time.Second},
+		{name: "paused task, snoozed past MaxSnoozes while paused", failure: TaskPaused, err: &PausedError{TaskID: 1, Wait: 5 * time.Second},
+			snoozes: 5 * errs.MaxSnoozes, meta: fmt.Sprintf(`, "paused_waits": %d`, 5*errs.MaxSnoozes), attempt: 8, want: Snooze, wait: 5 * time.Second},
+		{name: "a pause's waits are not counted among MaxSnoozes", failure: ModelUnavailable, err: remoteerr.ErrUnavailable,
+			snoozes: errs.MaxSnoozes, meta: `, "paused_waits": 1`, want: Snooze, wait: modelWaitDefault},
 	}
 	covered := map[Failure]bool{}
 	for _, tt := range tests {
