@@ -116,6 +116,28 @@ if command -v curl >/dev/null; then
   echo "  → $(grep -oE '"task_status":"[a-z]+"' <<<"$ANSWER"), $(grep -oE '"pending":[0-9]+' <<<"$ANSWER"), $(grep -oE '"finished":[0-9]+' <<<"$ANSWER")"
 fi
 
+# Self-directed retrieval: a second task gets only claims — no targets — and
+# the fleet searches the replay archive for them itself (offline BM25), in
+# stages chosen by expected value of information within budget minimal.
+# Its decisions are task events; the demo fails when it searched nothing.
+SELF=$(bin/enqueue task create --budget minimal --retrieval self_directed --hypothesis "Sea level rise is accelerating.")
+bin/enqueue claim add --task "$SELF" --text "Global warming is driving polar bears toward extinction" --text "Volcanoes Melting West Antarctic Glaciers, Not Global Warming" >/dev/null
+if ! bin/enqueue status --task "$SELF" --wait --timeout 5m >/dev/null; then
+  bin/enqueue status --task "$SELF" >&2 || true
+  fail "the self-directed task $SELF did not finish cleanly"
+fi
+EVENTS=$(bin/enqueue task events --task "$SELF" --limit 500)
+SEARCHES=$(bin/enqueue task show --task "$SELF" --json | sed -n 's/.*"targets": *\([0-9]*\).*/\1/p')
+echo
+echo "Self-directed task $SELF (only its 3 claims were given; budget minimal):"
+awk '{print $3}' <<<"$EVENTS" | sort | uniq -c | awk '{printf "  %s ×%s\n", $2, $1}'
+SELECTION=$(grep -m1 ' target_selection ' <<<"$EVENTS" | grep -oE '"(targets|deferred)": ?\[[^]]*\]|"stop": ?"[a-z_]+"|"k": ?[0-9]+' | paste -sd' ' - || true)
+[ -n "$SELECTION" ] || fail "the self-directed task recorded no target selection"
+echo "  target selection: $SELECTION"
+grep -q ' urls_registered ' <<<"$EVENTS" || fail "the self-directed task registered no search"
+grep -q ' retrieval_done ' <<<"$EVENTS" || fail "the self-directed task's retrieval did not finish"
+echo "  targets it found itself: $SEARCHES; its decisions: bin/enqueue task events --task $SELF"
+
 # What to try next, on this task.
 echo
 if [ "${WITH_POSTGRES_KEPT:-}" = 1 ]; then

@@ -25,7 +25,16 @@ const (
 	// (openModeTargets): the fleet searches the replay archive
 	// (internal/search/offline), fetches what it finds, extracts and judges.
 	ModeOpen Mode = "open"
+	// ModeSelfDirected gives it only the claims, each as its own task with
+	// self-directed retrieval (budget SelfDirectedBudget): the fleet's
+	// planner decides what to search for (internal/planner), the fleet
+	// searches the replay archive, fetches, extracts and judges.
+	ModeSelfDirected Mode = "self_directed"
 )
+
+// SelfDirectedBudget is the budget class of each claim's task in
+// self-directed mode.
+const SelfDirectedBudget = "minimal"
 
 // Retrieval is what the fleet reached of the claims' gold evidence
 // articles (GoldArticles), and what it spent on it (task_costs).
@@ -140,28 +149,40 @@ func scoreRetrievalOfArticles(ctx context.Context, pool *pgxpool.Pool, records [
 	gold := GoldArticles(records)
 	r := &res.Retrieval
 
-	pages := map[string]bool{}
+	pages := map[int64]map[string]bool{} // task → its pages' URLs
 	rows, err := pool.Query(ctx, `
-		SELECT p.url, COALESCE(p.final_url, '') FROM task_pages tp JOIN pages p ON p.id = tp.page_id WHERE tp.task_id = $1`, res.TaskID)
+		SELECT tp.task_id, p.url, COALESCE(p.final_url, '') FROM task_pages tp JOIN pages p ON p.id = tp.page_id
+		WHERE tp.task_id = ANY($1::bigint[])`, res.tasks())
 	if err != nil {
 		return fmt.Errorf("read task pages: %w", err)
 	}
 	for rows.Next() {
+		var task int64
 		var u, final string
-		if err := rows.Scan(&u, &final); err != nil {
+		if err := rows.Scan(&task, &u, &final); err != nil {
 			rows.Close()
 			return fmt.Errorf("read task pages: %w", err)
 		}
-		pages[u] = true
+		if pages[task] == nil {
+			pages[task] = map[string]bool{}
+		}
+		pages[task][u] = true
 		if final != "" {
-			pages[final] = true
+			pages[task][final] = true
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read task pages: %w", err)
 	}
-	r.ClaimsWithArticle, r.InTask = CountReached(gold, func(_ int, u string) bool { return pages[u] })
+	// A claim's task: its own in self-directed mode, else the one task.
+	taskOf := func(i int) int64 {
+		if len(res.TaskIDs) > 0 {
+			return res.TaskIDs[i]
+		}
+		return res.TaskID
+	}
+	r.ClaimsWithArticle, r.InTask = CountReached(gold, func(i int, u string) bool { return pages[taskOf(i)][u] })
 
 	type key struct {
 		claim int64
@@ -215,13 +236,15 @@ func scoreRetrievalOfArticles(ctx context.Context, pool *pgxpool.Pool, records [
 		_, r.InOwnSearch = CountReached(gold, func(i int, u string) bool { return found[i][u] })
 	}
 
-	costs, err := store.NewStore(pool).TaskCosts(ctx, res.TaskID)
-	if err != nil {
-		return fmt.Errorf("task costs: %w", err)
-	}
-	for _, c := range costs {
-		r.Searches += c.Searches
-		r.Fetches += c.Fetches
+	for _, task := range res.tasks() {
+		costs, err := store.NewStore(pool).TaskCosts(ctx, task)
+		if err != nil {
+			return fmt.Errorf("task costs: %w", err)
+		}
+		for _, c := range costs {
+			r.Searches += c.Searches
+			r.Fetches += c.Fetches
+		}
 	}
 	r.SearchesPerClaim, r.FetchesPerClaim = PerClaim(r.Searches, res.Claims), PerClaim(r.Fetches, res.Claims)
 	return nil

@@ -53,7 +53,7 @@ func WriteText(w io.Writer, r *Report) error {
 		writeFleet(ew, cf)
 	}
 	if r.ClimateFever != nil && r.ClimateFeverOpen != nil {
-		writeModes(ew, r.ClimateFever, r.ClimateFeverOpen)
+		writeModes(ew, r.ClimateFever, r.ClimateFeverOpen, r.ClimateFeverSelfDirected)
 	}
 	fmt.Fprintf(ew, "\ntotal time %.1fs\n", r.TotalSeconds)
 	return ew.err
@@ -115,14 +115,25 @@ func writeFleet(w io.Writer, cf *FleetResult) {
 }
 
 // writeModes compares the given-pages run with the open-mode run.
-func writeModes(w io.Writer, given, open *FleetResult) {
-	fmt.Fprintf(w, "\n== Climate-FEVER: given pages vs open mode, %d claims ==\n", open.Claims)
+func writeModes(w io.Writer, given, open, self *FleetResult) {
+	fmt.Fprintf(w, "\n== Climate-FEVER: given pages vs open mode vs self-directed, %d claims ==\n", open.Claims)
 	fmt.Fprintln(w, "Given: every replayed article is a target. Open: each claim is only a query target (its text); the fleet searches the same replay archive (offline BM25, internal/search/offline), fetches the results, extracts and judges.")
+	fmt.Fprintf(w, "Self-directed: each claim is its own task with only the claim (retrieval self_directed, budget %s); the fleet's planner chooses its queries and fetches (internal/planner).\n", SelfDirectedBudget)
+	results := []*FleetResult{given, open}
+	header := "\tgiven\topen\t"
+	if self != nil {
+		results = append(results, self)
+		header += "self-directed\t"
+	}
 	fmt.Fprintln(w, "A claim's gold articles are the articles of its evidence entries (any label). The archive holds exactly the claims' evidence articles: a closed world, not the web.")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "\tgiven\topen\t\n")
+	fmt.Fprint(tw, header+"\n")
 	row := func(name string, f func(*FleetResult) string) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, f(given), f(open))
+		fmt.Fprintf(tw, "%s\t", name)
+		for _, r := range results {
+			fmt.Fprintf(tw, "%s\t", f(r))
+		}
+		fmt.Fprintln(tw)
 	}
 	share := func(n func(Retrieval) int) func(*FleetResult) string {
 		return func(cf *FleetResult) string {
@@ -164,6 +175,14 @@ func writeModes(w io.Writer, given, open *FleetResult) {
 	fmt.Fprintln(w, "\nOpen mode: claim verdicts vs gold claim labels:")
 	_ = open.ClaimScores.WriteMatrix(w)
 	fmt.Fprintf(w, "verdicts: %s\n", joinCounts(open.Verdicts))
+	if self != nil {
+		if len(self.FailedTargets) > 0 {
+			fmt.Fprintf(w, "self-directed: %d failed targets\n", len(self.FailedTargets))
+		}
+		fmt.Fprintln(w, "\nSelf-directed: claim verdicts vs gold claim labels:")
+		_ = self.ClaimScores.WriteMatrix(w)
+		fmt.Fprintf(w, "verdicts: %s\n", joinCounts(self.Verdicts))
+	}
 }
 
 // shortDigest is the first 12 hex digits of a digest.

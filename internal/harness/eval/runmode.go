@@ -8,12 +8,15 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/graphsnap"
 	"github.com/evidencefleet/evidencefleet/internal/harness/scratchdb"
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/search/offline"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -61,8 +64,11 @@ func RunFleetMode(ctx context.Context, opts Options, mode Mode) (*FleetResult, e
 	}
 	cfg.ReplayDir = dir
 	cfg.Queues = FleetQueues
-	if mode == ModeOpen {
+	if mode != ModeGiven {
 		cfg.SearchURL = "" // the archive's offline search (fleet.newSearcher)
+	}
+	if mode == ModeSelfDirected {
+		cfg.TaskSettle = 200 * time.Millisecond // the planner steps on the settle loop
 	}
 
 	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
@@ -88,7 +94,12 @@ func RunFleetMode(ctx context.Context, opts Options, mode Mode) (*FleetResult, e
 		}
 	}()
 	st := store.NewStore(pool)
-	claimIDs, err := EnqueueTargets(ctx, st, w.Client(), records, targets)
+	var claimIDs TaskClaims
+	if mode == ModeSelfDirected {
+		claimIDs, res.TaskIDs, err = EnqueueSelfDirected(ctx, st, w.Client(), records)
+	} else {
+		claimIDs, err = EnqueueTargets(ctx, st, w.Client(), records, targets)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +124,7 @@ func RunFleetMode(ctx context.Context, opts Options, mode Mode) (*FleetResult, e
 	if err := w.Start(context.WithoutCancel(ctx)); err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	waitErr := waitIdle(ctx, pool, res.TaskID, timeout, opts.Progress)
+	waitErr := waitIdle(ctx, pool, res.tasks(), mode == ModeSelfDirected, timeout, opts.Progress)
 	res.WallSeconds = time.Since(start).Seconds()
 	stopped = true
 	if err := w.Stop(30 * time.Second); err != nil && waitErr == nil {
@@ -126,8 +137,13 @@ func RunFleetMode(ctx context.Context, opts Options, mode Mode) (*FleetResult, e
 		return nil, err
 	}
 	var searcher search.Searcher
-	if mode == ModeOpen {
+	if mode != ModeGiven {
 		searcher = offline.New(dir, offline.Options{MaxBytes: cfg.FetchMaxBytes, MaxElements: cfg.PageMaxElements})
+	}
+	if mode == ModeSelfDirected {
+		if queries, err = plannerQueries(ctx, pool, claimIDs.Claims); err != nil {
+			return nil, err
+		}
 	}
 	if err := scoreRetrievalOfArticles(ctx, pool, records, claimIDs.Claims, searcher, queries, cfg.SearchResults, res); err != nil {
 		return nil, err
@@ -146,7 +162,7 @@ func scoreRun(ctx context.Context, pool *pgxpool.Pool, st *store.Store, records 
 		return err
 	}
 	res.GraphDigest, res.GraphRows = snap.Digest(), snap.Summary()
-	if res.Timings, err = readTimings(ctx, pool, res.TaskID, dbStart); err != nil {
+	if res.Timings, err = readTimings(ctx, pool, res.tasks(), dbStart); err != nil {
 		return err
 	}
 	if err := scoreClaims(ctx, pool, records, claims, res); err != nil {
@@ -174,8 +190,64 @@ func modeTargets(mode Mode, records []corpus.Record, pages []corpus.Page) (queri
 			return nil, nil, err
 		}
 		targets = distinctTargets(queries)
+	case ModeSelfDirected: // the planner decides
 	default:
 		return nil, nil, fmt.Errorf("unknown mode %q", mode)
 	}
 	return queries, targets, nil
+}
+
+// EnqueueSelfDirected creates one self-directed task per record (its claim
+// is the task's hypothesis, E1; budget SelfDirectedBudget), in one
+// transaction: the claims' ids in record order, and the tasks.
+func EnqueueSelfDirected(ctx context.Context, st *store.Store, client *river.Client[pgx.Tx], records []corpus.Record) (TaskClaims, []int64, error) {
+	var out TaskClaims
+	var tasks []int64
+	err := st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		for _, r := range records {
+			task, err := intake.CreateTask(ctx, client, tx, "evaluation", intake.TaskSpec{Hypothesis: r.Claim, Budget: SelfDirectedBudget, Retrieval: "self_directed"})
+			if err != nil {
+				return fmt.Errorf("claim %s: %w", r.ClaimID, err)
+			}
+			claims, err := q.PlannerClaims(ctx, task.ID)
+			if err != nil || len(claims) != 1 {
+				return fmt.Errorf("claim %s: its task's claim: %v (%d claims)", r.ClaimID, err, len(claims))
+			}
+			tasks = append(tasks, task.ID)
+			out.Claims = append(out.Claims, claims[0].ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return out, nil, fmt.Errorf("create self-directed tasks: %w", err)
+	}
+	if len(tasks) > 0 {
+		out.Task = tasks[0]
+	}
+	return out, tasks, nil
+}
+
+// plannerQueries are the queries the planner asked for each claim, in
+// claim order.
+func plannerQueries(ctx context.Context, pool *pgxpool.Pool, claims []int64) ([][]jobs.Target, error) {
+	rows, err := pool.Query(ctx, `SELECT claim_id, value FROM targets WHERE via = 'planner' AND claim_id = ANY($1::bigint[]) ORDER BY id`, claims)
+	if err != nil {
+		return nil, fmt.Errorf("read the planner's queries: %w", err)
+	}
+	defer rows.Close()
+	index := map[int64]int{}
+	for i, c := range claims {
+		index[c] = i
+	}
+	out := make([][]jobs.Target, len(claims))
+	for rows.Next() {
+		var claim int64
+		var value string
+		if err := rows.Scan(&claim, &value); err != nil {
+			return nil, fmt.Errorf("read the planner's queries: %w", err)
+		}
+		i := index[claim]
+		out[i] = append(out[i], jobs.Target{Kind: jobs.TargetQuery, Value: value})
+	}
+	return out, rows.Err()
 }

@@ -95,6 +95,9 @@ type FleetResult struct {
 	Claims     int    `json:"claims"`
 	Articles   int    `json:"articles"` // replay pages built
 	TaskID     int64  `json:"task_id"`
+	// TaskIDs are the tasks of the run when it has one per claim (self-directed
+	// mode: each claim is its own task, in record order); else empty.
+	TaskIDs []int64 `json:"task_ids,omitempty"`
 
 	WallSeconds   float64                   `json:"wall_seconds"` // fleet start until idle
 	JobsCompleted int                       `json:"jobs_completed"`
@@ -171,6 +174,9 @@ type Report struct {
 	ClimateFever *FleetResult       `json:"climate_fever,omitempty"`
 	// ClimateFeverOpen is the same claims in open mode (Options.OpenMode).
 	ClimateFeverOpen *FleetResult `json:"climate_fever_open,omitempty"`
+	// ClimateFeverSelfDirected is the same claims, each its own
+	// self-directed task (Options.OpenMode).
+	ClimateFeverSelfDirected *FleetResult `json:"climate_fever_self_directed,omitempty"`
 	TotalSeconds     float64      `json:"total_seconds"`
 	DatabaseIsTemp   bool         `json:"scratch_database"`
 }
@@ -222,6 +228,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if opts.OpenMode {
 			if rep.ClimateFeverOpen, err = RunFleetMode(ctx, opts, ModeOpen); err != nil {
 				return nil, fmt.Errorf("open mode: %w", err)
+			}
+			if rep.ClimateFeverSelfDirected, err = RunFleetMode(ctx, opts, ModeSelfDirected); err != nil {
+				return nil, fmt.Errorf("self-directed mode: %w", err)
 			}
 		}
 	}
@@ -371,24 +380,27 @@ func EnqueueTargets(ctx context.Context, st *store.Store, client *river.Client[p
 	return out, nil
 }
 
-// waitIdle polls river_job until no job of FleetKinds of the task is
-// available, pending, running, retryable or scheduled, twice in a row.
-func waitIdle(ctx context.Context, pool *pgxpool.Pool, taskID int64, timeout time.Duration, progress io.Writer) error {
+// waitIdle polls river_job until no job of FleetKinds of the tasks is
+// available, pending, running, retryable or scheduled, twice in a row —
+// and, with untilCompleted, every task is completed (a self-directed
+// task's planner steps between its jobs).
+func waitIdle(ctx context.Context, pool *pgxpool.Pool, tasks []int64, untilCompleted bool, timeout time.Duration, progress io.Writer) error {
 	deadline := time.Now().Add(timeout)
 	lastReport := time.Now()
 	quiet := 0
 	for {
-		var pending, done int
+		var pending, done, open int
 		err := pool.QueryRow(ctx, `
 			SELECT count(*) FILTER (WHERE state IN ('available','pending','running','retryable','scheduled')),
-			       count(*) FILTER (WHERE state = 'completed')
+			       count(*) FILTER (WHERE state = 'completed'),
+			       (SELECT count(*) FROM tasks WHERE id = ANY($3::bigint[]) AND status <> 'completed')
 			FROM river_job
-			WHERE args ? 'task_id' AND args ->> 'task_id' = $1 AND kind = ANY($2::text[])`,
-			fmt.Sprint(taskID), FleetKinds).Scan(&pending, &done)
+			WHERE args ? 'task_id' AND args ->> 'task_id' = ANY($1::text[]) AND kind = ANY($2::text[])`,
+			taskArgs(tasks), FleetKinds, tasks).Scan(&pending, &done, &open)
 		if err != nil {
 			return fmt.Errorf("wait for the fleet: %w", err)
 		}
-		if pending == 0 {
+		if pending == 0 && (!untilCompleted || open == 0) {
 			if quiet++; quiet >= 2 {
 				return nil
 			}
@@ -396,11 +408,11 @@ func waitIdle(ctx context.Context, pool *pgxpool.Pool, taskID int64, timeout tim
 			quiet = 0
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("wait for the fleet: %d jobs of task %d still pending after %s (%d completed)", pending, taskID, timeout, done)
+			return fmt.Errorf("wait for the fleet: %d jobs of %d tasks still pending after %s (%d completed, %d tasks open)", pending, len(tasks), timeout, done, open)
 		}
 		if progress != nil && time.Since(lastReport) >= 10*time.Second {
 			lastReport = time.Now()
-			fmt.Fprintf(progress, "eval: fleet running: %d jobs pending, %d completed\n", pending, done)
+			fmt.Fprintf(progress, "eval: fleet running: %d jobs pending, %d completed, %d tasks open\n", pending, done, open)
 		}
 		select {
 		case <-ctx.Done():
@@ -410,40 +422,58 @@ func waitIdle(ctx context.Context, pool *pgxpool.Pool, taskID int64, timeout tim
 	}
 }
 
-// readGraph fills the job, page, fragment and edge counts.
-func readGraph(ctx context.Context, st *store.Store, res *FleetResult) error {
-	counts, err := st.TaskJobCounts(ctx, fmt.Sprint(res.TaskID))
-	if err != nil {
-		return fmt.Errorf("job counts: %w", err)
+// taskArgs are task ids as river_job args hold them (text).
+func taskArgs(tasks []int64) []string {
+	out := make([]string, len(tasks))
+	for i, t := range tasks {
+		out[i] = fmt.Sprint(t)
 	}
+	return out
+}
+
+// tasks are the run's tasks: TaskIDs, or its one task.
+func (r *FleetResult) tasks() []int64 {
+	if len(r.TaskIDs) > 0 {
+		return r.TaskIDs
+	}
+	return []int64{r.TaskID}
+}
+
+func readGraph(ctx context.Context, st *store.Store, res *FleetResult) error {
 	res.Jobs = map[string]map[string]int{}
-	for _, c := range counts {
-		if res.Jobs[c.Kind] == nil {
-			res.Jobs[c.Kind] = map[string]int{}
+	for _, task := range res.tasks() {
+		counts, err := st.TaskJobCounts(ctx, fmt.Sprint(task))
+		if err != nil {
+			return fmt.Errorf("job counts: %w", err)
 		}
-		res.Jobs[c.Kind][c.State] = int(c.N)
-		if c.State == "completed" && slices.Contains(FleetKinds, c.Kind) {
-			res.JobsCompleted += int(c.N)
+		for _, c := range counts {
+			if res.Jobs[c.Kind] == nil {
+				res.Jobs[c.Kind] = map[string]int{}
+			}
+			res.Jobs[c.Kind][c.State] += int(c.N)
+			if c.State == "completed" && slices.Contains(FleetKinds, c.Kind) {
+				res.JobsCompleted += int(c.N)
+			}
 		}
 	}
 	if res.WallSeconds > 0 {
 		res.JobsPerSecond = float64(res.JobsCompleted) / res.WallSeconds
 	}
 	pool := st.DB()
-	err = pool.QueryRow(ctx, `
-		SELECT (SELECT count(*) FROM task_pages WHERE task_id = $1),
-		       (SELECT count(*) FROM fragments f JOIN task_pages tp ON tp.page_version_id = f.page_version_id WHERE tp.task_id = $1),
-		       (SELECT count(*) FROM claims WHERE task_id = $1 AND kind = 'extracted')`,
-		res.TaskID).Scan(&res.Pages, &res.Fragments, &res.ExtractedClaims)
+	err := pool.QueryRow(ctx, `
+		SELECT (SELECT count(*) FROM task_pages WHERE task_id = ANY($1::bigint[])),
+		       (SELECT count(*) FROM fragments f JOIN task_pages tp ON tp.page_version_id = f.page_version_id WHERE tp.task_id = ANY($1::bigint[])),
+		       (SELECT count(*) FROM claims WHERE task_id = ANY($1::bigint[]) AND kind = 'extracted')`,
+		res.tasks()).Scan(&res.Pages, &res.Fragments, &res.ExtractedClaims)
 	if err != nil {
 		return fmt.Errorf("count pages: %w", err)
 	}
 	res.EdgesByRelation = map[string]int{}
 	rows, err := pool.Query(ctx, `
 		SELECT e.relation, count(*) FROM edges e JOIN claims c ON c.id = e.target_id
-		WHERE c.task_id = $1 AND e.source_type = 'fragment' AND e.target_type = 'claim'
+		WHERE c.task_id = ANY($1::bigint[]) AND e.source_type = 'fragment' AND e.target_type = 'claim'
 		  AND e.relation IN ('supports','refutes','neutral')
-		GROUP BY e.relation`, res.TaskID)
+		GROUP BY e.relation`, res.tasks())
 	if err != nil {
 		return fmt.Errorf("count edges: %w", err)
 	}
@@ -463,35 +493,37 @@ func readGraph(ctx context.Context, st *store.Store, res *FleetResult) error {
 	}
 	if res.NLIModelsSeen, err = graphsnap.Strings(ctx, pool, `
 		SELECT DISTINCT e.nli_model FROM edges e JOIN claims c ON c.id = e.target_id
-		WHERE c.task_id = $1 AND e.nli_model IS NOT NULL ORDER BY 1`, res.TaskID); err != nil {
+		WHERE c.task_id = ANY($1::bigint[]) AND e.nli_model IS NOT NULL ORDER BY 1`, res.tasks()); err != nil {
 		return fmt.Errorf("NLI models: %w", err)
 	}
 	if res.EmbedModelsSeen, err = graphsnap.Strings(ctx, pool, `
 		SELECT DISTINCT f.embed_model FROM fragments f JOIN task_pages tp ON tp.page_version_id = f.page_version_id
-		WHERE tp.task_id = $1 AND f.embed_model IS NOT NULL ORDER BY 1`, res.TaskID); err != nil {
+		WHERE tp.task_id = ANY($1::bigint[]) AND f.embed_model IS NOT NULL ORDER BY 1`, res.tasks()); err != nil {
 		return fmt.Errorf("embedding models: %w", err)
 	}
-	failed, err := st.TaskFailedTargets(ctx, res.TaskID)
-	if err != nil {
-		return fmt.Errorf("failed targets: %w", err)
-	}
 	res.FailedTargets = []string{}
-	for _, f := range failed {
-		res.FailedTargets = append(res.FailedTargets, f.Value+": "+f.Error)
+	for _, task := range res.tasks() {
+		failed, err := st.TaskFailedTargets(ctx, task)
+		if err != nil {
+			return fmt.Errorf("failed targets: %w", err)
+		}
+		for _, f := range failed {
+			res.FailedTargets = append(res.FailedTargets, f.Value+": "+f.Error)
+		}
 	}
 	return nil
 }
 
 // readTimings summarises the finished jobs of the task per kind.
-func readTimings(ctx context.Context, pool *pgxpool.Pool, taskID int64, start time.Time) ([]KindTiming, error) {
+func readTimings(ctx context.Context, pool *pgxpool.Pool, tasks []int64, start time.Time) ([]KindTiming, error) {
 	rows, err := pool.Query(ctx, `
 		SELECT kind, count(*)::int,
 		       COALESCE(EXTRACT(EPOCH FROM max(finalized_at) - $3::timestamptz), 0)::float8,
 		       COALESCE(EXTRACT(EPOCH FROM sum(finalized_at - attempted_at)), 0)::float8,
 		       COALESCE(EXTRACT(EPOCH FROM max(finalized_at - attempted_at)), 0)::float8
 		FROM river_job
-		WHERE args ? 'task_id' AND args ->> 'task_id' = $1 AND kind = ANY($2::text[]) AND finalized_at IS NOT NULL
-		GROUP BY kind ORDER BY 3`, fmt.Sprint(taskID), FleetKinds, start)
+		WHERE args ? 'task_id' AND args ->> 'task_id' = ANY($1::text[]) AND kind = ANY($2::text[]) AND finalized_at IS NOT NULL
+		GROUP BY kind ORDER BY 3`, taskArgs(tasks), FleetKinds, start)
 	if err != nil {
 		return nil, fmt.Errorf("job timings: %w", err)
 	}
@@ -565,7 +597,7 @@ func scorePairs(ctx context.Context, pool *pgxpool.Pool, records []corpus.Record
 	rows, err := pool.Query(ctx, `
 		SELECT p.url, COALESCE(p.final_url, ''), pv.id, pv.content
 		FROM task_pages tp JOIN pages p ON p.id = tp.page_id JOIN page_versions pv ON pv.id = tp.page_version_id
-		WHERE tp.task_id = $1`, res.TaskID)
+		WHERE tp.task_id = ANY($1::bigint[])`, res.tasks())
 	if err != nil {
 		return fmt.Errorf("read page versions: %w", err)
 	}
