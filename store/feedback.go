@@ -36,6 +36,15 @@ type ClaimFeedbackResult struct {
 func (s *Store) ApplyClaimFeedback(ctx context.Context, f ClaimVerdictFeedback) (ClaimFeedbackResult, error) {
 	out := ClaimFeedbackResult{ClaimID: f.ClaimID}
 	err := s.InTx(ctx, func(_ pgx.Tx, q *Queries) error {
+		// the claim and those downstream of it, in id order, as
+		// RecomputePosteriors locks them
+		scope, err := q.beliefScope(ctx, []int64{f.ClaimID})
+		if err != nil {
+			return err
+		}
+		if _, err := q.LockClaims(ctx, scope); err != nil {
+			return err
+		}
 		cur, err := q.LockClaimStatus(ctx, f.ClaimID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("claim %d: %w", f.ClaimID, errs.ErrClaimNotFound)
