@@ -30,9 +30,28 @@ func toLinks(rows []AcceptedLinksOfClaimTasksRow) []belief.Link {
 	return out
 }
 
-// beliefScope is what a recomputation of the claims locks: the claims and
-// those downstream of them along the accepted links of their tasks, in id
-// order. Read before the lock; propagate reads the links again under it.
+// lockBeliefScope takes the locks a recomputation of the claims needs, in
+// the one lock order: the rows of their tasks FOR SHARE, in id order (a
+// link change holds its task's row FOR UPDATE, so the links stay as read),
+// then the claims and those downstream of them along the accepted links of
+// their tasks, in id order. It returns the locked claims and their ids.
+func (q *Queries) lockBeliefScope(ctx context.Context, claimIDs []int64) ([]LockClaimsRow, []int64, error) {
+	if _, err := q.ShareLockClaimTasks(ctx, claimIDs); err != nil {
+		return nil, nil, fmt.Errorf("lock the claims' tasks: %w", err)
+	}
+	scope, err := q.beliefScope(ctx, claimIDs)
+	if err != nil {
+		return nil, nil, err
+	}
+	locked, err := q.LockClaims(ctx, scope)
+	if err != nil {
+		return nil, nil, fmt.Errorf("lock claims: %w", err)
+	}
+	return locked, scope, nil
+}
+
+// beliefScope is the claims and those downstream of them along the
+// accepted links of their tasks, in id order.
 func (q *Queries) beliefScope(ctx context.Context, claimIDs []int64) ([]int64, error) {
 	rows, err := q.AcceptedLinksOfClaimTasks(ctx, claimIDs)
 	if err != nil {
@@ -47,8 +66,8 @@ func (q *Queries) beliefScope(ctx context.Context, claimIDs []int64) ([]int64, e
 // and writes that of the claims downstream of them: one pass over the DAG
 // of their tasks' accepted links (belief.Propagate), from the claims' own
 // log-odds (the new ones of states, the stored ones of the others). The
-// rows of scope are locked; a claim downstream that a link made since the
-// scope was read is locked here.
+// rows of scope are locked (lockBeliefScope); a claim downstream missing
+// from it (none, while the tasks' rows are share-locked) is locked here.
 func (q *Queries) propagate(ctx context.Context, scope []int64, states []ClaimState) error {
 	ids := make([]int64, len(states))
 	local := make(map[int64]float64, len(states))

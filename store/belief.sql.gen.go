@@ -103,6 +103,65 @@ func (q *Queries) DeleteClaimLink(ctx context.Context, arg DeleteClaimLinkParams
 	return result.RowsAffected(), nil
 }
 
+const shareLockClaimTasks = `-- name: ShareLockClaimTasks :many
+SELECT t.id FROM tasks t
+WHERE t.id IN (SELECT c.task_id FROM claims c WHERE c.id = ANY($1::bigint[]))
+ORDER BY t.id FOR SHARE
+`
+
+// Share-locks the rows of the claims' tasks, in id order, before their
+// claims are locked (the one lock order: task rows, then claims by id): a
+// link change holds its task's row FOR UPDATE, so the claim links read
+// under this lock stay as read until commit.
+func (q *Queries) ShareLockClaimTasks(ctx context.Context, claimIds []int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, shareLockClaimTasks, claimIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const shareLockEdgeTask = `-- name: ShareLockEdgeTask :many
+SELECT t.id FROM tasks t
+WHERE t.id = (SELECT c.task_id FROM edges e JOIN claims c ON c.id = e.target_id
+              WHERE e.id = $1 AND e.target_type = 'claim')
+FOR SHARE
+`
+
+// Share-locks the row of the task of an NLI edge's claim (a correction
+// takes it before the edge's row, in the one lock order).
+func (q *Queries) ShareLockEdgeTask(ctx context.Context, edgeID int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, shareLockEdgeTask, edgeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const taskClaimLinks = `-- name: TaskClaimLinks :many
 SELECT l.id, l.from_claim_id, cf.evidence_no AS from_evidence_no, l.to_claim_id, ct.evidence_no AS to_evidence_no,
        l.relation, l.weight, l.status, l.created_by, l.reason, l.created_at

@@ -60,12 +60,9 @@ func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (Domai
 			return err
 		}
 		if len(touched) > 0 {
-			// with the claims downstream of them, as RecomputePosteriors locks them
-			scope, err := q.beliefScope(ctx, touched)
-			if err != nil {
-				return err
-			}
-			if _, err := q.LockClaims(ctx, scope); err != nil {
+			// their tasks' rows, then the claims with those downstream of
+			// them, as RecomputePosteriors locks them
+			if _, _, err := q.lockBeliefScope(ctx, touched); err != nil {
 				return err
 			}
 		}

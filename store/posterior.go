@@ -27,8 +27,9 @@ type ClaimState struct {
 
 // RecomputePosteriors recomputes the cached posterior columns of the given
 // claims from their edges (ARCHITECTURE.md §5.1) and runs source
-// verification on them (§5.5): the claims' rows are locked in id order (a
-// concurrent writer of the same claims tallies after this one commits),
+// verification on them (§5.5): their tasks' rows are share-locked and the
+// claims' rows locked in id order (a concurrent writer of the same claims
+// tallies after this one commits),
 // then one aggregate read, one read of the confident edges by site, one
 // multi-row update, the claims' conflicts replaced, promotions, and the
 // block rule for the domains whose claims moved into or out of rejection.
@@ -41,13 +42,9 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 	if len(claimIDs) == 0 {
 		return nil, nil
 	}
-	scope, err := q.beliefScope(ctx, claimIDs)
+	locked, scope, err := q.lockBeliefScope(ctx, claimIDs)
 	if err != nil {
 		return nil, fmt.Errorf("recompute posteriors: %w", err)
-	}
-	locked, err := q.LockClaims(ctx, scope)
-	if err != nil {
-		return nil, fmt.Errorf("recompute posteriors: lock claims: %w", err)
 	}
 	tallies, err := q.ClaimTallies(ctx, claimIDs)
 	if err != nil {

@@ -50,3 +50,20 @@ RETURNING id;
 
 -- name: DeleteClaimLink :execrows
 DELETE FROM claim_links WHERE task_id = @task_id AND from_claim_id = @from_claim_id AND to_claim_id = @to_claim_id;
+
+-- name: ShareLockClaimTasks :many
+-- Share-locks the rows of the claims' tasks, in id order, before their
+-- claims are locked (the one lock order: task rows, then claims by id): a
+-- link change holds its task's row FOR UPDATE, so the claim links read
+-- under this lock stay as read until commit.
+SELECT t.id FROM tasks t
+WHERE t.id IN (SELECT c.task_id FROM claims c WHERE c.id = ANY(@claim_ids::bigint[]))
+ORDER BY t.id FOR SHARE;
+
+-- name: ShareLockEdgeTask :many
+-- Share-locks the row of the task of an NLI edge's claim (a correction
+-- takes it before the edge's row, in the one lock order).
+SELECT t.id FROM tasks t
+WHERE t.id = (SELECT c.task_id FROM edges e JOIN claims c ON c.id = e.target_id
+              WHERE e.id = @edge_id AND e.target_type = 'claim')
+FOR SHARE;
