@@ -52,12 +52,17 @@ func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (Domai
 		if err := q.CreateDomainRow(ctx, CreateDomainRowParams{Domain: c.Domain, Site: &site}); err != nil {
 			return err
 		}
-		touched, err := q.ClaimsTouchingDomain(ctx, ClaimsTouchingDomainParams{Domain: c.Domain, MinConfidence: verification.MinConfidence})
+		// Every supports or refutes edge, not only the confident ones that
+		// source verification reads: the log-odds belief leaves out a
+		// BLOCKED domain's edges of any confidence (§5.8).
+		touched, err := q.ClaimsTouchingDomain(ctx, ClaimsTouchingDomainParams{Domain: c.Domain, MinConfidence: 0})
 		if err != nil {
 			return err
 		}
 		if len(touched) > 0 {
-			if _, err := q.LockClaims(ctx, touched); err != nil {
+			// their tasks' rows, then the claims with those downstream of
+			// them, as RecomputePosteriors locks them
+			if _, _, err := q.lockBeliefScope(ctx, touched); err != nil {
 				return err
 			}
 		}

@@ -151,6 +151,7 @@ func (q *Queries) OrgPage(ctx context.Context, arg OrgPageParams) (bool, error) 
 const taskExportClaims = `-- name: TaskExportClaims :many
 SELECT c.id, c.evidence_no, c.kind, c.text, c.confidence, c.verdict, c.supporting_count, c.refuting_count, c.neutral_count,
        c.verification_status, c.adoption_status, c.extractor_model,
+       c.belief, c.propagated_belief,
        f.page_id, c.page_version_id, c.quote_start, c.quote_end,
        COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote,
        COALESCE(p.url, '')::text AS url, COALESCE(p.title, '')::text AS title, COALESCE(p.domain, '')::text AS domain,
@@ -187,6 +188,8 @@ type TaskExportClaimsRow struct {
 	VerificationStatus string     `json:"verification_status"`
 	AdoptionStatus     string     `json:"adoption_status"`
 	ExtractorModel     *string    `json:"extractor_model"`
+	Belief             float64    `json:"belief"`
+	PropagatedBelief   float64    `json:"propagated_belief"`
 	PageID             *int64     `json:"page_id"`
 	PageVersionID      *int64     `json:"page_version_id"`
 	QuoteStart         *int32     `json:"quote_start"`
@@ -227,6 +230,8 @@ func (q *Queries) TaskExportClaims(ctx context.Context, arg TaskExportClaimsPara
 			&i.VerificationStatus,
 			&i.AdoptionStatus,
 			&i.ExtractorModel,
+			&i.Belief,
+			&i.PropagatedBelief,
 			&i.PageID,
 			&i.PageVersionID,
 			&i.QuoteStart,

@@ -36,6 +36,11 @@ type ClaimFeedbackResult struct {
 func (s *Store) ApplyClaimFeedback(ctx context.Context, f ClaimVerdictFeedback) (ClaimFeedbackResult, error) {
 	out := ClaimFeedbackResult{ClaimID: f.ClaimID}
 	err := s.InTx(ctx, func(_ pgx.Tx, q *Queries) error {
+		// its task's row, then the claim and those downstream of it, in id
+		// order, as RecomputePosteriors locks them
+		if _, _, err := q.lockBeliefScope(ctx, []int64{f.ClaimID}); err != nil {
+			return err
+		}
 		cur, err := q.LockClaimStatus(ctx, f.ClaimID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("claim %d: %w", f.ClaimID, errs.ErrClaimNotFound)
@@ -99,6 +104,10 @@ var ErrEdgeNotFound = errors.New("no NLI edge has this id")
 func (s *Store) CorrectEdge(ctx context.Context, c EdgeCorrection) (EdgeCorrectionResult, error) {
 	out := EdgeCorrectionResult{EdgeID: c.EdgeID, Relation: c.Relation}
 	err := s.InTx(ctx, func(_ pgx.Tx, q *Queries) error {
+		// the task's row before the edge's, in the one lock order
+		if _, err := q.ShareLockEdgeTask(ctx, c.EdgeID); err != nil {
+			return fmt.Errorf("lock the edge's task: %w", err)
+		}
 		e, err := q.LockNLIEdge(ctx, c.EdgeID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("edge %d: %w", c.EdgeID, ErrEdgeNotFound)

@@ -72,6 +72,10 @@ type Claim struct {
 	SupportingSites    int32     `json:"supporting_sites"`
 	RefutingSites      int32     `json:"refuting_sites"`
 	VerificationReason *string   `json:"verification_reason"`
+	BeliefLogOdds      float64   `json:"belief_log_odds"`
+	Belief             float64   `json:"belief"`
+	PropagatedLogOdds  float64   `json:"propagated_log_odds"`
+	PropagatedBelief   float64   `json:"propagated_belief"`
 }
 
 type ClaimConflict struct {
@@ -93,6 +97,19 @@ type ClaimFeedback struct {
 	Reason  string    `json:"reason"`
 	SetBy   string    `json:"set_by"`
 	At      time.Time `json:"at"`
+}
+
+type ClaimLink struct {
+	ID          int64     `json:"id"`
+	TaskID      int64     `json:"task_id"`
+	FromClaimID int64     `json:"from_claim_id"`
+	ToClaimID   int64     `json:"to_claim_id"`
+	Relation    string    `json:"relation"`
+	Weight      float64   `json:"weight"`
+	Status      string    `json:"status"`
+	CreatedBy   string    `json:"created_by"`
+	Reason      string    `json:"reason"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
 type Domain struct {
@@ -172,6 +189,7 @@ type Edge struct {
 	ModelConfidence      *float64   `json:"model_confidence"`
 	CorrectedBy          *string    `json:"corrected_by"`
 	CorrectedAt          *time.Time `json:"corrected_at"`
+	RetrievalScore       *float64   `json:"retrieval_score"`
 }
 
 type EdgeFeedback struct {

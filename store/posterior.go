@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/evidencefleet/evidencefleet/internal/belief"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/verification"
 )
@@ -16,23 +17,34 @@ type ClaimState struct {
 	// person's word (verification.WithReviewer).
 	Verification string
 	Outcome      verification.Outcome
+	// Belief is the claim's own log-odds belief (internal/belief), beside
+	// the Beta posterior; the propagated one adds what flows in along the
+	// task's claim links.
+	Belief            belief.Belief
+	PropagatedLogOdds float64
+	PropagatedBelief  float64
 }
 
 // RecomputePosteriors recomputes the cached posterior columns of the given
 // claims from their edges (ARCHITECTURE.md §5.1) and runs source
-// verification on them (§5.5): the claims' rows are locked in id order (a
-// concurrent writer of the same claims tallies after this one commits),
+// verification on them (§5.5): their tasks' rows are share-locked and the
+// claims' rows locked in id order (a concurrent writer of the same claims
+// tallies after this one commits),
 // then one aggregate read, one read of the confident edges by site, one
 // multi-row update, the claims' conflicts replaced, promotions, and the
 // block rule for the domains whose claims moved into or out of rejection.
+// The log-odds belief (§5.8, with the numbers belief.ParamsFrom(ctx)) is
+// computed from the same aggregate read and written with the posterior;
+// the claims downstream of them along their tasks' claim links are locked
+// with them (one id-ordered lock) and get their propagated belief.
 // Call it in the transaction that changed the edges.
 func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]ClaimState, error) {
 	if len(claimIDs) == 0 {
 		return nil, nil
 	}
-	locked, err := q.LockClaims(ctx, claimIDs)
+	locked, scope, err := q.lockBeliefScope(ctx, claimIDs)
 	if err != nil {
-		return nil, fmt.Errorf("recompute posteriors: lock claims: %w", err)
+		return nil, fmt.Errorf("recompute posteriors: %w", err)
 	}
 	tallies, err := q.ClaimTallies(ctx, claimIDs)
 	if err != nil {
@@ -42,7 +54,10 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 	if err != nil {
 		return nil, fmt.Errorf("recompute posteriors: edges by site: %w", err)
 	}
-	states := claimStates(locked, tallies, siteEdges)
+	states := claimStates(locked, tallies, siteEdges, belief.ParamsFrom(ctx))
+	if err := q.propagate(ctx, scope, states); err != nil {
+		return nil, fmt.Errorf("recompute posteriors: %w", err)
+	}
 	if err := q.UpdatePosteriors(ctx, posteriorParams(states)); err != nil {
 		return nil, fmt.Errorf("recompute posteriors: update: %w", err)
 	}
@@ -59,8 +74,10 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 }
 
 // claimStates decides each claim from its tally, its confident edges by
-// site and a person's word. The three inputs are in claim id order.
-func claimStates(locked []LockClaimsRow, tallies []ClaimTalliesRow, siteEdges []ClaimSiteEdgesRow) []ClaimState {
+// site and a person's word, and its own log-odds belief from the tally's
+// edges and the sites source verification counted. The three inputs are in
+// claim id order.
+func claimStates(locked []LockClaimsRow, tallies []ClaimTalliesRow, siteEdges []ClaimSiteEdgesRow, bp belief.Params) []ClaimState {
 	reviewer := make(map[int64]string, len(locked))
 	for _, l := range locked {
 		reviewer[l.ID] = l.ReviewerStatus
@@ -75,7 +92,8 @@ func claimStates(locked []LockClaimsRow, tallies []ClaimTalliesRow, siteEdges []
 		o := verification.Decide(verification.Claim{OriginDomain: t.OriginDomain, OriginSite: t.OriginSite,
 			OriginLevel: t.OriginLevel, Edges: edges[t.ClaimID]})
 		out[i] = ClaimState{ClaimID: t.ClaimID, Posterior: evidence.Compute(TallyFromRow(t)), Outcome: o,
-			Verification: verification.WithReviewer(o.Status, reviewer[t.ClaimID])}
+			Verification: verification.WithReviewer(o.Status, reviewer[t.ClaimID]),
+			Belief:       bp.Compute(beliefEvidence(t, o.SupportingSites, o.RefutingSites))}
 	}
 	return out
 }
@@ -88,6 +106,7 @@ func posteriorParams(states []ClaimState) UpdatePosteriorsParams {
 		Verdicts: make([]string, n), Supportings: make([]int32, n), Refutings: make([]int32, n),
 		Neutrals: make([]int32, n), Independents: make([]int32, n), EvidenceCounts: make([]int32, n),
 		Verifications: make([]string, n), Reasons: make([]string, n), SupportingSites: make([]int32, n), RefutingSites: make([]int32, n),
+		BeliefLogOdds: make([]float64, n), Beliefs: make([]float64, n), PropagatedLogOdds: make([]float64, n), PropagatedBeliefs: make([]float64, n),
 	}
 	for i, s := range states {
 		post := s.Posterior
@@ -102,6 +121,8 @@ func posteriorParams(states []ClaimState) UpdatePosteriorsParams {
 			p.Reasons[i] = "a person's word: " + s.Verification
 		}
 		p.SupportingSites[i], p.RefutingSites[i] = int32(s.Outcome.SupportingSites), int32(s.Outcome.RefutingSites)
+		p.BeliefLogOdds[i], p.Beliefs[i] = s.Belief.LogOdds, s.Belief.Belief
+		p.PropagatedLogOdds[i], p.PropagatedBeliefs[i] = s.PropagatedLogOdds, s.PropagatedBelief
 	}
 	return p
 }

@@ -67,6 +67,7 @@ SELECT c.id, c.evidence_no, c.text, c.kind, c.alpha, c.beta, c.confidence, c.unc
        c.verdict, c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources,
        c.evidence_count, c.adoption_status, c.verification_status, COALESCE(c.verification_reason, '')::text AS verification_reason,
        c.supporting_sites, c.refuting_sites, c.llm_claim_confidence, c.extractor_model,
+       c.belief_log_odds, c.belief, c.propagated_log_odds, c.propagated_belief,
        c.refused_reason, c.page_version_id, c.quote_start, c.quote_end, f.page_id AS origin_page_id,
        COALESCE(p.url, '')::text AS origin_url,
        COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote_text
@@ -101,6 +102,10 @@ type TaskClaimsRow struct {
 	RefutingSites      int32    `json:"refuting_sites"`
 	LlmClaimConfidence *float64 `json:"llm_claim_confidence"`
 	ExtractorModel     *string  `json:"extractor_model"`
+	BeliefLogOdds      float64  `json:"belief_log_odds"`
+	Belief             float64  `json:"belief"`
+	PropagatedLogOdds  float64  `json:"propagated_log_odds"`
+	PropagatedBelief   float64  `json:"propagated_belief"`
 	RefusedReason      *string  `json:"refused_reason"`
 	PageVersionID      *int64   `json:"page_version_id"`
 	QuoteStart         *int32   `json:"quote_start"`
@@ -144,6 +149,10 @@ func (q *Queries) TaskClaims(ctx context.Context, taskID int64) ([]TaskClaimsRow
 			&i.RefutingSites,
 			&i.LlmClaimConfidence,
 			&i.ExtractorModel,
+			&i.BeliefLogOdds,
+			&i.Belief,
+			&i.PropagatedLogOdds,
+			&i.PropagatedBelief,
 			&i.RefusedReason,
 			&i.PageVersionID,
 			&i.QuoteStart,

@@ -51,7 +51,7 @@ type LockPlannableTasksRow struct {
 	RetrievalStage int16  `json:"retrieval_stage"`
 }
 
-// Self-directed retrieval's planner (internal/planner, ARCHITECTURE.md §5.8).
+// Self-directed retrieval's planner (internal/planner, ARCHITECTURE.md §5.9).
 // The active self-directed tasks whose retrieval is not done and that have
 // no job left to run (their stage's work is judged), locked; a task another
 // process plans, or whose row a writer holds, is skipped this round.
@@ -81,7 +81,7 @@ func (q *Queries) LockPlannableTasks(ctx context.Context, arg LockPlannableTasks
 }
 
 const plannerClaims = `-- name: PlannerClaims :many
-SELECT id, evidence_no, text, confidence, independent_sources FROM claims
+SELECT id, evidence_no, text, belief, independent_sources FROM claims
 WHERE task_id = $1 AND kind = 'hypothesis' AND refused_reason IS NULL ORDER BY id
 `
 
@@ -89,7 +89,7 @@ type PlannerClaimsRow struct {
 	ID                 int64   `json:"id"`
 	EvidenceNo         int32   `json:"evidence_no"`
 	Text               string  `json:"text"`
-	Confidence         float64 `json:"confidence"`
+	Belief             float64 `json:"belief"`
 	IndependentSources int32   `json:"independent_sources"`
 }
 
@@ -108,7 +108,7 @@ func (q *Queries) PlannerClaims(ctx context.Context, taskID int64) ([]PlannerCla
 			&i.ID,
 			&i.EvidenceNo,
 			&i.Text,
-			&i.Confidence,
+			&i.Belief,
 			&i.IndependentSources,
 		); err != nil {
 			return nil, err

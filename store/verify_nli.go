@@ -15,7 +15,8 @@ type Judgement struct {
 	ClaimID, FragmentID int64
 	Relation, Label     string
 	Confidence          float64
-	SourceCategory      string // "" when unknown
+	RetrievalScore      float64 // the pair's cosine similarity when selected (clamped to [0, 1]; NaN is 0)
+	SourceCategory      string  // "" when unknown
 	SourceTrust         string
 	TargetTrust         string
 }
@@ -68,6 +69,7 @@ func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (Judgements
 			p.Relations = append(p.Relations, e.Relation)
 			p.Labels = append(p.Labels, e.Label)
 			p.Confidences = append(p.Confidences, e.Confidence)
+			p.RetrievalScores = append(p.RetrievalScores, clamp01(e.RetrievalScore))
 			p.DomainCategories = append(p.DomainCategories, e.SourceCategory)
 			p.SourceTrustLevels = append(p.SourceTrustLevels, e.SourceTrust)
 			p.TargetTrustLevels = append(p.TargetTrustLevels, e.TargetTrust)
@@ -142,4 +144,12 @@ func (q *Queries) VerifyShards(ctx context.Context, taskID int64, claimIDs []int
 		}
 	}
 	return out, nil
+}
+
+// clamp01 is x in [0, 1], NaN as 0 (edges.retrieval_score's range).
+func clamp01(x float64) float64 {
+	if !(x > 0) {
+		return 0
+	}
+	return min(x, 1)
 }

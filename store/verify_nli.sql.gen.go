@@ -118,7 +118,14 @@ SELECT u.id::bigint AS claim_id,
        count(e.id) FILTER (WHERE e.relation = 'neutral')::int AS neutral,
        -- sources are sites (registrable domains), not pages or hosts
        count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources,
-       COALESCE(o.domain, '')::text AS origin_domain, COALESCE(o.site, '')::text AS origin_site, COALESCE(o.level, '')::text AS origin_level
+       COALESCE(o.domain, '')::text AS origin_domain, COALESCE(o.site, '')::text AS origin_site, COALESCE(o.level, '')::text AS origin_level,
+       COALESCE(array_agg(e.relation ORDER BY e.id) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
+           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::text[] AS belief_relations,
+       COALESCE(array_agg(e.nli_edge_confidence ORDER BY e.id) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
+           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_strengths,
+       COALESCE(array_agg(CASE WHEN e.corrected_at IS NULL THEN COALESCE(e.retrieval_score, 1) ELSE 1 END ORDER BY e.id)
+           FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
+           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_relevances
 FROM unnest($1::bigint[]) AS u(id)
 LEFT JOIN LATERAL (
     SELECT op.domain, COALESCE(od.site, op.domain) AS site, COALESCE(od.trust_level, 'UNVERIFIED') AS level
@@ -130,7 +137,7 @@ LEFT JOIN LATERAL (
 ) AS o ON true
 LEFT JOIN LATERAL (
     -- one index probe per claim (see JudgedPairs)
-    SELECT e.id, e.relation, e.nli_edge_confidence, e.source_id FROM edges e
+    SELECT e.id, e.relation, e.nli_edge_confidence, e.source_id, e.retrieval_score, e.corrected_at FROM edges e
     WHERE e.target_id = u.id AND e.target_type = 'claim' AND e.source_type = 'fragment'
       AND e.relation IN ('supports', 'refutes', 'neutral')
     OFFSET 0
@@ -143,23 +150,32 @@ ORDER BY u.id
 `
 
 type ClaimTalliesRow struct {
-	ClaimID            int64   `json:"claim_id"`
-	SupportSum         float64 `json:"support_sum"`
-	RefuteSum          float64 `json:"refute_sum"`
-	Supporting         int32   `json:"supporting"`
-	Refuting           int32   `json:"refuting"`
-	Neutral            int32   `json:"neutral"`
-	IndependentSources int32   `json:"independent_sources"`
-	OriginDomain       string  `json:"origin_domain"`
-	OriginSite         string  `json:"origin_site"`
-	OriginLevel        string  `json:"origin_level"`
+	ClaimID            int64     `json:"claim_id"`
+	SupportSum         float64   `json:"support_sum"`
+	RefuteSum          float64   `json:"refute_sum"`
+	Supporting         int32     `json:"supporting"`
+	Refuting           int32     `json:"refuting"`
+	Neutral            int32     `json:"neutral"`
+	IndependentSources int32     `json:"independent_sources"`
+	OriginDomain       string    `json:"origin_domain"`
+	OriginSite         string    `json:"origin_site"`
+	OriginLevel        string    `json:"origin_level"`
+	BeliefRelations    []string  `json:"belief_relations"`
+	BeliefStrengths    []float64 `json:"belief_strengths"`
+	BeliefRelevances   []float64 `json:"belief_relevances"`
 }
 
 // The sums the posterior is computed from (ARCHITECTURE.md §5.1): only supports and
 // refutes edges with a positive confidence count; neutral edges are counted
 // apart; trust levels are not read for the sums. With each claim, its origin
 // (the domain, site and level of the page it was extracted from; empty for
-// a hypothesis) for source verification.
+// a hypothesis) for source verification. With them, the log-odds belief's
+// per-edge inputs (internal/belief), in edge id order: the supports and
+// refutes edges of positive confidence whose domain's level of record is
+// not BLOCKED, each with its relation, strength (the confidence) and
+// relevance (the retrieval score recorded when it was judged; 1 when none
+// was, for edges judged before migration 00023, and for a person's
+// correction, which counts whatever retrieval found).
 func (q *Queries) ClaimTallies(ctx context.Context, claimIds []int64) ([]ClaimTalliesRow, error) {
 	rows, err := q.db.Query(ctx, claimTallies, claimIds)
 	if err != nil {
@@ -180,6 +196,9 @@ func (q *Queries) ClaimTallies(ctx context.Context, claimIds []int64) ([]ClaimTa
 			&i.OriginDomain,
 			&i.OriginSite,
 			&i.OriginLevel,
+			&i.BeliefRelations,
+			&i.BeliefStrengths,
+			&i.BeliefRelevances,
 		); err != nil {
 			return nil, err
 		}
@@ -233,11 +252,12 @@ func (q *Queries) InsertClaimConflicts(ctx context.Context, arg InsertClaimConfl
 
 const insertNLIEdges = `-- name: InsertNLIEdges :execrows
 INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_label,
-                   nli_edge_confidence, nli_model, source_domain_category, source_trust_level, target_trust_level)
+                   nli_edge_confidence, nli_model, source_domain_category, source_trust_level, target_trust_level,
+                   retrieval_score)
 SELECT 'fragment', unnest($1::bigint[]), 'claim', unnest($2::bigint[]),
        unnest($3::text[]), unnest($4::text[]), unnest($5::float8[]), $6::text,
        NULLIF(unnest($7::text[]), ''), NULLIF(unnest($8::text[]), ''),
-       NULLIF(unnest($9::text[]), '')
+       NULLIF(unnest($9::text[]), ''), unnest($10::float8[])
 ON CONFLICT (source_type, source_id, target_type, target_id)
     WHERE source_type = 'fragment' AND target_type = 'claim' AND relation IN ('supports', 'refutes', 'neutral')
     DO NOTHING
@@ -253,6 +273,7 @@ type InsertNLIEdgesParams struct {
 	DomainCategories  []string  `json:"domain_categories"`
 	SourceTrustLevels []string  `json:"source_trust_levels"`
 	TargetTrustLevels []string  `json:"target_trust_levels"`
+	RetrievalScores   []float64 `json:"retrieval_scores"`
 }
 
 // One judgement per (fragment, claim) pair, ever: a pair judged concurrently
@@ -268,6 +289,7 @@ func (q *Queries) InsertNLIEdges(ctx context.Context, arg InsertNLIEdgesParams) 
 		arg.DomainCategories,
 		arg.SourceTrustLevels,
 		arg.TargetTrustLevels,
+		arg.RetrievalScores,
 	)
 	if err != nil {
 		return 0, err
@@ -661,6 +683,8 @@ SET alpha = v.alpha, beta = v.beta, confidence = v.confidence, uncertainty = v.u
     evidence_count = v.evidence_count,
     verification_status = v.verification, verification_reason = v.reason,
     supporting_sites = v.supporting_sites, refuting_sites = v.refuting_sites,
+    belief_log_odds = v.belief_log_odds, belief = v.belief,
+    propagated_log_odds = v.propagated_log_odds, propagated_belief = v.propagated_belief,
     adoption_status = CASE v.verification WHEN 'rejected' THEN 'not_adopted' WHEN 'verified' THEN 'adopted' ELSE 'pending' END,
     updated_at = now()
 FROM (
@@ -671,31 +695,37 @@ FROM (
            unnest($10::int[]) AS neutral, unnest($11::int[]) AS independent,
            unnest($12::int[]) AS evidence_count, unnest($13::text[]) AS verification,
            unnest($14::text[]) AS reason, unnest($15::int[]) AS supporting_sites,
-           unnest($16::int[]) AS refuting_sites
+           unnest($16::int[]) AS refuting_sites, unnest($17::float8[]) AS belief_log_odds,
+           unnest($18::float8[]) AS belief, unnest($19::float8[]) AS propagated_log_odds,
+           unnest($20::float8[]) AS propagated_belief
 ) v
 WHERE c.id = v.id
 `
 
 type UpdatePosteriorsParams struct {
-	Ids             []int64   `json:"ids"`
-	Alphas          []float64 `json:"alphas"`
-	Betas           []float64 `json:"betas"`
-	Confidences     []float64 `json:"confidences"`
-	Uncertainties   []float64 `json:"uncertainties"`
-	Controversies   []float64 `json:"controversies"`
-	Verdicts        []string  `json:"verdicts"`
-	Supportings     []int32   `json:"supportings"`
-	Refutings       []int32   `json:"refutings"`
-	Neutrals        []int32   `json:"neutrals"`
-	Independents    []int32   `json:"independents"`
-	EvidenceCounts  []int32   `json:"evidence_counts"`
-	Verifications   []string  `json:"verifications"`
-	Reasons         []string  `json:"reasons"`
-	SupportingSites []int32   `json:"supporting_sites"`
-	RefutingSites   []int32   `json:"refuting_sites"`
+	Ids               []int64   `json:"ids"`
+	Alphas            []float64 `json:"alphas"`
+	Betas             []float64 `json:"betas"`
+	Confidences       []float64 `json:"confidences"`
+	Uncertainties     []float64 `json:"uncertainties"`
+	Controversies     []float64 `json:"controversies"`
+	Verdicts          []string  `json:"verdicts"`
+	Supportings       []int32   `json:"supportings"`
+	Refutings         []int32   `json:"refutings"`
+	Neutrals          []int32   `json:"neutrals"`
+	Independents      []int32   `json:"independents"`
+	EvidenceCounts    []int32   `json:"evidence_counts"`
+	Verifications     []string  `json:"verifications"`
+	Reasons           []string  `json:"reasons"`
+	SupportingSites   []int32   `json:"supporting_sites"`
+	RefutingSites     []int32   `json:"refuting_sites"`
+	BeliefLogOdds     []float64 `json:"belief_log_odds"`
+	Beliefs           []float64 `json:"beliefs"`
+	PropagatedLogOdds []float64 `json:"propagated_log_odds"`
+	PropagatedBeliefs []float64 `json:"propagated_beliefs"`
 }
 
-// The recomputed posteriors and statuses (decided in Go: source
+// The recomputed posteriors, beliefs and statuses (decided in Go: source
 // verification and a person's word); adopted into the evidence of record
 // when verified; a rejected claim stays in the graph, not adopted.
 func (q *Queries) UpdatePosteriors(ctx context.Context, arg UpdatePosteriorsParams) error {
@@ -716,6 +746,10 @@ func (q *Queries) UpdatePosteriors(ctx context.Context, arg UpdatePosteriorsPara
 		arg.Reasons,
 		arg.SupportingSites,
 		arg.RefutingSites,
+		arg.BeliefLogOdds,
+		arg.Beliefs,
+		arg.PropagatedLogOdds,
+		arg.PropagatedBeliefs,
 	)
 	return err
 }

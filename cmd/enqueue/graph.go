@@ -63,7 +63,12 @@ func writeDOT(w io.Writer, g *service.Graph) {
 	fmt.Fprintf(w, "  labelloc=t;\n  label=%s;\n", dotQuote(strings.TrimRight(label.String(), "\n")))
 	for _, c := range g.Claims {
 		fmt.Fprintf(w, "  c%d [shape=box, label=%s];\n", c.ID,
-			dotQuote(fmt.Sprintf("%s %s\n%s %.2f±%.2f", c.EvidenceNo, truncate(c.Text, 60), c.Verdict, c.Confidence, c.Uncertainty)))
+			dotQuote(fmt.Sprintf("%s %s\n%s %.2f±%.2f\nbelief %.2f (linked %.2f)", c.EvidenceNo, truncate(c.Text, 60), c.Verdict,
+				c.Confidence, c.Uncertainty, c.Belief, c.PropagatedBelief)))
+	}
+	for _, l := range g.ClaimLinks { // the dependent claim → the claim it depends on
+		fmt.Fprintf(w, "  c%d -> c%d [label=%s, style=bold, color=%s];\n", l.FromClaimID, l.ToClaimID,
+			dotQuote(fmt.Sprintf("%s %.2f", l.Relation, l.Weight)), map[bool]string{true: "red3", false: "darkgreen"}[l.Relation == "contradicts"])
 	}
 	for _, p := range g.Pages {
 		fmt.Fprintf(w, "  p%d [shape=ellipse, label=%s];\n", p.ID, dotQuote(truncate(p.URL, 60)))

@@ -23,6 +23,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/evidencefleet/evidencefleet/internal/belief"
+	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/version"
@@ -93,6 +95,12 @@ the task does not have.`,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.out, a.errOut = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			// the belief numbers the store's recomputations read (feedback, links)
+			bp, err := config.LoadBelief()
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			cmd.SetContext(belief.WithParams(cmd.Context(), bp))
 			return nil
 		},
 	}

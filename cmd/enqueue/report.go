@@ -67,8 +67,10 @@ func writeReport(w io.Writer, g *service.Graph, all bool, quotes int) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s [%s] %s\n", c.EvidenceNo, c.Kind, c.Text)
-		fmt.Fprintf(w, "    verdict %-15s confidence %.3f  uncertainty %.3f  controversy %.3f  (supports %d, refutes %d, neutral %d, independent sites %d)\n",
-			c.Verdict, c.Confidence, c.Uncertainty, c.Controversy, c.Supporting, c.Refuting, c.Neutral, c.IndependentSources)
+		// the Beta posterior, then the log-odds belief beside it (§5.8)
+		fmt.Fprintf(w, "    verdict %-15s confidence %.3f  uncertainty %.3f  controversy %.3f  (supports %d, refutes %d, neutral %d, independent sites %d)  log-odds belief %.3f (log-odds %+.3f, after claim links %.3f)\n",
+			c.Verdict, c.Confidence, c.Uncertainty, c.Controversy, c.Supporting, c.Refuting, c.Neutral, c.IndependentSources,
+			c.Belief, c.BeliefLogOdds, c.PropagatedBelief)
 		fmt.Fprintf(w, "    verification %s (adoption %s): %s (confident sites: %d supporting, %d refuting)\n",
 			c.Verification, c.AdoptionStatus, c.VerificationReason, c.SupportingSites, c.RefutingSites)
 		fmt.Fprintf(w, "    NLI edges by source level: %s\n", joinCounts(nliLevels(byClaim[c.ID])))

@@ -131,6 +131,7 @@ func (a *app) claimCmd() *cobra.Command {
 	add.Flags().StringVar(&text, "text", "", "claim text")
 	add.Flags().StringVar(&file, "file", "", "JSON-lines file of claims")
 	cmd.AddCommand(add)
+	cmd.AddCommand(a.claimLinkCmds()...)
 	return cmd
 }
 

@@ -25,6 +25,7 @@ var validBodies = map[string]string{
 	"check-citations": `{"text": "Glaciers are retreating [E1]."}`,
 	"claim-feedback":  `{"action": "reject", "reason": "wrong", "reviewer": "rev"}`,
 	"correct-edge":    `{"relation": "refutes", "reason": "misread", "reviewer": "rev"}`,
+	"link-claims":     `{"from": "E2", "to": "E1", "relation": "depends_on", "weight": 0.5, "reason": "a sub-claim", "reviewer": "rev"}`,
 }
 
 // bodiless are the POST operations that take no body.

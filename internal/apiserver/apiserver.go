@@ -23,6 +23,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/api"
 	"github.com/evidencefleet/evidencefleet/internal/apitoken"
+	"github.com/evidencefleet/evidencefleet/internal/belief"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
@@ -163,7 +164,11 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	// No WriteTimeout: the task event stream is long-lived (its own
 	// bound is api.EventOptions.MaxDuration); reads are bounded.
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	// Requests carry the belief numbers (EVF_BELIEF_*) that the store's
+	// recomputations read (feedback, links).
+	base := belief.WithParams(context.WithoutCancel(ctx), cfg.Belief.Params())
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return base }}
 	srv.RegisterOnShutdown(func() { close(streamsDone) })
 	log.Info("api: serving", "addr", ln.Addr().String(), "openapi", "/v1/openapi.json", "river_ui", cfg.APIRiverUI)
 	errc := make(chan error, 1)

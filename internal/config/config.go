@@ -15,6 +15,7 @@ import (
 
 	"github.com/kelseyhightower/envconfig"
 
+	"github.com/evidencefleet/evidencefleet/internal/belief"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
@@ -107,6 +108,38 @@ type Config struct {
 	RankLexicalWeight float64 `envconfig:"RANK_LEXICAL_WEIGHT" default:"0.3" desc:"rerank stage 2: score = weight·lexical + (1−weight)·cosine"`
 	RankRerankTopN    int     `envconfig:"RANK_RERANK_TOP_N" default:"50" desc:"rerank stage 2 survivors sent to the reranker"`
 	RankTopK          int     `envconfig:"RANK_TOP_K" default:"20" desc:"ranking length kept when a rerank job gives no top_k"`
+
+	Belief Belief `envconfig:"BELIEF" desc:"log-odds belief"`
+}
+
+// Belief configures the log-odds belief beside the Beta posterior
+// (internal/belief, ARCHITECTURE.md §5.8); its variables are
+// EVF_BELIEF_<NAME>. The worker, the API process and enqueue read them.
+type Belief struct {
+	LMax           float64 `envconfig:"L_MAX" default:"2" desc:"most log-odds one edge of full relevance moves a claim: ± relevance · L_MAX · sigmoid(K · (strength − X0))"`
+	K              float64 `envconfig:"K" default:"10" desc:"steepness of the strength's sigmoid"`
+	X0             float64 `envconfig:"X0" default:"0.5" desc:"strength (NLI confidence) at which an edge moves half of L_MAX"`
+	ConsensusSites int     `envconfig:"CONSENSUS_SITES" default:"2" desc:"independent sites agreeing with confidence ≥ 0.7 that engage the consensus cap"`
+	CapLimit       float64 `envconfig:"CAP_LIMIT" default:"0.3" desc:"with the cap engaged by supporting sites the belief stays ≥ CAP_LIMIT, by refuting sites ≤ 1 − CAP_LIMIT; in (0, 0.5)"`
+}
+
+// Params are the belief's numbers.
+func (b Belief) Params() belief.Params {
+	return belief.Params{LMax: b.LMax, K: b.K, X0: b.X0, ConsensusSites: b.ConsensusSites, CapLimit: b.CapLimit}
+}
+
+// LoadBelief reads only the EVF_BELIEF_* variables (enqueue, which needs
+// no other).
+func LoadBelief() (belief.Params, error) {
+	var b Belief
+	if err := envconfig.Process(Prefix+"_BELIEF", &b); err != nil {
+		return belief.Params{}, fmt.Errorf("config: %w", err)
+	}
+	p := b.Params()
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("config: EVF_BELIEF_*: %w", err)
+	}
+	return p, nil
 }
 
 // Model configures one model capability (embed, nli, rerank, llm); its
@@ -162,6 +195,9 @@ func Load() (Config, error) {
 }
 
 func (c Config) validate() error {
+	if err := c.Belief.Params().Validate(); err != nil {
+		return fmt.Errorf("config: EVF_BELIEF_*: %w", err)
+	}
 	for _, name := range []string{"embed", "nli", "rerank", "llm"} {
 		m := c.Models()[name]
 		env := Prefix + "_" + strings.ToUpper(name) + "_"

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/belief"
 	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
 
 	"github.com/jackc/pgx/v5"
@@ -331,6 +332,9 @@ func (w *Worker) Handler() http.Handler {
 
 // Start starts working jobs.
 func (w *Worker) Start(ctx context.Context) error {
+	// Jobs carry the belief numbers (EVF_BELIEF_*) the store's
+	// recomputations read: River's job contexts derive from this one.
+	ctx = belief.WithParams(ctx, w.cfg.Belief.Params())
 	// The policy this process starts with is the policy of record: domains
 	// whose level a former policy gave them take this one's (a reload).
 	if err := w.applyPolicy(ctx); err != nil {

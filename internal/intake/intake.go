@@ -42,7 +42,7 @@ var BudgetClasses = []string{"minimal", "standard", "deep"}
 
 // Retrievals are how a task's pages come: given (only the targets its
 // caller adds; "") or self_directed (the planner searches for its claims
-// too, ARCHITECTURE.md §5.8).
+// too, ARCHITECTURE.md §5.9).
 var Retrievals = []string{"given", "self_directed"}
 
 // TaskSpec is what a new task is made of.

@@ -1,5 +1,5 @@
 // Package planner runs the self-directed retrieval of tasks whose
-// retrieval is self_directed (ARCHITECTURE.md §5.8): when such a task's
+// retrieval is self_directed (ARCHITECTURE.md §5.9): when such a task's
 // work is done (no job left to run), the planner takes its next step in
 // the seed's fixed stages — stage 0 searches for the hypothesis, stage 1
 // for the claims EVOI target selection picks, stage 2 escalates the claims
@@ -114,7 +114,8 @@ type claimState struct {
 	deferred   []store.PlannerTargetsRow
 }
 
-func (c *claimState) belief() float64 { return c.row.Confidence }
+// belief is the claim's log-odds belief (internal/belief), in [0, 1].
+func (c *claimState) belief() float64 { return c.row.Belief }
 
 func (c *claimState) sufficiency(w retrieval.Weights) float64 {
 	e := c.evidence

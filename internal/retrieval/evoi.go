@@ -1,5 +1,5 @@
 // Package retrieval decides where a task's self-directed retrieval spends
-// its budget (ARCHITECTURE.md §5.8, after seed 004): which claims to search
+// its budget (ARCHITECTURE.md §5.9, after seed 004): which claims to search
 // for (EVOI target selection), when a claim's evidence is sufficient or
 // escalates, how many result pages a claim may fetch, and what to ask the
 // search backend. Pure: the numbers come in, decisions with their numbers

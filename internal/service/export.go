@@ -25,6 +25,8 @@ type ExportItem struct {
 	RetrievalContext *string    `json:"retrieval_context"` // url_target | doi_target | search_query | citation
 	RetrievedVia     *string    `json:"retrieved_via"`     // the URL, DOI, query or citing page it names
 	Confidence       float64    `json:"confidence"`        // the posterior's
+	Belief           float64    `json:"belief"`            // the log-odds belief's, beside it (§5.8)
+	PropagatedBelief float64    `json:"propagated_belief"` // the belief after the claim's links
 	Accessed         *time.Time `json:"timestamp_accessed"`
 	PageID           *int64     `json:"page_id"`
 	PageVersionID    *int64     `json:"page_version_id"`
@@ -92,6 +94,7 @@ func (s *Service) Export(ctx context.Context, org string, taskID int64, after, l
 
 func exportItem(r store.TaskExportClaimsRow, origins map[int64]store.TaskPageOriginsRow) ExportItem {
 	it := ExportItem{ID: fmt.Sprintf("E%d", r.EvidenceNo), Claim: r.Text, Kind: r.Kind, Confidence: r.Confidence,
+		Belief: r.Belief, PropagatedBelief: r.PropagatedBelief,
 		Verdict: r.Verdict, Supporting: r.SupportingCount, Refuting: r.RefutingCount, Neutral: r.NeutralCount,
 		Verification: r.VerificationStatus, Adoption: r.AdoptionStatus,
 		Models: ExportedBy{Extractor: r.ExtractorModel, NLI: r.NliModels}}

@@ -23,34 +23,41 @@ type Graph struct {
 	EvidenceSource []EvidenceSource `json:"evidence_source"` // derived claim → page, never stored
 	Ranking        []RankedMaterial `json:"ranking"`         // the current ranking for the hypothesis (see materials.go)
 	Citations      []GraphCitation  `json:"citations"`       // cites edges between the task's pages
+	ClaimLinks     []ClaimLink      `json:"claim_links"`     // claim dependencies (the propagated belief's DAG)
 	CitationChecks citecheck.Report `json:"citation_checks"` // cycles, round trips, self- and same-domain citations
 }
 
 type GraphClaim struct {
-	ID                 int64    `json:"id"`
-	EvidenceNo         string   `json:"evidence_no"`
-	Text               string   `json:"text"`
-	Kind               string   `json:"kind"`
-	Alpha              float64  `json:"alpha"`
-	Beta               float64  `json:"beta"`
-	Confidence         float64  `json:"confidence"`
-	Uncertainty        float64  `json:"uncertainty"`
-	Controversy        float64  `json:"controversy"`
-	Verdict            string   `json:"verdict"`
-	Supporting         int32    `json:"supporting_count"`
-	Refuting           int32    `json:"refuting_count"`
-	Neutral            int32    `json:"neutral_count"`
-	IndependentSources int32    `json:"independent_sources"`
-	EvidenceCount      int32    `json:"evidence_count"`
-	AdoptionStatus     string   `json:"adoption_status"`
-	Verification       string   `json:"verification_status"`
-	VerificationReason string   `json:"verification_reason"`
-	SupportingSites    int32    `json:"supporting_sites"` // independent sites confidently supporting it
-	RefutingSites      int32    `json:"refuting_sites"`
-	ExtractorScore     *float64 `json:"llm_claim_confidence,omitempty"`
-	ExtractorModel     *string  `json:"extractor_model,omitempty"`
-	RefusedReason      *string  `json:"refused_reason,omitempty"` // why the fleet does not work this claim
-	Origin             *Span    `json:"origin,omitempty"`
+	ID                 int64   `json:"id"`
+	EvidenceNo         string  `json:"evidence_no"`
+	Text               string  `json:"text"`
+	Kind               string  `json:"kind"`
+	Alpha              float64 `json:"alpha"`
+	Beta               float64 `json:"beta"`
+	Confidence         float64 `json:"confidence"`
+	Uncertainty        float64 `json:"uncertainty"`
+	Controversy        float64 `json:"controversy"`
+	Verdict            string  `json:"verdict"`
+	Supporting         int32   `json:"supporting_count"`
+	Refuting           int32   `json:"refuting_count"`
+	Neutral            int32   `json:"neutral_count"`
+	IndependentSources int32   `json:"independent_sources"`
+	EvidenceCount      int32   `json:"evidence_count"`
+	AdoptionStatus     string  `json:"adoption_status"`
+	Verification       string  `json:"verification_status"`
+	VerificationReason string  `json:"verification_reason"`
+	SupportingSites    int32   `json:"supporting_sites"` // independent sites confidently supporting it
+	RefutingSites      int32   `json:"refuting_sites"`
+	// The log-odds belief beside the Beta posterior (ARCHITECTURE.md §5.8):
+	// the claim's own, and after its claim links.
+	BeliefLogOdds     float64  `json:"belief_log_odds"`
+	Belief            float64  `json:"belief"`
+	PropagatedLogOdds float64  `json:"propagated_log_odds"`
+	PropagatedBelief  float64  `json:"propagated_belief"`
+	ExtractorScore    *float64 `json:"llm_claim_confidence,omitempty"`
+	ExtractorModel    *string  `json:"extractor_model,omitempty"`
+	RefusedReason     *string  `json:"refused_reason,omitempty"` // why the fleet does not work this claim
+	Origin            *Span    `json:"origin,omitempty"`
 }
 
 // Span is an exact character span of one page version; Text is that
@@ -131,12 +138,16 @@ func (s *Service) Graph(ctx context.Context, org string, taskID int64) (*Graph, 
 			IndependentSources: c.IndependentSources, EvidenceCount: c.EvidenceCount, AdoptionStatus: c.AdoptionStatus,
 			Verification: c.VerificationStatus, VerificationReason: c.VerificationReason,
 			SupportingSites: c.SupportingSites, RefutingSites: c.RefutingSites, ExtractorScore: c.LlmClaimConfidence, ExtractorModel: c.ExtractorModel,
-			RefusedReason: c.RefusedReason}
+			RefusedReason: c.RefusedReason, BeliefLogOdds: c.BeliefLogOdds, Belief: c.Belief,
+			PropagatedLogOdds: c.PropagatedLogOdds, PropagatedBelief: c.PropagatedBelief}
 		if c.PageVersionID != nil && c.OriginPageID != nil {
 			gc.Origin = &Span{PageID: *c.OriginPageID, PageVersionID: *c.PageVersionID, StartChar: *c.QuoteStart,
 				EndChar: *c.QuoteEnd, URL: c.OriginUrl, Text: c.QuoteText}
 		}
 		g.Claims = append(g.Claims, gc)
+	}
+	if g.ClaimLinks, err = s.ClaimLinks(ctx, org, taskID); err != nil {
+		return nil, err
 	}
 	edges, err := st.TaskEdges(ctx, taskID)
 	if err != nil {

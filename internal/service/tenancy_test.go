@@ -188,6 +188,17 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		_, err := b.svc.ResumeTask(ctx, org, b.task)
 		return err
 	},
+	"LinkClaims": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.LinkClaims(ctx, org, b.task, "E2", "E1", "depends_on", 0.5, "x", "r")
+		if errors.Is(err, errs.ErrClaimNotFound) && org == b.ownerOrg {
+			return errors.New("the owner's task has no E2 (AddClaims runs first)")
+		}
+		return err
+	},
+	"ClaimLinks": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.ClaimLinks(ctx, org, b.task)
+		return err
+	},
 	// last: the owner's probe stops the task
 	"StopTask": func(ctx context.Context, b *tenancyBundle, org string) error {
 		_, err := b.svc.StopTask(ctx, org, b.task, "")

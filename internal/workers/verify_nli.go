@@ -184,6 +184,7 @@ type verifyPlan struct {
 
 type pairMeta struct {
 	claimID, fragmentID int64
+	retrievalScore      float64 // the candidate's cosine similarity (the store clamps it)
 	sourceTrust         string
 	sourceCategory      string
 	targetTrust         string
@@ -237,8 +238,9 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 	lim := evidence.SelectLimits{MinSimilarity: w.Verify.MinSimilarity, TopK: w.Verify.TopK,
 		MaxDomains: w.Verify.MaxDomains, MaxPairs: w.Verify.MaxPairsPerClaim}
 	type selection struct {
-		claim    int
-		fragment int64
+		claim      int
+		fragment   int64
+		similarity float64
 	}
 	var selected []selection
 	var fragIDs []int64
@@ -249,7 +251,7 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 		sel, skipped := evidence.SelectPairs(cands, func(fid int64) bool { return judged[[2]int64{c.ID, fid}] }, lim)
 		out.SkippedJudged += skipped
 		for _, s := range sel {
-			selected = append(selected, selection{claim: i, fragment: s.FragmentID})
+			selected = append(selected, selection{claim: i, fragment: s.FragmentID, similarity: s.Similarity})
 			fragIDs = append(fragIDs, s.FragmentID)
 		}
 	}
@@ -277,7 +279,7 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 		}
 		c := claims[s.claim]
 		plan.pairs = append(plan.pairs, models.Pair{Premise: f.Text, Hypothesis: c.Text})
-		plan.meta = append(plan.meta, pairMeta{claimID: c.ID, fragmentID: s.fragment,
+		plan.meta = append(plan.meta, pairMeta{claimID: c.ID, fragmentID: s.fragment, retrievalScore: s.similarity,
 			sourceTrust: f.TrustLevel, sourceCategory: f.Category, targetTrust: c.OriginTrustLevel})
 	}
 	return plan, nil
@@ -376,7 +378,7 @@ func (w *VerifyNLIWorker) judgements(taskID int64, plan verifyPlan, js []models.
 		}
 		m := plan.meta[i]
 		write.Edges = append(write.Edges, store.Judgement{ClaimID: m.claimID, FragmentID: m.fragmentID,
-			Relation: rel, Label: j.Label, Confidence: j.Confidence,
+			Relation: rel, Label: j.Label, Confidence: j.Confidence, RetrievalScore: m.retrievalScore,
 			SourceCategory: m.sourceCategory, SourceTrust: m.sourceTrust, TargetTrust: m.targetTrust})
 	}
 	return write

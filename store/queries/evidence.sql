@@ -60,6 +60,7 @@ SELECT EXISTS (
 -- that judged it.
 SELECT c.id, c.evidence_no, c.kind, c.text, c.confidence, c.verdict, c.supporting_count, c.refuting_count, c.neutral_count,
        c.verification_status, c.adoption_status, c.extractor_model,
+       c.belief, c.propagated_belief,
        f.page_id, c.page_version_id, c.quote_start, c.quote_end,
        COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote,
        COALESCE(p.url, '')::text AS url, COALESCE(p.title, '')::text AS title, COALESCE(p.domain, '')::text AS domain,

@@ -59,6 +59,7 @@ SELECT c.id, c.evidence_no, c.text, c.kind, c.alpha, c.beta, c.confidence, c.unc
        c.verdict, c.supporting_count, c.refuting_count, c.neutral_count, c.independent_sources,
        c.evidence_count, c.adoption_status, c.verification_status, COALESCE(c.verification_reason, '')::text AS verification_reason,
        c.supporting_sites, c.refuting_sites, c.llm_claim_confidence, c.extractor_model,
+       c.belief_log_odds, c.belief, c.propagated_log_odds, c.propagated_belief,
        c.refused_reason, c.page_version_id, c.quote_start, c.quote_end, f.page_id AS origin_page_id,
        COALESCE(p.url, '')::text AS origin_url,
        COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote_text

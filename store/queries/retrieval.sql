@@ -1,4 +1,4 @@
--- Self-directed retrieval's planner (internal/planner, ARCHITECTURE.md §5.8).
+-- Self-directed retrieval's planner (internal/planner, ARCHITECTURE.md §5.9).
 
 -- name: LockPlannableTasks :many
 -- The active self-directed tasks whose retrieval is not done and that have
@@ -15,7 +15,7 @@ ORDER BY t.id LIMIT @max_rows FOR UPDATE OF t SKIP LOCKED;
 -- name: PlannerClaims :many
 -- The task's hypothesis claims (the caller's: the ones retrieval serves),
 -- with what the planner weighs.
-SELECT id, evidence_no, text, confidence, independent_sources FROM claims
+SELECT id, evidence_no, text, belief, independent_sources FROM claims
 WHERE task_id = @task_id AND kind = 'hypothesis' AND refused_reason IS NULL ORDER BY id;
 
 -- name: PlannerEdges :many

@@ -113,11 +113,12 @@ WHERE f.id = ANY(@ids::bigint[]);
 -- One judgement per (fragment, claim) pair, ever: a pair judged concurrently
 -- by another worker is skipped here.
 INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_label,
-                   nli_edge_confidence, nli_model, source_domain_category, source_trust_level, target_trust_level)
+                   nli_edge_confidence, nli_model, source_domain_category, source_trust_level, target_trust_level,
+                   retrieval_score)
 SELECT 'fragment', unnest(@fragment_ids::bigint[]), 'claim', unnest(@claim_ids::bigint[]),
        unnest(@relations::text[]), unnest(@labels::text[]), unnest(@confidences::float8[]), @nli_model::text,
        NULLIF(unnest(@domain_categories::text[]), ''), NULLIF(unnest(@source_trust_levels::text[]), ''),
-       NULLIF(unnest(@target_trust_levels::text[]), '')
+       NULLIF(unnest(@target_trust_levels::text[]), ''), unnest(@retrieval_scores::float8[])
 ON CONFLICT (source_type, source_id, target_type, target_id)
     WHERE source_type = 'fragment' AND target_type = 'claim' AND relation IN ('supports', 'refutes', 'neutral')
     DO NOTHING;
@@ -127,7 +128,13 @@ ON CONFLICT (source_type, source_id, target_type, target_id)
 -- refutes edges with a positive confidence count; neutral edges are counted
 -- apart; trust levels are not read for the sums. With each claim, its origin
 -- (the domain, site and level of the page it was extracted from; empty for
--- a hypothesis) for source verification.
+-- a hypothesis) for source verification. With them, the log-odds belief's
+-- per-edge inputs (internal/belief), in edge id order: the supports and
+-- refutes edges of positive confidence whose domain's level of record is
+-- not BLOCKED, each with its relation, strength (the confidence) and
+-- relevance (the retrieval score recorded when it was judged; 1 when none
+-- was, for edges judged before migration 00023, and for a person's
+-- correction, which counts whatever retrieval found).
 SELECT u.id::bigint AS claim_id,
        COALESCE(sum(e.nli_edge_confidence) FILTER (WHERE e.relation = 'supports' AND e.nli_edge_confidence > 0), 0)::float8 AS support_sum,
        COALESCE(sum(e.nli_edge_confidence) FILTER (WHERE e.relation = 'refutes' AND e.nli_edge_confidence > 0), 0)::float8 AS refute_sum,
@@ -136,7 +143,14 @@ SELECT u.id::bigint AS claim_id,
        count(e.id) FILTER (WHERE e.relation = 'neutral')::int AS neutral,
        -- sources are sites (registrable domains), not pages or hosts
        count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources,
-       COALESCE(o.domain, '')::text AS origin_domain, COALESCE(o.site, '')::text AS origin_site, COALESCE(o.level, '')::text AS origin_level
+       COALESCE(o.domain, '')::text AS origin_domain, COALESCE(o.site, '')::text AS origin_site, COALESCE(o.level, '')::text AS origin_level,
+       COALESCE(array_agg(e.relation ORDER BY e.id) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
+           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::text[] AS belief_relations,
+       COALESCE(array_agg(e.nli_edge_confidence ORDER BY e.id) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
+           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_strengths,
+       COALESCE(array_agg(CASE WHEN e.corrected_at IS NULL THEN COALESCE(e.retrieval_score, 1) ELSE 1 END ORDER BY e.id)
+           FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
+           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_relevances
 FROM unnest(@claim_ids::bigint[]) AS u(id)
 LEFT JOIN LATERAL (
     SELECT op.domain, COALESCE(od.site, op.domain) AS site, COALESCE(od.trust_level, 'UNVERIFIED') AS level
@@ -148,7 +162,7 @@ LEFT JOIN LATERAL (
 ) AS o ON true
 LEFT JOIN LATERAL (
     -- one index probe per claim (see JudgedPairs)
-    SELECT e.id, e.relation, e.nli_edge_confidence, e.source_id FROM edges e
+    SELECT e.id, e.relation, e.nli_edge_confidence, e.source_id, e.retrieval_score, e.corrected_at FROM edges e
     WHERE e.target_id = u.id AND e.target_type = 'claim' AND e.source_type = 'fragment'
       AND e.relation IN ('supports', 'refutes', 'neutral')
     OFFSET 0
@@ -182,7 +196,7 @@ GROUP BY e.target_id, e.relation, p.domain, d.site, d.trust_level
 ORDER BY 1, 2, 3;
 
 -- name: UpdatePosteriors :exec
--- The recomputed posteriors and statuses (decided in Go: source
+-- The recomputed posteriors, beliefs and statuses (decided in Go: source
 -- verification and a person's word); adopted into the evidence of record
 -- when verified; a rejected claim stays in the graph, not adopted.
 UPDATE claims c
@@ -192,6 +206,8 @@ SET alpha = v.alpha, beta = v.beta, confidence = v.confidence, uncertainty = v.u
     evidence_count = v.evidence_count,
     verification_status = v.verification, verification_reason = v.reason,
     supporting_sites = v.supporting_sites, refuting_sites = v.refuting_sites,
+    belief_log_odds = v.belief_log_odds, belief = v.belief,
+    propagated_log_odds = v.propagated_log_odds, propagated_belief = v.propagated_belief,
     adoption_status = CASE v.verification WHEN 'rejected' THEN 'not_adopted' WHEN 'verified' THEN 'adopted' ELSE 'pending' END,
     updated_at = now()
 FROM (
@@ -202,7 +218,9 @@ FROM (
            unnest(@neutrals::int[]) AS neutral, unnest(@independents::int[]) AS independent,
            unnest(@evidence_counts::int[]) AS evidence_count, unnest(@verifications::text[]) AS verification,
            unnest(@reasons::text[]) AS reason, unnest(@supporting_sites::int[]) AS supporting_sites,
-           unnest(@refuting_sites::int[]) AS refuting_sites
+           unnest(@refuting_sites::int[]) AS refuting_sites, unnest(@belief_log_odds::float8[]) AS belief_log_odds,
+           unnest(@beliefs::float8[]) AS belief, unnest(@propagated_log_odds::float8[]) AS propagated_log_odds,
+           unnest(@propagated_beliefs::float8[]) AS propagated_belief
 ) v
 WHERE c.id = v.id;
 
