@@ -177,8 +177,8 @@ type Report struct {
 	// ClimateFeverSelfDirected is the same claims, each its own
 	// self-directed task (Options.OpenMode).
 	ClimateFeverSelfDirected *FleetResult `json:"climate_fever_self_directed,omitempty"`
-	TotalSeconds     float64      `json:"total_seconds"`
-	DatabaseIsTemp   bool         `json:"scratch_database"`
+	TotalSeconds             float64      `json:"total_seconds"`
+	DatabaseIsTemp           bool         `json:"scratch_database"`
 }
 
 // ConfiguredModels builds the configured backends (configured.New) to read their
