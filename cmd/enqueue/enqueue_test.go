@@ -319,6 +319,14 @@ func TestClaimAdd(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("repeated text adds each", func(t *testing.T) {
+		var out addedJSON
+		b.mustRunJSON(t, &out, "claim", "add", "--task", taskArg, "--text", "Greenland lost ice every year since 1998.", "--text", "Arctic sea ice is thinning.")
+		if len(out.Claims) != 2 || out.Claims[0].Text == out.Claims[1].Text {
+			t.Errorf("claim add --text a --text b = %+v, want both claims", out)
+		}
+	})
 }
 
 type targetAddJSON struct {

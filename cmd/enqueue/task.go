@@ -89,19 +89,19 @@ func (a *app) taskStopCmd() *cobra.Command {
 func (a *app) claimCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "claim", Short: "Manage a task's claims"}
 	var taskID int64
-	var text, file string
+	var file string
+	var texts []string
 	add := &cobra.Command{
 		Use:   "add",
-		Short: "Add hypothesis claims to a task (--text, or --file with JSON lines {\"text\": …} or {\"claim\": …})",
+		Short: "Add hypothesis claims to a task (--text, repeatable, or --file with JSON lines {\"text\": …} or {\"claim\": …})",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if taskID <= 0 {
 				return usageErr("--task is required")
 			}
-			if (text == "") == (file == "") {
-				return usageErr("give exactly one of --text or --file")
+			if (len(texts) == 0) == (file == "") {
+				return usageErr("give exactly one of --text (repeatable) or --file")
 			}
-			texts := []string{text}
 			if file != "" {
 				var err error
 				if texts, err = readClaimsFile(file); err != nil {
@@ -128,7 +128,7 @@ func (a *app) claimCmd() *cobra.Command {
 		},
 	}
 	add.Flags().Int64Var(&taskID, "task", 0, "task id (required)")
-	add.Flags().StringVar(&text, "text", "", "claim text")
+	add.Flags().StringArrayVar(&texts, "text", nil, "claim text (repeatable: one claim each)")
 	add.Flags().StringVar(&file, "file", "", "JSON-lines file of claims")
 	cmd.AddCommand(add)
 	cmd.AddCommand(a.claimLinkCmds()...)
