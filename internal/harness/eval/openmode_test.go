@@ -127,12 +127,18 @@ func TestRunOpenMode(t *testing.T) {
 	if open.ClaimScores.MatrixSum() != claims {
 		t.Errorf("open-mode verdict matrix sums to %d, want %d", open.ClaimScores.MatrixSum(), claims)
 	}
+	self := rep.ClimateFeverSelfDirected
+	if self == nil || self.Mode != ModeSelfDirected || len(self.TaskIDs) != claims || self.Retrieval.Searches == 0 || self.ClaimScores.MatrixSum() != claims {
+		t.Errorf("self-directed run %+v: want a task per claim, some searches, every claim scored", self)
+	} else if self.Retrieval.InOwnSearch < 0 || self.Retrieval.InOwnSearch > claims {
+		t.Errorf("self-directed retrieval %+v", self.Retrieval)
+	}
 	var text bytes.Buffer
 	if err := WriteText(&text, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"== Climate-FEVER end to end", "== Climate-FEVER: given pages vs open mode, 10 claims ==",
-		"… in their own search's results", "searches per claim", "Open mode: claim verdicts"} {
+	for _, want := range []string{"== Climate-FEVER end to end", "== Climate-FEVER: given pages vs open mode vs self-directed, 10 claims ==",
+		"… in their own search's results", "searches per claim", "Open mode: claim verdicts", "Self-directed: claim verdicts"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}

@@ -33,6 +33,9 @@ func RunFleetMode(ctx context.Context, opts Options, mode Mode) (*FleetResult, e
 	if err != nil {
 		return nil, err
 	}
+	if mode == ModeSelfDirected && opts.SelfDirectedClaims > 0 && len(records) > opts.SelfDirectedClaims {
+		records = records[:opts.SelfDirectedClaims]
+	}
 	res := &FleetResult{Mode: mode, ClaimsFile: opts.ClaimsFile, Claims: len(records)}
 	dir, err := os.MkdirTemp("", "evf-eval-replay-")
 	if err != nil {
@@ -94,12 +97,7 @@ func RunFleetMode(ctx context.Context, opts Options, mode Mode) (*FleetResult, e
 		}
 	}()
 	st := store.NewStore(pool)
-	var claimIDs TaskClaims
-	if mode == ModeSelfDirected {
-		claimIDs, res.TaskIDs, err = EnqueueSelfDirected(ctx, st, w.Client(), records)
-	} else {
-		claimIDs, err = EnqueueTargets(ctx, st, w.Client(), records, targets)
-	}
+	claimIDs, err := enqueueMode(ctx, st, w.Client(), mode, records, targets, res)
 	if err != nil {
 		return nil, err
 	}
@@ -250,4 +248,15 @@ func plannerQueries(ctx context.Context, pool *pgxpool.Pool, claims []int64) ([]
 		out[i] = append(out[i], jobs.Target{Kind: jobs.TargetQuery, Value: value})
 	}
 	return out, rows.Err()
+}
+
+// enqueueMode creates the run's work: one self-directed task per claim, or
+// one task with the claims and targets.
+func enqueueMode(ctx context.Context, st *store.Store, client *river.Client[pgx.Tx], mode Mode, records []corpus.Record, targets []jobs.Target, res *FleetResult) (TaskClaims, error) {
+	if mode == ModeSelfDirected {
+		claims, tasks, err := EnqueueSelfDirected(ctx, st, client, records)
+		res.TaskIDs = tasks
+		return claims, err
+	}
+	return EnqueueTargets(ctx, st, client, records, targets)
 }

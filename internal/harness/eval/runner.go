@@ -67,6 +67,9 @@ type Options struct {
 	// OpenMode runs the claims a second time in open mode (ModeOpen), in
 	// a scratch database of its own when FreshDB.
 	OpenMode bool
+	// SelfDirectedClaims bounds the claims of the self-directed run (each
+	// its own task; the first ones of the file), 0 for all.
+	SelfDirectedClaims int
 }
 
 // Models are the model ids in use, so that numbers are attributable.

@@ -66,7 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	freshDB := fs.Bool("fresh-db", true, "run the fleet in a scratch database on DATABASE_URL's server, dropped afterwards (false: migrate and use DATABASE_URL itself)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "longest the fleet may take")
 	logLevel := fs.String("log-level", "warn", "fleet log level on stderr: debug, info, warn or error")
-	openMode := fs.Bool("open", true, "run the claims a second time in open mode: only the claims, each a query target searched in the replay archive")
+	openMode := fs.Bool("open", true, "run the claims a second time in open mode (only the claims, each a query target searched in the replay archive) and a third time self-directed (each claim its own task; the planner searches)")
+	selfClaims := fs.Int("self-claims", 100, "claims of the self-directed run (the first ones of the file; 0: all): each is its own task, which takes longer")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -87,16 +88,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep, err := eval.Run(ctx, eval.Options{
-		Config:     cfg,
-		ClaimsFile: *claims,
-		Limit:      *limit,
-		NLIDir:     *nliDir,
-		NLILimit:   *nliLimit,
-		FreshDB:    *freshDB,
-		Timeout:    *timeout,
-		Log:        slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
-		Progress:   stderr,
-		OpenMode:   *openMode,
+		Config:             cfg,
+		ClaimsFile:         *claims,
+		Limit:              *limit,
+		NLIDir:             *nliDir,
+		NLILimit:           *nliLimit,
+		FreshDB:            *freshDB,
+		Timeout:            *timeout,
+		Log:                slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Progress:           stderr,
+		OpenMode:           *openMode,
+		SelfDirectedClaims: *selfClaims,
 	})
 	if err != nil {
 		return err
