@@ -370,7 +370,7 @@ func (w *Worker) Start(ctx context.Context) error {
 func (w *Worker) settleTasks(ctx context.Context) {
 	st := store.NewStore(w.pool)
 	plan := planner.New(st, w.client, w.logger())
-	plan.NoSearch = w.deps.Search == nil && w.deps.Scholar == nil
+	plan.NoSearch = w.deps.Search == nil // its queries are web searches
 	t := time.NewTicker(w.cfg.TaskSettle)
 	defer t.Stop()
 	for {

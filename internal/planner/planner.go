@@ -352,7 +352,7 @@ func (p *Planner) stage1(ctx context.Context, tx pgx.Tx, q *store.Queries, task 
 		budget = retrieval.Budgets["standard"]
 	}
 	sel := retrieval.Select(evoi, budget, p.Params)
-	var chosen, deferred []string
+	chosen, deferred := []string{}, []string{}
 	for rank, i := range sel.Order {
 		if rank < sel.K {
 			chosen = append(chosen, signals[i].Claim)

@@ -254,6 +254,7 @@ func TestNoSearchBackend(t *testing.T) {
 	t.Parallel()
 	f := testfleet.Start(t, testfleet.Options{Pages: corpusPages(), Adjust: func(c *config.Config) {
 		c.SearchURL = ""
+		c.ReplayDir = "" // else the replay archive is searched offline
 		c.TaskSettle = 100 * time.Millisecond
 	}})
 	b := &bundle{f: f, svc: service.New(f.Store, f.Client)}
