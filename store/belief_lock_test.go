@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/evidencefleet/evidencefleet/internal/belief"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -102,15 +100,7 @@ func TestBeliefWritersShareOneLockOrder(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "40P01" {
-			t.Errorf("deadlock: %v", err)
-		} else {
-			t.Error(err)
-		}
-	}
+	reportWriterErrors(t, errs)
 	links, err := b.q.TaskClaimLinks(ctx, taskID)
 	if err != nil {
 		t.Fatal(err)

@@ -97,6 +97,17 @@ func TestWritersShareOneLockOrder(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	reportWriterErrors(t, errs)
+	var pages int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pages WHERE doi LIKE '10.5555/paper.%'`).Scan(&pages); err != nil || pages != papers {
+		t.Errorf("%d pages for %d papers (%v): one page per paper", pages, papers, err)
+	}
+}
+
+// reportWriterErrors fails the test with each concurrent writer's error
+// (errs is closed here), a deadlock (40P01) named as one.
+func reportWriterErrors(t *testing.T, errs chan error) {
+	t.Helper()
 	close(errs)
 	for err := range errs {
 		var pgErr *pgconn.PgError
@@ -105,9 +116,5 @@ func TestWritersShareOneLockOrder(t *testing.T) {
 		} else {
 			t.Error(err)
 		}
-	}
-	var pages int
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pages WHERE doi LIKE '10.5555/paper.%'`).Scan(&pages); err != nil || pages != papers {
-		t.Errorf("%d pages for %d papers (%v): one page per paper", pages, papers, err)
 	}
 }
