@@ -11,25 +11,30 @@ import (
 
 const createTask = `-- name: CreateTask :one
 
-INSERT INTO tasks (organization_id, hypothesis, budget_class, retrieval)
-VALUES ($1, $2, $3, COALESCE(NULLIF($4::text, ''), 'given'))
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage
+INSERT INTO tasks (organization_id, hypothesis, budget_class, retrieval, idempotency_key)
+VALUES ($1, $2, $3, COALESCE(NULLIF($4::text, ''), 'given'), $5::text)
+ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key
 `
 
 type CreateTaskParams struct {
-	OrganizationID string `json:"organization_id"`
-	Hypothesis     string `json:"hypothesis"`
-	BudgetClass    string `json:"budget_class"`
-	Retrieval      string `json:"retrieval"`
+	OrganizationID string  `json:"organization_id"`
+	Hypothesis     string  `json:"hypothesis"`
+	BudgetClass    string  `json:"budget_class"`
+	Retrieval      string  `json:"retrieval"`
+	IdempotencyKey *string `json:"idempotency_key"`
 }
 
 // Task intake (internal/intake): tasks, hypothesis claims, targets.
+// A task; with an idempotency key another create of the organisation
+// already made, nothing (no row: TaskByIdempotencyKey has it).
 func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, error) {
 	row := q.db.QueryRow(ctx, createTask,
 		arg.OrganizationID,
 		arg.Hypothesis,
 		arg.BudgetClass,
 		arg.Retrieval,
+		arg.IdempotencyKey,
 	)
 	var i Task
 	err := row.Scan(
@@ -46,6 +51,7 @@ func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, e
 		&i.PausedAt,
 		&i.Retrieval,
 		&i.RetrievalStage,
+		&i.IdempotencyKey,
 	)
 	return i, err
 }
@@ -156,4 +162,35 @@ func (q *Queries) InsertHypotheses(ctx context.Context, arg InsertHypothesesPara
 		return nil, err
 	}
 	return items, nil
+}
+
+const taskByIdempotencyKey = `-- name: TaskByIdempotencyKey :one
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key FROM tasks WHERE organization_id = $1 AND idempotency_key = $2
+`
+
+type TaskByIdempotencyKeyParams struct {
+	OrganizationID string  `json:"organization_id"`
+	IdempotencyKey *string `json:"idempotency_key"`
+}
+
+func (q *Queries) TaskByIdempotencyKey(ctx context.Context, arg TaskByIdempotencyKeyParams) (Task, error) {
+	row := q.db.QueryRow(ctx, taskByIdempotencyKey, arg.OrganizationID, arg.IdempotencyKey)
+	var i Task
+	err := row.Scan(
+		&i.ID,
+		&i.OrganizationID,
+		&i.Hypothesis,
+		&i.Status,
+		&i.BudgetClass,
+		&i.NextEvidenceNo,
+		&i.WorkVersion,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.CompletedAt,
+		&i.PausedAt,
+		&i.Retrieval,
+		&i.RetrievalStage,
+		&i.IdempotencyKey,
+	)
+	return i, err
 }

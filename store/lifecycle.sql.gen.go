@@ -13,7 +13,7 @@ const pauseTask = `-- name: PauseTask :one
 
 UPDATE tasks SET status = 'paused', paused_at = COALESCE(paused_at, now()), completed_at = NULL, updated_at = now()
 WHERE id = $1 AND status <> 'stopped'
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key
 `
 
 // A task's lifecycle beside stopping (cleanup.sql): pause, resume and the
@@ -38,6 +38,7 @@ func (q *Queries) PauseTask(ctx context.Context, id int64) (Task, error) {
 		&i.PausedAt,
 		&i.Retrieval,
 		&i.RetrievalStage,
+		&i.IdempotencyKey,
 	)
 	return i, err
 }
@@ -45,7 +46,7 @@ func (q *Queries) PauseTask(ctx context.Context, id int64) (Task, error) {
 const resumeTask = `-- name: ResumeTask :one
 UPDATE tasks SET status = 'active', paused_at = NULL, updated_at = now()
 WHERE id = $1 AND status = 'paused'
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key
 `
 
 // Resumes a paused task: active again; the settle sweep completes it when
@@ -67,6 +68,7 @@ func (q *Queries) ResumeTask(ctx context.Context, id int64) (Task, error) {
 		&i.PausedAt,
 		&i.Retrieval,
 		&i.RetrievalStage,
+		&i.IdempotencyKey,
 	)
 	return i, err
 }
@@ -74,7 +76,7 @@ func (q *Queries) ResumeTask(ctx context.Context, id int64) (Task, error) {
 const setTaskBudget = `-- name: SetTaskBudget :one
 UPDATE tasks SET budget_class = $1, updated_at = now()
 WHERE id = $2 AND status = 'paused'
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key
 `
 
 type SetTaskBudgetParams struct {
@@ -100,6 +102,7 @@ func (q *Queries) SetTaskBudget(ctx context.Context, arg SetTaskBudgetParams) (T
 		&i.PausedAt,
 		&i.Retrieval,
 		&i.RetrievalStage,
+		&i.IdempotencyKey,
 	)
 	return i, err
 }

@@ -320,6 +320,7 @@ type Task struct {
 	PausedAt       *time.Time `json:"paused_at"`
 	Retrieval      string     `json:"retrieval"`
 	RetrievalStage int16      `json:"retrieval_stage"`
+	IdempotencyKey *string    `json:"idempotency_key"`
 }
 
 type TaskCost struct {

@@ -185,6 +185,17 @@ func TestTaskCreate(t *testing.T) {
 		}
 	})
 
+	t.Run("an idempotency key makes a retry print the first task", func(t *testing.T) {
+		args := []string{"task", "create", "--hypothesis", "Sea ice is thinning.", "--idempotency-key", "nightly-42"}
+		first, again := b.mustRun(t, args...), b.mustRun(t, args...)
+		if first != again || strings.TrimSpace(first) == "" {
+			t.Errorf("the same create twice printed %q then %q, want the same task", first, again)
+		}
+		if r := b.run(t, "task", "create", "--hypothesis", "Another.", "--idempotency-key", "nightly-42"); r.code() != 2 {
+			t.Errorf("the key with another hypothesis: exit %d (%v), want 2", r.code(), r.err)
+		}
+	})
+
 	for _, tc := range []struct {
 		name string
 		args []string

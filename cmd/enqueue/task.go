@@ -18,7 +18,7 @@ import (
 
 func (a *app) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "task", Short: "Manage tasks"}
-	var hypothesis, budget, retrieval string
+	var hypothesis, budget, retrieval, key string
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a task; its hypothesis becomes claim E1. Prints the task id",
@@ -31,7 +31,7 @@ func (a *app) taskCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			task, err := a.svc.CreateTask(ctx, a.org, intake.TaskSpec{Hypothesis: hypothesis, Budget: budget, Retrieval: retrieval})
+			task, err := a.svc.CreateTask(ctx, a.org, intake.TaskSpec{Hypothesis: hypothesis, Budget: budget, Retrieval: retrieval, IdempotencyKey: key})
 			if err != nil {
 				return err
 			}
@@ -41,6 +41,7 @@ func (a *app) taskCmd() *cobra.Command {
 	}
 	create.Flags().StringVar(&hypothesis, "hypothesis", "", "the hypothesis to check (required)")
 	create.Flags().StringVar(&budget, "budget", "standard", "the task's budget class: "+strings.Join(intake.BudgetClasses, ", "))
+	create.Flags().StringVar(&key, "idempotency-key", "", "a key that makes the create safe to retry: run again with it, the first run's task is printed, no second is made")
 	create.Flags().StringVar(&retrieval, "retrieval", "given", "given (only the targets you add) or self_directed (the fleet also searches for the task's claims)")
 	cmd.AddCommand(create, a.taskListCmd(), a.taskShowCmd(), a.taskStopCmd(), a.taskEventsCmd())
 	cmd.AddCommand(a.lifecycleCmds()...)

@@ -204,3 +204,46 @@ func TestMCPRate(t *testing.T) {
 		t.Errorf("an MCP request past the burst: %d, want 429 with Retry-After", resp.StatusCode)
 	}
 }
+
+// TestCreateTaskIdempotencyKey: a create retried with its Idempotency-Key
+// answers 200 with the first's task instead of making another; the key
+// with another hypothesis is 409; another organisation's key is its own.
+func TestCreateTaskIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t, apiserver.Options{})
+	create := func(token, key, hypothesis string) (int, int64) {
+		t.Helper()
+		req := b.request(t, http.MethodPost, "/v1/tasks", token, []byte(`{"hypothesis": "`+hypothesis+`"}`))
+		req.Header.Set("Idempotency-Key", key)
+		resp, err := b.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		b.checkResponse(t, http.MethodPost, "/v1/tasks", token, nil, resp, data)
+		var out struct {
+			TaskID int64 `json:"task_id"`
+		}
+		_ = json.Unmarshal(data, &out)
+		return resp.StatusCode, out.TaskID
+	}
+	status, first := create(b.owner.token, "req-1", "Sea ice is thinning.")
+	if status != http.StatusCreated || first == 0 {
+		t.Fatalf("first create: %d task %d, want 201", status, first)
+	}
+	status, again := create(b.owner.token, "req-1", "Sea ice is thinning.")
+	if status != http.StatusOK || again != first {
+		t.Errorf("retried create: %d task %d, want 200 with task %d", status, again, first)
+	}
+	if status, _ := create(b.owner.token, "req-1", "Something else."); status != http.StatusConflict {
+		t.Errorf("the key with another hypothesis: %d, want 409", status)
+	}
+	if status, other := create(b.stranger.token, "req-1", "Sea ice is thinning."); status != http.StatusCreated || other == first {
+		t.Errorf("another organisation's same key: %d task %d, want 201 with a task of its own", status, other)
+	}
+	var n int
+	if err := b.pool.QueryRow(context.Background(), `SELECT count(*) FROM tasks WHERE hypothesis = 'Sea ice is thinning.'`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("%d tasks made (%v), want 2: one per organisation", n, err)
+	}
+}

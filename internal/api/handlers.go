@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -57,6 +58,11 @@ func (h *handlers) register(api huma.API) {
 	}
 	created := op("create-task", http.MethodPost, "/v1/tasks", "Create a task; its hypothesis becomes claim E1", "tasks")
 	created.DefaultStatus = http.StatusCreated
+	created.Responses = map[string]*huma.Response{"200": {
+		Description: "The task an earlier create with this Idempotency-Key made (nothing new was made).",
+		Content: map[string]*huma.MediaType{"application/json": {
+			Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[CreatedTask](), true, "CreatedTask")}},
+	}}
 	huma.Register(api, created, h.createTask)
 	huma.Register(api, op("list-tasks", http.MethodGet, "/v1/tasks", "The organisation's tasks, newest first", "tasks"), h.listTasks)
 	huma.Register(api, op("get-task", http.MethodGet, "/v1/tasks/{task_id}", "One task with its counts", "tasks"), h.getTask)
@@ -94,6 +100,8 @@ func (h *handlers) problem(err error) error {
 	case errors.Is(err, errs.ErrTaskNotFound), errors.Is(err, errs.ErrClaimNotFound), errors.Is(err, errs.ErrPageNotFound),
 		errors.Is(err, service.ErrPageNotFound), errors.Is(err, service.ErrJobNotFound), errors.Is(err, store.ErrEdgeNotFound):
 		return huma.Error404NotFound(err.Error())
+	case errors.Is(err, intake.ErrIdempotencyConflict):
+		return huma.Error409Conflict(err.Error())
 	case errors.Is(err, errs.ErrBadInput), errors.Is(err, service.ErrBadRequest):
 		return huma.Error400BadRequest(err.Error())
 	case errors.Is(err, errs.ErrTaskStopped), errors.Is(err, service.ErrTaskNotPaused):
@@ -114,7 +122,8 @@ type body[T any] struct {
 }
 
 type createTaskInput struct {
-	Body struct {
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"200" doc:"Makes the create safe to retry: a create with a key this organisation used before answers 200 with the task the first made (the same hypothesis, budget and retrieval, else 409) instead of making another."`
+	Body           struct {
 		Hypothesis string `json:"hypothesis" minLength:"1" maxLength:"20000" doc:"The hypothesis to check; it becomes claim E1."`
 		Budget     string `json:"budget,omitempty" enum:"minimal,standard,deep" default:"standard" doc:"The task's budget class: what its self-directed retrieval may spend."`
 		Retrieval  string `json:"retrieval,omitempty" enum:"given,self_directed" default:"given" doc:"given: only the targets you add are fetched; self_directed: the fleet also searches for the task's claims itself (EVOI-selected, budgeted, every decision a task event)."`
@@ -132,12 +141,24 @@ type CreatedTask struct {
 	CreatedAt      time.Time `json:"created_at"`
 }
 
-func (h *handlers) createTask(ctx context.Context, in *createTaskInput) (*body[CreatedTask], error) {
-	t, err := h.svc.CreateTask(ctx, org(ctx), intake.TaskSpec{Hypothesis: in.Body.Hypothesis, Budget: in.Body.Budget, Retrieval: in.Body.Retrieval})
+// createTaskOutput is 201 with a new task, 200 with the task an earlier
+// create of the same idempotency key made.
+type createTaskOutput struct {
+	Status int
+	Body   CreatedTask
+}
+
+func (h *handlers) createTask(ctx context.Context, in *createTaskInput) (*createTaskOutput, error) {
+	t, created, err := h.svc.CreateTaskOnce(ctx, org(ctx), intake.TaskSpec{Hypothesis: in.Body.Hypothesis, Budget: in.Body.Budget,
+		Retrieval: in.Body.Retrieval, IdempotencyKey: in.IdempotencyKey})
 	if err != nil {
 		return nil, h.problem(err)
 	}
-	return &body[CreatedTask]{CreatedTask{TaskID: t.ID, OrganizationID: t.OrganizationID, Hypothesis: t.Hypothesis, Budget: t.BudgetClass, Retrieval: t.Retrieval, Status: t.Status, CreatedAt: t.CreatedAt}}, nil
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return &createTaskOutput{status, CreatedTask{TaskID: t.ID, OrganizationID: t.OrganizationID, Hypothesis: t.Hypothesis, Budget: t.BudgetClass, Retrieval: t.Retrieval, Status: t.Status, CreatedAt: t.CreatedAt}}, nil
 }
 
 func (h *handlers) listTasks(ctx context.Context, in *PageQuery) (*body[service.TaskPage], error) {

@@ -50,41 +50,77 @@ type TaskSpec struct {
 	Hypothesis string
 	Budget     string // one of BudgetClasses; "" is standard
 	Retrieval  string // one of Retrievals; "" is given
+	// IdempotencyKey, when set, makes the create safe to retry: a second
+	// create of the organisation with the key returns the first's task.
+	IdempotencyKey string
 }
 
+// MaxIdempotencyKeyRunes bounds an idempotency key.
+const MaxIdempotencyKeyRunes = 200
+
+// ErrIdempotencyConflict: the idempotency key was used for a task with
+// another hypothesis, budget or retrieval (refused input, errs.ErrBadInput).
+var ErrIdempotencyConflict = fmt.Errorf("%w: idempotency key already used for a different task", errs.ErrBadInput)
+
 // CreateTask creates a task whose hypothesis becomes its first claim (E1), in
-// the caller's transaction. The hypothesis is a claim (at most
-// jobs.MaxTextRunes characters); the organization id at most MaxOrgRunes.
+// the caller's transaction (CreateTaskOnce without its created flag).
 func CreateTask(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, org string, spec TaskSpec) (store.Task, error) {
+	task, _, err := CreateTaskOnce(ctx, client, tx, org, spec)
+	return task, err
+}
+
+// CreateTaskOnce creates a task whose hypothesis becomes its first claim
+// (E1), in the caller's transaction, and says whether it made one: with an
+// idempotency key the organisation used before it returns that task (the
+// same hypothesis, budget and retrieval, else ErrIdempotencyConflict). The
+// hypothesis is a claim (at most jobs.MaxTextRunes characters); the
+// organization id at most MaxOrgRunes.
+func CreateTaskOnce(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, org string, spec TaskSpec) (store.Task, bool, error) {
 	hypothesis := strings.TrimSpace(spec.Hypothesis)
 	if hypothesis == "" {
-		return store.Task{}, badInput("hypothesis", "is required")
+		return store.Task{}, false, badInput("hypothesis", "is required")
 	}
 	if err := jobs.CheckText(hypothesis, jobs.MaxTextRunes); err != nil {
-		return store.Task{}, badInput("hypothesis", "%v", err)
+		return store.Task{}, false, badInput("hypothesis", "%v", err)
 	}
 	if org == "" {
 		org = "default"
 	}
 	if err := jobs.CheckText(org, MaxOrgRunes); err != nil {
-		return store.Task{}, badInput("organization id", "%v", err)
+		return store.Task{}, false, badInput("organization id", "%v", err)
 	}
 	budget, retrieval := cmp.Or(spec.Budget, "standard"), cmp.Or(spec.Retrieval, "given")
 	if !slices.Contains(BudgetClasses, budget) {
-		return store.Task{}, badInput("budget", "must be one of %s, got %q", strings.Join(BudgetClasses, ", "), textclip.Runes(budget, 40))
+		return store.Task{}, false, badInput("budget", "must be one of %s, got %q", strings.Join(BudgetClasses, ", "), textclip.Runes(budget, 40))
 	}
 	if !slices.Contains(Retrievals, retrieval) {
-		return store.Task{}, badInput("retrieval", "must be one of %s, got %q", strings.Join(Retrievals, ", "), textclip.Runes(retrieval, 40))
+		return store.Task{}, false, badInput("retrieval", "must be one of %s, got %q", strings.Join(Retrievals, ", "), textclip.Runes(retrieval, 40))
+	}
+	var key *string
+	if spec.IdempotencyKey != "" {
+		if err := jobs.CheckText(spec.IdempotencyKey, MaxIdempotencyKeyRunes); err != nil {
+			return store.Task{}, false, badInput("idempotency key", "%v", err)
+		}
+		key = &spec.IdempotencyKey
 	}
 	q := store.New(tx)
-	task, err := q.CreateTask(ctx, store.CreateTaskParams{OrganizationID: org, Hypothesis: hypothesis, BudgetClass: budget, Retrieval: retrieval})
+	task, err := q.CreateTask(ctx, store.CreateTaskParams{OrganizationID: org, Hypothesis: hypothesis, BudgetClass: budget, Retrieval: retrieval, IdempotencyKey: key})
+	if store.IsNotFound(err) && key != nil {
+		if task, err = q.TaskByIdempotencyKey(ctx, store.TaskByIdempotencyKeyParams{OrganizationID: org, IdempotencyKey: key}); err != nil {
+			return task, false, fmt.Errorf("read the task of the idempotency key: %w", err)
+		}
+		if task.Hypothesis != hypothesis || task.BudgetClass != budget || task.Retrieval != retrieval {
+			return task, false, fmt.Errorf("%w (task %d)", ErrIdempotencyConflict, task.ID)
+		}
+		return task, false, nil
+	}
 	if err != nil {
-		return task, fmt.Errorf("create task: %w", err)
+		return task, false, fmt.Errorf("create task: %w", err)
 	}
 	if _, err := AddHypotheses(ctx, client, tx, task.ID, []string{hypothesis}); err != nil {
-		return task, err
+		return task, false, err
 	}
-	return task, nil
+	return task, true, nil
 }
 
 // AddedClaim is a hypothesis claim after AddHypotheses.

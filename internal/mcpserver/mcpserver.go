@@ -125,6 +125,8 @@ type CreateTaskInput struct {
 	Hypothesis string `json:"hypothesis" jsonschema:"the hypothesis to gather evidence for, one sentence; it becomes claim E1"`
 	Budget     string `json:"budget,omitempty" jsonschema:"the task's budget class: minimal, standard (the default) or deep"`
 	Retrieval  string `json:"retrieval,omitempty" jsonschema:"given (the default: only the targets you queue) or self_directed (the fleet also searches for the task's claims itself)"`
+	// IdempotencyKey makes a retried call return the first call's task.
+	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"optional: a key of yours; calling again with it returns the task the first call made instead of making another"`
 }
 
 func (h handlers) createTask(ctx context.Context, req *mcp.CallToolRequest, in CreateTaskInput) (*mcp.CallToolResult, store.Task, error) {
@@ -135,7 +137,7 @@ func (h handlers) createTask(ctx context.Context, req *mcp.CallToolRequest, in C
 	if strings.TrimSpace(in.Hypothesis) == "" {
 		return nil, store.Task{}, fmt.Errorf("hypothesis: required")
 	}
-	task, err := h.svc.CreateTask(ctx, org, intake.TaskSpec{Hypothesis: in.Hypothesis, Budget: in.Budget, Retrieval: in.Retrieval})
+	task, err := h.svc.CreateTask(ctx, org, intake.TaskSpec{Hypothesis: in.Hypothesis, Budget: in.Budget, Retrieval: in.Retrieval, IdempotencyKey: in.IdempotencyKey})
 	return nil, task, err
 }
 

@@ -20,13 +20,22 @@ import (
 // CreateTask creates a task of the organisation (intake.TaskSpec: its
 // hypothesis, which becomes claim E1, budget class and retrieval).
 func (s *Service) CreateTask(ctx context.Context, org string, spec intake.TaskSpec) (store.Task, error) {
+	task, _, err := s.CreateTaskOnce(ctx, org, spec)
+	return task, err
+}
+
+// CreateTaskOnce is CreateTask that says whether it made the task: with
+// an idempotency key the organisation used before, it returns that task
+// (intake.CreateTaskOnce).
+func (s *Service) CreateTaskOnce(ctx context.Context, org string, spec intake.TaskSpec) (store.Task, bool, error) {
 	var task store.Task
+	var created bool
 	err := s.st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
 		var err error
-		task, err = intake.CreateTask(ctx, s.client, tx, org, spec)
+		task, created, err = intake.CreateTaskOnce(ctx, s.client, tx, org, spec)
 		return err
 	})
-	return task, err
+	return task, created, err
 }
 
 // AddClaims adds hypothesis claims to the organisation's task.

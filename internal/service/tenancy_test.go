@@ -208,7 +208,7 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 
 // creators act for their caller's organisation only: nothing of another's
 // is read or changed.
-var creators = []string{"CreateTask"}
+var creators = []string{"CreateTask", "CreateTaskOnce"}
 
 // TestOtherOrganisationsRowsAreNotFound: every operation of the service,
 // given another organisation's task, claim or edge, answers "not found"

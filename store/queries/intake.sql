@@ -1,9 +1,15 @@
 -- Task intake (internal/intake): tasks, hypothesis claims, targets.
 
 -- name: CreateTask :one
-INSERT INTO tasks (organization_id, hypothesis, budget_class, retrieval)
-VALUES (@organization_id, @hypothesis, @budget_class, COALESCE(NULLIF(@retrieval::text, ''), 'given'))
+-- A task; with an idempotency key another create of the organisation
+-- already made, nothing (no row: TaskByIdempotencyKey has it).
+INSERT INTO tasks (organization_id, hypothesis, budget_class, retrieval, idempotency_key)
+VALUES (@organization_id, @hypothesis, @budget_class, COALESCE(NULLIF(@retrieval::text, ''), 'given'), sqlc.narg(idempotency_key)::text)
+ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING *;
+
+-- name: TaskByIdempotencyKey :one
+SELECT * FROM tasks WHERE organization_id = @organization_id AND idempotency_key = @idempotency_key;
 
 -- name: ExistingHypotheses :many
 SELECT id, evidence_no, text_hash FROM claims
