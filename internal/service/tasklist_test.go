@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
+	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
@@ -99,5 +101,40 @@ func TestShowTask(t *testing.T) {
 	}
 	if d.Jobs["completed"] != 2 || d.Pending != pending || d.Jobs["available"] != pending {
 		t.Errorf("jobs %v (%d pending), want 2 completed and %d available", d.Jobs, d.Pending, pending)
+	}
+}
+
+// TestConcurrentCreatesWithOneIdempotencyKey: creates racing with one key
+// make one task, and every one of them answers with it.
+func TestConcurrentCreatesWithOneIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	svc, pool := newService(t)
+	ctx := context.Background()
+	const n = 8
+	ids := make([]int64, n)
+	created := make([]bool, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			task, made, err := svc.CreateTaskOnce(ctx, "acme", intake.TaskSpec{Hypothesis: "Sea ice is thinning.", IdempotencyKey: "k1"})
+			if err != nil {
+				t.Error(err)
+			}
+			ids[i], created[i] = task.ID, made
+		})
+	}
+	wg.Wait()
+	made := 0
+	for i := range n {
+		if ids[i] != ids[0] || ids[i] == 0 {
+			t.Errorf("create %d answered task %d, create 0 task %d", i, ids[i], ids[0])
+		}
+		if created[i] {
+			made++
+		}
+	}
+	var tasks int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM tasks`).Scan(&tasks); err != nil || tasks != 1 || made != 1 {
+		t.Errorf("%d tasks (%v), %d said made, want 1 and 1", tasks, err, made)
 	}
 }
