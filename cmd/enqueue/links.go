@@ -47,6 +47,7 @@ func (a *app) claimLinkCmds() []*cobra.Command {
 		who = u.Username
 	}
 	link.Flags().StringVar(&by, "by", who, "who makes the link")
+	link.AddCommand(a.claimLinkReviewCmds()...)
 
 	var listTask int64
 	links := &cobra.Command{
