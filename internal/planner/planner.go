@@ -146,7 +146,7 @@ type split struct {
 // error and searches for the hypothesis alone.
 func (p *Planner) splitAndStep(ctx context.Context, task store.LockPlannableTasksRow) (bool, error) {
 	mctx, meter := cost.WithMeter(ctx)
-	subs, err := p.LLM.SplitHypothesis(mctx, task.Hypothesis)
+	subs, splitErr := p.LLM.SplitHypothesis(mctx, task.Hypothesis)
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
@@ -157,13 +157,13 @@ func (p *Planner) splitAndStep(ctx context.Context, task store.LockPlannableTask
 		}
 	}
 	stepped := false
-	err = p.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		tasks, lerr := q.LockPlannableTasks(ctx, store.LockPlannableTasksParams{After: task.ID - 1, MaxRows: 1})
-		if lerr != nil || len(tasks) == 0 || tasks[0].ID != task.ID || tasks[0].RetrievalStage != 0 {
-			return lerr
+	err := p.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		tasks, err := q.LockPlannableTasks(ctx, store.LockPlannableTasksParams{After: task.ID - 1, MaxRows: 1})
+		if err != nil || len(tasks) == 0 || tasks[0].ID != task.ID || tasks[0].RetrievalStage != 0 {
+			return err // stepped by another process meanwhile, or no longer plannable
 		}
-		if serr := p.step(ctx, tx, q, tasks[0], &split{subClaims: subs, err: err}); serr != nil {
-			return fmt.Errorf("task %d: %w", task.ID, serr)
+		if err := p.step(ctx, tx, q, tasks[0], &split{subClaims: subs, err: splitErr}); err != nil {
+			return fmt.Errorf("task %d: %w", task.ID, err)
 		}
 		stepped = true
 		return nil

@@ -66,6 +66,9 @@ func TestHypothesisSplitIsProposedThenAccepted(t *testing.T) {
 	if asked != 1 {
 		t.Errorf("%d split requests, want 1", asked)
 	}
+	if n := b.count(t, `SELECT count(*) FROM task_costs WHERE task_id = $1 AND stage = 'hypothesis_split' AND model_calls = 1 AND tokens_in > 0`, task); n != 1 {
+		t.Errorf("the split's cost is not recorded as one model call with its tokens")
+	}
 
 	var split, selection map[string]any
 	for _, e := range b.events(t, task) {
