@@ -22,6 +22,9 @@ func (a *app) claimLinkCmds() []*cobra.Command {
 		Short: "Link two claims of a task: --from E3 --to E1 --relation depends_on means E3 depends on E1 (E1's belief flows into E3's propagated belief, times --weight; contradicts with sign −1)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().NFlag() == 0 {
+				return cmd.Help() // given nothing, as every command with sub-commands (accept, reject)
+			}
 			if taskID <= 0 || from == "" || to == "" || relation == "" {
 				return usageErr("--task, --from, --to and --relation are required")
 			}
@@ -47,6 +50,7 @@ func (a *app) claimLinkCmds() []*cobra.Command {
 		who = u.Username
 	}
 	link.Flags().StringVar(&by, "by", who, "who makes the link")
+	link.AddCommand(a.claimLinkReviewCmds()...)
 
 	var listTask int64
 	links := &cobra.Command{

@@ -88,6 +88,7 @@ func (h *handlers) register(api huma.API) {
 	h.registerEvents(api, op("task-events", http.MethodGet, "/v1/tasks/{task_id}/events", "Server-Sent Events of a task's progress until it is completed or stopped", "tasks"))
 	h.registerLifecycle(api, op)
 	h.registerLinks(api, op)
+	h.registerProposals(api, op)
 }
 
 // problem turns a service error into the HTTP answer: 404 for rows the

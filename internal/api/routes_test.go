@@ -26,6 +26,10 @@ var validBodies = map[string]string{
 	"claim-feedback":  `{"action": "reject", "reason": "wrong", "reviewer": "rev"}`,
 	"correct-edge":    `{"relation": "refutes", "reason": "misread", "reviewer": "rev"}`,
 	"link-claims":     `{"from": "E2", "to": "E1", "relation": "depends_on", "weight": 0.5, "reason": "a sub-claim", "reviewer": "rev"}`,
+
+	// the proposed links proposeLinks makes
+	"accept-claim-link": `{"from": "E1", "to": "E90", "reviewer": "rev"}`,
+	"reject-claim-link": `{"from": "E1", "to": "E91"}`,
 }
 
 // bodiless are the POST operations that take no body.
@@ -43,6 +47,7 @@ var ownRows = map[string]bool{"create-task": true, "list-tasks": true}
 func TestEveryRouteChecksTheOrganisation(t *testing.T) {
 	t.Parallel()
 	b := setup(t, apiserver.Options{})
+	proposeLinks(t, b.pool, b.owner.task)
 	if ok, errs := b.validator.ValidateDocument(); !ok {
 		t.Fatalf("the served OpenAPI document is not valid OpenAPI 3.1: %s", validationText(errs))
 	}

@@ -371,6 +371,9 @@ func (w *Worker) settleTasks(ctx context.Context) {
 	st := store.NewStore(w.pool)
 	plan := planner.New(st, w.client, w.logger())
 	plan.NoSearch = w.deps.Search == nil // its queries are web searches
+	if w.cfg.LLM.Backend != "builtin" {
+		plan.LLM = w.deps.LLM // the built-in is no language model: it splits nothing
+	}
 	t := time.NewTicker(w.cfg.TaskSettle)
 	defer t.Stop()
 	for {

@@ -94,7 +94,19 @@ type LLM interface {
 	// cites, or is cited by, a source paper is to a task's hypothesis and
 	// that source (ARCHITECTURE.md §5.4, stage 2).
 	CitationRelevance(ctx context.Context, q CitationQuestion) (float64, error)
+	// SplitHypothesis proposes at most MaxSubClaims sub-claims the
+	// hypothesis depends on, each a self-contained checkable statement
+	// (ARCHITECTURE.md §5.8: kept as proposed claim links until a person
+	// accepts them). None is an answer: the hypothesis is atomic, or the
+	// implementation is no language model.
+	SplitHypothesis(ctx context.Context, hypothesis string) ([]string, error)
+	// SplitModel is the stable id (and prompt version) of SplitHypothesis,
+	// recorded with the links it proposes.
+	SplitModel() string
 }
+
+// MaxSubClaims bounds the sub-claims SplitHypothesis proposes.
+const MaxSubClaims = 5
 
 // CitationQuestion is one stage 2 question of a citation graph: the task's
 // hypothesis, the source paper's title and abstract, and the candidate's.

@@ -5,10 +5,12 @@
 // for the claims EVOI target selection picks, stage 2 escalates the claims
 // whose sufficiency stays below S_min; at 3 it only releases fetches, and
 // 4 is done — and before each step releases deferred result pages to the
-// claims whose fetch budget still allows one.
+// claims whose fetch budget still allows one. With an LLM, stage 0 first
+// splits the hypothesis into sub-claims (split.go), proposed as claim links
+// a person accepts; the sub-claims then compete in stage 1 like any claim.
 // Every decision is recorded as a task event with its numbers
-// (target_selection, urls_registered, fetches_released, escalation,
-// budget_exhausted, retrieval_done). The decisions are internal/retrieval's;
+// (hypothesis_split, target_selection, urls_registered, fetches_released,
+// escalation, budget_exhausted, retrieval_done). The decisions are internal/retrieval's;
 // this package reads the graph and writes what they decide.
 package planner
 
@@ -21,7 +23,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/retrieval"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -57,6 +61,10 @@ type Planner struct {
 	// NoSearch says the fleet has no search backend: a self-directed task
 	// then records why it searches nothing and is done.
 	NoSearch bool
+	// LLM, when set, splits a task's hypothesis into sub-claims at stage 0
+	// (hypothesis claims of the task, with proposed links E1 depends_on
+	// each); nil: no split (the fleet has no LLM backend).
+	LLM models.LLM
 }
 
 // New returns a planner with the default numbers.
@@ -73,15 +81,19 @@ const (
 	EventEscalation      = "escalation"
 	EventBudgetExhausted = "budget_exhausted"
 	EventDone            = "retrieval_done"
+	EventHypothesisSplit = "hypothesis_split"
 )
 
 // Sweep takes one step of every plannable task (locked, SKIP LOCKED, each in
 // its own transaction) and returns the tasks it stepped. Safe in many
-// processes at once.
+// processes at once. With an LLM, a task at stage 0 is first read and
+// released, its hypothesis split by the model with no row lock held, and
+// then locked again — stepped only if it is still plannable at stage 0.
 func (p *Planner) Sweep(ctx context.Context, batch int) ([]int64, error) {
 	var stepped []int64
 	for after := int64(0); ; {
 		var n int
+		var pending *store.LockPlannableTasksRow
 		err := p.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 			tasks, err := q.LockPlannableTasks(ctx, store.LockPlannableTasksParams{After: after, MaxRows: 1})
 			if err != nil || len(tasks) == 0 {
@@ -89,12 +101,23 @@ func (p *Planner) Sweep(ctx context.Context, batch int) ([]int64, error) {
 			}
 			n = 1
 			after = tasks[0].ID
-			if err := p.step(ctx, tx, q, tasks[0]); err != nil {
+			if p.splits(tasks[0]) {
+				pending = &tasks[0]
+				return nil
+			}
+			if err := p.step(ctx, tx, q, tasks[0], nil); err != nil {
 				return fmt.Errorf("task %d: %w", tasks[0].ID, err)
 			}
 			stepped = append(stepped, tasks[0].ID)
 			return nil
 		})
+		if err == nil && pending != nil {
+			var ok bool
+			ok, err = p.splitAndStep(ctx, *pending)
+			if ok {
+				stepped = append(stepped, pending.ID)
+			}
+		}
 		if err != nil {
 			return stepped, fmt.Errorf("plan retrieval: %w", err)
 		}
@@ -102,6 +125,50 @@ func (p *Planner) Sweep(ctx context.Context, batch int) ([]int64, error) {
 			return stepped, nil
 		}
 	}
+}
+
+// splits says whether the task's hypothesis is split before its step: an
+// LLM is configured and the task is at stage 0 with something to search.
+func (p *Planner) splits(task store.LockPlannableTasksRow) bool {
+	return p.LLM != nil && task.RetrievalStage == 0 && !p.NoSearch
+}
+
+// split is a model's answer to SplitHypothesis.
+type split struct {
+	subClaims []string
+	err       error
+}
+
+// splitAndStep asks the LLM for the task's sub-claims (no transaction
+// open), records what the call spent, then locks the task again and takes
+// its stage 0 step with them, unless another process stepped it meanwhile
+// (false). A failed call does not stop retrieval: the step records the
+// error and searches for the hypothesis alone.
+func (p *Planner) splitAndStep(ctx context.Context, task store.LockPlannableTasksRow) (bool, error) {
+	mctx, meter := cost.WithMeter(ctx)
+	subs, splitErr := p.LLM.SplitHypothesis(mctx, task.Hypothesis)
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if c := meter.Counts(); !c.IsZero() {
+		if err := p.Store.AddTaskCost(ctx, store.AddTaskCostParams{TaskID: task.ID, Stage: EventHypothesisSplit,
+			ModelCalls: c.ModelCalls, TokensIn: c.TokensIn, TokensOut: c.TokensOut}); err != nil {
+			return false, fmt.Errorf("task %d: record the split's cost: %w", task.ID, err)
+		}
+	}
+	stepped := false
+	err := p.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		tasks, err := q.LockPlannableTasks(ctx, store.LockPlannableTasksParams{After: task.ID - 1, MaxRows: 1})
+		if err != nil || len(tasks) == 0 || tasks[0].ID != task.ID || tasks[0].RetrievalStage != 0 {
+			return err // stepped by another process meanwhile, or no longer plannable
+		}
+		if err := p.step(ctx, tx, q, tasks[0], &split{subClaims: subs, err: splitErr}); err != nil {
+			return fmt.Errorf("task %d: %w", task.ID, err)
+		}
+		stepped = true
+		return nil
+	})
+	return stepped, err
 }
 
 // claimState is what the planner knows of one hypothesis claim.
@@ -125,7 +192,8 @@ func (c *claimState) sufficiency(w retrieval.Weights) float64 {
 
 // step takes the task's next step in tx: release fetches the claims' budgets
 // allow, else run the next stage; then record the stage reached.
-func (p *Planner) step(ctx context.Context, tx pgx.Tx, q *store.Queries, task store.LockPlannableTasksRow) error {
+// sp is the LLM's split of the hypothesis at stage 0, nil without one.
+func (p *Planner) step(ctx context.Context, tx pgx.Tx, q *store.Queries, task store.LockPlannableTasksRow, sp *split) error {
 	claims, err := p.read(ctx, q, task.ID)
 	if err != nil {
 		return err
@@ -156,7 +224,12 @@ func (p *Planner) step(ctx context.Context, tx pgx.Tx, q *store.Queries, task st
 	stage := task.RetrievalStage
 	switch stage {
 	case 0:
-		err = p.stage0(ctx, tx, q, task, claims, lim, spent, &ev)
+		if sp != nil {
+			err = p.recordSplit(ctx, tx, q, task.ID, *sp, &ev)
+		}
+		if err == nil {
+			err = p.stage0(ctx, tx, q, task, claims, lim, spent, &ev)
+		}
 	case 1:
 		err = p.stage1(ctx, tx, q, task, claims, lim, spent, &ev)
 	case 2:

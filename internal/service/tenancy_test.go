@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -195,6 +196,19 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		}
 		return err
 	},
+	"AcceptClaimLink": func(ctx context.Context, b *tenancyBundle, org string) error {
+		if err := b.proposal(ctx, org, 90); err != nil {
+			return err
+		}
+		_, err := b.svc.AcceptClaimLink(ctx, org, b.task, "E1", "E90", "x")
+		return err
+	},
+	"RejectClaimLink": func(ctx context.Context, b *tenancyBundle, org string) error {
+		if err := b.proposal(ctx, org, 91); err != nil {
+			return err
+		}
+		return b.svc.RejectClaimLink(ctx, org, b.task, "E1", "E91", "x")
+	},
 	"ClaimLinks": func(ctx context.Context, b *tenancyBundle, org string) error {
 		_, err := b.svc.ClaimLinks(ctx, org, b.task)
 		return err
@@ -204,6 +218,22 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		_, err := b.svc.StopTask(ctx, org, b.task, "")
 		return err
 	},
+}
+
+// proposal gives the owner's task a claim E<no> and the proposed link E1 →
+// E<no>, before the stranger's call (the first of each probe's two).
+func (b *tenancyBundle) proposal(ctx context.Context, org string, no int32) error {
+	if org != b.strangerOrg {
+		return nil
+	}
+	q := store.New(b.pool)
+	text := fmt.Sprintf("Sub-claim %d.", no)
+	if _, err := q.InsertHypotheses(ctx, store.InsertHypothesesParams{TaskID: b.task, EvidenceNos: []int32{no},
+		Texts: []string{text}, TextHashes: []string{store.TextHash(text)}}); err != nil {
+		return err
+	}
+	_, err := q.ProposeClaimLinks(ctx, b.task, []store.NewClaimLink{{TaskID: b.task, From: 1, To: no, Relation: "depends_on", Weight: 1, By: "llm:test"}})
+	return err
 }
 
 // creators act for their caller's organisation only: nothing of another's

@@ -10,11 +10,14 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
@@ -369,7 +372,8 @@ func between(s, begin, end string) (string, bool) {
 // chatAnswer computes the JSON answer of one chat request by its response
 // format: "claims" (the built-in sentence extractor on the page text between
 // the prompt's markers), "relevance" and "citation_relevance" (the
-// built-in's relevance) and "nli_judgement" (the lexical NLI).
+// built-in's relevance), "split_hypothesis" (SplitAnswer) and
+// "nli_judgement" (the lexical NLI).
 func (s *ModelServers) chatAnswer(r *http.Request, format, user string) (any, error) {
 	switch format {
 	case "claims":
@@ -411,6 +415,12 @@ func (s *ModelServers) chatAnswer(r *http.Request, format, user string) (any, er
 		}
 		score, err := s.llm.CitationRelevance(r.Context(), models.CitationQuestion{Hypothesis: h, Source: src, Candidate: cand})
 		return map[string]any{"score": score}, err
+	case "split_hypothesis":
+		h, ok := between(user, "<<<BEGIN HYPOTHESIS\n", "\nEND HYPOTHESIS>>>")
+		if !ok {
+			return nil, fmt.Errorf("no hypothesis between the markers")
+		}
+		return map[string]any{"sub_claims": SplitAnswer(h)}, nil
 	case "nli_judgement":
 		p, ok1 := between(user, "<<<BEGIN PREMISE\n", "\nEND PREMISE>>>")
 		h, ok2 := between(user, "<<<BEGIN HYPOTHESIS\n", "\nEND HYPOTHESIS>>>")
@@ -513,4 +523,26 @@ func (s *ModelServers) embeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, map[string]any{"object": "list", "data": data, "model": req.Model,
 		"usage": map[string]int{"prompt_tokens": tokens, "total_tokens": tokens}})
+}
+
+// splitAt are where SplitAnswer cuts a hypothesis.
+var splitAt = regexp.MustCompile(`\s*,\s*(?:and\s+)?|\s+because\s+|\s+and\s+`)
+
+// SplitAnswer is the recorded answer of the split_hypothesis prompt: the
+// hypothesis cut at commas (", and" included), " because " and " and ", each piece of at
+// least three words a sentence of its own (capitalised, ending with a
+// full stop), at most models.MaxSubClaims; none when there is one piece.
+func SplitAnswer(hypothesis string) []string {
+	out := []string{}
+	for _, piece := range splitAt.Split(strings.TrimRight(strings.TrimSpace(hypothesis), "."), -1) {
+		if len(strings.Fields(piece)) < 3 || len(out) == models.MaxSubClaims {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(piece)
+		out = append(out, string(unicode.ToUpper(r))+piece[size:]+".")
+	}
+	if len(out) < 2 {
+		return []string{}
+	}
+	return out
 }

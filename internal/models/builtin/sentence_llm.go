@@ -58,3 +58,13 @@ func (l *SentenceLLM) Relevance(ctx context.Context, query, text string) (float6
 func (l *SentenceLLM) CitationRelevance(ctx context.Context, q models.CitationQuestion) (float64, error) {
 	return l.Relevance(ctx, q.Hypothesis, q.Candidate)
 }
+
+// SplitModel implements LLM.
+func (*SentenceLLM) SplitModel() string { return SentenceLLMModel }
+
+// SplitHypothesis implements LLM: it proposes no sub-claims. Splitting a
+// hypothesis into what it depends on takes a language model; the baseline
+// does not guess (a fleet without an LLM backend proposes no claim links).
+func (*SentenceLLM) SplitHypothesis(ctx context.Context, _ string) ([]string, error) {
+	return nil, ctx.Err()
+}

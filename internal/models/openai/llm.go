@@ -49,6 +49,7 @@ var _ models.LLM = (*llm)(nil)
 // like the seed's parser does. A blank text scores 0 without a request.
 // CitationRelevance follows the same rules (a blank candidate scores 0);
 // the source and the candidate are each cut to their first piece.
+// SplitHypothesis (split.go) refuses a junk answer with an error instead.
 func NewLLM(o Options) (models.LLM, error) {
 	c, err := newClient(o)
 	if err != nil {

@@ -22,6 +22,9 @@ const (
 	PromptCitationRelevance = "citation_relevance.v1"
 	// PromptNLI is the premise/hypothesis inference prompt.
 	PromptNLI = "nli.v1"
+	// PromptSplitHypothesis is the prompt that splits a hypothesis into
+	// the sub-claims it depends on.
+	PromptSplitHypothesis = "split_hypothesis.v1"
 )
 
 //go:embed prompts/*.tmpl
@@ -33,6 +36,7 @@ var (
 	relevanceTmpl = mustPrompt(PromptRelevance)
 	citationTmpl  = mustPrompt(PromptCitationRelevance)
 	nliTmpl       = mustPrompt(PromptNLI)
+	splitTmpl     = mustPrompt(PromptSplitHypothesis)
 )
 
 // mustPrompt parses prompts/<version>.tmpl; a broken embedded file is a
@@ -72,6 +76,10 @@ type (
 	relevanceData struct{ Query, Text string }
 	citationData  struct{ Hypothesis, Source, Candidate string }
 	nliData       struct{ Premise, Hypothesis string }
+	splitData     struct {
+		Hypothesis   string
+		MaxSubClaims int
+	}
 )
 
 // Response schemas, in the subset strict mode accepts (every property
@@ -81,5 +89,6 @@ var (
 	claimsSchema    = schema{name: "claims", json: json.RawMessage(`{"type":"object","properties":{"claims":{"type":"array","items":{"type":"object","properties":{"claim":{"type":"string"},"quote":{"type":"string"},"confidence":{"type":"number"}},"required":["claim","quote","confidence"],"additionalProperties":false}}},"required":["claims"],"additionalProperties":false}`)}
 	relevanceSchema = schema{name: "relevance", json: json.RawMessage(`{"type":"object","properties":{"score":{"type":"number"}},"required":["score"],"additionalProperties":false}`)}
 	citationSchema  = schema{name: "citation_relevance", json: relevanceSchema.json}
+	splitSchema     = schema{name: "split_hypothesis", json: json.RawMessage(`{"type":"object","properties":{"sub_claims":{"type":"array","items":{"type":"string"}}},"required":["sub_claims"],"additionalProperties":false}`)}
 	nliSchema       = schema{name: "nli_judgement", json: json.RawMessage(`{"type":"object","properties":{"label":{"type":"string","enum":["entailment","contradiction","neutral"]},"confidence":{"type":"number"}},"required":["label","confidence"],"additionalProperties":false}`)}
 )

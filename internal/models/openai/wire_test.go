@@ -24,6 +24,7 @@ var wantSchemas = map[string]string{
 		"properties":{"claim":{"type":"string"},"quote":{"type":"string"},"confidence":{"type":"number"}}}}}}`,
 	"relevance":          `{"type":"object","additionalProperties":false,"required":["score"],"properties":{"score":{"type":"number"}}}`,
 	"citation_relevance": `{"type":"object","additionalProperties":false,"required":["score"],"properties":{"score":{"type":"number"}}}`,
+	"split_hypothesis":   `{"type":"object","additionalProperties":false,"required":["sub_claims"],"properties":{"sub_claims":{"type":"array","items":{"type":"string"}}}}`,
 	"nli_judgement": `{"type":"object","additionalProperties":false,"required":["label","confidence"],"properties":{
 		"label":{"type":"string","enum":["entailment","contradiction","neutral"]},"confidence":{"type":"number"}}}`,
 }
