@@ -536,6 +536,11 @@ func TestJobInsertsValidatedArgs(t *testing.T) {
 		{"no kind", []string{"--args", `{"task_id":1}`}, "--kind"},
 		{"priority out of range", []string{"--kind", "verify_nli", "--args", `{"task_id":1}`, "--priority", "9"}, "--priority"},
 	}
+	// The worker stops first: jobs it inserts itself (a verify_nli's
+	// shards, the leader's periodic sweep) would be counted below.
+	if err := b.f.Client.Stop(b.ctx); err != nil {
+		t.Fatal(err)
+	}
 	before := b.count(t, `SELECT count(*) FROM river_job`)
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
