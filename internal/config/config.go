@@ -82,7 +82,7 @@ type Config struct {
 	NLI           Model   `envconfig:"NLI" desc:"natural language inference"`
 	NLITemp       float64 `envconfig:"NLI_TEMPERATURE" default:"1" desc:"tei NLI calibration: probabilities are raised to 1/T and renormalised (1 = as the model says)"`
 	Rerank        Model   `envconfig:"RERANK" desc:"reranker"`
-	LLM           Model   `envconfig:"LLM" desc:"claim extraction and relevance"`
+	LLM           Model   `envconfig:"LLM" desc:"claim extraction, citation relevance and, for self-directed tasks, splitting the hypothesis into sub-claims (proposed links)"`
 	ClaimsPerPage int     `envconfig:"CLAIMS_PER_PAGE" default:"20" desc:"claims taken per page version"`
 	FragmentMax   int     `envconfig:"FRAGMENT_MAX_RUNES" default:"600" desc:"longest fragment in characters"`
 	// Bounds on one fetched page (ARCHITECTURE.md §8): memory grows with its elements.
