@@ -175,7 +175,7 @@ func (s *Store) reviewProposal(ctx context.Context, taskID int64, from, to int32
 		if err != nil {
 			return fmt.Errorf("event %s: %w", event, err)
 		}
-		if err := q.AddTaskEvent(ctx, AddTaskEventParams{TaskID: &taskID, EventType: event, Payload: payload}); err != nil {
+		if err := q.InsertEvent(ctx, InsertEventParams{TaskID: &taskID, EventType: event, Payload: payload}); err != nil {
 			return fmt.Errorf("record event %s: %w", event, err)
 		}
 		return nil

@@ -12,22 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const addTaskEvent = `-- name: AddTaskEvent :exec
-INSERT INTO event_log (task_id, event_type, payload) VALUES ($1, $2, $3)
-`
-
-type AddTaskEventParams struct {
-	TaskID    *int64 `json:"task_id"`
-	EventType string `json:"event_type"`
-	Payload   []byte `json:"payload"`
-}
-
-// A decision of the task's retrieval, with its numbers (event_log).
-func (q *Queries) AddTaskEvent(ctx context.Context, arg AddTaskEventParams) error {
-	_, err := q.db.Exec(ctx, addTaskEvent, arg.TaskID, arg.EventType, arg.Payload)
-	return err
-}
-
 const lockPlannableTasks = `-- name: LockPlannableTasks :many
 
 SELECT t.id, t.hypothesis, t.budget_class, t.retrieval_stage FROM tasks t

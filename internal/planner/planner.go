@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -470,7 +471,7 @@ func (p *Planner) search(ctx context.Context, tx pgx.Tx, q *store.Queries, taskI
 	var fresh []string
 	for _, s := range queries {
 		t, err := jobs.Target{Kind: jobs.TargetQuery, Value: s}.Normalized()
-		if err != nil || contains(c.queries, t.Value) || contains(fresh, t.Value) {
+		if err != nil || slices.Contains(c.queries, t.Value) || slices.Contains(fresh, t.Value) {
 			continue
 		}
 		if len(c.queries)+len(fresh) >= lim.Steps || spent.searches+len(fresh) >= lim.Searches || spent.tokens >= lim.Tokens {
@@ -507,15 +508,6 @@ func (p *Planner) search(ctx context.Context, tx pgx.Tx, q *store.Queries, taskI
 	return len(registered), ev.err
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // events records the task's events; the first failure is kept.
 type events struct {
 	ctx  context.Context
@@ -533,7 +525,7 @@ func (e *events) add(kind string, payload any) {
 		e.err = fmt.Errorf("event %s: %w", kind, err)
 		return
 	}
-	if err := e.q.AddTaskEvent(e.ctx, store.AddTaskEventParams{TaskID: &e.task, EventType: kind, Payload: data}); err != nil {
+	if err := e.q.InsertEvent(e.ctx, store.InsertEventParams{TaskID: &e.task, EventType: kind, Payload: data}); err != nil {
 		e.err = fmt.Errorf("record event %s: %w", kind, err)
 	}
 }

@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"math"
 	"slices"
 	"strings"
 )
@@ -151,7 +152,7 @@ func NextFetch(n int, belief, sufficiency float64, w Weights, p FetchParams) (bo
 	if w.Min > 0 {
 		ratio = min(1, max(0, sufficiency/w.Min))
 	}
-	evoi := p.Value * Entropy(belief) * pow(p.Decay, n) * (1 - 0.5*ratio)
+	evoi := p.Value * Entropy(belief) * math.Pow(p.Decay, float64(n)) * (1 - 0.5*ratio)
 	switch {
 	case n >= p.Max:
 		return false, evoi, FetchCeiling
@@ -163,12 +164,4 @@ func NextFetch(n int, belief, sufficiency float64, w Weights, p FetchParams) (bo
 		return true, evoi, FetchWorth
 	}
 	return false, evoi, FetchCheap
-}
-
-func pow(x float64, n int) float64 {
-	r := 1.0
-	for range n {
-		r *= x
-	}
-	return r
 }

@@ -64,10 +64,6 @@ RETURNING id, kind, value;
 -- name: SetRetrievalStage :exec
 UPDATE tasks SET retrieval_stage = @retrieval_stage, updated_at = now() WHERE id = @id;
 
--- name: AddTaskEvent :exec
--- A decision of the task's retrieval, with its numbers (event_log).
-INSERT INTO event_log (task_id, event_type, payload) VALUES (@task_id, @event_type, @payload);
-
 -- name: TaskEvents :many
 SELECT id, event_type, payload, created_at FROM event_log
 WHERE task_id = @task_id AND id > @after::bigint ORDER BY id LIMIT @max_rows;
