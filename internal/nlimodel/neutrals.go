@@ -1,6 +1,7 @@
 package nlimodel
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -106,3 +107,48 @@ func Interleave(base, extra []Example) []Example {
 	}
 	return append(out, extra[k:]...)
 }
+
+// InPassages puts each FEVER pair's premise between the premises of two
+// other pairs about the same subject (see subjectOf), label unchanged: the
+// fleet judges a claim against a fragment of a page, in which the sentence
+// that decides it stands among others on its topic, while the training
+// premises are single sentences. Pairs without two other premises on their
+// subject are left out; the order is the examples' own.
+func InPassages(ex []TrainingExample) (sentences, passages []Example) {
+	groups := map[string][]int{}
+	for i, e := range ex {
+		if !isFEVER(e) {
+			continue
+		}
+		if s := subjectOf(e.Hypothesis); s != "" {
+			groups[s] = append(groups[s], i)
+		}
+	}
+	for i, e := range ex {
+		if !isFEVER(e) {
+			continue
+		}
+		var donors []string
+		for _, j := range groups[subjectOf(e.Hypothesis)] {
+			p := ex[j].Premise
+			if j != i && p != e.Premise && !slices.Contains(donors, p) {
+				donors = append(donors, p)
+			}
+			if len(donors) == 2 {
+				break
+			}
+		}
+		if len(donors) < 2 {
+			continue
+		}
+		sentences = append(sentences, e.Example)
+		passages = append(passages, Example{Premise: donors[0] + " " + e.Premise + " " + donors[1], Hypothesis: e.Hypothesis, Label: e.Label})
+	}
+	return sentences, passages
+}
+
+// sameSubjectEvidence is the fourth column of the FEVER pairs whose
+// premise is another same-subject claim's evidence (NOT ENOUGH INFO).
+const sameSubjectEvidence = "nei_same_subject_evidence"
+
+func isFEVER(e TrainingExample) bool { return e.Meta == GoldEvidence || e.Meta == sameSubjectEvidence }

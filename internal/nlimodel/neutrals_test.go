@@ -2,6 +2,7 @@ package nlimodel
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -117,5 +118,33 @@ func TestNegationCueIsConjoinedWithAlignment(t *testing.T) {
 	}
 	if !slices.Contains(f, uint32(mix(kNegation, 0, 1)&(dim-1))) {
 		t.Error("the plain negation cue is missing")
+	}
+}
+
+func TestInPassages(t *testing.T) {
+	t.Parallel()
+	ex := []TrainingExample{
+		{Example: Example{"Paris is the capital of France.", "Paris is in France.", 0}, Meta: GoldEvidence},
+		{Example: Example{"Paris has 2.1 million inhabitants.", "Paris is a village.", 2}, Meta: GoldEvidence},
+		{Example: Example{"Paris hosted the 1924 Olympics.", "Paris hosted the Olympics twice.", 1}, Meta: "nei_same_subject_evidence"},
+		{Example: Example{"Rome is the capital of Italy.", "Rome is in Italy.", 0}, Meta: GoldEvidence}, // no other Rome premise
+		{Example: Example{"A man plays.", "Paris is nice.", 0}, Meta: "travel"},                         // MultiNLI, not FEVER
+	}
+	sentences, passages := InPassages(ex)
+	if len(sentences) != 3 || len(passages) != 3 {
+		t.Fatalf("%d sentences, %d passages; want the 3 Paris pairs", len(sentences), len(passages))
+	}
+	for i, p := range passages {
+		s := sentences[i]
+		if p.Hypothesis != s.Hypothesis || p.Label != s.Label || p.Hypothesis != ex[i].Hypothesis {
+			t.Errorf("passage %d: %+v, sentence %+v: want the same claim and label as pair %d", i, p, s, i)
+		}
+		mid := " " + ex[i].Premise + " "
+		if !strings.Contains(p.Premise, mid) || strings.HasPrefix(p.Premise, ex[i].Premise) {
+			t.Errorf("passage %d %q: want the evidence between two other premises", i, p.Premise)
+		}
+		if strings.Contains(p.Premise, "Rome") || strings.Contains(p.Premise, "man plays") {
+			t.Errorf("passage %d %q: a premise from another subject or another corpus", i, p.Premise)
+		}
 	}
 }

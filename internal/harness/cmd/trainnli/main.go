@@ -102,6 +102,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "validation %-26s %5d pairs  accuracy %.3f\n", "all", len(val), q.Accuracy(val))
 	printConstructedNeutrals(stdout, q, val)
+	printPassages(stdout, q, val)
 	after := q.Reliability(valEx, 10)
 	fmt.Fprintf(stdout, "calibration on the validation part: temperature %.3f, expected calibration error %.3f before, %.3f after\n", q.Temp, before.ECE, after.ECE)
 	fmt.Fprintln(stdout, "confidence bin   pairs  mean confidence  accuracy")
@@ -148,5 +149,39 @@ func printConstructedNeutrals(w io.Writer, m *nlimodel.Model, val []nlimodel.Tra
 			fmt.Fprintf(w, "validation same-subject neutrals%s: %d pairs, supports %.3f, refutes %.3f at confidence ≥ 0.6\n",
 				c.name, c.n, float64(c.supports)/float64(c.n), float64(c.refutes)/float64(c.n))
 		}
+	}
+}
+
+// printPassages compares the validation part's FEVER pairs judged on their
+// evidence alone and on the evidence between two same-subject premises
+// (nlimodel.InPassages), the way the fleet judges a claim against a
+// fragment: accuracy at the fleet's default confidence floor, 0.6 (below
+// it a pair counts as neutral), and the precision and recall of supports
+// and refutes there.
+func printPassages(w io.Writer, m *nlimodel.Model, val []nlimodel.TrainingExample) {
+	sentences, passages := nlimodel.InPassages(val)
+	for _, part := range []struct {
+		name string
+		ex   []nlimodel.Example
+	}{{"evidence alone", sentences}, {"evidence in a passage", passages}} {
+		var gold, predicted, hit [3]int
+		for _, e := range part.ex {
+			class, p := nlimodel.Top(m.Scores(e.Premise, e.Hypothesis))
+			if p < 0.6 {
+				class = 1
+			}
+			gold[e.Label]++
+			predicted[class]++
+			if class == e.Label {
+				hit[class]++
+			}
+		}
+		if len(part.ex) == 0 {
+			continue
+		}
+		ratio := func(a, b int) float64 { return float64(a) / float64(max(b, 1)) }
+		fmt.Fprintf(w, "validation FEVER pairs, %s: %d pairs, accuracy %.3f at confidence ≥ 0.6; supports precision %.3f recall %.3f, refutes precision %.3f recall %.3f\n",
+			part.name, len(part.ex), ratio(hit[0]+hit[1]+hit[2], len(part.ex)),
+			ratio(hit[0], predicted[0]), ratio(hit[0], gold[0]), ratio(hit[2], predicted[2]), ratio(hit[2], gold[2]))
 	}
 }
