@@ -32,57 +32,46 @@ func toLinks(rows []AcceptedLinksOfClaimTasksRow) []belief.Link {
 
 // lockBeliefScope takes the locks a recomputation of the claims needs, in
 // the one lock order: the rows of their tasks FOR SHARE, in id order (a
-// link change holds its task's row FOR UPDATE, so the links stay as read),
-// then the claims and those downstream of them along the accepted links of
-// their tasks, in id order. It returns the locked claims and their ids.
-func (q *Queries) lockBeliefScope(ctx context.Context, claimIDs []int64) ([]LockClaimsRow, []int64, error) {
+// link change holds its task's row FOR UPDATE, so the links stay as read
+// until commit), then the claims and those downstream of them along the
+// accepted links of their tasks, in id order. It returns the locked
+// claims, their ids and those links.
+func (q *Queries) lockBeliefScope(ctx context.Context, claimIDs []int64) ([]LockClaimsRow, []int64, []belief.Link, error) {
 	if _, err := q.ShareLockClaimTasks(ctx, claimIDs); err != nil {
-		return nil, nil, fmt.Errorf("lock the claims' tasks: %w", err)
+		return nil, nil, nil, fmt.Errorf("lock the claims' tasks: %w", err)
 	}
-	scope, err := q.beliefScope(ctx, claimIDs)
-	if err != nil {
-		return nil, nil, err
-	}
-	locked, err := q.LockClaims(ctx, scope)
-	if err != nil {
-		return nil, nil, fmt.Errorf("lock claims: %w", err)
-	}
-	return locked, scope, nil
-}
-
-// beliefScope is the claims and those downstream of them along the
-// accepted links of their tasks, in id order.
-func (q *Queries) beliefScope(ctx context.Context, claimIDs []int64) ([]int64, error) {
 	rows, err := q.AcceptedLinksOfClaimTasks(ctx, claimIDs)
 	if err != nil {
-		return nil, fmt.Errorf("claim links: %w", err)
+		return nil, nil, nil, fmt.Errorf("claim links: %w", err)
 	}
-	scope := append(slices.Clone(claimIDs), belief.Descendants(toLinks(rows), claimIDs)...)
+	links := toLinks(rows)
+	scope := append(slices.Clone(claimIDs), belief.Descendants(links, claimIDs)...)
 	slices.Sort(scope)
-	return slices.Compact(scope), nil
+	scope = slices.Compact(scope)
+	locked, err := q.LockClaims(ctx, scope)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("lock claims: %w", err)
+	}
+	return locked, scope, links, nil
 }
 
 // propagate sets the propagated belief of states (the recomputed claims)
 // and writes that of the claims downstream of them: one pass over the DAG
-// of their tasks' accepted links (belief.Propagate), from the claims' own
+// of their tasks' accepted links (belief.Propagate, over links as
+// lockBeliefScope read them under its locks), from the claims' own
 // log-odds (the new ones of states, the stored ones of the others). The
 // rows of scope are locked (lockBeliefScope); a claim downstream missing
 // from it (none, while the tasks' rows are share-locked) is locked here.
-func (q *Queries) propagate(ctx context.Context, scope []int64, states []ClaimState) error {
+func (q *Queries) propagate(ctx context.Context, scope []int64, links []belief.Link, states []ClaimState) error {
 	ids := make([]int64, len(states))
 	local := make(map[int64]float64, len(states))
 	for i, s := range states {
 		ids[i], local[s.ClaimID] = s.ClaimID, s.Belief.LogOdds
 		states[i].PropagatedLogOdds, states[i].PropagatedBelief = s.Belief.LogOdds, s.Belief.Belief
 	}
-	rows, err := q.AcceptedLinksOfClaimTasks(ctx, ids)
-	if err != nil {
-		return fmt.Errorf("claim links: %w", err)
-	}
-	if len(rows) == 0 {
+	if len(links) == 0 {
 		return nil
 	}
-	links := toLinks(rows)
 	down := belief.Descendants(links, ids)
 	if late := slices.DeleteFunc(slices.Clone(down), func(id int64) bool { _, ok := slices.BinarySearch(scope, id); return ok }); len(late) > 0 {
 		if _, err := q.LockClaims(ctx, late); err != nil {

@@ -42,7 +42,7 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 	if len(claimIDs) == 0 {
 		return nil, nil
 	}
-	locked, scope, err := q.lockBeliefScope(ctx, claimIDs)
+	locked, scope, links, err := q.lockBeliefScope(ctx, claimIDs)
 	if err != nil {
 		return nil, fmt.Errorf("recompute posteriors: %w", err)
 	}
@@ -55,13 +55,13 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 		return nil, fmt.Errorf("recompute posteriors: edges by site: %w", err)
 	}
 	states := claimStates(locked, tallies, siteEdges, belief.ParamsFrom(ctx))
-	if err := q.propagate(ctx, scope, states); err != nil {
+	if err := q.propagate(ctx, scope, links, states); err != nil {
 		return nil, fmt.Errorf("recompute posteriors: %w", err)
 	}
 	if err := q.UpdatePosteriors(ctx, posteriorParams(states)); err != nil {
 		return nil, fmt.Errorf("recompute posteriors: update: %w", err)
 	}
-	if err := q.replaceConflicts(ctx, claimIDs, states, tallies); err != nil {
+	if err := q.replaceConflicts(ctx, states, tallies); err != nil {
 		return nil, err
 	}
 	if err := q.promoteCorroborated(ctx, claimIDs); err != nil {

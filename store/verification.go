@@ -10,10 +10,20 @@ import (
 
 // replaceConflicts replaces the claims' recorded conflicts with the ones
 // just decided (claim_conflicts): a re-judged or corrected edge leaves no
-// stale conflict behind.
-func (q *Queries) replaceConflicts(ctx context.Context, claimIDs []int64, states []ClaimState, tallies []ClaimTalliesRow) error {
-	if err := q.DeleteClaimConflicts(ctx, claimIDs); err != nil {
-		return fmt.Errorf("recompute posteriors: clear conflicts: %w", err)
+// stale conflict behind. Only the claims whose tally found conflicts
+// recorded are cleared: most claims never have one, and the statement is
+// then not sent.
+func (q *Queries) replaceConflicts(ctx context.Context, states []ClaimState, tallies []ClaimTalliesRow) error {
+	var stale []int64
+	for _, t := range tallies {
+		if t.HasConflicts {
+			stale = append(stale, t.ClaimID)
+		}
+	}
+	if len(stale) > 0 {
+		if err := q.DeleteClaimConflicts(ctx, stale); err != nil {
+			return fmt.Errorf("recompute posteriors: clear conflicts: %w", err)
+		}
 	}
 	var p InsertClaimConflictsParams
 	for i, s := range states {

@@ -125,7 +125,10 @@ SELECT u.id::bigint AS claim_id,
            AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_strengths,
        COALESCE(array_agg(CASE WHEN e.corrected_at IS NULL THEN COALESCE(e.retrieval_score, 1) ELSE 1 END ORDER BY e.id)
            FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
-           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_relevances
+           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_relevances,
+       -- whether the claim has conflicts recorded (claim_conflicts), so that
+       -- a recomputation clears them only where there are some
+       EXISTS (SELECT 1 FROM claim_conflicts cc WHERE cc.claim_id = u.id) AS has_conflicts
 FROM unnest($1::bigint[]) AS u(id)
 LEFT JOIN LATERAL (
     SELECT op.domain, COALESCE(od.site, op.domain) AS site, COALESCE(od.trust_level, 'UNVERIFIED') AS level
@@ -163,6 +166,7 @@ type ClaimTalliesRow struct {
 	BeliefRelations    []string  `json:"belief_relations"`
 	BeliefStrengths    []float64 `json:"belief_strengths"`
 	BeliefRelevances   []float64 `json:"belief_relevances"`
+	HasConflicts       bool      `json:"has_conflicts"`
 }
 
 // The sums the posterior is computed from (ARCHITECTURE.md §5.1): only supports and
@@ -175,7 +179,8 @@ type ClaimTalliesRow struct {
 // not BLOCKED, each with its relation, strength (the confidence) and
 // relevance (the retrieval score recorded when it was judged; 1 when none
 // was, for edges judged before migration 00023, and for a person's
-// correction, which counts whatever retrieval found).
+// correction, which counts whatever retrieval found). Read after the claims'
+// rows are locked, so it sees the conflicts of the writer it waited for.
 func (q *Queries) ClaimTallies(ctx context.Context, claimIds []int64) ([]ClaimTalliesRow, error) {
 	rows, err := q.db.Query(ctx, claimTallies, claimIds)
 	if err != nil {
@@ -199,6 +204,7 @@ func (q *Queries) ClaimTallies(ctx context.Context, claimIds []int64) ([]ClaimTa
 			&i.BeliefRelations,
 			&i.BeliefStrengths,
 			&i.BeliefRelevances,
+			&i.HasConflicts,
 		); err != nil {
 			return nil, err
 		}

@@ -159,34 +159,12 @@ func (h handlers) queueTargets(ctx context.Context, req *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, out, err
 	}
-	targets, err := normalizeTargets(in.Targets)
-	if err != nil {
-		return nil, out, err
+	targets := make([]jobs.Target, len(in.Targets))
+	for i, t := range in.Targets {
+		targets[i] = jobs.Target{Kind: t.Kind, Value: t.Value}
 	}
 	out, err = h.svc.AddTargets(ctx, org, in.TaskID, targets)
 	return nil, out, err
-}
-
-// normalizeTargets checks and normalises every target, naming each bad one
-// by its index; nothing is queued when one is bad.
-func normalizeTargets(in []TargetInput) ([]jobs.Target, error) {
-	if len(in) == 0 {
-		return nil, fmt.Errorf("targets: give at least one")
-	}
-	out := make([]jobs.Target, 0, len(in))
-	var problems []string
-	for i, t := range in {
-		n, err := jobs.Target{Kind: t.Kind, Value: t.Value}.Normalized()
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("targets[%d] (%s %q): %v", i, t.Kind, t.Value, err))
-			continue
-		}
-		out = append(out, n)
-	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("invalid targets, nothing queued: %s", strings.Join(problems, "; "))
-	}
-	return out, nil
 }
 
 // TaskInput names a task.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -67,19 +68,15 @@ type TargetsAdded struct {
 // (errs.ErrBadInput naming targets[i]) and nothing is queued.
 func (s *Service) AddTargets(ctx context.Context, org string, taskID int64, targets []jobs.Target) (TargetsAdded, error) {
 	res := TargetsAdded{TaskID: taskID, Targets: targets, JobIDs: []int64{}}
-	normalized := make([]jobs.Target, len(targets))
-	for i, t := range targets {
-		n, err := t.Normalized()
-		if err != nil {
-			return res, fmt.Errorf("%w: targets[%d] (%s %q): %v", errs.ErrBadInput, i, t.Kind, textclip.Runes(t.Value, 200), err)
-		}
-		normalized[i] = n
+	normalized, err := normalizeTargets(targets)
+	if err != nil {
+		return res, err
 	}
 	targets, res.Targets = normalized, normalized
 	if _, err := s.Task(ctx, org, taskID); err != nil {
 		return res, err
 	}
-	err := s.st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err = s.st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		if err := q.ReopenTask(ctx, taskID); err != nil {
 			return fmt.Errorf("reopen task %d: %w", taskID, err)
 		}
@@ -98,6 +95,29 @@ func (s *Service) AddTargets(ctx context.Context, org string, taskID int64, targ
 		return nil
 	})
 	return res, err
+}
+
+// normalizeTargets checks and normalises every target (jobs.Target.Normalized),
+// naming each bad one by its index: nothing is queued when one is bad, and
+// the caller learns of all of them at once.
+func normalizeTargets(targets []jobs.Target) ([]jobs.Target, error) {
+	if len(targets) == 0 {
+		return nil, fmt.Errorf("%w: targets: give at least one", errs.ErrBadInput)
+	}
+	out := make([]jobs.Target, len(targets))
+	var problems []string
+	for i, t := range targets {
+		n, err := t.Normalized()
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("targets[%d] (%s %q): %v", i, t.Kind, textclip.Runes(t.Value, 200), err))
+			continue
+		}
+		out[i] = n
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w: invalid targets, nothing queued: %s", errs.ErrBadInput, strings.Join(problems, "; "))
+	}
+	return out, nil
 }
 
 // Stopped is what StopTask did.

@@ -134,7 +134,8 @@ ON CONFLICT (source_type, source_id, target_type, target_id)
 -- not BLOCKED, each with its relation, strength (the confidence) and
 -- relevance (the retrieval score recorded when it was judged; 1 when none
 -- was, for edges judged before migration 00023, and for a person's
--- correction, which counts whatever retrieval found).
+-- correction, which counts whatever retrieval found). Read after the claims'
+-- rows are locked, so it sees the conflicts of the writer it waited for.
 SELECT u.id::bigint AS claim_id,
        COALESCE(sum(e.nli_edge_confidence) FILTER (WHERE e.relation = 'supports' AND e.nli_edge_confidence > 0), 0)::float8 AS support_sum,
        COALESCE(sum(e.nli_edge_confidence) FILTER (WHERE e.relation = 'refutes' AND e.nli_edge_confidence > 0), 0)::float8 AS refute_sum,
@@ -150,7 +151,10 @@ SELECT u.id::bigint AS claim_id,
            AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_strengths,
        COALESCE(array_agg(CASE WHEN e.corrected_at IS NULL THEN COALESCE(e.retrieval_score, 1) ELSE 1 END ORDER BY e.id)
            FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
-           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_relevances
+           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_relevances,
+       -- whether the claim has conflicts recorded (claim_conflicts), so that
+       -- a recomputation clears them only where there are some
+       EXISTS (SELECT 1 FROM claim_conflicts cc WHERE cc.claim_id = u.id) AS has_conflicts
 FROM unnest(@claim_ids::bigint[]) AS u(id)
 LEFT JOIN LATERAL (
     SELECT op.domain, COALESCE(od.site, op.domain) AS site, COALESCE(od.trust_level, 'UNVERIFIED') AS level
