@@ -10,6 +10,20 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type ApiEventStream struct {
+	ID        int64     `json:"id"`
+	Key       string    `json:"key"`
+	OpenedAt  time.Time `json:"opened_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+type ApiRateBucket struct {
+	Key       string    `json:"key"`
+	Tokens    float64   `json:"tokens"`
+	Taken     bool      `json:"taken"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
 type ApiToken struct {
 	ID             int64      `json:"id"`
 	Kind           string     `json:"kind"`

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
@@ -39,15 +40,31 @@ var ErrUnauthenticated = errors.New("invalid or revoked token")
 // ErrUnauthenticated; any other error is the token store's failure.
 type Authenticate func(ctx context.Context, secret string) (Caller, error)
 
+// Limiter keeps each token's request rate and open event streams, by key
+// ("token:<id>"); an error is its store's failure.
+type Limiter interface {
+	// Allow takes one request of the key's budget: false with the wait
+	// until the next one is allowed when none is left.
+	Allow(ctx context.Context, key string) (wait time.Duration, ok bool, err error)
+	// OpenStream records one more open event stream of the key, for at
+	// most lifetime, unless it holds most already; release closes it.
+	OpenStream(ctx context.Context, key string, most int, lifetime time.Duration) (release func(), ok bool, err error)
+}
+
 // Options configure a Handler.
 type Options struct {
 	Service      *service.Service
 	Authenticate Authenticate
 	Logger       *slog.Logger
 	// Rate is each token's sustained request rate per second and Burst
-	// its burst; Rate 0 turns the limit off.
+	// its burst; Rate 0 turns the limit off. They bound this process
+	// alone unless Limits is set.
 	Rate  float64
 	Burst int
+	// Limits, when set, keeps the request rates and open event streams
+	// instead of this process's own counters: the API server shares them
+	// in Postgres among its replicas.
+	Limits Limiter
 	// RiverUI, when set, is served under /riverui/ to operator tokens only.
 	RiverUI http.Handler
 	// MCP, when set, is the MCP server's streamable HTTP handler, served at
@@ -70,13 +87,15 @@ func Handler(opts Options) http.Handler {
 		opts.Logger = discardLogger()
 	}
 	mux := http.NewServeMux()
-	limits := newLimiters(opts.Rate, opts.Burst)
-	newAPI(mux, opts, limits)
+	if opts.Limits == nil {
+		opts.Limits = newLocalLimits(opts.Rate, opts.Burst)
+	}
+	newAPI(mux, opts)
 	if opts.RiverUI != nil {
 		mux.Handle("/riverui/", operatorOnly(opts, opts.RiverUI))
 	}
 	if opts.MCP != nil {
-		mcp := limitBySecret(limits, opts.MCP)
+		mcp := limitMCP(opts, opts.MCP)
 		mux.Handle("/mcp", mcp)
 		mux.Handle("/mcp/", mcp)
 	}
@@ -100,7 +119,7 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // newAPI registers every /v1 operation on mux and returns the huma API
 // (its OpenAPI document is the one served).
-func newAPI(mux *http.ServeMux, opts Options, limits *limiters) huma.API {
+func newAPI(mux *http.ServeMux, opts Options) huma.API {
 	cfg := huma.DefaultConfig(Title, Version)
 	cfg.OpenAPIPath = "/v1/openapi"
 	cfg.DocsPath = "/v1/docs"
@@ -111,9 +130,9 @@ func newAPI(mux *http.ServeMux, opts Options, limits *limiters) huma.API {
 	}
 	cfg.Security = []map[string][]string{{"bearer": {}}}
 	api := humago.New(mux, cfg)
-	g := &guard{opts: opts, api: api, limits: limits}
+	g := &guard{opts: opts, api: api}
 	api.UseMiddleware(g.middleware)
-	h := &handlers{svc: opts.Service, log: opts.Logger, events: opts.Events.withDefaults()}
+	h := &handlers{svc: opts.Service, log: opts.Logger, events: opts.Events.withDefaults(), limits: opts.Limits}
 	h.register(api)
 	return api
 }

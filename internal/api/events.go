@@ -26,8 +26,9 @@ type EventOptions struct {
 	MaxDuration time.Duration
 	// Shutdown, when closed, ends every stream (the server is stopping).
 	Shutdown <-chan struct{}
-	// PerToken bounds the streams one token holds open at once in this
-	// process (8); past it a request is 429.
+	// PerToken bounds the streams one token holds open at once (8), in
+	// every replica together when the Handler's Limits are shared; past
+	// it a request is 429.
 	PerToken int
 }
 
@@ -89,14 +90,20 @@ func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
 		if err != nil {
 			return nil, h.problem(err)
 		}
-		token := callerOf(ctx).TokenID
-		if !h.open.take(token, h.events.PerToken) {
+		// a stream's row outlives it by a minute at most: a replica that
+		// dies holding it leaves a row that stops counting then
+		release, ok, err := h.limits.OpenStream(ctx, tokenKey(callerOf(ctx).TokenID), h.events.PerToken, h.events.MaxDuration+time.Minute)
+		if err != nil {
+			h.log.Error("api: open event stream", "err", err)
+			return nil, huma.Error503ServiceUnavailable("the open streams cannot be counted; retry later")
+		}
+		if !ok {
 			return nil, huma.ErrorWithHeaders(huma.Error429TooManyRequests(fmt.Sprintf("this token holds %d event streams open already; close one", h.events.PerToken)),
 				http.Header{"Retry-After": {"5"}})
 		}
 		orgID := org(ctx)
 		return &huma.StreamResponse{Body: func(hctx huma.Context) {
-			defer h.open.give(token)
+			defer release()
 			_, w := humago.Unwrap(hctx)
 			h.stream(hctx.Context(), w, orgID, in.TaskID, first)
 		}}, nil
@@ -165,18 +172,18 @@ func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, org string
 	}
 }
 
-// openStreams counts each token's open event streams.
+// openStreams counts each key's open event streams.
 type openStreams struct {
 	mu sync.Mutex
-	by map[int64]int
+	by map[string]int
 }
 
-// take opens one more stream of the token if it holds fewer than most.
-func (o *openStreams) take(token int64, most int) bool {
+// take opens one more stream of the key if it holds fewer than most.
+func (o *openStreams) take(token string, most int) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.by == nil {
-		o.by = map[int64]int{}
+		o.by = map[string]int{}
 	}
 	if o.by[token] >= most {
 		return false
@@ -185,7 +192,7 @@ func (o *openStreams) take(token int64, most int) bool {
 	return true
 }
 
-func (o *openStreams) give(token int64) {
+func (o *openStreams) give(token string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.by[token]--; o.by[token] <= 0 {

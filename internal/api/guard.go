@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"math"
 	"net/http"
@@ -20,9 +18,8 @@ import (
 // token (401), an organisation's and not an operator's (403), and the
 // token's request rate (429 with Retry-After).
 type guard struct {
-	opts   Options
-	api    huma.API
-	limits *limiters
+	opts Options
+	api  huma.API
 }
 
 type callerKey struct{}
@@ -46,8 +43,14 @@ func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
 		_ = huma.WriteErr(g.api, ctx, http.StatusForbidden, "an operator token does not act for an organisation; use an organisation token (enqueue org token create --org ORG)")
 		return
 	}
-	if wait, ok := g.limits.allow("token:" + strconv.FormatInt(caller.TokenID, 10)); !ok {
-		ctx.SetHeader("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	wait, ok, err := g.opts.Limits.Allow(ctx.Context(), tokenKey(caller.TokenID))
+	if err != nil {
+		g.opts.Logger.Error("api: rate check failed", "err", err)
+		_ = huma.WriteErr(g.api, ctx, http.StatusServiceUnavailable, "the request rate cannot be checked; retry later")
+		return
+	}
+	if !ok {
+		ctx.SetHeader("Retry-After", retryAfter(wait))
 		_ = huma.WriteErr(g.api, ctx, http.StatusTooManyRequests, "request rate of this token exceeded; retry after the Retry-After seconds")
 		return
 	}
@@ -112,6 +115,64 @@ func operatorOnly(opts Options, h http.Handler) http.Handler {
 	})
 }
 
+// tokenKey is the key of a token's request budget and open streams: the
+// /v1 routes and /mcp share it.
+func tokenKey(id int64) string { return "token:" + strconv.FormatInt(id, 10) }
+
+// retryAfter is a Retry-After value: whole seconds, at least 1.
+func retryAfter(wait time.Duration) string {
+	return strconv.Itoa(max(1, int(math.Ceil(wait.Seconds()))))
+}
+
+// limitMCP gives the requests to h (the MCP transport, which checks
+// tokens itself) the request rate of their token: a request with a valid
+// token is counted against it (429 with Retry-After past it); one without
+// goes on to h, which refuses it. Keyed by the token's id, like /v1, so
+// that a flood of made-up secrets makes no state.
+func limitMCP(opts Options, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if secret, ok := bearer(r.Header.Get("Authorization")); ok {
+			if caller, err := opts.Authenticate(r.Context(), secret); err == nil {
+				wait, ok, err := opts.Limits.Allow(r.Context(), tokenKey(caller.TokenID))
+				if err != nil {
+					opts.Logger.Error("api: rate check failed", "err", err)
+					http.Error(w, "the request rate cannot be checked; retry later", http.StatusServiceUnavailable)
+					return
+				}
+				if !ok {
+					w.Header().Set("Retry-After", retryAfter(wait))
+					http.Error(w, "request rate of this token exceeded; retry after the Retry-After seconds", http.StatusTooManyRequests)
+					return
+				}
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// localLimits is the Limiter of a Handler given none: this process's own
+// token buckets and stream counts.
+type localLimits struct {
+	buckets *limiters
+	streams openStreams
+}
+
+func newLocalLimits(perSecond float64, burst int) *localLimits {
+	return &localLimits{buckets: newLimiters(perSecond, burst)}
+}
+
+func (l *localLimits) Allow(_ context.Context, key string) (time.Duration, bool, error) {
+	wait, ok := l.buckets.allow(key)
+	return wait, ok, nil
+}
+
+func (l *localLimits) OpenStream(_ context.Context, key string, most int, _ time.Duration) (func(), bool, error) {
+	if !l.streams.take(key, most) {
+		return nil, false, nil
+	}
+	return func() { l.streams.give(key) }, true, nil
+}
+
 // limiters holds one token bucket per token. The map is bounded: past
 // maxLimiters tokens it starts afresh (a burst more for each, never fewer).
 type limiters struct {
@@ -153,21 +214,4 @@ func (l *limiters) allow(key string) (time.Duration, bool) {
 		return d, false
 	}
 	return 0, true
-}
-
-// limitBySecret gives each bearer secret sent to h (the MCP transport,
-// which checks tokens itself) its request rate, keyed by the secret's
-// hash so that no secret is kept: 429 with Retry-After past it.
-func limitBySecret(l *limiters, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if secret, ok := bearer(r.Header.Get("Authorization")); ok {
-			sum := sha256.Sum256([]byte(secret))
-			if wait, ok := l.allow("secret:" + hex.EncodeToString(sum[:])); !ok {
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-				http.Error(w, "request rate of this token exceeded; retry after the Retry-After seconds", http.StatusTooManyRequests)
-				return
-			}
-		}
-		h.ServeHTTP(w, r)
-	})
 }

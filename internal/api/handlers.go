@@ -26,7 +26,7 @@ type handlers struct {
 	svc    *service.Service
 	log    *slog.Logger
 	events EventOptions
-	open   openStreams
+	limits Limiter
 }
 
 // Bounds of request bodies: past MaxBodyBytes a request is 413.

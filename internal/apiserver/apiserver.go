@@ -61,8 +61,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Server, error) {
 	svc := service.New(st, client)
 	tokens := apitoken.NewAuthenticator(st)
 	s := &Server{}
-	apiOpts := api.Options{Service: svc, Authenticate: Authenticate(tokens), Logger: opts.Logger, Rate: opts.Rate, Burst: opts.Burst,
-		MCP: mcpserver.HTTPHandler(svc, MCPVerifier(tokens)), Events: opts.Events}
+	apiOpts := api.Options{Service: svc, Authenticate: Authenticate(tokens), Logger: opts.Logger,
+		Limits: &sharedLimits{st: st, rate: opts.Rate, burst: opts.Burst},
+		MCP:    mcpserver.HTTPHandler(svc, MCPVerifier(tokens)), Events: opts.Events}
 	if opts.RiverUI {
 		s.ui, err = riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client, nil), Logger: opts.Logger, Prefix: "/riverui"})
 		if err != nil {

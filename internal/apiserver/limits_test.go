@@ -1,0 +1,138 @@
+package apiserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/evidencefleet/evidencefleet/internal/api"
+	"github.com/evidencefleet/evidencefleet/internal/apiserver"
+	"github.com/evidencefleet/evidencefleet/internal/apitoken"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// TestLimitsAreSharedByReplicas: two API servers on one database (two
+// replicas) share each token's request budget and its open event streams:
+// a burst of 4 allows 4 requests in all, whichever replica answers, and a
+// bound of 2 streams holds across both until one is closed.
+func TestLimitsAreSharedByReplicas(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	st := store.NewStore(pool)
+	// replicas starts two API servers on the pool with opts
+	replicas := func(opts apiserver.Options) [2]*httptest.Server {
+		var out [2]*httptest.Server
+		for i := range out {
+			srv, err := apiserver.New(pool, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = httptest.NewServer(srv.Handler())
+			t.Cleanup(out[i].Close)
+		}
+		return out
+	}
+	send := func(ctx context.Context, to *httptest.Server, secret, method, path, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, method, to.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+
+	t.Run("request rate", func(t *testing.T) {
+		servers := replicas(apiserver.Options{Rate: 0.001, Burst: 4})
+		secret, _, err := apitoken.Issue(ctx, st, apitoken.Organization, "acme", "rate")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var codes []int
+		for i := range 6 {
+			resp := send(ctx, servers[i%2], secret, http.MethodGet, "/v1/tasks", "")
+			resp.Body.Close()
+			codes = append(codes, resp.StatusCode)
+			if resp.StatusCode == http.StatusTooManyRequests {
+				if s, _ := strconv.Atoi(resp.Header.Get("Retry-After")); s < 1 {
+					t.Errorf("Retry-After %q, want whole seconds ≥ 1", resp.Header.Get("Retry-After"))
+				}
+			}
+		}
+		want := []int{200, 200, 200, 200, 429, 429}
+		if fmt.Sprint(codes) != fmt.Sprint(want) {
+			t.Fatalf("six requests taking turns on two replicas: %v, want %v (a burst of 4 in all)", codes, want)
+		}
+		other, _, err := apitoken.Issue(ctx, st, apitoken.Organization, "acme", "rate-other")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp := send(ctx, servers[0], other, http.MethodGet, "/v1/tasks", ""); resp.StatusCode != http.StatusOK {
+			t.Errorf("another token: %d, want 200 (each token has its own budget)", resp.StatusCode)
+		}
+	})
+
+	t.Run("event streams", func(t *testing.T) {
+		secret, _, err := apitoken.Issue(ctx, st, apitoken.Organization, "acme", "streams")
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers := replicas(apiserver.Options{Events: api.EventOptions{Poll: 20 * time.Millisecond, PerToken: 2}})
+		resp := send(ctx, servers[0], secret, http.MethodPost, "/v1/tasks", `{"hypothesis": "Glaciers are retreating."}`)
+		var task api.CreatedTask
+		err = json.NewDecoder(resp.Body).Decode(&task)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusCreated {
+			t.Fatalf("create a task: %d, %v", resp.StatusCode, err)
+		}
+		taskID := task.TaskID
+		path := fmt.Sprintf("/v1/tasks/%d/events", taskID)
+		var cancels []context.CancelFunc
+		t.Cleanup(func() {
+			for _, c := range cancels {
+				c()
+			}
+		})
+		open := func(replica int) int {
+			sctx, cancel := context.WithCancel(ctx)
+			cancels = append(cancels, cancel)
+			resp := send(sctx, servers[replica], secret, http.MethodGet, path, "")
+			if resp.StatusCode != http.StatusOK {
+				resp.Body.Close()
+			}
+			return resp.StatusCode
+		}
+		if a, b := open(0), open(1); a != 200 || b != 200 {
+			t.Fatalf("two streams on two replicas: %d, %d; want 200, 200", a, b)
+		}
+		for r := range 2 {
+			if code := open(r); code != http.StatusTooManyRequests {
+				t.Fatalf("a third stream on replica %d: %d, want 429 (2 in all)", r, code)
+			}
+		}
+		cancels[0]() // the client leaves the first stream; its replica closes it
+		deadline := time.Now().Add(30 * time.Second)
+		for open(1) != http.StatusOK {
+			if time.Now().After(deadline) {
+				t.Fatal("a stream was closed, yet a new one is still refused after 30 s")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
