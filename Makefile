@@ -19,7 +19,7 @@ run: build
 API_ADDR ?= 127.0.0.1:8080
 api: build
 	@if [ -z "$$DATABASE_URL" ] && [ ! -e .data/demo ]; then echo "make api: no demo database in .data/demo yet: make run keeps one" >&2; exit 1; fi
-	WITH_POSTGRES_KEEP=demo EVF_API_ADDR=$(API_ADDR) EVF_LOG_FORMAT=text scripts/with-postgres.sh $(BIN)/worker api
+	WITH_POSTGRES_KEEP=demo EVF_API_ADDR=$(API_ADDR) EVF_API_METRICS_ADDR=127.0.0.1:0 EVF_LOG_FORMAT=text scripts/with-postgres.sh $(BIN)/worker api
 
 explore: build
 	@if [ -z "$$DATABASE_URL" ] && [ ! -e .data/demo ]; then echo "make explore: no demo database in .data/demo yet: make run keeps one" >&2; exit 1; fi

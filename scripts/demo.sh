@@ -95,7 +95,7 @@ grep -q '^blocked domains: none$' <<<"$REPORT" || fail "a domain is blocked: $(g
 # The HTTP API on the same database: `worker api` on a free local port, an
 # organisation token for the demo's organisation, and one curl line, run
 # here (the demo fails when it does not answer with the task's status).
-EVF_API_ADDR=127.0.0.1:${API_PORT:-0} EVF_LOG_FORMAT=text EVF_LOG_LEVEL=info bin/worker api 2>"$API_LOG" &
+EVF_API_ADDR=127.0.0.1:${API_PORT:-0} EVF_API_METRICS_ADDR=127.0.0.1:0 EVF_LOG_FORMAT=text EVF_LOG_LEVEL=info bin/worker api 2>"$API_LOG" &
 API=$!
 ADDR=""
 for _ in $(seq 100); do

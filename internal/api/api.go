@@ -18,6 +18,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
@@ -72,6 +74,9 @@ type Options struct {
 	MCP http.Handler
 	// Events tunes the task event stream; zero values take the defaults.
 	Events EventOptions
+	// Metrics, when set, counts the requests answered, their latency and
+	// the open event streams (evidencefleet_api_*).
+	Metrics *metrics.Metrics
 }
 
 // Title and Version name the API in its OpenAPI document.
@@ -92,10 +97,10 @@ func Handler(opts Options) http.Handler {
 	}
 	newAPI(mux, opts)
 	if opts.RiverUI != nil {
-		mux.Handle("/riverui/", operatorOnly(opts, opts.RiverUI))
+		mux.Handle("/riverui/", measured(opts.Metrics, "riverui", operatorOnly(opts, opts.RiverUI)))
 	}
 	if opts.MCP != nil {
-		mcp := limitMCP(opts, opts.MCP)
+		mcp := measured(opts.Metrics, "mcp", limitMCP(opts, opts.MCP))
 		mux.Handle("/mcp", mcp)
 		mux.Handle("/mcp/", mcp)
 	}
@@ -131,8 +136,8 @@ func newAPI(mux *http.ServeMux, opts Options) huma.API {
 	cfg.Security = []map[string][]string{{"bearer": {}}}
 	api := humago.New(mux, cfg)
 	g := &guard{opts: opts, api: api}
-	api.UseMiddleware(g.middleware)
-	h := &handlers{svc: opts.Service, log: opts.Logger, events: opts.Events.withDefaults(), limits: opts.Limits}
+	api.UseMiddleware(measure(opts.Metrics), g.middleware)
+	h := &handlers{svc: opts.Service, log: opts.Logger, events: opts.Events.withDefaults(), limits: opts.Limits, metrics: opts.Metrics}
 	h.register(api)
 	return api
 }

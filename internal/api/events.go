@@ -101,8 +101,10 @@ func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
 			return nil, huma.ErrorWithHeaders(huma.Error429TooManyRequests(fmt.Sprintf("this token holds %d event streams open already; close one", h.events.PerToken)),
 				http.Header{"Retry-After": {"5"}})
 		}
+		h.metrics.APIStreams(1)
 		orgID := org(ctx)
 		return &huma.StreamResponse{Body: func(hctx huma.Context) {
+			defer h.metrics.APIStreams(-1)
 			defer release()
 			_, w := humago.Unwrap(hctx)
 			h.stream(hctx.Context(), w, orgID, in.TaskID, first)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/metrics"
+
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/evidencefleet/evidencefleet/internal/citation"
@@ -23,10 +25,11 @@ import (
 // handlers are the /v1 operations, each one call of the service layer
 // with the caller's organisation.
 type handlers struct {
-	svc    *service.Service
-	log    *slog.Logger
-	events EventOptions
-	limits Limiter
+	svc     *service.Service
+	log     *slog.Logger
+	events  EventOptions
+	limits  Limiter
+	metrics *metrics.Metrics
 }
 
 // Bounds of request bodies: past MaxBodyBytes a request is 413.
@@ -85,7 +88,7 @@ func (h *handlers) register(api huma.API) {
 	huma.Register(api, op("claim-feedback", http.MethodPost, "/v1/claims/{claim_id}/feedback", "A reviewer rejects or restores a claim", "feedback"), h.claimFeedback)
 	huma.Register(api, op("correct-edge", http.MethodPost, "/v1/edges/{edge_id}/correction", "A reviewer corrects an NLI edge's relation", "feedback"), h.correctEdge)
 	h.registerRetrieval(api, op)
-	h.registerEvents(api, op("task-events", http.MethodGet, "/v1/tasks/{task_id}/events", "Server-Sent Events of a task's progress until it is completed or stopped", "tasks"))
+	h.registerEvents(api, op(eventsOperation, http.MethodGet, "/v1/tasks/{task_id}/events", "Server-Sent Events of a task's progress until it is completed or stopped", "tasks"))
 	h.registerLifecycle(api, op)
 	h.registerLinks(api, op)
 	h.registerProposals(api, op)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"riverqueue.com/riverui"
@@ -39,17 +40,24 @@ type Options struct {
 	Burst   int
 	RiverUI bool // serve River UI under /riverui/ to operator tokens
 	Events  api.EventOptions
+	// Metrics holds the process's collectors (a new set when nil); its
+	// registry is served by MetricsHandler.
+	Metrics *metrics.Metrics
 }
 
 // Server is the API process's handler on one pool.
 type Server struct {
 	handler http.Handler
 	ui      *riverui.Handler
+	metrics *metrics.Metrics
 }
 
 // New builds the handler on pool. Start it before serving (River UI's
 // background work) with Start.
 func New(pool *pgxpool.Pool, opts Options) (*Server, error) {
+	if opts.Metrics == nil {
+		opts.Metrics = metrics.New()
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -60,8 +68,8 @@ func New(pool *pgxpool.Pool, opts Options) (*Server, error) {
 	st := store.NewStore(pool)
 	svc := service.New(st, client)
 	tokens := apitoken.NewAuthenticator(st)
-	s := &Server{}
-	apiOpts := api.Options{Service: svc, Authenticate: Authenticate(tokens), Logger: opts.Logger,
+	s := &Server{metrics: opts.Metrics}
+	apiOpts := api.Options{Service: svc, Authenticate: Authenticate(tokens), Logger: opts.Logger, Metrics: opts.Metrics,
 		Limits: &sharedLimits{st: st, rate: opts.Rate, burst: opts.Burst},
 		MCP:    mcpserver.HTTPHandler(svc, MCPVerifier(tokens)), Events: opts.Events}
 	if opts.RiverUI {
@@ -102,6 +110,14 @@ func (s *Server) Start(ctx context.Context) error {
 // Handler is the process's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// MetricsHandler serves the process's metrics (evidencefleet_api_*, the
+// pool's round trips) in the Prometheus format: GET /metrics.
+func (s *Server) MetricsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
 // Authenticate checks bearer secrets against the token store for the API.
 func Authenticate(a *apitoken.Authenticator) api.Authenticate {
 	return func(ctx context.Context, secret string) (api.Caller, error) {
@@ -137,7 +153,8 @@ func MCPVerifier(a *apitoken.Authenticator) auth.TokenVerifier {
 // Run serves the API process on cfg.APIAddr until ctx ends, then drains
 // requests for up to cfg.ShutdownTimeout.
 func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	pool, err := fleet.NewPool(ctx, cfg, metrics.New())
+	m := metrics.New()
+	pool, err := fleet.NewPool(ctx, cfg, m)
 	if err != nil {
 		return err
 	}
@@ -150,7 +167,7 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	streamsDone := make(chan struct{})
 	s, err := New(pool, Options{Logger: log, Rate: cfg.APIRate, Burst: cfg.APIBurst, RiverUI: cfg.APIRiverUI,
-		Events: api.EventOptions{Shutdown: streamsDone}})
+		Events: api.EventOptions{Shutdown: streamsDone}, Metrics: m})
 	if err != nil {
 		return err
 	}
@@ -171,6 +188,18 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return base }}
 	srv.RegisterOnShutdown(func() { close(streamsDone) })
+	// /metrics on an address of its own (EVF_API_METRICS_ADDR), so that
+	// the API's port serves only the API.
+	if cfg.APIMetricsAddr != "" {
+		opsLn, err := net.Listen("tcp", cfg.APIMetricsAddr)
+		if err != nil {
+			return fmt.Errorf("EVF_API_METRICS_ADDR %s: %w", cfg.APIMetricsAddr, err)
+		}
+		ops := &http.Server{Handler: s.MetricsHandler(), ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = ops.Serve(opsLn) }()
+		defer ops.Close()
+		log.Info("api: metrics", "addr", opsLn.Addr().String())
+	}
 	log.Info("api: serving", "addr", ln.Addr().String(), "openapi", "/v1/openapi.json", "river_ui", cfg.APIRiverUI)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -136,3 +136,51 @@ func TestLimitsAreSharedByReplicas(t *testing.T) {
 		}
 	})
 }
+
+// TestAPIMetrics: the API process counts what it answered by operation
+// and status, refusals included, and its open event streams.
+func TestAPIMetrics(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	srv, err := apiserver.New(pool, apiserver.Options{Rate: 0.001, Burst: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	secret, _, err := apitoken.Issue(ctx, store.NewStore(pool), apitoken.Organization, "acme", "metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{secret, "wrong", secret, secret} { // 200, 401, 200, 429
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/v1/tasks", nil)
+		req.Header.Set("Authorization", "Bearer "+s)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	rec := httptest.NewRecorder()
+	srv.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{
+		`evidencefleet_api_requests_total{code="200",operation="list-tasks"} 2`,
+		`evidencefleet_api_requests_total{code="401",operation="list-tasks"} 1`,
+		`evidencefleet_api_requests_total{code="429",operation="list-tasks"} 1`,
+		`evidencefleet_api_request_seconds_count{operation="list-tasks"} 4`,
+		`evidencefleet_api_event_streams 0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("/metrics:\n%s", body)
+	}
+}

@@ -43,6 +43,7 @@ type Config struct {
 	APIAddr          string        `envconfig:"API_ADDR" default:":8080" desc:"listen address of the worker api process: the HTTP API (/v1, OpenAPI at /v1/openapi.json), /mcp, /riverui/, /healthz, /readyz"`
 	APIRate          float64       `envconfig:"API_RATE" default:"20" desc:"requests per second each API token may make, sustained, all API replicas and /mcp together (0 = no limit); past it 429 with Retry-After"`
 	APIBurst         int           `envconfig:"API_BURST" default:"40" desc:"requests an API token may make at once before API_RATE applies"`
+	APIMetricsAddr   string        `envconfig:"API_METRICS_ADDR" default:":9465" desc:"listen address of the API process's /metrics (requests by operation and status, latency, open event streams); empty: none"`
 	APIRiverUI       bool          `envconfig:"API_RIVER_UI" default:"true" desc:"serve River UI (job browser: retry, cancel, queue pause) under /riverui/ on the API address, to operator tokens only"`
 	ShutdownTimeout  time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"on SIGTERM, how long running jobs may finish before they are cancelled"`
 	JobTimeout       time.Duration `envconfig:"JOB_TIMEOUT" default:"10m" desc:"upper bound of one job's run"`

@@ -47,6 +47,8 @@ type Metrics struct {
 	jobRun  *prometheus.HistogramVec
 	jobWait *prometheus.HistogramVec
 	jobCost *prometheus.CounterVec
+
+	api apiMetrics
 }
 
 // Job outcomes, the values of the outcome label of jobs_total.
@@ -185,6 +187,7 @@ func New() *Metrics {
 	})
 	m.newModelMetrics()
 	m.newPolitenessMetrics()
+	m.newAPIMetrics()
 	m.dbQueries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "db_round_trips_total",
 		Help: "Statements, batches and COPYs sent to Postgres by this process (River's own included), by type (query, batch, copy).",

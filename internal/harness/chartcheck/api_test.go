@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestAPIDefault(t *testing.T) {
 	}
 	e := env(c)
 	for k, want := range map[string]string{"EVF_API_ADDR": ":8080", "EVF_API_RATE": "20", "EVF_API_BURST": "40",
-		"EVF_API_RIVER_UI": "true", "EVF_LOG_FORMAT": "json", "GOMEMLIMIT": "234881024"} {
+		"EVF_API_RIVER_UI": "true", "EVF_API_METRICS_ADDR": ":9464", "EVF_LOG_FORMAT": "json", "GOMEMLIMIT": "234881024"} {
 		if e[k].Value != want {
 			t.Errorf("API env %s=%q, want %q", k, e[k].Value, want)
 		}
@@ -69,8 +70,8 @@ func TestAPIDefault(t *testing.T) {
 			t.Errorf("API env sets %s, a worker's variable", k)
 		}
 	}
-	if len(c.Ports) != 1 || c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 8080 {
-		t.Fatalf("API ports %+v, want http 8080", c.Ports)
+	if len(c.Ports) != 2 || c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 8080 || c.Ports[1].Name != "ops" || c.Ports[1].ContainerPort != 9464 {
+		t.Fatalf("API ports %+v, want http 8080 and ops 9464 (its /metrics, scraped through the metrics Service)", c.Ports)
 	}
 	for name, p := range map[string]*corev1.Probe{"startup": c.StartupProbe, "liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
 		if p == nil || p.HTTPGet == nil || p.HTTPGet.Port.String() != "http" {
@@ -109,12 +110,14 @@ func TestAPIDefault(t *testing.T) {
 			t.Errorf("group %s's selector picks the API's pods", name)
 		}
 	}
-	// The metrics Service's selector matches the API pods too; they are no
-	// endpoints of it because they have no port of its name.
-	for _, p := range c.Ports {
-		if p.Name == r.services[0].Spec.Ports[0].TargetPort.String() {
-			t.Errorf("the API pods have port %s, so the metrics Service would scrape them", p.Name)
-		}
+	// The metrics Service's selector matches the API pods too, and they
+	// serve /metrics on the port of its name: the ServiceMonitor scrapes
+	// them with the workers.
+	metricsSvc := r.services[0]
+	if !selects(t, metricsSvc.Spec.Selector, d) || !slices.ContainsFunc(c.Ports, func(p corev1.ContainerPort) bool {
+		return p.Name == metricsSvc.Spec.Ports[0].TargetPort.String()
+	}) {
+		t.Errorf("the metrics Service %s does not reach the API pods' port %s", metricsSvc.Name, metricsSvc.Spec.Ports[0].TargetPort.String())
 	}
 	if len(r.ingresses) != 0 {
 		t.Errorf("%d Ingresses rendered with api.ingress disabled", len(r.ingresses))

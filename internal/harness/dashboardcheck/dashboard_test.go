@@ -13,9 +13,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/apiserver"
+	"github.com/evidencefleet/evidencefleet/internal/apitoken"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/dashboardcheck"
@@ -67,8 +71,9 @@ func TestDashboardAgainstRealPrometheus(t *testing.T) {
 	}})
 	metricsSrv := httptest.NewServer(f.Worker.Handler())
 	t.Cleanup(metricsSrv.Close)
+	apiMetrics := startAPI(t, f)
 
-	promURL := startPrometheus(t, prom, metricsSrv.Listener.Addr().String())
+	promURL := startPrometheus(t, prom, metricsSrv.Listener.Addr().String(), apiMetrics.Listener.Addr().String())
 
 	task := f.CreateTask(t, "Arctic sea ice is declining.")
 	f.AddTargets(t, task, "https://a.example.org/ice", "https://b.example.net/bears", "https://c.example.com/glaciers",
@@ -96,26 +101,78 @@ func TestDashboardAgainstRealPrometheus(t *testing.T) {
 	}
 	t.Logf("%d dashboard queries evaluated", len(queries))
 
-	// promtool lints the exposition.
-	resp, err := http.Get(metricsSrv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = bytes.NewReader(body)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	// promtool lints the expositions.
+	for _, srv := range []*httptest.Server{metricsSrv, apiMetrics} {
+		resp, err := http.Get(srv.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(body)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("promtool check metrics %s: %v\n%s", srv.URL, err, out)
+		}
 	}
 }
 
-// startPrometheus runs prometheus scraping target every second, with the
+// startAPI serves the API process on the fleet's database and sends it
+// requests the dashboard's API row shows (a success, a refused token, a
+// request past the token's rate, an event stream, left open): it returns
+// the server of the API process's /metrics.
+func startAPI(t *testing.T, f *testfleet.Fleet) *httptest.Server {
+	t.Helper()
+	ctx := context.Background()
+	srv, err := apiserver.New(f.Pool, apiserver.Options{Rate: 0.001, Burst: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiSrv := httptest.NewServer(srv.Handler())
+	t.Cleanup(apiSrv.Close)
+	secret, _, err := apitoken.Issue(ctx, f.Store, apitoken.Organization, "acme", "dashboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := f.CreateTask(t, "Glaciers are retreating.")
+	sctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	for _, r := range []struct {
+		ctx    context.Context
+		secret string
+		path   string
+	}{{sctx, secret, fmt.Sprintf("/v1/tasks/%d/events", task)}, {ctx, secret, "/v1/tasks"}, {ctx, "wrong", "/v1/tasks"},
+		{ctx, secret, "/v1/tasks"}, {ctx, secret, "/v1/tasks"}} {
+		req, _ := http.NewRequestWithContext(r.ctx, http.MethodGet, apiSrv.URL+r.path, nil)
+		req.Header.Set("Authorization", "Bearer "+r.secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ctx == ctx {
+			resp.Body.Close()
+		}
+	}
+	metrics := httptest.NewServer(srv.MetricsHandler())
+	t.Cleanup(metrics.Close)
+	return metrics
+}
+
+// quoted is targets as a YAML flow sequence's items.
+func quoted(targets []string) string {
+	q := make([]string, len(targets))
+	for i, t := range targets {
+		q[i] = strconv.Quote(t)
+	}
+	return strings.Join(q, ", ")
+}
+
+// startPrometheus runs prometheus scraping the targets every second, with the
 // namespace label a Kubernetes service discovery would add.
-func startPrometheus(t *testing.T, bin, target string) string {
+func startPrometheus(t *testing.T, bin string, targets ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`global:
@@ -124,10 +181,10 @@ func startPrometheus(t *testing.T, bin, target string) string {
 scrape_configs:
   - job_name: evidencefleet
     static_configs:
-      - targets: [%q]
+      - targets: [%s]
         labels:
           namespace: evf-test
-`, target)
+`, quoted(targets))
 	cfgPath := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
