@@ -20,6 +20,17 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
+// scratchPool is a pool on a scratch database of the test's own.
+func scratchPool(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
 // TestLimitsAreSharedByReplicas: two API servers on one database (two
 // replicas) share each token's request budget and its open event streams:
 // a burst of 4 allows 4 requests in all, whichever replica answers, and a
@@ -27,11 +38,7 @@ import (
 func TestLimitsAreSharedByReplicas(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := scratchPool(t)
 	st := store.NewStore(pool)
 	// replicas starts two API servers on the pool with opts
 	replicas := func(opts apiserver.Options) [2]*httptest.Server {
@@ -142,11 +149,7 @@ func TestLimitsAreSharedByReplicas(t *testing.T) {
 func TestAPIMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := scratchPool(t)
 	srv, err := apiserver.New(pool, apiserver.Options{Rate: 0.001, Burst: 2})
 	if err != nil {
 		t.Fatal(err)
