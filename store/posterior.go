@@ -64,7 +64,7 @@ func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]
 	if err := q.replaceConflicts(ctx, states, tallies); err != nil {
 		return nil, err
 	}
-	if err := q.promoteCorroborated(ctx, claimIDs); err != nil {
+	if err := q.promoteCorroborated(ctx, states); err != nil {
 		return nil, err
 	}
 	if err := q.applyBlockRule(ctx, rejectionChanges(locked, states, tallies)); err != nil {
@@ -130,8 +130,17 @@ func posteriorParams(states []ClaimState) UpdatePosteriorsParams {
 // promoteCorroborated is source verification's promotion after a change of
 // posteriors: the unvouched UNVERIFIED domains of claims now verified become
 // LOW, each with its audit row.
-func (q *Queries) promoteCorroborated(ctx context.Context, claimIDs []int64) error {
-	rows, err := q.PromoteCorroboratedDomains(ctx, claimIDs)
+func (q *Queries) promoteCorroborated(ctx context.Context, states []ClaimState) error {
+	var verified []int64
+	for _, s := range states {
+		if s.Verification == verification.Verified {
+			verified = append(verified, s.ClaimID)
+		}
+	}
+	if len(verified) == 0 {
+		return nil // most rounds: no statement sent
+	}
+	rows, err := q.PromoteCorroboratedDomains(ctx, verified)
 	if err != nil {
 		return fmt.Errorf("recompute posteriors: promote domains: %w", err)
 	}
