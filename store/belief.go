@@ -35,10 +35,13 @@ func toLinks(rows []AcceptedLinksOfClaimTasksRow) []belief.Link {
 // link change holds its task's row FOR UPDATE, so the links stay as read
 // until commit), then the claims and those downstream of them along the
 // accepted links of their tasks, in id order. It returns the locked
-// claims, their ids and those links.
-func (q *Queries) lockBeliefScope(ctx context.Context, claimIDs []int64) ([]LockClaimsRow, []int64, []belief.Link, error) {
-	if _, err := q.ShareLockClaimTasks(ctx, claimIDs); err != nil {
-		return nil, nil, nil, fmt.Errorf("lock the claims' tasks: %w", err)
+// claims, their ids and those links. With tasksLocked the caller holds the
+// tasks' share locks already.
+func (q *Queries) lockBeliefScope(ctx context.Context, claimIDs []int64, tasksLocked bool) ([]LockClaimsRow, []int64, []belief.Link, error) {
+	if !tasksLocked {
+		if _, err := q.ShareLockClaimTasks(ctx, claimIDs); err != nil {
+			return nil, nil, nil, fmt.Errorf("lock the claims' tasks: %w", err)
+		}
 	}
 	rows, err := q.AcceptedLinksOfClaimTasks(ctx, claimIDs)
 	if err != nil {

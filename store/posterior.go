@@ -39,10 +39,17 @@ type ClaimState struct {
 // with them (one id-ordered lock) and get their propagated belief.
 // Call it in the transaction that changed the edges.
 func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]ClaimState, error) {
+	return q.recomputePosteriors(ctx, claimIDs, false)
+}
+
+// recomputePosteriors is RecomputePosteriors; with tasksLocked the caller
+// holds the share lock of the one task all the claims belong to (a
+// verify_nli round), which is then not taken again.
+func (q *Queries) recomputePosteriors(ctx context.Context, claimIDs []int64, tasksLocked bool) ([]ClaimState, error) {
 	if len(claimIDs) == 0 {
 		return nil, nil
 	}
-	locked, scope, links, err := q.lockBeliefScope(ctx, claimIDs)
+	locked, scope, links, err := q.lockBeliefScope(ctx, claimIDs, tasksLocked)
 	if err != nil {
 		return nil, fmt.Errorf("recompute posteriors: %w", err)
 	}

@@ -90,7 +90,8 @@ func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (Judgements
 			return out, fmt.Errorf("mark refused claims: %w", err)
 		}
 	}
-	if out.Posteriors, err = q.RecomputePosteriors(ctx, j.ClaimIDs); err != nil {
+	// the round's claims are the task's, whose row is share-locked above
+	if out.Posteriors, err = q.recomputePosteriors(ctx, j.ClaimIDs, true); err != nil {
 		return out, err
 	}
 	return out, nil
