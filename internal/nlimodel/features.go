@@ -224,7 +224,7 @@ func b2u(b bool) uint64 {
 type Text struct {
 	toks []string
 	hs   []uint64
-	at   map[uint64]int  // each token hash's first position
+	at   posIndex        // each token hash's first position
 	neg  bool            // holds a negation
 	nums map[uint64]bool // hashes of its number tokens
 }
@@ -233,10 +233,7 @@ type Text struct {
 func Analyse(s string) *Text {
 	t := &Text{toks: tokens(s)}
 	t.hs = hashes(t.toks)
-	t.at = make(map[uint64]int, len(t.hs))
-	for i := len(t.hs) - 1; i >= 0; i-- {
-		t.at[t.hs[i]] = i
-	}
+	t.at = newPosIndex(t.hs)
 	for i, x := range t.hs {
 		t.neg = t.neg || negations[t.toks[i]]
 		if isNumber(t.toks[i]) {
@@ -255,8 +252,7 @@ func (t *Text) has(x uint64) bool {
 	if len(t.hs) <= 16 {
 		return slices.Contains(t.hs, x)
 	}
-	_, ok := t.at[x]
-	return ok
+	return t.at.get(x) >= 0
 }
 
 // Negated reports whether the text holds a negation (see negations).
@@ -384,19 +380,18 @@ func firstContent(t *Text) int {
 // missing word with every unmatched premise word, a substitution names the
 // one word it stands for.
 func substitutions(f *featureSet, p, h *Text) {
-	at := p.at
 	for i, hx := range h.hs {
 		if p.has(hx) {
 			continue
 		}
 		j := -1
 		if i > 0 {
-			if k, ok := at[h.hs[i-1]]; ok && k+1 < len(p.hs) {
+			if k := p.at.get(h.hs[i-1]); k >= 0 && k+1 < len(p.hs) {
 				j = k + 1
 			}
 		}
 		if j < 0 && i+1 < len(h.hs) {
-			if k, ok := at[h.hs[i+1]]; ok && k > 0 {
+			if k := p.at.get(h.hs[i+1]); k > 0 {
 				j = k - 1
 			}
 		}
