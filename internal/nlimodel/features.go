@@ -227,16 +227,40 @@ type Text struct {
 	at   posIndex        // each token hash's first position
 	neg  bool            // holds a negation
 	nums map[uint64]bool // hashes of its number tokens
+	kind []tokenKind     // each token's kind, looked up once
+	lead int             // its first token that is not a stopword, most often the subject (-1: none)
 }
+
+// tokenKind says what the features ask of a token: a stopword, a
+// negation, a number (bits).
+type tokenKind uint8
+
+const (
+	kindStop tokenKind = 1 << iota
+	kindNeg
+	kindNumber
+)
 
 // Analyse analyses s.
 func Analyse(s string) *Text {
 	t := &Text{toks: tokens(s)}
 	t.hs = hashes(t.toks)
 	t.at = newPosIndex(t.hs)
+	t.kind = make([]tokenKind, len(t.hs))
+	t.lead = -1
 	for i, x := range t.hs {
-		t.neg = t.neg || negations[t.toks[i]]
-		if isNumber(t.toks[i]) {
+		w := t.toks[i]
+		if stopwords[w] {
+			t.kind[i] |= kindStop
+		} else if t.lead < 0 {
+			t.lead = i
+		}
+		if negations[w] {
+			t.kind[i] |= kindNeg
+			t.neg = true
+		}
+		if isNumber(w) {
+			t.kind[i] |= kindNumber
 			if t.nums == nil {
 				t.nums = map[uint64]bool{}
 			}
@@ -281,12 +305,12 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 			missing++
 			f.add(kHypOut, x, 0)
 		}
-		if !stopwords[h.toks[i]] {
+		if h.kind[i]&kindStop == 0 {
 			content++
 			if !p.has(x) {
 				contentMissing++
 			}
-			if !negations[h.toks[i]] {
+			if h.kind[i]&kindNeg == 0 {
 				asserted++
 				if !p.has(x) {
 					assertedMissing++
@@ -331,19 +355,19 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 	}
 	f.add(kMissingContent, bucket(float64(contentMissing), 1, 2, 3, 5), 0)
 	f.addAligned(kLength, 1, bucket(float64(len(h.hs)), 5, 8, 12, 20), aligned)
-	for i, w := range h.toks {
-		if negations[w] {
-			f.add(kHypNeg, h.hs[i], 0)
+	for i, x := range h.hs {
+		if h.kind[i]&kindNeg != 0 {
+			f.add(kHypNeg, x, 0)
 		}
-		f.add(kHyp+kAligned, h.hs[i], aligned)
+		f.add(kHyp+kAligned, x, aligned)
 	}
 	f.addAligned(kNegation, b2u(p.neg), b2u(h.neg), aligned)
-	for i, w := range h.toks {
-		if isNumber(w) {
-			f.addAligned(kNumber, b2u(p.nums[h.hs[i]]), b2u(len(p.nums) > 0), aligned)
+	for i, x := range h.hs {
+		if h.kind[i]&kindNumber != 0 {
+			f.addAligned(kNumber, b2u(p.nums[x]), b2u(len(p.nums) > 0), aligned)
 		}
 	}
-	if hs, ps := firstContent(h), firstContent(p); hs >= 0 && ps >= 0 {
+	if hs, ps := h.lead, p.lead; hs >= 0 && ps >= 0 {
 		f.addAligned(kSubject, b2u(p.has(h.hs[hs])), b2u(h.has(p.hs[ps])), aligned)
 	}
 	substitutions(f, p, h)
@@ -358,17 +382,6 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 		}
 	}
 	return f.idx
-}
-
-// firstContent is the index of t's first token that is not a stopword
-// (-1 when there is none): most often the sentence's subject.
-func firstContent(t *Text) int {
-	for i, w := range t.toks {
-		if !stopwords[w] {
-			return i
-		}
-	}
-	return -1
 }
 
 // substitutions adds, for each hypothesis word the premise lacks, the
