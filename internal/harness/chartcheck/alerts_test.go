@@ -23,7 +23,7 @@ const (
 var alertNames = []string{
 	"EvidenceFleetBacklogGrowing", "EvidenceFleetOldestAvailableJob", "EvidenceFleetQueueWithoutWorkers",
 	"EvidenceFleetJobsFailing", "EvidenceFleetModelBackendFailing", "EvidenceFleetWorkersAbsent",
-	"EvidenceFleetAutomaticBlocks",
+	"EvidenceFleetAutomaticBlocks", "EvidenceFleetAPIErrors",
 }
 
 // promtool finds promtool. Without it the test is skipped, unless
@@ -227,6 +227,11 @@ prometheusRule:
 				t.Errorf("backlog alert: for %s, severity %s; want 1h, page", rule.For, rule.Labels["severity"])
 			}
 		}
+	}
+
+	// No API, no API alert.
+	if _, ok := alerts(render(t, chartDir, []string{writeValues(t, "api: {enabled: false}\n")}, "--api-versions", ruleAPI))["EvidenceFleetAPIErrors"]; ok {
+		t.Error("an API alert although api.enabled is false")
 	}
 
 	// KEDA everywhere: with a group that keeps a replica (ci/keda-values.yaml:
