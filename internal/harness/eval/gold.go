@@ -38,3 +38,16 @@ func GoldPairs(records []corpus.Record) (pairs []GoldPair, skipped int) {
 	}
 	return pairs, skipped
 }
+
+// SentenceExamples are the gold pairs as NLI examples on their own: the
+// evidence sentence is the premise and the claim the hypothesis, with no
+// fleet between (no page, fragment or retrieval), so that the model's
+// judgement of the gold sentences is read apart from what the fleet's
+// fragments make of them.
+func SentenceExamples(records []corpus.Record, pairs []GoldPair) []NLIExample {
+	out := make([]NLIExample, len(pairs))
+	for i, p := range pairs {
+		out[i] = NLIExample{Gold: p.Gold, Premise: p.Sentence, Hypothesis: records[p.Record].Claim}
+	}
+	return out
+}

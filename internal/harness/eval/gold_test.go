@@ -34,3 +34,18 @@ func TestGoldPairs(t *testing.T) {
 		t.Errorf("skipped = %d, want 3 (blank text, DISPUTED evidence label, no article)", skipped)
 	}
 }
+
+func TestSentenceExamples(t *testing.T) {
+	t.Parallel()
+	records := []corpus.Record{{Claim: "Ice melts.", Evidences: []corpus.Evidence{
+		{EvidenceLabel: "SUPPORTS", Article: "Ice", Evidence: "Ice melts above 0 °C."},
+		{EvidenceLabel: "REFUTES", Article: "Ice", Evidence: "Ice never melts."},
+	}}}
+	pairs, _ := GoldPairs(records)
+	got := SentenceExamples(records, pairs)
+	want := []NLIExample{{Gold: "supports", Premise: "Ice melts above 0 °C.", Hypothesis: "Ice melts."},
+		{Gold: "refutes", Premise: "Ice never melts.", Hypothesis: "Ice melts."}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("SentenceExamples = %+v, want %+v", got, want)
+	}
+}

@@ -52,6 +52,10 @@ func WriteText(w io.Writer, r *Report) error {
 	if cf := r.ClimateFever; cf != nil {
 		writeFleet(ew, cf)
 	}
+	if s := r.ClimateFeverSentences; s != nil {
+		fmt.Fprintln(ew, "\nThe same model on every gold pair alone, no fleet between (the evidence sentence is the premise, the claim the hypothesis; raw labels):")
+		_ = s.WriteMatrix(ew)
+	}
 	if r.ClimateFever != nil && r.ClimateFeverOpen != nil {
 		writeModes(ew, r.ClimateFever, r.ClimateFeverOpen, r.ClimateFeverSelfDirected)
 	}

@@ -175,6 +175,10 @@ type Report struct {
 	Models       Models             `json:"models"`
 	NLI          []NLIFileResult    `json:"nli"`
 	ClimateFever *FleetResult       `json:"climate_fever,omitempty"`
+	// ClimateFeverSentences is the configured NLI on every gold pair of the
+	// claims file judged alone (SentenceExamples): the model without the
+	// fleet.
+	ClimateFeverSentences *Scores `json:"climate_fever_sentences,omitempty"`
 	// ClimateFeverOpen is the same claims in open mode (Options.OpenMode).
 	ClimateFeverOpen *FleetResult `json:"climate_fever_open,omitempty"`
 	// ClimateFeverSelfDirected is the same claims, each its own
@@ -225,6 +229,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	if opts.ClaimsFile != "" {
+		if rep.ClimateFeverSentences, err = runSentences(ctx, opts); err != nil {
+			return nil, err
+		}
 		if rep.ClimateFever, err = RunFleet(ctx, opts); err != nil {
 			return nil, err
 		}
@@ -239,6 +246,25 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.TotalSeconds = time.Since(begin).Seconds()
 	return rep, nil
+}
+
+// runSentences judges the claims file's gold pairs alone with the
+// configured NLI.
+func runSentences(ctx context.Context, opts Options) (*Scores, error) {
+	records, err := readClaims(opts.ClaimsFile, opts.Limit)
+	if err != nil {
+		return nil, err
+	}
+	nli, err := configured.NewNLI(opts.Config, nil)
+	if err != nil {
+		return nil, err
+	}
+	pairs, _ := GoldPairs(records)
+	s, err := EvaluateNLI(ctx, nli, opts.Config.Models()["nli"].Batch, SentenceExamples(records, pairs))
+	if err != nil {
+		return nil, fmt.Errorf("gold sentences: %w", err)
+	}
+	return &s, nil
 }
 
 // RunNLIFiles evaluates nli on every *.tsv file of dir (at most limit rows
