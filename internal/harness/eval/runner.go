@@ -47,6 +47,9 @@ type Options struct {
 	ClaimsFile string
 	// Limit keeps only the first Limit claims (0: all).
 	Limit int
+	// SentencesOnly judges the claims file's gold pairs alone and runs no
+	// fleet: the quick loop for a change of model.
+	SentencesOnly bool
 	// NLIDir holds label<TAB>premise<TAB>hypothesis *.tsv files; "" skips
 	// the pair evaluation.
 	NLIDir string
@@ -232,6 +235,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if rep.ClimateFeverSentences, err = runSentences(ctx, opts); err != nil {
 			return nil, err
 		}
+	}
+	if opts.ClaimsFile != "" && !opts.SentencesOnly {
 		if rep.ClimateFever, err = RunFleet(ctx, opts); err != nil {
 			return nil, err
 		}

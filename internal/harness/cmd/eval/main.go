@@ -67,6 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 30*time.Minute, "longest the fleet may take")
 	logLevel := fs.String("log-level", "warn", "fleet log level on stderr: debug, info, warn or error")
 	openMode := fs.Bool("open", true, "run the claims a second time in open mode (only the claims, each a query target searched in the replay archive) and a third time self-directed (each claim its own task; the planner searches)")
+	sentencesOnly := fs.Bool("sentences-only", false, "judge the NLI pairs and the claims' gold evidence sentences alone, and run no fleet: seconds, for a change of model")
 	selfClaims := fs.Int("self-claims", 100, "claims of the self-directed run (the first ones of the file; 0: all): each is its own task, which takes longer")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -99,6 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Progress:           stderr,
 		OpenMode:           *openMode,
 		SelfDirectedClaims: *selfClaims,
+		SentencesOnly:      *sentencesOnly,
 	})
 	if err != nil {
 		return err
