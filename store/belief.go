@@ -35,19 +35,27 @@ func toLinks(rows []AcceptedLinksOfClaimTasksRow) []belief.Link {
 // link change holds its task's row FOR UPDATE, so the links stay as read
 // until commit), then the claims and those downstream of them along the
 // accepted links of their tasks, in id order. It returns the locked
-// claims, their ids and those links. With tasksLocked the caller holds the
-// tasks' share locks already.
-func (q *Queries) lockBeliefScope(ctx context.Context, claimIDs []int64, tasksLocked bool) ([]LockClaimsRow, []int64, []belief.Link, error) {
-	if !tasksLocked {
-		if _, err := q.ShareLockClaimTasks(ctx, claimIDs); err != nil {
+// claims, their ids and those links. The links are read only when a task
+// has some (tasks.accepted_links, read from its locked row). With
+// lockedTask the caller holds the share lock of the one task all the
+// claims belong to already, and passes its row.
+func (q *Queries) lockBeliefScope(ctx context.Context, claimIDs []int64, lockedTask *LockTaskRow) ([]LockClaimsRow, []int64, []belief.Link, error) {
+	linked := lockedTask != nil && lockedTask.AcceptedLinks > 0
+	if lockedTask == nil {
+		tasks, err := q.ShareLockClaimTasks(ctx, claimIDs)
+		if err != nil {
 			return nil, nil, nil, fmt.Errorf("lock the claims' tasks: %w", err)
 		}
+		linked = slices.ContainsFunc(tasks, func(t ShareLockClaimTasksRow) bool { return t.AcceptedLinks > 0 })
 	}
-	rows, err := q.AcceptedLinksOfClaimTasks(ctx, claimIDs)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("claim links: %w", err)
+	var links []belief.Link
+	if linked {
+		rows, err := q.AcceptedLinksOfClaimTasks(ctx, claimIDs)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("claim links: %w", err)
+		}
+		links = toLinks(rows)
 	}
-	links := toLinks(rows)
 	scope := append(slices.Clone(claimIDs), belief.Descendants(links, claimIDs)...)
 	slices.Sort(scope)
 	scope = slices.Compact(scope)
@@ -239,6 +247,9 @@ func (s *Store) UnlinkClaims(ctx context.Context, taskID int64, from, to int32) 
 // commits before (its new log-odds is read here) or waits and sees the new
 // links.
 func (q *Queries) repropagateTask(ctx context.Context, taskID int64, extra []int64) error {
+	if err := q.RecountAcceptedLinks(ctx, taskID); err != nil {
+		return fmt.Errorf("count task %d's accepted links: %w", taskID, err)
+	}
 	rows, err := q.AcceptedLinksOfClaimTasks(ctx, extra)
 	if err != nil {
 		return fmt.Errorf("claim links: %w", err)

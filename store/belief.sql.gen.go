@@ -103,29 +103,48 @@ func (q *Queries) DeleteClaimLink(ctx context.Context, arg DeleteClaimLinkParams
 	return result.RowsAffected(), nil
 }
 
+const recountAcceptedLinks = `-- name: RecountAcceptedLinks :exec
+UPDATE tasks SET accepted_links = (SELECT count(*) FROM claim_links l WHERE l.task_id = $1 AND l.status = 'accepted')
+WHERE id = $1
+`
+
+// Sets the task's count of accepted links; its writers run it holding the
+// task's row FOR UPDATE, after their change.
+func (q *Queries) RecountAcceptedLinks(ctx context.Context, taskID int64) error {
+	_, err := q.db.Exec(ctx, recountAcceptedLinks, taskID)
+	return err
+}
+
 const shareLockClaimTasks = `-- name: ShareLockClaimTasks :many
-SELECT t.id FROM tasks t
+SELECT t.id, t.accepted_links FROM tasks t
 WHERE t.id IN (SELECT c.task_id FROM claims c WHERE c.id = ANY($1::bigint[]))
 ORDER BY t.id FOR SHARE
 `
+
+type ShareLockClaimTasksRow struct {
+	ID            int64 `json:"id"`
+	AcceptedLinks int32 `json:"accepted_links"`
+}
 
 // Share-locks the rows of the claims' tasks, in id order, before their
 // claims are locked (the one lock order: task rows, then claims by id): a
 // link change holds its task's row FOR UPDATE, so the claim links read
 // under this lock stay as read until commit.
-func (q *Queries) ShareLockClaimTasks(ctx context.Context, claimIds []int64) ([]int64, error) {
+// Returns each task with its count of accepted links, read from the
+// locked row (so as the last link writer left it).
+func (q *Queries) ShareLockClaimTasks(ctx context.Context, claimIds []int64) ([]ShareLockClaimTasksRow, error) {
 	rows, err := q.db.Query(ctx, shareLockClaimTasks, claimIds)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []int64{}
+	items := []ShareLockClaimTasksRow{}
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var i ShareLockClaimTasksRow
+		if err := rows.Scan(&i.ID, &i.AcceptedLinks); err != nil {
 			return nil, err
 		}
-		items = append(items, id)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

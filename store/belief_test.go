@@ -206,6 +206,12 @@ func TestLinkClaimsPropagates(t *testing.T) {
 		t.Fatalf("unlink: %v %v", ok, err)
 	}
 	check(3, 0, 0)
+	// the task's count of accepted links, which tells a recomputation
+	// whether to read them, follows the writers
+	var accepted int
+	if err := lb.pool.QueryRow(ctx, `SELECT accepted_links FROM tasks WHERE id = $1`, lb.taskID).Scan(&accepted); err != nil || accepted != 1 {
+		t.Errorf("tasks.accepted_links = %d (%v), want 1", accepted, err)
+	}
 }
 
 // TestLinkCycleRefused: E1 → E2 → E3 (depends on) and then E3 → E1 closes a

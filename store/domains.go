@@ -62,7 +62,7 @@ func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (Domai
 		if len(touched) > 0 {
 			// their tasks' rows, then the claims with those downstream of
 			// them, as RecomputePosteriors locks them
-			if _, _, _, err := q.lockBeliefScope(ctx, touched, false); err != nil {
+			if _, _, _, err := q.lockBeliefScope(ctx, touched, nil); err != nil {
 				return err
 			}
 		}

@@ -38,7 +38,7 @@ func (s *Store) ApplyClaimFeedback(ctx context.Context, f ClaimVerdictFeedback) 
 	err := s.InTx(ctx, func(_ pgx.Tx, q *Queries) error {
 		// its task's row, then the claim and those downstream of it, in id
 		// order, as RecomputePosteriors locks them
-		if _, _, _, err := q.lockBeliefScope(ctx, []int64{f.ClaimID}, false); err != nil {
+		if _, _, _, err := q.lockBeliefScope(ctx, []int64{f.ClaimID}, nil); err != nil {
 			return err
 		}
 		cur, err := q.LockClaimStatus(ctx, f.ClaimID)

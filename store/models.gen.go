@@ -335,6 +335,7 @@ type Task struct {
 	Retrieval      string     `json:"retrieval"`
 	RetrievalStage int16      `json:"retrieval_stage"`
 	IdempotencyKey *string    `json:"idempotency_key"`
+	AcceptedLinks  int32      `json:"accepted_links"`
 }
 
 type TaskCost struct {

@@ -39,17 +39,17 @@ type ClaimState struct {
 // with them (one id-ordered lock) and get their propagated belief.
 // Call it in the transaction that changed the edges.
 func (q *Queries) RecomputePosteriors(ctx context.Context, claimIDs []int64) ([]ClaimState, error) {
-	return q.recomputePosteriors(ctx, claimIDs, false)
+	return q.recomputePosteriors(ctx, claimIDs, nil)
 }
 
-// recomputePosteriors is RecomputePosteriors; with tasksLocked the caller
+// recomputePosteriors is RecomputePosteriors; with lockedTask the caller
 // holds the share lock of the one task all the claims belong to (a
-// verify_nli round), which is then not taken again.
-func (q *Queries) recomputePosteriors(ctx context.Context, claimIDs []int64, tasksLocked bool) ([]ClaimState, error) {
+// verify_nli round) and passes its row: the lock is not taken again.
+func (q *Queries) recomputePosteriors(ctx context.Context, claimIDs []int64, lockedTask *LockTaskRow) ([]ClaimState, error) {
 	if len(claimIDs) == 0 {
 		return nil, nil
 	}
-	locked, scope, links, err := q.lockBeliefScope(ctx, claimIDs, tasksLocked)
+	locked, scope, links, err := q.lockBeliefScope(ctx, claimIDs, lockedTask)
 	if err != nil {
 		return nil, fmt.Errorf("recompute posteriors: %w", err)
 	}

@@ -102,7 +102,7 @@ func (q *Queries) EdgeOrganization(ctx context.Context, id int64) (EdgeOrganizat
 
 const getTask = `-- name: GetTask :one
 
-SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key FROM tasks WHERE id = $1
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links FROM tasks WHERE id = $1
 `
 
 // The task row every writer shares: read, lock (store.LockActiveTask),
@@ -125,6 +125,7 @@ func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 		&i.Retrieval,
 		&i.RetrievalStage,
 		&i.IdempotencyKey,
+		&i.AcceptedLinks,
 	)
 	return i, err
 }
@@ -176,7 +177,7 @@ func (q *Queries) LockSettleCandidates(ctx context.Context, arg LockSettleCandid
 }
 
 const lockTask = `-- name: LockTask :one
-SELECT id, next_evidence_no, work_version, status FROM tasks WHERE id = $1 FOR UPDATE
+SELECT id, next_evidence_no, work_version, status, accepted_links FROM tasks WHERE id = $1 FOR UPDATE
 `
 
 type LockTaskRow struct {
@@ -184,6 +185,7 @@ type LockTaskRow struct {
 	NextEvidenceNo int32  `json:"next_evidence_no"`
 	WorkVersion    int64  `json:"work_version"`
 	Status         string `json:"status"`
+	AcceptedLinks  int32  `json:"accepted_links"`
 }
 
 // Takes the task's row lock for the rest of the transaction. Every writer that
@@ -197,6 +199,7 @@ func (q *Queries) LockTask(ctx context.Context, id int64) (LockTaskRow, error) {
 		&i.NextEvidenceNo,
 		&i.WorkVersion,
 		&i.Status,
+		&i.AcceptedLinks,
 	)
 	return i, err
 }
@@ -265,7 +268,7 @@ func (q *Queries) OrgEdgeIDs(ctx context.Context, arg OrgEdgeIDsParams) ([]int64
 }
 
 const orgTask = `-- name: OrgTask :one
-SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key FROM tasks WHERE id = $1 AND organization_id = $2
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links FROM tasks WHERE id = $1 AND organization_id = $2
 `
 
 type OrgTaskParams struct {
@@ -293,6 +296,7 @@ func (q *Queries) OrgTask(ctx context.Context, arg OrgTaskParams) (Task, error) 
 		&i.Retrieval,
 		&i.RetrievalStage,
 		&i.IdempotencyKey,
+		&i.AcceptedLinks,
 	)
 	return i, err
 }
@@ -342,7 +346,7 @@ func (q *Queries) ReopenTask(ctx context.Context, id int64) error {
 }
 
 const shareLockTask = `-- name: ShareLockTask :one
-SELECT id, next_evidence_no, work_version, status FROM tasks WHERE id = $1 FOR SHARE
+SELECT id, next_evidence_no, work_version, status, accepted_links FROM tasks WHERE id = $1 FOR SHARE
 `
 
 type ShareLockTaskRow struct {
@@ -350,6 +354,7 @@ type ShareLockTaskRow struct {
 	NextEvidenceNo int32  `json:"next_evidence_no"`
 	WorkVersion    int64  `json:"work_version"`
 	Status         string `json:"status"`
+	AcceptedLinks  int32  `json:"accepted_links"`
 }
 
 // Takes a share lock on the task's row for the rest of the transaction:
@@ -363,6 +368,7 @@ func (q *Queries) ShareLockTask(ctx context.Context, id int64) (ShareLockTaskRow
 		&i.NextEvidenceNo,
 		&i.WorkVersion,
 		&i.Status,
+		&i.AcceptedLinks,
 	)
 	return i, err
 }

@@ -91,7 +91,7 @@ func (q *Queries) WriteJudgements(ctx context.Context, j Judgements) (Judgements
 		}
 	}
 	// the round's claims are the task's, whose row is share-locked above
-	if out.Posteriors, err = q.recomputePosteriors(ctx, j.ClaimIDs, true); err != nil {
+	if out.Posteriors, err = q.recomputePosteriors(ctx, j.ClaimIDs, &task); err != nil {
 		return out, err
 	}
 	return out, nil

@@ -56,7 +56,9 @@ DELETE FROM claim_links WHERE task_id = @task_id AND from_claim_id = @from_claim
 -- claims are locked (the one lock order: task rows, then claims by id): a
 -- link change holds its task's row FOR UPDATE, so the claim links read
 -- under this lock stay as read until commit.
-SELECT t.id FROM tasks t
+-- Returns each task with its count of accepted links, read from the
+-- locked row (so as the last link writer left it).
+SELECT t.id, t.accepted_links FROM tasks t
 WHERE t.id IN (SELECT c.task_id FROM claims c WHERE c.id = ANY(@claim_ids::bigint[]))
 ORDER BY t.id FOR SHARE;
 
@@ -67,3 +69,9 @@ SELECT t.id FROM tasks t
 WHERE t.id = (SELECT c.task_id FROM edges e JOIN claims c ON c.id = e.target_id
               WHERE e.id = @edge_id AND e.target_type = 'claim')
 FOR SHARE;
+
+-- name: RecountAcceptedLinks :exec
+-- Sets the task's count of accepted links; its writers run it holding the
+-- task's row FOR UPDATE, after their change.
+UPDATE tasks SET accepted_links = (SELECT count(*) FROM claim_links l WHERE l.task_id = @task_id AND l.status = 'accepted')
+WHERE id = @task_id;

@@ -8,13 +8,13 @@ SELECT * FROM tasks WHERE id = @id;
 -- Takes the task's row lock for the rest of the transaction. Every writer that
 -- adds claims or pages to a task takes it, and so does verify_nli before it
 -- completes (see internal/workers/verify_nli.go).
-SELECT id, next_evidence_no, work_version, status FROM tasks WHERE id = @id FOR UPDATE;
+SELECT id, next_evidence_no, work_version, status, accepted_links FROM tasks WHERE id = @id FOR UPDATE;
 
 -- name: ShareLockTask :one
 -- Takes a share lock on the task's row for the rest of the transaction:
 -- verify_nli shards take it to read work_version after any writer that
 -- bumps it has committed, without queuing on each other.
-SELECT id, next_evidence_no, work_version, status FROM tasks WHERE id = @id FOR SHARE;
+SELECT id, next_evidence_no, work_version, status, accepted_links FROM tasks WHERE id = @id FOR SHARE;
 
 -- name: AdvanceTask :exec
 -- Records that claims or pages were added: allocates E-numbers up to
