@@ -97,10 +97,10 @@ func Handler(opts Options) http.Handler {
 	}
 	newAPI(mux, opts)
 	if opts.RiverUI != nil {
-		mux.Handle("/riverui/", measured(opts.Metrics, "riverui", operatorOnly(opts, opts.RiverUI)))
+		mux.Handle("/riverui/", opts.Metrics.InstrumentAPI("riverui", operatorOnly(opts, opts.RiverUI)))
 	}
 	if opts.MCP != nil {
-		mcp := measured(opts.Metrics, "mcp", limitMCP(opts, opts.MCP))
+		mcp := opts.Metrics.InstrumentAPI("mcp", limitMCP(opts, opts.MCP))
 		mux.Handle("/mcp", mcp)
 		mux.Handle("/mcp/", mcp)
 	}

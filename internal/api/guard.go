@@ -43,15 +43,11 @@ func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
 		_ = huma.WriteErr(g.api, ctx, http.StatusForbidden, "an operator token does not act for an organisation; use an organisation token (enqueue org token create --org ORG)")
 		return
 	}
-	wait, ok, err := g.opts.Limits.Allow(ctx.Context(), tokenKey(caller.TokenID))
-	if err != nil {
-		g.opts.Logger.Error("api: rate check failed", "err", err)
-		_ = huma.WriteErr(g.api, ctx, http.StatusServiceUnavailable, "the request rate cannot be checked; retry later")
-		return
-	}
-	if !ok {
-		ctx.SetHeader("Retry-After", retryAfter(wait))
-		_ = huma.WriteErr(g.api, ctx, http.StatusTooManyRequests, "request rate of this token exceeded; retry after the Retry-After seconds")
+	if status, retry, msg := takeRequest(ctx.Context(), g.opts, caller.TokenID); status != 0 {
+		if retry != "" {
+			ctx.SetHeader("Retry-After", retry)
+		}
+		_ = huma.WriteErr(g.api, ctx, status, msg)
 		return
 	}
 	next(huma.WithValue(ctx, callerKey{}, caller))
@@ -124,26 +120,47 @@ func retryAfter(wait time.Duration) string {
 	return strconv.Itoa(max(1, int(math.Ceil(wait.Seconds()))))
 }
 
+// takeRequest takes one request of the token's budget: status 0 when it
+// may go on, else 429 (with the Retry-After value) or 503 when the budget
+// cannot be read, and the message to answer with.
+func takeRequest(ctx context.Context, opts Options, tokenID int64) (status int, retry, msg string) {
+	wait, ok, err := opts.Limits.Allow(ctx, tokenKey(tokenID))
+	switch {
+	case err != nil:
+		opts.Logger.Error("api: rate check failed", "err", err)
+		return http.StatusServiceUnavailable, "", "the request rate cannot be checked; retry later"
+	case !ok:
+		return http.StatusTooManyRequests, retryAfter(wait), "request rate of this token exceeded; retry after the Retry-After seconds"
+	}
+	return 0, "", ""
+}
+
+// AuthenticatedCaller is the caller whose token the API checked for this
+// request already (the MCP transport's verifier reads it instead of
+// checking the token a second time).
+func AuthenticatedCaller(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
+}
+
 // limitMCP gives the requests to h (the MCP transport, which checks
 // tokens itself) the request rate of their token: a request with a valid
-// token is counted against it (429 with Retry-After past it); one without
-// goes on to h, which refuses it. Keyed by the token's id, like /v1, so
-// that a flood of made-up secrets makes no state.
+// token is counted against it (429 with Retry-After past it) and goes on
+// with its caller in its context (AuthenticatedCaller); one without goes
+// on to h, which refuses it. Keyed by the token's id, like /v1, so that a
+// flood of made-up secrets makes no state.
 func limitMCP(opts Options, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if secret, ok := bearer(r.Header.Get("Authorization")); ok {
 			if caller, err := opts.Authenticate(r.Context(), secret); err == nil {
-				wait, ok, err := opts.Limits.Allow(r.Context(), tokenKey(caller.TokenID))
-				if err != nil {
-					opts.Logger.Error("api: rate check failed", "err", err)
-					http.Error(w, "the request rate cannot be checked; retry later", http.StatusServiceUnavailable)
+				if status, retry, msg := takeRequest(r.Context(), opts, caller.TokenID); status != 0 {
+					if retry != "" {
+						w.Header().Set("Retry-After", retry)
+					}
+					http.Error(w, msg, status)
 					return
 				}
-				if !ok {
-					w.Header().Set("Retry-After", retryAfter(wait))
-					http.Error(w, "request rate of this token exceeded; retry after the Retry-After seconds", http.StatusTooManyRequests)
-					return
-				}
+				r = r.WithContext(context.WithValue(r.Context(), callerKey{}, caller))
 			}
 		}
 		h.ServeHTTP(w, r)

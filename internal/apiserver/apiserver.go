@@ -134,19 +134,24 @@ func Authenticate(a *apitoken.Authenticator) api.Authenticate {
 
 // MCPVerifier checks bearer secrets for the MCP transport: an
 // organisation's token acts for its organisation (TokenInfo.UserID); an
-// operator's is refused, as on /v1.
+// operator's is refused, as on /v1. A request whose token the API's rate
+// check verified already (api.AuthenticatedCaller) is not looked up again.
 func MCPVerifier(a *apitoken.Authenticator) auth.TokenVerifier {
 	return func(ctx context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
-		p, err := a.Authenticate(ctx, secret)
-		switch {
-		case errors.Is(err, apitoken.ErrInvalidToken):
-			return nil, auth.ErrInvalidToken
-		case err != nil:
-			return nil, errors.New("the token store cannot be reached; retry later") // the cause stays out of the answer
-		case p.Operator():
+		caller, ok := api.AuthenticatedCaller(ctx)
+		if !ok {
+			var err error
+			if caller, err = Authenticate(a)(ctx, secret); err != nil {
+				if errors.Is(err, api.ErrUnauthenticated) {
+					return nil, auth.ErrInvalidToken
+				}
+				return nil, errors.New("the token store cannot be reached; retry later") // the cause stays out of the answer
+			}
+		}
+		if caller.Operator {
 			return nil, fmt.Errorf("%w: an operator token does not act for an organisation", auth.ErrInvalidToken)
 		}
-		return &auth.TokenInfo{UserID: p.Org}, nil
+		return &auth.TokenInfo{UserID: caller.Org}, nil
 	}
 }
 

@@ -1,10 +1,12 @@
 package metrics
 
 import (
+	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // The API process's collectors (worker api): requests by operation and
@@ -49,4 +51,16 @@ func (m *Metrics) APIStreams(delta int) {
 	if m != nil {
 		m.api.streams.Add(float64(delta))
 	}
+}
+
+// InstrumentAPI counts and times the requests h answers under one
+// operation name (client_golang's handler instrumentation, which reads
+// the status h writes and keeps its writer's flushing).
+func (m *Metrics) InstrumentAPI(operation string, h http.Handler) http.Handler {
+	if m == nil {
+		return h
+	}
+	l := prometheus.Labels{"operation": operation}
+	return promhttp.InstrumentHandlerDuration(m.api.seconds.MustCurryWith(l),
+		promhttp.InstrumentHandlerCounter(m.api.requests.MustCurryWith(l), h))
 }
