@@ -20,17 +20,17 @@ var Labels = [3]string{"entailment", "neutral", "contradiction"}
 // meet whichever way they are written.
 func tokens(s string) []string {
 	s = strings.ToLower(s)
-	var ts []string
+	ts := make([]string, 0, len(s)/6+1)
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		if !wordRune(r) {
 			i += n
 			continue
 		}
 		j, separators := i, false
 		for j < len(s) {
 			r, n := utf8.DecodeRuneInString(s[j:])
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if wordRune(r) {
 				j += n
 				continue
 			}
@@ -46,14 +46,31 @@ func tokens(s string) []string {
 		if separators {
 			t = strings.ReplaceAll(t, ",", "")
 		}
-		if d, ok := numberWords[t]; ok {
-			t = d
+		if len(t) >= 3 && len(t) <= 9 && numberInitials[t[0]] {
+			if d, ok := numberWords[t]; ok {
+				t = d
+			}
 		}
 		ts = append(ts, stem(t))
 		i = j
 	}
 	return ts
 }
+
+// wordRune reports a letter or digit, an ASCII one from a table.
+func wordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiWord[r]
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for r := range t {
+		t[r] = unicode.IsLetter(rune(r)) || unicode.IsDigit(rune(r))
+	}
+	return t
+}()
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
@@ -95,8 +112,12 @@ func inflections(w string) []uint64 {
 	return out
 }
 
-// numberWords are the number words written as digits.
-var numberWords = map[string]string{}
+// numberWords are the number words written as digits; numberInitials
+// their first letters (most words need no lookup).
+var (
+	numberWords    = map[string]string{}
+	numberInitials [256]bool
+)
 
 func init() {
 	for i, w := range strings.Fields("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty") {
@@ -104,6 +125,9 @@ func init() {
 	}
 	for i, w := range strings.Fields("thirty forty fifty sixty seventy eighty ninety") {
 		numberWords[w] = strconv.Itoa(30 + 10*i)
+	}
+	for w := range numberWords {
+		numberInitials[w[0]] = true
 	}
 }
 
@@ -250,13 +274,11 @@ func Analyse(s string) *Text {
 	t.lead = -1
 	for i, x := range t.hs {
 		w := t.toks[i]
-		if stopwords[w] {
-			t.kind[i] |= kindStop
-		} else if t.lead < 0 {
+		t.kind[i] = kinds[w]
+		if t.kind[i]&kindStop == 0 && t.lead < 0 {
 			t.lead = i
 		}
-		if negations[w] {
-			t.kind[i] |= kindNeg
+		if t.kind[i]&kindNeg != 0 {
 			t.neg = true
 		}
 		if isNumber(w) {
@@ -321,18 +343,19 @@ func featuresInto(buf []uint32, p, h *Text, dim uint32) []uint32 {
 	// premise × hypothesis word pairs for the words of the hypothesis the
 	// premise lacks: what it says instead of them.
 	// (the premise's tokens the hypothesis lacks, looked up once a pair)
-	pOnly := make([]bool, len(p.hs))
-	for i, px := range p.hs {
-		pOnly[i] = !h.has(px)
+	var only [64]uint64
+	pOnly := only[:0]
+	for _, px := range p.hs {
+		if !h.has(px) {
+			pOnly = append(pOnly, px)
+		}
 	}
 	for _, hx := range h.hs {
 		if p.has(hx) {
 			continue
 		}
-		for i, px := range p.hs {
-			if pOnly[i] {
-				f.add(kCross, px, hx)
-			}
+		for _, px := range pOnly {
+			f.add(kCross, px, hx)
 		}
 	}
 	overlap := 0.0
@@ -428,8 +451,16 @@ func isNumber(w string) bool { return w != "" && w[0] >= '0' && w[0] <= '9' }
 // stopwords are function words left out of the content overlap.
 var stopwords = map[string]bool{}
 
+// kinds are the kinds of the stopwords and negations, for one lookup a
+// token.
+var kinds = map[string]tokenKind{}
+
 func init() {
 	for _, w := range strings.Fields("a an the and or of to in on at for with by from is are wa were be been being it its this that these those there his her their he she they them we you i as into onto over under up down out off than then so such some any all each one two") {
 		stopwords[w] = true
+		kinds[w] |= kindStop
+	}
+	for w := range negations {
+		kinds[w] |= kindNeg
 	}
 }
