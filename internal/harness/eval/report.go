@@ -28,14 +28,14 @@ func WriteText(w io.Writer, r *Report) error {
 	if len(r.NLI) > 0 {
 		fmt.Fprintf(ew, "\n== NLI pairs: model %s ==\n", r.NLI[0].Model)
 		tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprint(tw, "file\tN\taccuracy\tmacro-F1\tmajority-class rate\tcalibration error (ECE)\tpairs/s\t\n")
+		fmt.Fprint(tw, "file\tN\taccuracy\t95% interval\tmacro-F1\tmajority-class rate\tcalibration error (ECE)\tpairs/s\t\n")
 		for _, f := range r.NLI {
 			s := f.Scores
 			ece := 0.0
 			if s.Calibration != nil {
 				ece = s.Calibration.ECE
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t\n", f.File, s.N, s.Accuracy, s.MacroF1, s.MajorityRate, ece, f.PairsPerSecond)
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%s\t%.3f\t%.3f\t%.3f\t%.0f\t\n", f.File, s.N, s.Accuracy, s.AccuracyInterval, s.MacroF1, s.MajorityRate, ece, f.PairsPerSecond)
 		}
 		_ = tw.Flush()
 		writeReliability(ew, r.NLI)

@@ -31,6 +31,11 @@ type Scores struct {
 	// Matrix[i][j] counts gold Labels[i] predicted as Labels[j].
 	Matrix  [][]int      `json:"matrix"`
 	Classes []ClassScore `json:"classes"`
+	// AccuracyInterval is the 95 % Wilson score interval of Accuracy and
+	// MacroF1Interval the bootstrap one of MacroF1 (bootstrapMacroF1): how
+	// far another sample of N could move them.
+	AccuracyInterval Interval `json:"accuracy_interval"`
+	MacroF1Interval  Interval `json:"macro_f1_interval"`
 	// Calibration tabulates the judgements' confidence against their
 	// correctness (NLI pairs only).
 	Calibration *nlimodel.Reliability `json:"calibration,omitempty"`
@@ -67,6 +72,11 @@ func Score(c *Confusion, labels []string) (Scores, error) {
 			s.Classes[j].Predicted += n
 		}
 	}
+	correct := 0
+	for i := range labels {
+		correct += s.Matrix[i][i]
+	}
+	s.AccuracyInterval, s.MacroF1Interval = wilson(correct, s.N), bootstrapMacroF1(s.Matrix)
 	for i, l := range labels {
 		s.Classes[i].Label = l
 		s.Classes[i].Precision = c.Precision(l)
@@ -119,6 +129,7 @@ func (s Scores) WriteMatrix(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "N %d  accuracy %.3f  macro-F1 %.3f  majority-class rate %.3f\n", s.N, s.Accuracy, s.MacroF1, s.MajorityRate)
+	_, err := fmt.Fprintf(w, "N %d  accuracy %.3f (95%%: %s)  macro-F1 %.3f (95%%: %s)  majority-class rate %.3f\n",
+		s.N, s.Accuracy, s.AccuracyInterval, s.MacroF1, s.MacroF1Interval, s.MajorityRate)
 	return err
 }
