@@ -24,7 +24,7 @@ func TestNLIFiguresAreMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nlis := map[string]models.NLI{modelcard.BuiltinLexicalNLI: &builtin.LexicalNLI{}, modelcard.BuiltinLearnedNLI: learned}
+	nlis := map[string]models.NLI{modelcard.BuiltinLexicalNLI: builtin.NewLexicalNLI(), modelcard.BuiltinLearnedNLI: learned}
 	if len(modelcard.NLIReportAccuracy) != len(nlis) {
 		t.Fatalf("figures quoted for %d models, want the %d built-in NLIs", len(modelcard.NLIReportAccuracy), len(nlis))
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/evidencefleet/evidencefleet/internal/antonyms"
 )
@@ -290,6 +291,15 @@ func Analyse(s string) *Text {
 		}
 	}
 	return t
+}
+
+// Size estimates the bytes t holds.
+func (t *Text) Size() int {
+	n := int(unsafe.Sizeof(*t)) + cap(t.hs)*8 + cap(t.kind) + len(t.at.keys)*8 + len(t.at.pos)*4 + len(t.nums)*48
+	for _, s := range t.toks {
+		n += int(unsafe.Sizeof(s)) + len(s) // an upper bound: tokens share the lowered text
+	}
+	return n
 }
 
 // has reports whether the token hash x occurs in t: a scan of a short

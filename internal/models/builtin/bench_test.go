@@ -106,6 +106,25 @@ func nliBatch(b *testing.B, file string, claims, fragsPerClaim, fragmentLen int)
 // that no premise analysis is kept from the previous one, except in "warm",
 // where they all are (the same fragments judged again for other claims).
 func BenchmarkLexicalNLIBatch(b *testing.B) {
+	benchNLIBatch(b, func() models.NLI { return builtin.NewLexicalNLI() })
+}
+
+// BenchmarkLearnedNLIBatch is BenchmarkLexicalNLIBatch for the learned NLI:
+// "fragment300" beside the lexical one's compares the per-pair cost of the
+// two built-ins.
+func BenchmarkLearnedNLIBatch(b *testing.B) {
+	benchNLIBatch(b, func() models.NLI {
+		nli, err := builtin.NewLearnedNLI()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return nli
+	})
+}
+
+// benchNLIBatch runs the shapes of BenchmarkLexicalNLIBatch on the NLI
+// newNLI makes.
+func benchNLIBatch(b *testing.B, newNLI func() models.NLI) {
 	shapes := []struct {
 		name, file string
 		fragLen    int
@@ -125,11 +144,11 @@ func BenchmarkLexicalNLIBatch(b *testing.B) {
 				call = len(pairs)
 			}
 			ctx := context.Background()
-			nli := builtin.NewLexicalNLI()
+			nli := newNLI()
 			b.ReportAllocs()
 			for b.Loop() {
 				if !s.warm {
-					nli = builtin.NewLexicalNLI()
+					nli = newNLI()
 				}
 				for start := 0; start < len(pairs); start += call {
 					if _, err := nli.Judge(ctx, pairs[start:min(start+call, len(pairs))]); err != nil {
@@ -140,23 +159,4 @@ func BenchmarkLexicalNLIBatch(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pairs)), "ns/pair")
 		})
 	}
-}
-
-// BenchmarkLearnedNLIBatch is BenchmarkLexicalNLIBatch's "fragment300"
-// batch (200 pairs, premises of about 300 bytes) for the learned NLI, to
-// compare the per-pair cost of the two built-ins.
-func BenchmarkLearnedNLIBatch(b *testing.B) {
-	pairs := nliBatch(b, "mnli_matched.tsv", 10, 20, 300)
-	nli, err := builtin.NewLearnedNLI()
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := nli.Judge(ctx, pairs); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pairs)), "ns/pair")
 }

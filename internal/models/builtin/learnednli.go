@@ -16,10 +16,16 @@ const LearnedNLIModel = modelcard.BuiltinLearnedNLI
 // over lexical features trained on 148k labelled SNLI, MultiNLI and FEVER
 // pairs (`make train-nli`). Its label is the most probable class, its
 // confidence that class's probability, temperature-calibrated on held-out
-// training pairs. It is deterministic and safe for concurrent use.
+// training pairs. It is deterministic and safe for concurrent use. The
+// analyses of recently judged premises are kept across calls (textCache).
 type LearnedNLI struct {
-	m *nlimodel.Model
+	m        *nlimodel.Model
+	premises *textCache[*nlimodel.Text] // premises analysed in earlier calls
 }
+
+// learnedPremiseBytes bounds the estimated memory of a LearnedNLI's
+// premise cache: about 4,000 premises of 300 bytes.
+const learnedPremiseBytes = 16 << 20
 
 var _ models.NLI = (*LearnedNLI)(nil)
 
@@ -29,7 +35,7 @@ func NewLearnedNLI() (*LearnedNLI, error) {
 	if err != nil {
 		return nil, fmt.Errorf("learned nli: %w", err)
 	}
-	return &LearnedNLI{m: m}, nil
+	return &LearnedNLI{m: m, premises: newTextCache(learnedPremiseBytes, nlimodel.Analyse, (*nlimodel.Text).Size)}, nil
 }
 
 // Model returns LearnedNLIModel.
@@ -39,15 +45,24 @@ func (*LearnedNLI) Model() string { return LearnedNLIModel }
 var relations = [3]string{models.Supports, models.Neutral, models.Refutes}
 
 // Judge returns one Judgement per pair. It fails only when ctx is done.
-// Each distinct text of the call is analysed once.
+// Each distinct text of the call is analysed once, a premise only when no
+// earlier call has.
 func (n *LearnedNLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.Judgement, error) {
 	out := make([]models.Judgement, len(pairs))
-	texts := map[string]*nlimodel.Text{}
-	analyse := func(s string) *nlimodel.Text {
-		t, ok := texts[s]
+	hyps, prems := map[string]*nlimodel.Text{}, map[string]*nlimodel.Text{}
+	hypothesis := func(s string) *nlimodel.Text {
+		t, ok := hyps[s]
 		if !ok {
 			t = nlimodel.Analyse(s)
-			texts[s] = t
+			hyps[s] = t
+		}
+		return t
+	}
+	premise := func(s string) *nlimodel.Text {
+		t, ok := prems[s]
+		if !ok {
+			t, _ = n.premises.get(s)
+			prems[s] = t
 		}
 		return t
 	}
@@ -58,7 +73,7 @@ func (n *LearnedNLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.J
 				return nil, fmt.Errorf("learned nli: pair %d: %w", i, err)
 			}
 		}
-		best, conf := nlimodel.Top(n.m.ScoresOf(analyse(p.Premise), analyse(p.Hypothesis), &buf))
+		best, conf := nlimodel.Top(n.m.ScoresOf(premise(p.Premise), hypothesis(p.Hypothesis), &buf))
 		out[i] = models.Judgement{Label: relations[best], Confidence: conf}
 	}
 	return out, nil

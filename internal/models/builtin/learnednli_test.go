@@ -54,3 +54,31 @@ func TestLearnedNLIStopsWhenCancelled(t *testing.T) {
 		t.Error("a cancelled call judged")
 	}
 }
+
+// TestLearnedNLIKeepsPremisesAcrossCalls: a premise judged in several
+// calls is analysed once, and a judgement is the same whether its premise
+// came from the cache or not.
+func TestLearnedNLIKeepsPremisesAcrossCalls(t *testing.T) {
+	t.Parallel()
+	n, err := NewLearnedNLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	premise := "Two women are walking their dogs in the park."
+	var first []models.Judgement
+	for i, h := range []string{"People are walking dogs.", "The women are asleep.", "People are walking dogs."} {
+		got, err := n.Judge(t.Context(), []models.Pair{{Premise: premise, Hypothesis: h}, {Premise: "A man sleeps.", Hypothesis: h}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = got
+		}
+		if i == 2 && (got[0] != first[0] || got[1] != first[1]) {
+			t.Errorf("the same pairs judged with cached premises: %v, first %v", got, first)
+		}
+	}
+	if n.premises.made != 2 {
+		t.Errorf("%d premises analysed, want 2", n.premises.made)
+	}
+}

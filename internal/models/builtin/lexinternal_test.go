@@ -43,13 +43,13 @@ func TestContentTokenInfo(t *testing.T) {
 // TestPremiseCacheBounded fills a premise cache beyond its budget and
 // checks that it keeps at most two generations of bounded size.
 func TestPremiseCacheBounded(t *testing.T) {
-	var c premiseCache
+	c := newPremiseCache()
 	text := func(i int) string {
 		return "Premise number " + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676%26)) +
 			" says that a man and a woman are walking their dogs in the park near the river."
 	}
 	for i := range 4000 {
-		c.premise(text(i))
+		c.get(text(i))
 	}
 	// A premise of the older generation is found there and moves to the
 	// newer one.
@@ -63,9 +63,9 @@ func TestPremiseCacheBounded(t *testing.T) {
 	if older == "" {
 		t.Fatal("no premise only in the older generation")
 	}
-	before := c.indexings
-	if _, kept := c.premise(older); !kept || c.indexings != before {
-		t.Errorf("premise of the older generation: kept %v, indexed again %v", kept, c.indexings != before)
+	before := c.made
+	if _, kept := c.get(older); !kept || c.made != before {
+		t.Errorf("premise of the older generation: kept %v, indexed again %v", kept, c.made != before)
 	}
 	if _, ok := c.cur[older]; !ok {
 		t.Errorf("premise of the older generation not moved to the newer one")
@@ -74,8 +74,8 @@ func TestPremiseCacheBounded(t *testing.T) {
 	defer c.mu.Unlock()
 	total := 0 // a premise in both generations counts twice
 	for _, gen := range []map[string]*premiseIndex{c.cur, c.old} {
-		for _, p := range gen {
-			total += p.size()
+		for s, p := range gen {
+			total += p.size() + len(s)
 		}
 	}
 	if total > premiseCacheBytes {
@@ -99,7 +99,7 @@ func TestPremiseCacheReuse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n.cache.indexings != 2 {
-		t.Errorf("%d premises indexed, want 2", n.cache.indexings)
+	if n.cache.made != 2 {
+		t.Errorf("%d premises indexed, want 2", n.cache.made)
 	}
 }

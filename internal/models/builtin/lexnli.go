@@ -110,13 +110,13 @@ const (
 // save work; a judgement is the same with or without them.
 // A LexicalNLI is safe for concurrent use.
 type LexicalNLI struct {
-	cache premiseCache
+	cache *premiseCache
 }
 
 var _ models.NLI = (*LexicalNLI)(nil)
 
 // NewLexicalNLI returns the lexical NLI baseline.
-func NewLexicalNLI() *LexicalNLI { return &LexicalNLI{} }
+func NewLexicalNLI() *LexicalNLI { return &LexicalNLI{cache: newPremiseCache()} }
 
 // Model returns LexicalNLIModel.
 func (*LexicalNLI) Model() string { return LexicalNLIModel }
@@ -131,7 +131,7 @@ func (n *LexicalNLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.J
 		return nil, fmt.Errorf("lexical nli: %w", err)
 	}
 	out := make([]models.Judgement, len(pairs))
-	memo := judgeMemo{cache: &n.cache}
+	memo := judgeMemo{cache: n.cache}
 	for i, p := range pairs {
 		if i&31 == 31 {
 			if err := ctx.Err(); err != nil {

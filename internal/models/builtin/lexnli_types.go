@@ -49,7 +49,6 @@ const (
 // premiseIndex is what the hypothesis is checked against. It is read-only
 // once built, so one index serves every pair of its premise.
 type premiseIndex struct {
-	text   string           // the premise, when a premiseCache keeps the index
 	cover  stemSet          // stems and everything they imply → polarity bits
 	grp    []groupPol       // the groups with a side present
 	mods   []modifierOccurs // modifier-group words with their head nouns
