@@ -36,7 +36,7 @@ func (c *textCache[T]) get(s string) (T, bool) {
 	v, ok := c.cur[s]
 	if !ok {
 		if v, ok = c.old[s]; ok {
-			c.addLocked(s, v)
+			c.addLocked(strings.Clone(s), v)
 		}
 	}
 	c.mu.Unlock()
@@ -50,14 +50,13 @@ func (c *textCache[T]) get(s string) (T, bool) {
 	if kept, dup := c.cur[s]; dup { // another call made it meanwhile
 		return kept, true
 	}
-	// A copy, so that the cache never holds on to a larger string s may
-	// be part of.
 	return v, c.addLocked(strings.Clone(s), v)
 }
 
 // addLocked adds (s, v) to the newer generation, first turning that into
 // the older one when it is full, and reports whether it did: values larger
-// than a generation are not kept.
+// than a generation are not kept. s is a copy, so that the cache never
+// holds on to a larger string the caller's may be part of.
 func (c *textCache[T]) addLocked(s string, v T) bool {
 	size := c.size(v) + len(s)
 	if size > c.limit/2 {
