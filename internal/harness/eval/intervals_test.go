@@ -55,3 +55,25 @@ func TestBootstrapMacroF1(t *testing.T) {
 		t.Errorf("four times the pairs: width %.3f, want well under %.3f", narrow, wide)
 	}
 }
+
+func TestScoreGivesRecallIntervals(t *testing.T) {
+	t.Parallel()
+	var c Confusion
+	for range 14 {
+		c.Add("SUPPORTS", "SUPPORTS")
+	}
+	for range 155 {
+		c.Add("SUPPORTS", "NOT_ENOUGH_INFO")
+	}
+	c.Add("NOT_ENOUGH_INFO", "NOT_ENOUGH_INFO")
+	s, err := Score(&c, []string{"SUPPORTS", "NOT_ENOUGH_INFO"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Classes[0].RecallInterval, wilson(14, 169); got != want {
+		t.Errorf("SUPPORTS recall interval %v, want %v", got, want)
+	}
+	if got := s.Classes[0].RecallInterval; !(got.Low < s.Classes[0].Recall && s.Classes[0].Recall < got.High) {
+		t.Errorf("recall %.3f outside its interval %v", s.Classes[0].Recall, got)
+	}
+}

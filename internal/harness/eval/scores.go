@@ -17,6 +17,8 @@ type ClassScore struct {
 	Precision float64 `json:"precision"`
 	Recall    float64 `json:"recall"`
 	F1        float64 `json:"f1"`
+	// RecallInterval is the 95 % Wilson score interval of Recall.
+	RecallInterval Interval `json:"recall_interval"`
 }
 
 // Scores summarises a confusion matrix over a fixed list of labels.
@@ -81,6 +83,7 @@ func Score(c *Confusion, labels []string) (Scores, error) {
 		s.Classes[i].Label = l
 		s.Classes[i].Precision = c.Precision(l)
 		s.Classes[i].Recall = c.Recall(l)
+		s.Classes[i].RecallInterval = wilson(s.Matrix[i][i], s.Classes[i].Gold)
 		s.Classes[i].F1 = c.F1(l)
 	}
 	return s, nil
@@ -100,15 +103,16 @@ func (s Scores) MatrixSum() int {
 // WriteMatrix writes the confusion matrix as an aligned table: one row per
 // gold label with its counts per predicted label, its total, precision
 // beside the label's base rate (its share of the gold labels: the precision
-// of predicting it at random), recall and F1, then a line with N, accuracy,
-// macro-F1 and majority rate.
+// of predicting it at random), recall with its 95 % interval and F1, then a
+// line with N, accuracy and macro-F1 with their intervals, and majority
+// rate.
 func (s Scores) WriteMatrix(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "gold \\ predicted\t")
 	for _, l := range s.Labels {
 		fmt.Fprintf(tw, "%s\t", l)
 	}
-	fmt.Fprint(tw, "total\tprecision\tbase rate\trecall\tF1\t\n")
+	fmt.Fprint(tw, "total\tprecision\tbase rate\trecall\trecall 95%\tF1\t\n")
 	for i, l := range s.Labels {
 		fmt.Fprintf(tw, "%s\t", l)
 		for _, k := range s.Matrix[i] {
@@ -119,13 +123,13 @@ func (s Scores) WriteMatrix(w io.Writer) error {
 		if s.N > 0 {
 			base = float64(c.Gold) / float64(s.N)
 		}
-		fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%.3f\t\n", c.Gold, c.Precision, base, c.Recall, c.F1)
+		fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%s\t%.3f\t\n", c.Gold, c.Precision, base, c.Recall, c.RecallInterval, c.F1)
 	}
 	fmt.Fprint(tw, "predicted total\t")
 	for _, c := range s.Classes {
 		fmt.Fprintf(tw, "%d\t", c.Predicted)
 	}
-	fmt.Fprintf(tw, "%d\t\t\t\t\t\n", s.N)
+	fmt.Fprintf(tw, "%d\t\t\t\t\t\t\n", s.N)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -104,8 +104,8 @@ func TestScore(t *testing.T) {
 			}
 			for i, l := range tt.labels {
 				f := strings.Fields(lines[i+1])
-				if len(f) != len(tt.labels)+6 || f[0] != l {
-					t.Errorf("row %d = %q, want %s, its counts, total, precision, base rate, recall, F1", i+1, lines[i+1], l)
+				if len(f) != len(tt.labels)+7 || f[0] != l {
+					t.Errorf("row %d = %q, want %s, its counts, total, precision, base rate, recall, its interval, F1", i+1, lines[i+1], l)
 					continue
 				}
 				if want := fmt.Sprintf("%.3f", float64(s.Classes[i].Gold)/float64(max(s.N, 1))); f[len(tt.labels)+3] != want {
