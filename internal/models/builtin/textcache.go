@@ -16,7 +16,7 @@ import (
 // without it. Safe for concurrent use.
 type textCache[T any] struct {
 	limit int
-	make  func(string) T // what is kept of a text
+	build func(string) T // what is kept of a text
 	size  func(T) int    // its estimated bytes, the text's own aside
 
 	mu       sync.Mutex
@@ -25,8 +25,8 @@ type textCache[T any] struct {
 	made     int // values made (misses)
 }
 
-func newTextCache[T any](limit int, make func(string) T, size func(T) int) *textCache[T] {
-	return &textCache[T]{limit: limit, make: make, size: size}
+func newTextCache[T any](limit int, build func(string) T, size func(T) int) *textCache[T] {
+	return &textCache[T]{limit: limit, build: build, size: size}
 }
 
 // get returns the value of text s, from the cache or made, and whether the
@@ -43,7 +43,7 @@ func (c *textCache[T]) get(s string) (T, bool) {
 	if ok {
 		return v, true
 	}
-	v = c.make(s)
+	v = c.build(s)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.made++
