@@ -89,7 +89,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 	}{
 		"claims": {testLLMModel, false},
 		"nli":    {builtin.LearnedNLIModel, true},
-		"embed":  {builtin.HashEmbedderModel + "+" + models.PassageFormat, true}, // fragments are embedded as passages
+		"embed":  {builtin.EmbedderModel + "+" + models.PassageFormat, true}, // fragments are embedded as passages
 		"rerank": {builtin.BM25RerankerModel, true},
 	}
 	if len(g.Models) != len(wantModels) {
@@ -136,7 +136,7 @@ func TestExportedSpansArePageText(t *testing.T) {
 			t.Errorf("ranked fragment %d text %q, want the version's text %q", r.FragmentID, s.Text, want)
 		}
 	}
-	if m.Notice != modelcard.Banner([]string{builtin.HashEmbedderModel + "+" + models.PassageFormat, builtin.BM25RerankerModel}) || m.Notice == "" {
+	if m.Notice != modelcard.Banner([]string{builtin.EmbedderModel + "+" + models.PassageFormat, builtin.BM25RerankerModel}) || m.Notice == "" {
 		t.Errorf("materials notice %q, want the banner of the built-in embedder and reranker", m.Notice)
 	}
 

@@ -79,7 +79,7 @@ type Config struct {
 	SearchResults int    `envconfig:"SEARCH_RESULTS" default:"10" desc:"result URLs a query target registers as url targets"`
 
 	Embed         Model   `envconfig:"EMBED" desc:"embeddings"`
-	EmbedDim      int     `envconfig:"EMBED_DIM" default:"0" desc:"embedding dimension: builtin uses it (0 = 256); HTTP backends enforce it (0 = learn from the first answer)"`
+	EmbedDim      int     `envconfig:"EMBED_DIM" default:"0" desc:"embedding dimension: builtin uses it (0 = 356: 256 hashed n-grams and 100 of word vectors); HTTP backends enforce it (0 = learn from the first answer)"`
 	NLI           Model   `envconfig:"NLI" desc:"natural language inference"`
 	NLITemp       float64 `envconfig:"NLI_TEMPERATURE" default:"1" desc:"tei NLI calibration: probabilities are raised to 1/T and renormalised (1 = as the model says)"`
 	Rerank        Model   `envconfig:"RERANK" desc:"reranker"`

@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 	if len(want["claims"]) < 2 || countNLI(want) == 0 || len(want["rankings"]) == 0 {
 		t.Fatalf("the reference graph is trivial (%s): the comparison would prove nothing", want.Summary())
 	}
-	hashModel := builtin.NewHashEmbedder(256).Model()
+	embedModel := builtin.EmbedderModel
 	cases := []struct {
 		name   string
 		env    map[string]string
@@ -77,7 +78,7 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 				"EVF_RERANK_BACKEND": "jina", "EVF_RERANK_URL": servers.Jina.URL, "EVF_RERANK_MODEL": "bm25",
 				"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": servers.OpenAI.URL + "/v1", "EVF_LLM_MODEL": "sentences",
 			},
-			rename: map[string]string{"tei:hash": hashModel, "tei:learned": builtin.LearnedNLIModel, "jina:bm25": builtin.BM25RerankerModel},
+			rename: map[string]string{"tei:hash": embedModel, "tei:learned": builtin.LearnedNLIModel, "jina:bm25": builtin.BM25RerankerModel},
 		},
 		{
 			name: "openai-tei",
@@ -87,7 +88,7 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 				"EVF_RERANK_BACKEND": "tei", "EVF_RERANK_URL": servers.TEI.URL, "EVF_RERANK_MODEL": "bm25",
 				"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": servers.OpenAI.URL + "/v1", "EVF_LLM_MODEL": "sentences",
 			},
-			rename: map[string]string{"openai:hash": hashModel, "openai-nli:learned+nli.v1": builtin.LearnedNLIModel, "tei:bm25": builtin.BM25RerankerModel},
+			rename: map[string]string{"openai:hash": embedModel, "openai-nli:learned+nli.v1": builtin.LearnedNLIModel, "tei:bm25": builtin.BM25RerankerModel},
 		},
 	}
 	for _, tc := range cases {
@@ -95,8 +96,8 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 		for k, v := range tc.env {
 			env[k] = v
 		}
-		// The built-in calibrated cosine floor: the served model is the hash embedder.
-		env["EVF_MIN_SIMILARITY"] = "0.05"
+		// The built-in calibrated cosine floor: the served model is the built-in embedder.
+		env["EVF_MIN_SIMILARITY"] = strconv.FormatFloat(builtin.EmbedderMinSimilarity, 'g', -1, 64)
 		got := renameModels(runWorkload(t, tc.name, w, env), tc.rename)
 		if d := diffGraphs(want, got, 10); d != "" {
 			t.Errorf("%s: the graph differs from the built-in run:\n%s", tc.name, d)

@@ -22,6 +22,7 @@ const builtinPrefix = "builtin-"
 // internal/models/builtin.
 const (
 	BuiltinHashEmbedder = builtinPrefix + "hash-ngram-v1"      // builtin.HashEmbedder
+	BuiltinEmbedder     = builtinPrefix + "hash-glove-v1"      // builtin.HybridEmbedder
 	BuiltinLexicalNLI   = builtinPrefix + "lexical-nli-v3"     // builtin.LexicalNLI
 	BuiltinLearnedNLI   = builtinPrefix + "learned-nli-v1"     // builtin.LearnedNLI
 	BuiltinBM25Reranker = builtinPrefix + "bm25-v1"            // builtin.BM25Reranker

@@ -139,7 +139,10 @@ func TestOversizedTextEndsOnceWithTheReason(t *testing.T) {
 		}
 		bad := fixture.Claim(t, f.Tx, task, huge) // written around intake, which refuses it
 		normal = append(normal, fixture.Claim(t, f.Tx, task, "Temperatures in the mountains are rising."))
-		embedder := builtin.NewHashEmbedder(256)
+		embedder, err := builtin.NewHybridEmbedder(0) // the fleet's default
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, p := range []fixture.Page{
 			fixture.PageOf(t, f.Tx, task, "https://glaciers.example.org/retreat",
 				"Glaciers are retreating worldwide because global temperatures are rising.",

@@ -3,6 +3,7 @@ package workers_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -91,7 +93,7 @@ func TestPipelineBuildsAConsistentGraph(t *testing.T) {
 			GROUP BY source_id, target_id HAVING count(*) > 1) d`},
 		{"E-numbers gapless from 1", `SELECT count(*) FROM (SELECT task_id, max(evidence_no) AS m, count(*) AS n FROM claims GROUP BY task_id) x WHERE m <> n`},
 		{"task counter after last E-number", `SELECT count(*) FROM tasks t WHERE next_evidence_no <> 1 + (SELECT COALESCE(max(evidence_no), 0) FROM claims c WHERE c.task_id = t.id)`},
-		{"every fragment embedded", `SELECT count(*) FROM fragments WHERE embedding IS NULL OR length(embedding) <> 4 * 256`},
+		{"every fragment embedded", fmt.Sprintf(`SELECT count(*) FROM fragments WHERE embedding IS NULL OR length(embedding) <> 4 * %d`, builtin.EmbedderDim)},
 		{"page of every version is linked to the task", `SELECT count(*) FROM pages p WHERE NOT EXISTS (SELECT 1 FROM task_pages tp WHERE tp.page_id = p.id)`},
 	}
 	for _, inv := range invariants {

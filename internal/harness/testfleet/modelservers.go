@@ -39,7 +39,7 @@ type ModelServers struct {
 	// for a page text (e.g. add one whose quote is not in the page).
 	EditClaims func(pageText string, claims []models.LLMClaim) []models.LLMClaim
 
-	embedder *builtin.HashEmbedder
+	embedder *builtin.HybridEmbedder
 	nli      *builtin.LearnedNLI
 	reranker *builtin.BM25Reranker
 	llm      *builtin.SentenceLLM
@@ -57,7 +57,11 @@ func StartModelServers(t testing.TB) *ModelServers {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &ModelServers{embedder: builtin.NewHashEmbedder(256), nli: nli,
+	embedder, err := builtin.NewHybridEmbedder(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &ModelServers{embedder: embedder, nli: nli,
 		reranker: builtin.NewBM25Reranker(), llm: builtin.NewSentenceLLM(), calls: map[string]int{}, answers: map[string][][]byte{}, requests: map[string][][]byte{}}
 	oai := http.NewServeMux()
 	oai.HandleFunc("POST /v1/chat/completions", s.chat)
@@ -483,7 +487,7 @@ func (s *ModelServers) chat(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// embeddings answers /v1/embeddings with the hashed n-gram embedder, as
+// embeddings answers /v1/embeddings with the built-in embedder, as
 // floats (or base64 of little-endian float32 when asked for).
 func (s *ModelServers) embeddings(w http.ResponseWriter, r *http.Request) {
 	var req struct {

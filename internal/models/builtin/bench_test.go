@@ -18,26 +18,39 @@ const benchFragment = "According to the latest assessment report, global mean su
 const benchClaim = "Human greenhouse gas emissions did not cause global warming since 1850."
 
 func BenchmarkHashEmbed(b *testing.B) {
-	e := builtin.NewHashEmbedder(builtin.HashEmbedderDim)
-	ctx := context.Background()
-	texts := []string{benchFragment}
-	b.SetBytes(int64(len(benchFragment)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := e.Embed(ctx, texts); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchEmbed(b, builtin.NewHashEmbedder(builtin.HashEmbedderDim), 1)
 }
 
 func BenchmarkHashEmbedBatch64(b *testing.B) {
-	e := builtin.NewHashEmbedder(builtin.HashEmbedderDim)
+	benchEmbed(b, builtin.NewHashEmbedder(builtin.HashEmbedderDim), 64)
+}
+
+// BenchmarkEmbed is the built-in embedder (hashed n-grams and word
+// vectors) on the same text as BenchmarkHashEmbed.
+func BenchmarkEmbed(b *testing.B) {
+	e, err := builtin.NewHybridEmbedder(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEmbed(b, e, 1)
+}
+
+func BenchmarkEmbedBatch64(b *testing.B) {
+	e, err := builtin.NewHybridEmbedder(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEmbed(b, e, 64)
+}
+
+// benchEmbed embeds n copies of benchFragment per call.
+func benchEmbed(b *testing.B, e models.Embedder, n int) {
 	ctx := context.Background()
-	texts := make([]string, 64)
+	texts := make([]string, n)
 	for i := range texts {
 		texts[i] = benchFragment
 	}
-	b.SetBytes(int64(64 * len(benchFragment)))
+	b.SetBytes(int64(n * len(benchFragment)))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := e.Embed(ctx, texts); err != nil {

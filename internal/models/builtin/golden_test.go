@@ -27,10 +27,12 @@ import (
 // change of a model's output must bump its model id and then update the
 // digest.
 const (
-	goldenNLIDigest    = "54144305fb938018088d4fe0b5b007b6cc08a4dc2be9a9f290d163f87f47a6fa"
-	goldenEmbedDigest  = "d944d0bf8a0bb7262b08f3e07ef910ccf9630dfb270540a6f9e560ec1c475b0b"
-	goldenCosineDigest = "f64c8c53b077bb1534983e5097196cf467c8b280cae904f467d7679ec0893e90"
-	goldenBM25Digest   = "4090cb597fb4c757cf589612a5bdb9c9e460593700cf69c42308c3fd8a21e9d6"
+	goldenNLIDigest          = "54144305fb938018088d4fe0b5b007b6cc08a4dc2be9a9f290d163f87f47a6fa"
+	goldenEmbedDigest        = "d944d0bf8a0bb7262b08f3e07ef910ccf9630dfb270540a6f9e560ec1c475b0b"
+	goldenCosineDigest       = "f64c8c53b077bb1534983e5097196cf467c8b280cae904f467d7679ec0893e90"
+	goldenHybridEmbedDigest  = "bb7786cb37c878eddc9f2b3703df7b5520f4aa3531d8e1327137ef152b517469"
+	goldenHybridCosineDigest = "fc7595df05db5ee24dd90c297ba570988abfde7d29b300601f7cd96dffe8051b"
+	goldenBM25Digest         = "4090cb597fb4c757cf589612a5bdb9c9e460593700cf69c42308c3fd8a21e9d6"
 )
 
 // goldenTexts are hand-written inputs that exercise tokeniser corners the
@@ -165,12 +167,31 @@ func goldenEmbedTexts(rows []nliRow) []string {
 // samples and goldenTexts, at the default, a non-power-of-two and a small
 // dimension, and the cosines of each premise with its hypothesis.
 func TestHashEmbedderGoldenDigest(t *testing.T) {
+	embed, cos := embedDigests(t, func(dim int) models.Embedder { return builtin.NewHashEmbedder(dim) }, builtin.HashEmbedderDim, 300, 64)
+	checkDigest(t, "embedding", embed, goldenEmbedDigest)
+	checkDigest(t, "cosine", cos, goldenCosineDigest)
+}
+
+// TestEmbedderGoldenDigest is the same for the built-in embedder (its word
+// vectors, weights and common direction included): a change of any of them
+// needs a new EmbedderModel id.
+func TestEmbedderGoldenDigest(t *testing.T) {
+	embed, cos := embedDigests(t, func(dim int) models.Embedder { return newEmbedder(t, dim) }, builtin.EmbedderDim, 400, 116)
+	checkDigest(t, "embedding", embed, goldenHybridEmbedDigest)
+	checkDigest(t, "cosine", cos, goldenHybridCosineDigest)
+}
+
+// embedDigests returns the SHA-256 of every bit of the embeddings of
+// goldenEmbedTexts at each of dims, and of the cosines of each text with
+// the next; it checks that one text alone gives the same vector.
+func embedDigests(t *testing.T, newEmbedder func(dim int) models.Embedder, dims ...int) (embed, cosine string) {
+	t.Helper()
 	texts := goldenEmbedTexts(goldenRows(t))
 	ctx := context.Background()
 	h := sha256.New()
 	cos := sha256.New()
-	for _, dim := range []int{builtin.HashEmbedderDim, 300, 64} {
-		vs, err := builtin.NewHashEmbedder(dim).Embed(ctx, texts)
+	for _, dim := range dims {
+		vs, err := newEmbedder(dim).Embed(ctx, texts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +207,7 @@ func TestHashEmbedderGoldenDigest(t *testing.T) {
 		}
 		// One text at a time must give the same vectors.
 		for i, text := range texts[:len(goldenTexts)] {
-			one, err := builtin.NewHashEmbedder(dim).Embed(ctx, []string{text})
+			one, err := newEmbedder(dim).Embed(ctx, []string{text})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,8 +218,7 @@ func TestHashEmbedderGoldenDigest(t *testing.T) {
 			}
 		}
 	}
-	checkDigest(t, "embedding", hex.EncodeToString(h.Sum(nil)), goldenEmbedDigest)
-	checkDigest(t, "cosine", hex.EncodeToString(cos.Sum(nil)), goldenCosineDigest)
+	return hex.EncodeToString(h.Sum(nil)), hex.EncodeToString(cos.Sum(nil))
 }
 
 // TestBM25Golden pins every score of BM25Reranker over the samples: each

@@ -31,9 +31,6 @@ type Models struct {
 	MinSimilarity float64
 }
 
-// builtinDim is the dimension of the built-in embedder when EVF_EMBED_DIM is 0.
-const builtinDim = 256
-
 // New builds the configured capabilities.
 func New(cfg config.Config, m *metrics.Metrics) (Models, error) {
 	var out Models
@@ -69,10 +66,8 @@ func NewNLI(cfg config.Config, m *metrics.Metrics) (models.NLI, error) {
 func newEmbedder(mc config.Model, dim int, m *metrics.Metrics) (models.Embedder, float64, error) {
 	switch mc.Backend {
 	case "builtin":
-		if dim == 0 {
-			dim = builtinDim
-		}
-		return builtin.NewHashEmbedder(dim), builtin.HashEmbedderMinSimilarity, nil
+		e, err := builtin.NewHybridEmbedder(dim)
+		return e, builtin.EmbedderMinSimilarity, err
 	case "openai":
 		e, err := oai.NewEmbedder(openAIOptions(mc, "embed", dim, m))
 		return e, NeuralMinSimilarity, err

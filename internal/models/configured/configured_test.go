@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
+
 	"github.com/evidencefleet/evidencefleet/internal/config"
 )
 
@@ -14,9 +16,9 @@ func TestNewSelectsTheConfiguredBackends(t *testing.T) {
 		models [4]string // prefixes of embed, nli, rerank, llm model ids
 		minSim float64
 	}{
-		{"builtin", nil, [4]string{"builtin-hash-ngram", "builtin-learned-nli", "builtin-bm25", "builtin-sentence-claims"}, 0.05},
+		{"builtin", nil, [4]string{"builtin-hash-glove", "builtin-learned-nli", "builtin-bm25", "builtin-sentence-claims"}, builtin.EmbedderMinSimilarity},
 		{"the lexical nli, no URL", map[string]string{"EVF_NLI_BACKEND": "lexical"},
-			[4]string{"builtin-hash-ngram", "builtin-lexical-nli", "builtin-bm25", "builtin-sentence-claims"}, 0.05},
+			[4]string{"builtin-hash-glove", "builtin-lexical-nli", "builtin-bm25", "builtin-sentence-claims"}, builtin.EmbedderMinSimilarity},
 		{"http", map[string]string{
 			"EVF_EMBED_BACKEND": "tei", "EVF_EMBED_URL": "http://tei:80", "EVF_EMBED_MODEL": "bge",
 			"EVF_NLI_BACKEND": "openai", "EVF_NLI_URL": "http://llm/v1", "EVF_NLI_MODEL": "qwen",
