@@ -79,7 +79,7 @@ type Config struct {
 	SearchResults int    `envconfig:"SEARCH_RESULTS" default:"10" desc:"result URLs a query target registers as url targets"`
 
 	Embed         Model   `envconfig:"EMBED" desc:"embeddings"`
-	EmbedDim      int     `envconfig:"EMBED_DIM" default:"0" desc:"embedding dimension: builtin uses it (0 = 356: 256 hashed n-grams and 100 of word vectors); HTTP backends enforce it (0 = learn from the first answer)"`
+	EmbedDim      int     `envconfig:"EMBED_DIM" default:"0" desc:"embedding dimension: builtin uses it (0 = 356: 256 hashed n-grams and 100 of word vectors), hash too (0 = 256); HTTP backends enforce it (0 = learn from the first answer)"`
 	NLI           Model   `envconfig:"NLI" desc:"natural language inference"`
 	NLITemp       float64 `envconfig:"NLI_TEMPERATURE" default:"1" desc:"tei NLI calibration: probabilities are raised to 1/T and renormalised (1 = as the model says)"`
 	Rerank        Model   `envconfig:"RERANK" desc:"reranker"`
@@ -146,7 +146,7 @@ func LoadBelief() (belief.Params, error) {
 // Model configures one model capability (embed, nli, rerank, llm); its
 // variables are EVF_<CAPABILITY>_<NAME>, e.g. EVF_NLI_BACKEND=tei.
 type Model struct {
-	Backend         string        `envconfig:"BACKEND" default:"builtin" desc:"builtin | lexical | openai | tei | jina (embed: builtin, openai, tei; nli: builtin (the learned built-in), lexical (the previous, hand-fitted one), tei, openai; rerank: builtin, tei, jina; llm: builtin, openai)"`
+	Backend         string        `envconfig:"BACKEND" default:"builtin" desc:"builtin | hash | lexical | openai | tei | jina (embed: builtin, hash (the previous built-in, hashed n-grams only), openai, tei; nli: builtin (the learned built-in), lexical (the previous, hand-fitted one), tei, openai; rerank: builtin, tei, jina; llm: builtin, openai)"`
 	URL             string        `envconfig:"URL" desc:"base URL of the model server (openai: including /v1, e.g. http://localhost:11434/v1)"`
 	ModelName       string        `envconfig:"MODEL" desc:"model name sent to the server and stored with results"`
 	APIKey          string        `envconfig:"API_KEY" desc:"bearer token, if the server wants one"`
@@ -163,7 +163,7 @@ var (
 	defaultBatch   = map[string]int{"embed": 64, "nli": 32, "rerank": 32, "llm": 1}
 	defaultTimeout = map[string]time.Duration{"embed": 30 * time.Second, "nli": 30 * time.Second, "rerank": 30 * time.Second, "llm": 120 * time.Second}
 	allowedBackend = map[string][]string{
-		"embed":  {"builtin", "openai", "tei"},
+		"embed":  {"builtin", "hash", "openai", "tei"},
 		"nli":    {"builtin", "lexical", "tei", "openai"},
 		"rerank": {"builtin", "tei", "jina"},
 		"llm":    {"builtin", "openai"},
@@ -205,7 +205,7 @@ func (c Config) validate() error {
 		if !slices.Contains(allowedBackend[name], m.Backend) {
 			return fmt.Errorf("config: %sBACKEND=%q is not a %s backend (want one of %s)", env, m.Backend, name, strings.Join(allowedBackend[name], ", "))
 		}
-		if m.Backend == "builtin" || m.Backend == "lexical" {
+		if m.Backend == "builtin" || m.Backend == "lexical" || m.Backend == "hash" {
 			continue // in process: no URL
 		}
 		if m.URL == "" {

@@ -68,6 +68,8 @@ func newEmbedder(mc config.Model, dim int, m *metrics.Metrics) (models.Embedder,
 	case "builtin":
 		e, err := builtin.NewHybridEmbedder(dim)
 		return e, builtin.EmbedderMinSimilarity, err
+	case "hash":
+		return builtin.NewHashEmbedder(dim), builtin.HashEmbedderMinSimilarity, nil
 	case "openai":
 		e, err := oai.NewEmbedder(openAIOptions(mc, "embed", dim, m))
 		return e, NeuralMinSimilarity, err
