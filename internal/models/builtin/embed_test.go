@@ -43,17 +43,23 @@ func TestHashEmbedderModelAndDim(t *testing.T) {
 		{300, 300, "builtin-hash-ngram-v1-d300"}, // not a power of two
 	}
 	for _, tt := range tests {
-		e := builtin.NewHashEmbedder(tt.dim)
-		if e.Dim() != tt.wantDim || e.Model() != tt.wantModel {
-			t.Errorf("NewHashEmbedder(%d): Dim %d Model %q, want %d %q", tt.dim, e.Dim(), e.Model(), tt.wantDim, tt.wantModel)
-		}
-		v := embedOne(t, e, "Global temperatures rose by 1.1 °C since 1900.")
-		if len(v) != tt.wantDim {
-			t.Errorf("dim %d: len %d", tt.dim, len(v))
-		}
-		if n := l2(v); math.Abs(n-1) > 1e-5 {
-			t.Errorf("dim %d: norm %v, want 1", tt.dim, n)
-		}
+		checkModelAndDim(t, builtin.NewHashEmbedder(tt.dim), tt.dim, tt.wantDim, tt.wantModel)
+	}
+}
+
+// checkModelAndDim checks the model id and vector length of e, made with
+// dimension dim, and that it embeds a text as a unit vector.
+func checkModelAndDim(t *testing.T, e models.Embedder, dim, wantDim int, wantModel string) {
+	t.Helper()
+	if e.Dim() != wantDim || e.Model() != wantModel {
+		t.Errorf("dimension %d: Dim %d Model %q, want %d %q", dim, e.Dim(), e.Model(), wantDim, wantModel)
+	}
+	v := embedOne(t, e, "Global temperatures rose by 1.1 °C since 1900.")
+	if len(v) != wantDim {
+		t.Errorf("dimension %d: len %d", dim, len(v))
+	}
+	if n := l2(v); math.Abs(n-1) > 1e-5 {
+		t.Errorf("dimension %d: norm %v, want 1", dim, n)
 	}
 }
 

@@ -32,17 +32,7 @@ func TestEmbedderModelAndDim(t *testing.T) {
 		{116, 116, "builtin-hash-glove-v1-d116"},
 	}
 	for _, tt := range tests {
-		e := newEmbedder(t, tt.dim)
-		if e.Dim() != tt.wantDim || e.Model() != tt.wantModel {
-			t.Errorf("NewHybridEmbedder(%d): Dim %d Model %q, want %d %q", tt.dim, e.Dim(), e.Model(), tt.wantDim, tt.wantModel)
-		}
-		v := embedOne(t, e, "Global temperatures rose by 1.1 °C since 1900.")
-		if len(v) != tt.wantDim {
-			t.Errorf("dim %d: len %d", tt.dim, len(v))
-		}
-		if n := l2(v); math.Abs(n-1) > 1e-5 {
-			t.Errorf("dim %d: norm %v, want 1", tt.dim, n)
-		}
+		checkModelAndDim(t, newEmbedder(t, tt.dim), tt.dim, tt.wantDim, tt.wantModel)
 	}
 	for _, dim := range []int{115, 64, -1} {
 		if _, err := builtin.NewHybridEmbedder(dim); err == nil {
