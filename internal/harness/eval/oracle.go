@@ -44,12 +44,35 @@ func claimsReached(pairs []GoldPair, reached func(i int) bool) int {
 	return len(seen)
 }
 
+// Reach is how many of some gold pairs reached the judge.
+type Reach struct {
+	Judged int `json:"judged"`
+	Of     int `json:"of"`
+}
+
+// reachedByLabel counts, per gold label, the pairs and those for which
+// reached(i) is true: whether the evidence that decides verdicts
+// (supports, refutes) reaches the judge as often as the rest.
+func reachedByLabel(pairs []GoldPair, reached func(i int) bool) map[string]Reach {
+	out := map[string]Reach{}
+	for i, p := range pairs {
+		r := out[p.Gold]
+		r.Of++
+		if reached(i) {
+			r.Judged++
+		}
+		out[p.Gold] = r
+	}
+	return out
+}
+
 // scoreRetrieval fills res's retrieval figures and perfect-judge verdicts
 // from the gold pairs and which of them the fleet judged.
 func scoreRetrieval(records []corpus.Record, pairs []GoldPair, judged []bool, res *FleetResult) error {
 	all := func(int) bool { return true }
 	reached := func(i int) bool { return judged[i] }
 	res.ClaimsWithGold, res.ClaimsJudged = claimsReached(pairs, all), claimsReached(pairs, reached)
+	res.JudgedByLabel = reachedByLabel(pairs, reached)
 	var err error
 	if res.OracleJudged, err = OracleScores(records, pairs, reached); err != nil {
 		return err

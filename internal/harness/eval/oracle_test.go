@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
@@ -41,5 +42,10 @@ func TestOracleScoresUsesOnlyThePairsThatReachTheJudge(t *testing.T) {
 	}
 	if n := claimsReached(pairs, func(i int) bool { return i < 3 }); n != 2 {
 		t.Errorf("claimsReached = %d, want 2", n)
+	}
+	by := reachedByLabel(pairs, func(i int) bool { return i < 3 })
+	want := map[string]Reach{models.Supports: {Judged: 2, Of: 3}, models.Refutes: {Judged: 1, Of: 4}, models.Neutral: {Judged: 0, Of: 1}}
+	if !reflect.DeepEqual(by, want) {
+		t.Errorf("reachedByLabel = %v, want %v", by, want)
 	}
 }

@@ -110,6 +110,15 @@ func writeFleet(w io.Writer, cf *FleetResult) {
 	fmt.Fprintln(w, "\nRetrieval against judgement: the same claims' verdicts from a perfect judge (each gold pair that reaches it counts with its gold label at confidence 1, through the fleet's posterior and verdict rule).")
 	fmt.Fprintf(w, "retrieval: %d of %d gold pairs reach the judge (%.1f%%); %d of %d claims with gold pairs have one judged (%.1f%%)\n",
 		cf.Judged, cf.GoldPairs, pct(cf.Judged, cf.GoldPairs), cf.ClaimsJudged, cf.ClaimsWithGold, pct(cf.ClaimsJudged, cf.ClaimsWithGold))
+	if len(cf.JudgedByLabel) > 0 {
+		var parts []string
+		for _, l := range NLILabels {
+			if r, ok := cf.JudgedByLabel[l]; ok {
+				parts = append(parts, fmt.Sprintf("%s %d of %d (%.1f%%)", l, r.Judged, r.Of, pct(r.Judged, r.Of)))
+			}
+		}
+		fmt.Fprintf(w, "gold pairs reaching the judge by gold label: %s\n", strings.Join(parts, ", "))
+	}
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "judge\tpairs judged\tverdict accuracy\tmacro-F1\t\n")
 	fmt.Fprintf(tw, "the model\tthe fleet's\t%.3f\t%.3f\t\n", cf.ClaimScores.Accuracy, cf.ClaimScores.MacroF1)

@@ -147,10 +147,12 @@ type FleetResult struct {
 	// Retrieval against judgement (see oracle.go): the claims with a gold
 	// pair, and with one the fleet judged; the verdicts of a perfect judge
 	// on the judged gold pairs (the fleet's retrieval) and on all of them.
-	ClaimsWithGold int    `json:"claims_with_gold_pairs"`
-	ClaimsJudged   int    `json:"claims_with_a_judged_gold_pair"`
-	OracleJudged   Scores `json:"oracle_judge_on_judged_pairs"`
-	OracleAll      Scores `json:"oracle_judge_on_all_gold_pairs"`
+	ClaimsWithGold int `json:"claims_with_gold_pairs"`
+	ClaimsJudged   int `json:"claims_with_a_judged_gold_pair"`
+	// JudgedByLabel is Judged per gold label (models.Supports, …).
+	JudgedByLabel map[string]Reach `json:"judged_by_gold_label"`
+	OracleJudged  Scores           `json:"oracle_judge_on_judged_pairs"`
+	OracleAll     Scores           `json:"oracle_judge_on_all_gold_pairs"`
 
 	// Retrieval is what the fleet reached of the gold evidence articles
 	// and what it spent (openmode.go).
