@@ -113,3 +113,60 @@ func TopK(scores []float64, k int, min float64) []int {
 	})
 	return h
 }
+
+// Quantize appends v rounded to int8 components at the scale max|v|/127
+// to dst and returns the extended slice and the Euclidean norm of the
+// appended components: a quarter of v's float32 size, which is what
+// verify_nli's recall keeps of each fragment's embedding
+// (internal/taskindex) and compares claims with by CosineQuantized on both
+// recall paths, so that they rank alike. A vector with a NaN, an Inf or no
+// non-zero component quantizes to zeros (norm 0).
+func Quantize(dst []int8, v []float32) ([]int8, float32) {
+	var m float64
+	for _, x := range v {
+		a := math.Abs(float64(x))
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			m = 0
+			break
+		}
+		m = max(m, a)
+	}
+	var ss float64
+	for _, x := range v {
+		var q int8
+		if m > 0 {
+			q = int8(math.Round(float64(x) * 127 / m))
+		}
+		dst = append(dst, q)
+		ss += float64(q) * float64(q)
+	}
+	return dst, float32(math.Sqrt(ss))
+}
+
+// CosineQuantized is Cosine of a and the vector that Quantize rounded to q
+// (of norm qNorm), up to the rounding: the scale cancels out. It is 0 for
+// a zero or mismatched vector.
+func CosineQuantized(a []float32, q []int8, qNorm float32) float64 {
+	if len(a) != len(q) || len(a) == 0 || qNorm == 0 {
+		return 0
+	}
+	var dot, na float64
+	for i, x := range a {
+		fx := float64(x)
+		dot += fx * float64(q[i])
+		na += fx * fx
+	}
+	if na == 0 {
+		return 0
+	}
+	c := dot / (math.Sqrt(na) * float64(qNorm))
+	switch {
+	case math.IsNaN(c):
+		return 0
+	case c > 1:
+		return 1
+	case c < -1:
+		return -1
+	}
+	return c
+}

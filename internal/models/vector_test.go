@@ -149,3 +149,53 @@ func BenchmarkTopK(b *testing.B) {
 		models.TopK(scores, 30, builtin.HashEmbedderMinSimilarity)
 	}
 }
+
+// TestCosineQuantized: the int8 copy of an embedding gives nearly the
+// cosine of the original, whatever its scale, and nothing for a vector
+// with no usable component.
+func TestCosineQuantized(t *testing.T) {
+	t.Parallel()
+	e, err := builtin.NewHybridEmbedder(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{benchFragment, "Global warming is driving polar bears toward extinction.",
+		"Sea ice in the Arctic is melting.", "The violinist performed a sonata.", "2019 1.5 CO2"}
+	vecs, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worst float64
+	for _, a := range vecs {
+		for _, b := range vecs {
+			q, norm := models.Quantize(nil, b)
+			worst = max(worst, math.Abs(models.CosineQuantized(a, q, norm)-models.Cosine(a, b)))
+			scaled := make([]float32, len(b))
+			for i, x := range b {
+				scaled[i] = 3.5 * x
+			}
+			q2, norm2 := models.Quantize(nil, scaled)
+			for i := range q {
+				if q[i] != q2[i] || norm != norm2 {
+					t.Fatalf("quantizing 3.5 times a vector gave another int8 vector")
+				}
+			}
+		}
+	}
+	if worst > 0.005 {
+		t.Errorf("largest difference from the float cosine %.4f, want ≤ 0.005", worst)
+	}
+	for _, bad := range [][]float32{{0, 0, 0}, {1, float32(math.NaN()), 0}, {float32(math.Inf(1)), 1, 1}} {
+		q, norm := models.Quantize(nil, bad)
+		if norm != 0 || models.CosineQuantized([]float32{1, 1, 1}, q, norm) != 0 {
+			t.Errorf("Quantize(%v) = %v, norm %v: want zeros", bad, q, norm)
+		}
+	}
+	if c := models.CosineQuantized([]float32{1, 0}, []int8{1, 0, 0}, 1); c != 0 {
+		t.Errorf("mismatched lengths: %v, want 0", c)
+	}
+	dst, _ := models.Quantize([]int8{7}, []float32{1, -1})
+	if len(dst) != 3 || dst[0] != 7 || dst[1] != 127 || dst[2] != -127 {
+		t.Errorf("Quantize appends: %v, want [7 127 -127]", dst)
+	}
+}

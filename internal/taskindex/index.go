@@ -48,7 +48,8 @@ type Index struct {
 	ids      []int64
 	domains  []int32 // index into domainNames
 	norm     []float32
-	vecs     []float32 // dim floats per doc, concatenated
+	vecs     []int8    // dim components per doc, concatenated (models.Quantize)
+	vecNorms []float32 // each doc's quantized norm
 	dim      int
 	terms    map[string]int32
 	postings [][]posting
@@ -121,7 +122,8 @@ func (b *Builder) add(id int64, domain []byte, vec []float32, lexemes func(func(
 	ix := b.ix
 	if len(ix.ids) == 0 {
 		ix.dim = len(vec)
-		ix.vecs = make([]float32, 0, ix.dim*cap(ix.ids))
+		ix.vecs = make([]int8, 0, ix.dim*cap(ix.ids))
+		ix.vecNorms = make([]float32, 0, cap(ix.ids))
 	}
 	if len(vec) != ix.dim {
 		return fmt.Errorf("taskindex: fragment %d has an embedding of dimension %d, want %d", id, len(vec), ix.dim)
@@ -157,7 +159,9 @@ func (b *Builder) add(id int64, domain []byte, vec []float32, lexemes func(func(
 	}
 	ix.ids = append(ix.ids, id)
 	ix.domains = append(ix.domains, dom)
-	ix.vecs = append(ix.vecs, vec...)
+	var norm float32
+	ix.vecs, norm = models.Quantize(ix.vecs, vec)
+	ix.vecNorms = append(ix.vecNorms, norm)
 	b.lengths = append(b.lengths, length)
 	b.total += length
 	return nil
@@ -187,7 +191,7 @@ func (b *Builder) Finish() *Index {
 	for lex := range ix.terms {
 		termBytes += int64(len(lex)) + 48 // string header, map slot, postings header
 	}
-	ix.bytes = int64(cap(ix.ids))*(8+4+4+4) + int64(cap(ix.vecs))*4 + postingBytes + termBytes
+	ix.bytes = int64(cap(ix.ids))*(8+4+4+4+4) + int64(cap(ix.vecs)) + postingBytes + termBytes
 	b.ix = nil
 	return ix
 }
@@ -267,7 +271,7 @@ func (ix *Index) Candidates(q Query, limit int) []evidence.Candidate {
 	for i := len(top) - 1; i >= 0; i-- {
 		h := heap.Pop((*minHeap)(&top)).(scored)
 		out[i] = evidence.Candidate{FragmentID: h.id, Domain: ix.domainNames[ix.domains[h.doc]], Lexical: h.score,
-			Similarity: models.Cosine(q.Vec, ix.vecs[int(h.doc)*ix.dim:(int(h.doc)+1)*ix.dim])}
+			Similarity: models.CosineQuantized(q.Vec, ix.vecs[int(h.doc)*ix.dim:(int(h.doc)+1)*ix.dim], ix.vecNorms[h.doc])}
 	}
 	s.top = top[:0]
 	return out

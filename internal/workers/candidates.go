@@ -33,7 +33,8 @@ type Recaller struct {
 }
 
 // indexBytesPerFragment estimates a task index's memory per fragment beside
-// its embedding (ids, postings, lexemes); taskindex.Index.Bytes is exact.
+// its embedding's byte a dimension (ids, postings, lexemes);
+// taskindex.Index.Bytes is exact.
 const indexBytesPerFragment = 256
 
 // Candidates is stages 1 and 2 of ARCHITECTURE.md §5.2 for claims of one task: the
@@ -49,7 +50,7 @@ const indexBytesPerFragment = 256
 // full-text search ranks by ts_rank through the graph-wide GIN index.
 func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.TaskVerifyStateRow, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
 	model := models.PassageModel(d.Embedder)
-	est := state.Fragments * int64(indexBytesPerFragment+4*d.Embedder.Dim())
+	est := state.Fragments * int64(indexBytesPerFragment+d.Embedder.Dim())
 	if d.TaskIndex.Fits(est) {
 		key := taskindex.Key{TaskID: taskID, WorkVersion: state.WorkVersion, Fragments: state.Fragments,
 			NotEmbedded: state.NotEmbedded, Model: model}
@@ -108,15 +109,19 @@ func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []Rec
 	}
 	type fragment struct {
 		domain string
-		vec    []float32
+		vec    []int8 // quantized as the in-memory index keeps it
+		norm   float32
 	}
 	frags := make(map[int64]fragment, len(details))
+	var buf []float32
 	for _, f := range details {
-		vec, err := store.DecodeVector(f.Embedding, nil)
+		vec, err := store.DecodeVector(f.Embedding, buf)
 		if err != nil {
 			return nil, fmt.Errorf("fragment %d: %w", f.ID, err)
 		}
-		frags[f.ID] = fragment{domain: ident.Site(f.Domain), vec: vec}
+		buf = vec
+		q, norm := models.Quantize(nil, vec)
+		frags[f.ID] = fragment{domain: ident.Site(f.Domain), vec: q, norm: norm}
 	}
 	for _, c := range claims {
 		rs := recalled[c.ID]
@@ -124,7 +129,7 @@ func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []Rec
 		for _, r := range rs {
 			if f, ok := frags[r.ID]; ok {
 				cands = append(cands, evidence.Candidate{FragmentID: r.ID, Domain: f.domain,
-					Similarity: models.Cosine(c.Vec, f.vec), Lexical: r.Rank})
+					Similarity: models.CosineQuantized(c.Vec, f.vec, f.norm), Lexical: r.Rank})
 			}
 		}
 		out[c.ID] = cands
