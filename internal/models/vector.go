@@ -122,25 +122,31 @@ func TopK(scores []float64, k int, min float64) []int {
 // recall paths, so that they rank alike. A vector with a NaN, an Inf or no
 // non-zero component quantizes to zeros (norm 0).
 func Quantize(dst []int8, v []float32) ([]int8, float32) {
-	var m float64
+	var lo, hi float32
 	for _, x := range v {
-		a := math.Abs(float64(x))
-		if math.IsNaN(a) || math.IsInf(a, 0) {
-			m = 0
-			break
-		}
-		m = max(m, a)
+		lo, hi = min(lo, x), max(hi, x) // min and max keep a NaN
 	}
-	var ss float64
-	for _, x := range v {
+	m := max(hi, -lo)
+	var inv float32
+	if m > 0 && m <= math.MaxFloat32 { // not NaN, not ±Inf
+		inv = 127 / m
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, len(v))[:n+len(v)]
+	out := dst[n:]
+	var ss int32
+	for i, x := range v {
+		f := x * inv // in [-127, 127], rounded half away from zero
 		var q int8
-		if m > 0 {
-			q = int8(math.Round(float64(x) * 127 / m))
+		if f >= 0 {
+			q = int8(f + 0.5)
+		} else {
+			q = int8(f - 0.5)
 		}
-		dst = append(dst, q)
-		ss += float64(q) * float64(q)
+		out[i] = q
+		ss += int32(q) * int32(q)
 	}
-	return dst, float32(math.Sqrt(ss))
+	return dst, float32(math.Sqrt(float64(ss)))
 }
 
 // CosineQuantized is Cosine of a and the vector that Quantize rounded to q
