@@ -84,9 +84,6 @@ func (v *Vectors) AddRow(dst []float32, r int, weight float32) {
 	}
 }
 
-// VectorDim returns the vectors' dimension.
-func (v *Vectors) VectorDim() int { return v.Dim }
-
 // Len is the number of words.
 func (v *Vectors) Len() int { return len(v.row) }
 

@@ -31,6 +31,17 @@ func TestVectorsRoundTrip(t *testing.T) {
 			t.Fatalf("ice[%d] = %v, want %v (the unit vector, within a quantization step)", i, x, want)
 		}
 	}
+	if v.Rank("ice") != 0 || v.RankBytes([]byte("melt")) != 1 || v.Rank("snow") != -1 || v.Word(1) != "melt" {
+		t.Errorf("ranks ice %d melt %d snow %d, word 1 %q: want 0, 1, -1, melt", v.Rank("ice"), v.RankBytes([]byte("melt")), v.Rank("snow"), v.Word(1))
+	}
+	sum := make([]float32, VectorDim)
+	v.AddRow(sum, 0, 2)
+	v.AddRow(sum, 0, -1)
+	for i, x := range v.Lookup("ice") {
+		if math.Abs(float64(sum[i]-x)) > 1e-6 {
+			t.Fatalf("2·ice − ice [%d] = %v, want %v", i, sum[i], x)
+		}
+	}
 	if _, err := DecodeVectors(data[:len(data)-1]); err == nil {
 		t.Error("a truncated file decoded")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/models"
@@ -65,7 +66,7 @@ func NewHybridEmbedder(dim int) (*HybridEmbedder, error) {
 	if dim < wordvec.VectorDim+16 {
 		return nil, fmt.Errorf("builtin embedder: dimension %d, want at least %d (%d of it word vectors)", dim, wordvec.VectorDim+16, wordvec.VectorDim)
 	}
-	vecs, err := wordvec.Default()
+	t, err := wordTables()
 	if err != nil {
 		return nil, fmt.Errorf("builtin embedder: %w", err)
 	}
@@ -73,14 +74,30 @@ func NewHybridEmbedder(dim int) (*HybridEmbedder, error) {
 	if dim != EmbedderDim {
 		m += "-d" + strconv.Itoa(dim)
 	}
+	return &HybridEmbedder{hash: NewHashEmbedder(dim - wordvec.VectorDim), vecs: t.vecs,
+		weight: t.weight, common: t.common, dim: dim, model: m}, nil
+}
+
+// wordTables are the word vectors and what the embedder derives from
+// them, made once per process and shared by every HybridEmbedder.
+var wordTables = sync.OnceValues(func() (tables, error) {
+	vecs, err := wordvec.Default()
+	if err != nil {
+		return tables{}, err
+	}
 	weight := sifWeights(vecs.Len())
 	for r := range weight {
 		if stopwords.Is(vecs.Word(r)) {
 			weight[r] = 0 // left out of the mean
 		}
 	}
-	return &HybridEmbedder{hash: NewHashEmbedder(dim - wordvec.VectorDim), vecs: vecs,
-		weight: weight, common: commonDirection(vecs), dim: dim, model: m}, nil
+	return tables{vecs: vecs, weight: weight, common: commonDirection(vecs)}, nil
+})
+
+type tables struct {
+	vecs   *wordvec.Vectors
+	weight []float32
+	common []float32
 }
 
 // sifWeights returns the smooth inverse frequency weight of each of n
@@ -101,7 +118,7 @@ func sifWeights(n int) []float32 {
 // commonDirection is the unit vector of the Zipf-weighted mean of all word
 // vectors: the direction the means of all texts share.
 func commonDirection(vecs *wordvec.Vectors) []float32 {
-	c := make([]float32, vecs.VectorDim())
+	c := make([]float32, vecs.Dim)
 	for r := range vecs.Len() {
 		vecs.AddRow(c, r, float32(1/float64(r+sifRankOffset)))
 	}
