@@ -87,6 +87,14 @@ func TestRunEndToEnd(t *testing.T) {
 	if !(cf.Judged <= cf.Located && cf.Located <= cf.GoldPairs && cf.Straddling <= cf.Located) {
 		t.Errorf("coverage out of bounds: judged %d, located %d (straddling %d), gold %d", cf.Judged, cf.Located, cf.Straddling, cf.GoldPairs)
 	}
+	var byLabel Reach
+	for _, r := range cf.JudgedByLabel {
+		byLabel.Judged += r.Judged
+		byLabel.Of += r.Of
+	}
+	if byLabel.Judged != cf.Judged || byLabel.Of != cf.GoldPairs {
+		t.Errorf("judged by gold label %+v, want %d of %d in all", cf.JudgedByLabel, cf.Judged, cf.GoldPairs)
+	}
 	if cf.PairScores.N != cf.Judged || cf.PairScores.MatrixSum() != cf.Judged {
 		t.Errorf("pair N %d, matrix sum %d, want judged %d", cf.PairScores.N, cf.PairScores.MatrixSum(), cf.Judged)
 	}
