@@ -127,24 +127,21 @@ func Quantize(dst []int8, v []float32) ([]int8, float32) {
 		lo, hi = min(lo, x), max(hi, x) // min and max keep a NaN
 	}
 	m := max(hi, -lo)
-	var inv float32
-	if m > 0 && m <= math.MaxFloat32 { // not NaN, not ±Inf
-		inv = 127 / m
-	}
 	n := len(dst)
 	dst = slices.Grow(dst, len(v))[:n+len(v)]
 	out := dst[n:]
+	if !(m > 0 && m <= math.MaxFloat32) { // zero, NaN or ±Inf
+		clear(out)
+		return dst, 0
+	}
+	inv := 127 / m
 	var ss int32
 	for i, x := range v {
-		f := x * inv // in [-127, 127], rounded half away from zero
-		var q int8
-		if f >= 0 {
-			q = int8(f + 0.5)
-		} else {
-			q = int8(f - 0.5)
-		}
-		out[i] = q
-		ss += int32(q) * int32(q)
+		// x·inv is in [-127, 127]; shifted to be positive, truncation
+		// rounds it (halves up) without a branch on its sign
+		q := int32(x*inv+128.5) - 128
+		out[i] = int8(q)
+		ss += q * q
 	}
 	return dst, float32(math.Sqrt(float64(ss)))
 }
