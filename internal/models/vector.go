@@ -25,7 +25,12 @@ func Cosine(a, b []float32) float64 {
 	if na == 0 || nb == 0 {
 		return 0
 	}
-	c := dot / math.Sqrt(na*nb)
+	return clampCosine(dot / math.Sqrt(na*nb))
+}
+
+// clampCosine returns c within [-1, 1] (rounding can step past them), and
+// 0 for NaN (a NaN or Inf among the inputs).
+func clampCosine(c float64) float64 {
 	switch {
 	case math.IsNaN(c):
 		return 0
@@ -162,14 +167,5 @@ func CosineQuantized(a []float32, q []int8, qNorm float32) float64 {
 	if na == 0 {
 		return 0
 	}
-	c := dot / (math.Sqrt(na) * float64(qNorm))
-	switch {
-	case math.IsNaN(c):
-		return 0
-	case c > 1:
-		return 1
-	case c < -1:
-		return -1
-	}
-	return c
+	return clampCosine(dot / (math.Sqrt(na) * float64(qNorm)))
 }
