@@ -111,11 +111,7 @@ func (e *HashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	}
 	out := make([][]float32, len(texts))
 	backing := make([]float32, len(texts)*e.dim)
-	st := embedState{acc: make([]float64, e.dim), dim: uint64(e.dim)}
-	if e.dim&(e.dim-1) == 0 {
-		st.mask = uint64(e.dim - 1)
-		st.pow2 = true
-	}
+	st := e.newState()
 	for i, t := range texts {
 		if i&63 == 63 {
 			if err := ctx.Err(); err != nil {
@@ -127,6 +123,16 @@ func (e *HashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 		out[i] = v
 	}
 	return out, nil
+}
+
+// newState returns the scratch state of one Embed call.
+func (e *HashEmbedder) newState() *embedState {
+	st := &embedState{acc: make([]float64, e.dim), dim: uint64(e.dim)}
+	if e.dim&(e.dim-1) == 0 {
+		st.mask = uint64(e.dim - 1)
+		st.pow2 = true
+	}
+	return st
 }
 
 // embedState holds the per-call scratch buffers of Embed and the state of

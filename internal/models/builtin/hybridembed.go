@@ -138,11 +138,11 @@ func (e *HybridEmbedder) Dim() int { return e.dim }
 // Embed returns one unit vector (or the zero vector for a text without
 // words) per text. It fails only when ctx is done.
 func (e *HybridEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	hashed, err := e.hash.Embed(ctx, texts)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	hd := e.hash.Dim()
+	st := e.hash.newState() // the hashed part is written in place
 	out := make([][]float32, len(texts))
 	backing := make([]float32, len(texts)*e.dim)
 	for i, t := range texts {
@@ -152,7 +152,7 @@ func (e *HybridEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 			}
 		}
 		v := backing[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
-		copy(v, hashed[i])
+		st.embed(t, v[:hd])
 		e.meanVector(t, v[hd:])
 		normalizeParts(v[:hd], v[hd:])
 		out[i] = v
