@@ -32,11 +32,21 @@ const (
 type Pair struct{ Premise, Hypothesis string }
 
 // Judgement is one NLI output: Label is Supports/Refutes/Neutral, Confidence
-// in [0,1] (the top-class probability).
+// in [0,1] (the top-class probability). Distribution is the whole of it when
+// the model gives one (a cross-encoder, the built-ins); a model that answers
+// with its top label alone (an LLM) leaves it zero.
 type Judgement struct {
-	Label      string
-	Confidence float64
+	Label        string
+	Confidence   float64
+	Distribution Distribution
 }
+
+// Distribution is a judgement's probability of each relation.
+type Distribution struct{ Supports, Refutes, Neutral float64 }
+
+// Known reports whether the model gave the distribution (the zero value is
+// not one).
+func (d Distribution) Known() bool { return d.Supports+d.Refutes+d.Neutral > 0 }
 
 // Embedder turns texts into L2-normalised vectors of Dim() floats.
 type Embedder interface {

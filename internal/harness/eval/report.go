@@ -28,14 +28,18 @@ func WriteText(w io.Writer, r *Report) error {
 	if len(r.NLI) > 0 {
 		fmt.Fprintf(ew, "\n== NLI pairs: model %s ==\n", r.NLI[0].Model)
 		tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprint(tw, "file\tN\taccuracy\t95% interval\tmacro-F1\tmajority-class rate\tcalibration error (ECE)\tpairs/s\t\n")
+		fmt.Fprint(tw, "file\tN\taccuracy\t95% interval\tmacro-F1\tmajority-class rate\tcalibration error (ECE)\tAUC supports / refutes vs neutral\tpairs/s\t\n")
 		for _, f := range r.NLI {
 			s := f.Scores
 			ece := 0.0
 			if s.Calibration != nil {
 				ece = s.Calibration.ECE
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%s\t%.3f\t%.3f\t%.3f\t%.0f\t\n", f.File, s.N, s.Accuracy, s.AccuracyInterval, s.MacroF1, s.MajorityRate, ece, f.PairsPerSecond)
+			auc := "—"
+			if s.Separation != nil {
+				auc = fmt.Sprintf("%.3f / %.3f", s.Separation.Supports.Value, s.Separation.Refutes.Value)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%s\t%.3f\t%.3f\t%.3f\t%s\t%.0f\t\n", f.File, s.N, s.Accuracy, s.AccuracyInterval, s.MacroF1, s.MajorityRate, ece, auc, f.PairsPerSecond)
 		}
 		_ = tw.Flush()
 		writeReliability(ew, r.NLI)
@@ -55,12 +59,26 @@ func WriteText(w io.Writer, r *Report) error {
 	if s := r.ClimateFeverSentences; s != nil {
 		fmt.Fprintln(ew, "\nThe same model on every gold pair alone, no fleet between (the evidence sentence is the premise, the claim the hypothesis; raw labels):")
 		_ = s.WriteMatrix(ew)
+		writeSeparation(ew, s.Separation)
 	}
 	if r.ClimateFever != nil && r.ClimateFeverOpen != nil {
 		writeModes(ew, r.ClimateFever, r.ClimateFeverOpen, r.ClimateFeverSelfDirected)
 	}
 	fmt.Fprintf(ew, "\ntotal time %.1fs\n", r.TotalSeconds)
 	return ew.err
+}
+
+// writeSeparation writes how well the judge ranks each decisive relation's
+// gold pairs above the neutral ones, or that the model gives no
+// distribution to rank by.
+func writeSeparation(w io.Writer, s *Separation) {
+	if s == nil {
+		fmt.Fprintln(w, "ranking: — (the model gives its top label only, or a relation has no gold pair)")
+		return
+	}
+	fmt.Fprintln(w, "Ranking, whatever the threshold (area under the ROC curve; 0.5 is chance, 1 every such pair above every neutral one):")
+	fmt.Fprintf(w, "  P(supports), gold supports against gold neutral pairs: %s\n", s.Supports)
+	fmt.Fprintf(w, "  P(refutes), gold refutes against gold neutral pairs:   %s\n", s.Refutes)
 }
 
 func writeFleet(w io.Writer, cf *FleetResult) {

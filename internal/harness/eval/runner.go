@@ -314,6 +314,7 @@ func EvaluateNLI(ctx context.Context, nli models.NLI, batch int, examples []NLIE
 	pairs := Pairs(examples)
 	var c Confusion
 	conf, correct := make([]float64, 0, len(pairs)), make([]bool, 0, len(pairs))
+	judged := make([]models.Judgement, 0, len(pairs))
 	for start := 0; start < len(pairs); start += batch {
 		end := min(start+batch, len(pairs))
 		js, err := nli.Judge(ctx, pairs[start:end])
@@ -328,6 +329,7 @@ func EvaluateNLI(ctx context.Context, nli models.NLI, batch int, examples []NLIE
 			conf = append(conf, j.Confidence)
 			correct = append(correct, j.Label == examples[start+i].Gold)
 		}
+		judged = append(judged, js...)
 	}
 	s, err := Score(&c, NLILabels)
 	if err != nil {
@@ -335,6 +337,7 @@ func EvaluateNLI(ctx context.Context, nli models.NLI, batch int, examples []NLIE
 	}
 	r := nlimodel.NewReliability(conf, correct, 10)
 	s.Calibration = &r
+	s.Separation = separation(examples, judged)
 	return s, nil
 }
 

@@ -56,6 +56,9 @@ func TestRunEndToEnd(t *testing.T) {
 		if f.Model != rep.Models.NLI {
 			t.Errorf("%s: model %q, want the configured %q", f.File, f.Model, rep.Models.NLI)
 		}
+		if sep := f.Scores.Separation; sep == nil || sep.Supports.Positives+sep.Refutes.Positives+sep.Supports.Negatives != rows {
+			t.Errorf("%s: separation %+v, want the built-in's ranking of all %d pairs", f.File, sep, rows)
+		}
 	}
 
 	cf := rep.ClimateFever

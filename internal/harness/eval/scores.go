@@ -41,6 +41,10 @@ type Scores struct {
 	// Calibration tabulates the judgements' confidence against their
 	// correctness (NLI pairs only).
 	Calibration *nlimodel.Reliability `json:"calibration,omitempty"`
+	// Separation is how well the judge's probabilities rank each
+	// relation's gold pairs above the neutral ones (NLI pairs, when the
+	// model gives its distribution).
+	Separation *Separation `json:"separation,omitempty"`
 }
 
 // Score summarises c over labels (rows and columns in that order, including

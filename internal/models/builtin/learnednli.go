@@ -73,8 +73,10 @@ func (n *LearnedNLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.J
 				return nil, fmt.Errorf("learned nli: pair %d: %w", i, err)
 			}
 		}
-		best, conf := nlimodel.Top(n.m.ScoresOf(premise(p.Premise), hypothesis(p.Hypothesis), &buf))
-		out[i] = models.Judgement{Label: relations[best], Confidence: conf}
+		probs := n.m.ScoresOf(premise(p.Premise), hypothesis(p.Hypothesis), &buf)
+		best, conf := nlimodel.Top(probs)
+		out[i] = models.Judgement{Label: relations[best], Confidence: conf,
+			Distribution: models.Distribution{Supports: probs[0], Neutral: probs[1], Refutes: probs[2]}}
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/models"
@@ -35,6 +36,11 @@ func TestLearnedNLIHandWrittenPairs(t *testing.T) {
 	for i, tc := range tests {
 		if got[i].Label != tc.want || got[i].Confidence <= 1.0/3 || got[i].Confidence > 1 {
 			t.Errorf("(%q, %q) = %s %.2f, want %s", tc.premise, tc.hypothesis, got[i].Label, got[i].Confidence, tc.want)
+		}
+		d := got[i].Distribution
+		top := map[string]float64{models.Supports: d.Supports, models.Refutes: d.Refutes, models.Neutral: d.Neutral}[got[i].Label]
+		if math.Abs(d.Supports+d.Refutes+d.Neutral-1) > 1e-9 || top != got[i].Confidence || max(d.Supports, d.Refutes, d.Neutral) != top {
+			t.Errorf("(%q, %q): distribution %+v, label %s at %v", tc.premise, tc.hypothesis, d, got[i].Label, got[i].Confidence)
 		}
 	}
 	if n.Model() != LearnedNLIModel {

@@ -161,14 +161,16 @@ func (e lexEvidence) judgement() models.Judgement {
 		ref *= hedgeDamping
 	}
 	p := softmax3(sup, ref, 0)
+	j := models.Judgement{Distribution: models.Distribution{Supports: p[0], Refutes: p[1], Neutral: p[2]}}
 	switch {
 	case p[0] > p[1] && p[0] > p[2]:
-		return models.Judgement{Label: models.Supports, Confidence: p[0]}
+		j.Label, j.Confidence = models.Supports, p[0]
 	case p[1] > p[2]:
-		return models.Judgement{Label: models.Refutes, Confidence: p[1]}
+		j.Label, j.Confidence = models.Refutes, p[1]
 	default:
-		return models.Judgement{Label: models.Neutral, Confidence: p[2]}
+		j.Label, j.Confidence = models.Neutral, p[2]
 	}
+	return j
 }
 
 // softmax3 returns the softmax of three finite logits.

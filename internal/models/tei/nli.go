@@ -203,5 +203,6 @@ func (n *NLI) judge(preds []prediction) (models.Judgement, error) {
 			best, bestP = r, v/sum
 		}
 	}
-	return models.Judgement{Label: best, Confidence: min(1, bestP)}, nil
+	d := models.Distribution{Supports: p[models.Supports] / sum, Refutes: p[models.Refutes] / sum, Neutral: p[models.Neutral] / sum}
+	return models.Judgement{Label: best, Confidence: min(1, bestP), Distribution: d}, nil
 }

@@ -234,6 +234,9 @@ func TestNLIContract(t *testing.T) {
 		if got[i].Label != want[i].Label || math.Abs(got[i].Confidence-want[i].Confidence) > 1e-6 {
 			t.Errorf("pair %d: %+v, want %+v", i, got[i], want[i])
 		}
+		if d := got[i].Distribution; math.Abs(d.Supports+d.Refutes+d.Neutral-1) > 1e-9 || math.Abs(max(d.Supports, d.Refutes, d.Neutral)-got[i].Confidence) > 1e-9 {
+			t.Errorf("pair %d: distribution %+v does not sum to 1 with the top class's confidence %v", i, d, got[i].Confidence)
+		}
 	}
 	if s := fmt.Sprint(f.seen("/predict")); s != "[2 1]" {
 		t.Fatalf("batches %s, want [2 1]", s)
