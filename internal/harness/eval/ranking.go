@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -36,29 +37,70 @@ func (a AUC) String() string {
 }
 
 // separation is the Separation of the judgements of examples (in order)
-// against their gold labels, or nil when a judgement lacks its distribution (a model that
-// answers with its top label alone) or a relation has no gold pair.
+// against their gold labels, or nil when a judgement lacks its
+// distribution (a model that answers with its top label alone) or a
+// relation has no gold pair.
 func separation(examples []NLIExample, js []models.Judgement) *Separation {
-	var sup, ref, neuSup, neuRef []float64
-	for i, j := range js {
+	for _, j := range js {
 		if !j.Distribution.Known() {
 			return nil
 		}
-		d := j.Distribution
-		switch examples[i].Gold {
+	}
+	return separate(examples, func(i int) (sup, ref float64) {
+		return js[i].Distribution.Supports, js[i].Distribution.Refutes
+	})
+}
+
+// separate is the Separation of the scores score(i) gives examples[i] for
+// supports and refutes, or nil when a relation has no gold pair.
+func separate(examples []NLIExample, score func(i int) (sup, ref float64)) *Separation {
+	var sup, ref, neuSup, neuRef []float64
+	for i, e := range examples {
+		s, r := score(i)
+		switch e.Gold {
 		case models.Supports:
-			sup = append(sup, d.Supports)
+			sup = append(sup, s)
 		case models.Refutes:
-			ref = append(ref, d.Refutes)
+			ref = append(ref, r)
 		case models.Neutral:
-			neuSup = append(neuSup, d.Supports)
-			neuRef = append(neuRef, d.Refutes)
+			neuSup = append(neuSup, s)
+			neuRef = append(neuRef, r)
 		}
 	}
 	if len(sup) == 0 || len(ref) == 0 || len(neuSup) == 0 {
 		return nil
 	}
 	return &Separation{Supports: rocAUC(sup, neuSup), Refutes: rocAUC(ref, neuRef)}
+}
+
+// relatedness is the Separation of the cosine between each example's
+// premise and hypothesis embeddings, for supports and refutes alike: what
+// relatedness alone tells, with no direction, the reference a judge's
+// probabilities have to beat. It embeds batch texts per call (≤ 0: 32).
+func relatedness(ctx context.Context, emb models.Embedder, batch int, examples []NLIExample) (*Separation, error) {
+	if batch <= 0 {
+		batch = 32
+	}
+	texts := make([]string, 0, 2*len(examples))
+	for _, e := range examples {
+		texts = append(texts, e.Premise, e.Hypothesis)
+	}
+	vecs := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += batch {
+		end := min(start+batch, len(texts))
+		vs, err := emb.Embed(ctx, texts[start:end])
+		if err != nil {
+			return nil, fmt.Errorf("embedding texts %d–%d with %s: %w", start+1, end, emb.Model(), err)
+		}
+		if len(vs) != end-start {
+			return nil, fmt.Errorf("%s returned %d vectors for %d texts", emb.Model(), len(vs), end-start)
+		}
+		vecs = append(vecs, vs...)
+	}
+	return separate(examples, func(i int) (sup, ref float64) {
+		c := models.Cosine(vecs[2*i], vecs[2*i+1])
+		return c, c
+	}), nil
 }
 
 // rocAUC is the AUC of scores pos against neg (both non-empty), by the

@@ -1,10 +1,12 @@
 package eval
 
 import (
+	"context"
 	"math"
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 )
 
 func TestROCAUC(t *testing.T) {
@@ -76,5 +78,25 @@ func TestSeparation(t *testing.T) {
 	}
 	if s := separation(gold[2:], js[2:]); s != nil {
 		t.Errorf("no gold supports pair gave %+v", s)
+	}
+}
+
+func TestRelatedness(t *testing.T) {
+	t.Parallel()
+	// Supports and refutes pairs restate their claim word for word; the
+	// neutral ones are about something else: relatedness ranks both
+	// relations above every neutral pair, whatever their direction.
+	examples := []NLIExample{
+		{Gold: models.Supports, Premise: "Sea levels rose by 20 cm in the last century.", Hypothesis: "Sea levels rose by 20 cm in the last century."},
+		{Gold: models.Refutes, Premise: "Arctic sea ice is not shrinking.", Hypothesis: "Arctic sea ice is not shrinking."},
+		{Gold: models.Neutral, Premise: "The cathedral was finished in 1311.", Hypothesis: "Glaciers are retreating worldwide."},
+		{Gold: models.Neutral, Premise: "Bees pollinate many crops.", Hypothesis: "Carbon dioxide traps heat."},
+	}
+	s, err := relatedness(context.Background(), builtin.NewHashEmbedder(64), 3, examples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s == nil || s.Supports.Value != 1 || s.Refutes.Value != 1 || s.Supports.Negatives != 2 {
+		t.Fatalf("relatedness %+v, want every decisive pair above both neutral ones", s)
 	}
 }

@@ -60,6 +60,10 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintln(ew, "\nThe same model on every gold pair alone, no fleet between (the evidence sentence is the premise, the claim the hypothesis; raw labels):")
 		_ = s.WriteMatrix(ew)
 		writeSeparation(ew, s.Separation)
+		if rel := r.ClimateFeverRelatedness; rel != nil {
+			fmt.Fprintf(ew, "  for reference, the embedder's cosine alone (relatedness, no direction): supports %.3f, refutes %.3f\n",
+				rel.Supports.Value, rel.Refutes.Value)
+		}
 	}
 	if r.ClimateFever != nil && r.ClimateFeverOpen != nil {
 		writeModes(ew, r.ClimateFever, r.ClimateFeverOpen, r.ClimateFeverSelfDirected)

@@ -184,6 +184,10 @@ type Report struct {
 	// claims file judged alone (SentenceExamples): the model without the
 	// fleet.
 	ClimateFeverSentences *Scores `json:"climate_fever_sentences,omitempty"`
+	// ClimateFeverRelatedness is how the configured embedder's cosine
+	// alone ranks the same pairs (relatedness): the reference for
+	// ClimateFeverSentences.Separation.
+	ClimateFeverRelatedness *Separation `json:"climate_fever_relatedness,omitempty"`
 	// ClimateFeverOpen is the same claims in open mode (Options.OpenMode).
 	ClimateFeverOpen *FleetResult `json:"climate_fever_open,omitempty"`
 	// ClimateFeverSelfDirected is the same claims, each its own
@@ -234,7 +238,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	if opts.ClaimsFile != "" {
-		if rep.ClimateFeverSentences, err = runSentences(ctx, opts); err != nil {
+		if rep.ClimateFeverSentences, rep.ClimateFeverRelatedness, err = runSentences(ctx, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -256,22 +260,28 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // runSentences judges the claims file's gold pairs alone with the
-// configured NLI.
-func runSentences(ctx context.Context, opts Options) (*Scores, error) {
+// configured NLI, and ranks them by the configured embedder's cosine.
+func runSentences(ctx context.Context, opts Options) (*Scores, *Separation, error) {
 	records, err := readClaims(opts.ClaimsFile, opts.Limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	nli, err := configured.NewNLI(opts.Config, nil)
+	ms, err := configured.New(opts.Config, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pairs, _ := GoldPairs(records)
-	s, err := EvaluateNLI(ctx, nli, opts.Config.Models()["nli"].Batch, SentenceExamples(records, pairs))
+	examples := SentenceExamples(records, pairs)
+	mc := opts.Config.Models()
+	s, err := EvaluateNLI(ctx, ms.NLI, mc["nli"].Batch, examples)
 	if err != nil {
-		return nil, fmt.Errorf("gold sentences: %w", err)
+		return nil, nil, fmt.Errorf("gold sentences: %w", err)
 	}
-	return &s, nil
+	rel, err := relatedness(ctx, ms.Embedder, mc["embed"].Batch, examples)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gold sentences: %w", err)
+	}
+	return &s, rel, nil
 }
 
 // RunNLIFiles evaluates nli on every *.tsv file of dir (at most limit rows

@@ -153,11 +153,17 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Errorf("embedding models in the graph %v, want only the configured %q", cf.EmbedModelsSeen, want)
 	}
 
+	// The gold pairs alone: judged and ranked, by the judge and by relatedness.
+	if s := rep.ClimateFeverSentences; s == nil || s.N != evidence || s.Separation == nil || rep.ClimateFeverRelatedness == nil ||
+		rep.ClimateFeverRelatedness.Supports.Positives != s.Separation.Supports.Positives {
+		t.Errorf("gold pairs alone %+v, relatedness %+v; want all %d judged and ranked both ways", s, rep.ClimateFeverRelatedness, evidence)
+	}
+
 	var text bytes.Buffer
 	if err := WriteText(&text, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range append([]string{"== NLI pairs", "== Climate-FEVER end to end", "Claim verdicts vs gold", "coverage:",
+	for _, want := range append([]string{"== NLI pairs", "== Climate-FEVER end to end", "Claim verdicts vs gold", "coverage:", "P(supports), gold supports against", "the embedder's cosine alone",
 		rep.Models.NLI, rep.Models.Embed, rep.Models.LLM}, ClaimClasses...) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
