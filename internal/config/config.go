@@ -96,6 +96,7 @@ type Config struct {
 	MaxPairsPerClaim  int           `envconfig:"MAX_PAIRS_PER_CLAIM" default:"20" desc:"NLI pairs per claim per verify_nli run"`
 	MinNLIConfidence  float64       `envconfig:"MIN_NLI_CONFIDENCE" default:"0.6" desc:"supports/refutes below it are recorded as neutral"`
 	SaveNeutral       bool          `envconfig:"SAVE_NEUTRAL" default:"true" desc:"store neutral judgements as edges"`
+	NLIHoldBack       bool          `envconfig:"NLI_HOLD_BACK" default:"true" desc:"store as neutral (label kept) a supports/refutes the model holds back: the built-in NLI's on reported speech"`
 	RecallLimit       int           `envconfig:"RECALL_LIMIT" default:"200" desc:"full-text candidates per claim before cosine ranking"`
 	ShardClaims       int           `envconfig:"VERIFY_SHARD_CLAIMS" default:"64" desc:"claims per verify_nli shard: a task's claims are verified in shards of this many consecutive claim ids, one job each, so that many workers share one task"`
 	JobPairs          int           `envconfig:"VERIFY_JOB_PAIRS" default:"2000" desc:"NLI pairs one verify_nli job judges at most; a shard with more hands the rest to a successor job"`

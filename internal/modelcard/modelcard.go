@@ -24,7 +24,7 @@ const (
 	BuiltinHashEmbedder = builtinPrefix + "hash-ngram-v1"      // builtin.HashEmbedder
 	BuiltinEmbedder     = builtinPrefix + "hash-glove-v1"      // builtin.HybridEmbedder
 	BuiltinLexicalNLI   = builtinPrefix + "lexical-nli-v3"     // builtin.LexicalNLI
-	BuiltinLearnedNLI   = builtinPrefix + "learned-nli-v1"     // builtin.LearnedNLI
+	BuiltinLearnedNLI   = builtinPrefix + "learned-nli-v2"     // builtin.LearnedNLI
 	BuiltinBM25Reranker = builtinPrefix + "bm25-v1"            // builtin.BM25Reranker
 	BuiltinSentenceLLM  = builtinPrefix + "sentence-claims-v1" // builtin.SentenceLLM
 )

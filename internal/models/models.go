@@ -34,11 +34,15 @@ type Pair struct{ Premise, Hypothesis string }
 // Judgement is one NLI output: Label is Supports/Refutes/Neutral, Confidence
 // in [0,1] (the top-class probability). Distribution is the whole of it when
 // the model gives one (a cross-encoder, the built-ins); a model that answers
-// with its top label alone (an LLM) leaves it zero.
+// with its top label alone (an LLM) leaves it zero. HoldBack is set by a
+// model that knows its supports or refutes is not to be taken as evidence
+// (the built-in NLI on reported speech, nlimodel.Attributed): the pair is
+// stored as neutral with the model's label kept.
 type Judgement struct {
 	Label        string
 	Confidence   float64
 	Distribution Distribution
+	HoldBack     bool
 }
 
 // Distribution is a judgement's probability of each relation.

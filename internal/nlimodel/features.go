@@ -20,14 +20,34 @@ var Labels = [3]string{"entailment", "neutral", "contradiction"}
 // to twenty and the tens become digits ("three" → "3"), so that numbers
 // meet whichever way they are written.
 func tokens(s string) []string {
+	ts, _ := tokenize(s, false)
+	return ts
+}
+
+// tokenize is tokens with, when sentences is set, each token's sentence
+// (counted from 0; a '.', '!' or '?' outside a number ends one).
+func tokenize(s string, sentences bool) ([]string, []uint16) {
 	s = strings.ToLower(s)
 	ts := make([]string, 0, len(s)/6+1)
+	var sent []uint16
+	if sentences {
+		sent = make([]uint16, 0, cap(ts))
+	}
+	var cur uint16
+	ended := false
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if !wordRune(r) {
+			if r == '.' || r == '!' || r == '?' {
+				ended = true
+			}
 			i += n
 			continue
 		}
+		if ended && len(ts) > 0 && cur < 1<<16-1 {
+			cur++
+		}
+		ended = false
 		j, separators := i, false
 		for j < len(s) {
 			r, n := utf8.DecodeRuneInString(s[j:])
@@ -53,9 +73,12 @@ func tokens(s string) []string {
 			}
 		}
 		ts = append(ts, stem(t))
+		if sentences {
+			sent = append(sent, cur)
+		}
 		i = j
 	}
-	return ts
+	return ts, sent
 }
 
 // wordRune reports a letter or digit, an ASCII one from a table.
@@ -254,6 +277,11 @@ type Text struct {
 	nums map[uint64]bool // hashes of its number tokens
 	kind []tokenKind     // each token's kind, looked up once
 	lead int             // its first token that is not a stopword, most often the subject (-1: none)
+	sent []uint16        // each token's sentence
+	// reports holds a reporting word (kindReporting); distancing the
+	// sentences that hold a distancing one (kindDistancing), in order.
+	reports    bool
+	distancing []uint16
 }
 
 // tokenKind says what the features ask of a token: a stopword, a
@@ -264,11 +292,14 @@ const (
 	kindStop tokenKind = 1 << iota
 	kindNeg
 	kindNumber
+	kindReporting  // a word that reports what someone says (see attributed.go)
+	kindDistancing // a reporting word that keeps the reporter's distance
 )
 
 // Analyse analyses s.
 func Analyse(s string) *Text {
-	t := &Text{toks: tokens(s)}
+	t := &Text{}
+	t.toks, t.sent = tokenize(s, true)
 	t.hs = hashes(t.toks)
 	t.at = newPosIndex(t.hs)
 	t.kind = make([]tokenKind, len(t.hs))
@@ -281,6 +312,12 @@ func Analyse(s string) *Text {
 		}
 		if t.kind[i]&kindNeg != 0 {
 			t.neg = true
+		}
+		if t.kind[i]&kindReporting != 0 {
+			t.reports = true
+		}
+		if t.kind[i]&kindDistancing != 0 && !slices.Contains(t.distancing, t.sent[i]) {
+			t.distancing = append(t.distancing, t.sent[i])
 		}
 		if isNumber(w) {
 			t.kind[i] |= kindNumber
@@ -295,7 +332,8 @@ func Analyse(s string) *Text {
 
 // Size estimates the bytes t holds.
 func (t *Text) Size() int {
-	n := int(unsafe.Sizeof(*t)) + cap(t.hs)*8 + cap(t.kind) + len(t.at.keys)*8 + len(t.at.pos)*4 + len(t.nums)*48
+	n := int(unsafe.Sizeof(*t)) + cap(t.hs)*8 + cap(t.kind) + len(t.at.keys)*8 + len(t.at.pos)*4 + len(t.nums)*48 +
+		cap(t.sent)*2 + cap(t.distancing)*2
 	for _, s := range t.toks {
 		n += int(unsafe.Sizeof(s)) + len(s) // an upper bound: tokens share the lowered text
 	}

@@ -89,6 +89,7 @@ type VerifyConfig struct {
 	MaxPairsPerClaim int     // NLI pairs per claim per run (20)
 	MinNLIConfidence float64 // supports/refutes below it are recorded as neutral (0.6)
 	SaveNeutral      bool    // keep neutral judgements as edges (true)
+	HoldBack         bool    // honour models.Judgement.HoldBack (true)
 	RecallLimit      int     // stage 1 full-text candidates per claim (200)
 	// RecallMaxTermFreq and RecallMinTerms prune stage 1's OR of the claim's
 	// terms: a term in more than that share of all fragments is left out
@@ -120,6 +121,7 @@ func VerifyConfigFrom(cfg config.Config, minSimilarity float64) VerifyConfig {
 		MaxPairsPerClaim:  cfg.MaxPairsPerClaim,
 		MinNLIConfidence:  cfg.MinNLIConfidence,
 		SaveNeutral:       cfg.SaveNeutral,
+		HoldBack:          cfg.NLIHoldBack,
 		RecallLimit:       cfg.RecallLimit,
 		RecallMaxTermFreq: cfg.RecallMaxTermFreq,
 		RecallMinTerms:    cfg.RecallMinTerms,

@@ -48,7 +48,8 @@ type VerifyOutput struct {
 	SkippedJudged   int `json:"skipped_judged"`   // ranked pairs already judged before (pre-check)
 	SkippedConflict int `json:"skipped_conflict"` // judged concurrently by another worker (ON CONFLICT)
 	Downgraded      int `json:"downgraded_to_neutral"`
-	DroppedNeutral  int `json:"dropped_neutral"` // neutral judgements not saved (save_neutral=false)
+	HeldBack        int `json:"held_back_to_neutral"` // supports/refutes the model itself held back (models.Judgement.HoldBack)
+	DroppedNeutral  int `json:"dropped_neutral"`      // neutral judgements not saved (save_neutral=false)
 	NotEmbedded     int `json:"fragments_not_embedded"`
 	Unjudgeable     int `json:"unjudgeable"`     // pairs the model gave no usable answer for
 	Refused         int `json:"claims_refused"`  // claims too long to work, marked refused and skipped
@@ -354,9 +355,9 @@ func judge(ctx context.Context, nli models.NLI, pairs []models.Pair, batch int) 
 }
 
 // judgements turns a round's NLI answers into the edges to store
-// (ARCHITECTURE.md §5.2): a supports/refutes below MinNLIConfidence is stored
-// as neutral with the model's label kept, and neutral pairs are dropped
-// unless SaveNeutral.
+// (ARCHITECTURE.md §5.2): a supports/refutes the model holds back (when
+// HoldBack is on) or below MinNLIConfidence is stored as neutral with the
+// model's label kept, and neutral pairs are dropped unless SaveNeutral.
 func (w *VerifyNLIWorker) judgements(taskID int64, plan verifyPlan, js []models.Judgement, out *VerifyOutput) store.Judgements {
 	cfg := w.Verify
 	write := store.Judgements{TaskID: taskID, Model: w.NLI.Model(), ClaimIDs: plan.claimIDs, Refused: plan.refused}
@@ -368,7 +369,12 @@ func (w *VerifyNLIWorker) judgements(taskID int64, plan verifyPlan, js []models.
 			continue
 		}
 		rel := j.Label
-		if rel != models.Neutral && j.Confidence < cfg.MinNLIConfidence {
+		switch {
+		case rel == models.Neutral:
+		case j.HoldBack && cfg.HoldBack:
+			rel = models.Neutral
+			out.HeldBack++
+		case j.Confidence < cfg.MinNLIConfidence:
 			rel = models.Neutral
 			out.Downgraded++
 		}

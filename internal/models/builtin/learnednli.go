@@ -73,10 +73,13 @@ func (n *LearnedNLI) Judge(ctx context.Context, pairs []models.Pair) ([]models.J
 				return nil, fmt.Errorf("learned nli: pair %d: %w", i, err)
 			}
 		}
-		probs := n.m.ScoresOf(premise(p.Premise), hypothesis(p.Hypothesis), &buf)
+		pt, ht := premise(p.Premise), hypothesis(p.Hypothesis)
+		probs := n.m.ScoresOf(pt, ht, &buf)
 		best, conf := nlimodel.Top(probs)
-		out[i] = models.Judgement{Label: relations[best], Confidence: conf,
-			Distribution: models.Distribution{Supports: probs[0], Neutral: probs[1], Refutes: probs[2]}}
+		label := relations[best]
+		out[i] = models.Judgement{Label: label, Confidence: conf,
+			Distribution: models.Distribution{Supports: probs[0], Neutral: probs[1], Refutes: probs[2]},
+			HoldBack:     label != models.Neutral && nlimodel.Attributed(pt, ht)}
 	}
 	return out, nil
 }

@@ -88,3 +88,42 @@ func TestLearnedNLIKeepsPremisesAcrossCalls(t *testing.T) {
 		t.Errorf("%d premises analysed, want 2", n.premises.made)
 	}
 }
+
+func TestLearnedNLIHoldsBackReportedSpeech(t *testing.T) {
+	t.Parallel()
+	n, err := NewLearnedNLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const claim = "The glaciers of Alaska are growing again."
+	tests := []struct {
+		premise  string
+		holdBack bool
+	}{
+		{"In 2018, Smith asserted on television that the glaciers of Alaska are growing again.", true},
+		{"The oil company denied that the glaciers of Alaska are growing again.", true},
+		{"The glaciers of Alaska are growing again, a survey of 2018 found.", false},
+	}
+	pairs := make([]models.Pair, len(tests))
+	for i, tc := range tests {
+		pairs[i] = models.Pair{Premise: tc.premise, Hypothesis: claim}
+	}
+	got, err := n.Judge(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range tests {
+		j := got[i]
+		if j.Label == models.Neutral {
+			t.Errorf("%q: neutral: the pair no longer shows the hold-back", tc.premise)
+		}
+		if j.HoldBack != tc.holdBack {
+			t.Errorf("%q: %s %.2f, held back %v, want %v", tc.premise, j.Label, j.Confidence, j.HoldBack, tc.holdBack)
+		}
+	}
+	// A model that judges neutral holds nothing back.
+	js, err := n.Judge(context.Background(), []models.Pair{{Premise: "Critics claim that the moon is made of cheese.", Hypothesis: claim}})
+	if err != nil || js[0].Label != models.Neutral || js[0].HoldBack {
+		t.Errorf("unrelated reported speech: %+v, %v", js, err)
+	}
+}
