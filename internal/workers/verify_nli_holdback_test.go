@@ -4,18 +4,12 @@ import (
 	"context"
 	"testing"
 
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivertest"
-
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
-	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
-	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // TestVerifyStoresHeldBackJudgementsAsNeutral: the built-in NLI calls a
@@ -45,15 +39,7 @@ func TestVerifyStoresHeldBackJudgementsAsNeutral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verify := workers.VerifyConfigFrom(config.Defaults(), builtin.HashEmbedderMinSimilarity)
-	st := store.NewStore(tx)
-	w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: nli, Verify: verify,
-		Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
-	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w).
-		Work(ctx, t, tx, wholeTask(t, tx, task), nil)
-	if err != nil || res.EventKind != river.EventKindJobCompleted {
-		t.Fatalf("verify_nli: %v, %+v", err, res)
-	}
+	workVerify(t, tx, task, embedder, nli, workers.VerifyConfigFrom(config.Defaults(), builtin.HashEmbedderMinSimilarity))
 	edge := func(domain string) (relation, label string) {
 		t.Helper()
 		err := tx.QueryRow(ctx, `SELECT e.relation, e.nli_label FROM edges e JOIN fragments f ON f.id = e.source_id

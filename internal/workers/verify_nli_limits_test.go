@@ -67,15 +67,22 @@ func verifyPolar(t *testing.T, adjust func(*workers.VerifyConfig)) pgx.Tx {
 	if adjust != nil {
 		adjust(&verify)
 	}
+	workVerify(t, tx, task, embedder, builtin.NewLexicalNLI(), verify)
+	return tx
+}
+
+// workVerify works one verify_nli job on the whole task in tx with these
+// models and settings, and fails the test unless it completes.
+func workVerify(t *testing.T, tx pgx.Tx, task int64, embedder models.Embedder, nli models.NLI, verify workers.VerifyConfig) {
+	t.Helper()
 	st := store.NewStore(tx)
-	w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: builtin.NewLexicalNLI(), Verify: verify,
+	w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: nli, Verify: verify,
 		Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
 	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w).
-		Work(ctx, t, tx, wholeTask(t, tx, task), nil)
+		Work(context.Background(), t, tx, wholeTask(t, tx, task), nil)
 	if err != nil || res.EventKind != river.EventKindJobCompleted {
 		t.Fatalf("verify_nli: %v, %+v", err, res)
 	}
-	return tx
 }
 
 func TestVerifyExcludesTheClaimsOriginDomain(t *testing.T) {
