@@ -1,6 +1,9 @@
 package nlimodel
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Reported speech. "Smith asserted that the ice is growing" does not state
 // that the ice is growing: it states that Smith said so, in words that
@@ -44,25 +47,29 @@ func Attributed(p, h *Text) bool {
 	if h.reports || len(p.distancing) == 0 {
 		return false
 	}
-	held := map[uint16]int{} // premise sentence → distinct content words of h it holds
+	held := make([]int, len(p.starts)+1) // per premise sentence, the distinct content words of h it holds
 	seen := make(map[uint64]bool, len(h.hs))
-	var in []uint16 // the sentences holding the current word
+	var in []int // the sentences holding the current word
 	for i, x := range h.hs {
 		if h.kind[i]&kindStop != 0 || seen[x] {
 			continue
 		}
 		seen[x] = true
 		in = in[:0]
+		sentence := 0
 		for j, y := range p.hs {
-			if y == x && !containsSentence(in, p.sent[j]) {
-				in = append(in, p.sent[j])
-				held[p.sent[j]]++
+			if sentence < len(p.starts) && int(p.starts[sentence]) == j {
+				sentence++
+			}
+			if y == x && !slices.Contains(in, sentence) {
+				in = append(in, sentence)
+				held[sentence]++
 			}
 		}
 	}
 	best, bestDistancing := 0, false
-	for s, n := range held {
-		d := containsSentence(p.distancing, s)
+	for sentence, n := range held {
+		d := slices.Contains(p.distancing, sentence)
 		switch {
 		case n > best:
 			best, bestDistancing = n, d
@@ -71,13 +78,4 @@ func Attributed(p, h *Text) bool {
 		}
 	}
 	return best > 0 && bestDistancing
-}
-
-func containsSentence(ss []uint16, s uint16) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

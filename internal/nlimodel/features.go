@@ -24,16 +24,13 @@ func tokens(s string) []string {
 	return ts
 }
 
-// tokenize is tokens with, when sentences is set, each token's sentence
-// (counted from 0; a '.', '!' or '?' outside a number ends one).
-func tokenize(s string, sentences bool) ([]string, []uint16) {
+// tokenize is tokens with, when sentences is set, the index of each token
+// that starts a sentence after the first (a '.', '!' or '?' outside a
+// number ends one): a few entries, not one a token.
+func tokenize(s string, sentences bool) ([]string, []int32) {
 	s = strings.ToLower(s)
 	ts := make([]string, 0, len(s)/6+1)
-	var sent []uint16
-	if sentences {
-		sent = make([]uint16, 0, cap(ts))
-	}
-	var cur uint16
+	var starts []int32
 	ended := false
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -44,8 +41,8 @@ func tokenize(s string, sentences bool) ([]string, []uint16) {
 			i += n
 			continue
 		}
-		if ended && len(ts) > 0 && cur < 1<<16-1 {
-			cur++
+		if ended && sentences && len(ts) > 0 {
+			starts = append(starts, int32(len(ts)))
 		}
 		ended = false
 		j, separators := i, false
@@ -73,12 +70,9 @@ func tokenize(s string, sentences bool) ([]string, []uint16) {
 			}
 		}
 		ts = append(ts, stem(t))
-		if sentences {
-			sent = append(sent, cur)
-		}
 		i = j
 	}
-	return ts, sent
+	return ts, starts
 }
 
 // wordRune reports a letter or digit, an ASCII one from a table.
@@ -277,11 +271,14 @@ type Text struct {
 	nums map[uint64]bool // hashes of its number tokens
 	kind []tokenKind     // each token's kind, looked up once
 	lead int             // its first token that is not a stopword, most often the subject (-1: none)
-	sent []uint16        // each token's sentence
+	// starts are the tokens that begin a sentence after the first
+	// (tokenize).
+	starts []int32
 	// reports holds a reporting word (kindReporting); distancing the
-	// sentences that hold a distancing one (kindDistancing), in order.
+	// sentences (numbered from 0) that hold a distancing one
+	// (kindDistancing), in order.
 	reports    bool
-	distancing []uint16
+	distancing []int
 }
 
 // tokenKind says what the features ask of a token: a stopword, a
@@ -299,12 +296,16 @@ const (
 // Analyse analyses s.
 func Analyse(s string) *Text {
 	t := &Text{}
-	t.toks, t.sent = tokenize(s, true)
+	t.toks, t.starts = tokenize(s, true)
 	t.hs = hashes(t.toks)
 	t.at = newPosIndex(t.hs)
 	t.kind = make([]tokenKind, len(t.hs))
 	t.lead = -1
+	sentence := 0
 	for i, x := range t.hs {
+		if sentence < len(t.starts) && int(t.starts[sentence]) == i {
+			sentence++
+		}
 		w := t.toks[i]
 		t.kind[i] = kinds[w]
 		if t.kind[i]&kindStop == 0 && t.lead < 0 {
@@ -316,8 +317,8 @@ func Analyse(s string) *Text {
 		if t.kind[i]&kindReporting != 0 {
 			t.reports = true
 		}
-		if t.kind[i]&kindDistancing != 0 && !slices.Contains(t.distancing, t.sent[i]) {
-			t.distancing = append(t.distancing, t.sent[i])
+		if t.kind[i]&kindDistancing != 0 && !slices.Contains(t.distancing, sentence) {
+			t.distancing = append(t.distancing, sentence)
 		}
 		if isNumber(w) {
 			t.kind[i] |= kindNumber
@@ -333,7 +334,7 @@ func Analyse(s string) *Text {
 // Size estimates the bytes t holds.
 func (t *Text) Size() int {
 	n := int(unsafe.Sizeof(*t)) + cap(t.hs)*8 + cap(t.kind) + len(t.at.keys)*8 + len(t.at.pos)*4 + len(t.nums)*48 +
-		cap(t.sent)*2 + cap(t.distancing)*2
+		cap(t.starts)*4 + cap(t.distancing)*8
 	for _, s := range t.toks {
 		n += int(unsafe.Sizeof(s)) + len(s) // an upper bound: tokens share the lowered text
 	}
