@@ -96,6 +96,7 @@ func (q *Queries) cleanupTask(ctx context.Context, taskID int64, out *CleanupRes
 		run  func(context.Context, int64) (int64, error)
 		n    *int64
 	}{
+		{"blocks' causes among the task's claims", q.pruneBlockCauses, new(int64)},
 		{"edges of the task's claims", q.DeleteTaskClaimEdges, &out.Edges},
 		{"rankings", q.DeleteTaskRankings, &out.Rankings},
 		{"claims", q.DeleteTaskClaims, &out.Claims},
@@ -171,4 +172,9 @@ func (q *Queries) cleanupOrphans(ctx context.Context, batch int32, out *CleanupR
 		out.Pages += n
 	}
 	return nil
+}
+
+// pruneBlockCauses is PruneBlockCauses as a cleanup step.
+func (q *Queries) pruneBlockCauses(ctx context.Context, taskID int64) (int64, error) {
+	return 0, q.PruneBlockCauses(ctx, taskID)
 }

@@ -252,6 +252,40 @@ func (q *Queries) LockOrphanVersions(ctx context.Context, batch int32) ([]int64,
 	return items, nil
 }
 
+const pruneBlockCauses = `-- name: PruneBlockCauses :exec
+WITH gone_claims AS (
+    SELECT COALESCE(array_agg(c.id), '{}')::bigint[] AS ids FROM claims c WHERE c.task_id = $1
+), gone AS (
+    SELECT gc.ids AS claims,
+           COALESCE((SELECT array_agg(e.id) FROM edges e WHERE e.target_type = 'claim' AND e.target_id = ANY(gc.ids)), '{}')::bigint[] AS edges
+    FROM gone_claims gc
+), fleet AS (
+    UPDATE domains d SET
+        block_claim_ids = ARRAY(SELECT x FROM unnest(d.block_claim_ids) AS x WHERE x <> ALL(g.claims)),
+        block_edge_ids = ARRAY(SELECT x FROM unnest(COALESCE(d.block_edge_ids, '{}')) AS x WHERE x <> ALL(g.edges))
+    FROM gone g
+    WHERE d.block_claim_ids && g.claims
+    RETURNING d.domain
+), views AS (
+    UPDATE org_domain_levels o SET
+        block_claim_ids = ARRAY(SELECT x FROM unnest(o.block_claim_ids) AS x WHERE x <> ALL(g.claims)),
+        block_edge_ids = ARRAY(SELECT x FROM unnest(COALESCE(o.block_edge_ids, '{}')) AS x WHERE x <> ALL(g.edges))
+    FROM gone g
+    WHERE o.block_claim_ids && g.claims
+    RETURNING o.domain
+)
+SELECT (SELECT count(*) FROM fleet) + (SELECT count(*) FROM views) AS pruned
+`
+
+// The task's claims, and the edges into them, leave the blocks that cite
+// them (the fleet's and the organisations' views): a block never points
+// at a row that is gone. Each block keeps its audit row
+// (cause_change_id), whose evidence holds what the claims said.
+func (q *Queries) PruneBlockCauses(ctx context.Context, taskID int64) error {
+	_, err := q.db.Exec(ctx, pruneBlockCauses, taskID)
+	return err
+}
+
 const stopTask = `-- name: StopTask :one
 
 UPDATE tasks SET status = 'stopped', work_version = work_version + 1, updated_at = now()

@@ -24,6 +24,12 @@ type DomainLevelEdit struct {
 	PolicyRule  string
 	Reason      string
 	By          string
+	// Org, when set, changes that organisation's view only (its tasks see
+	// and stamp it; a block there is one vote toward the fleet's quorum);
+	// empty, the fleet's level of record, an operator's change. TokenID is
+	// the API token it came through (0: the CLI, database credentials).
+	Org     string
+	TokenID int64
 }
 
 // DomainLevelChanged is what a change did.
@@ -54,8 +60,9 @@ func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (Domai
 		}
 		// Every supports or refutes edge, not only the confident ones that
 		// source verification reads: the log-odds belief leaves out a
-		// BLOCKED domain's edges of any confidence (§5.8).
-		touched, err := q.ClaimsTouchingDomain(ctx, ClaimsTouchingDomainParams{Domain: c.Domain, MinConfidence: 0})
+		// BLOCKED domain's edges of any confidence (§5.8). A view's change
+		// touches its organisation's claims only.
+		touched, err := q.ClaimsTouchingDomain(ctx, ClaimsTouchingDomainParams{Domain: c.Domain, MinConfidence: 0, OrganizationID: nonEmpty(c.Org)})
 		if err != nil {
 			return err
 		}
@@ -66,7 +73,11 @@ func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (Domai
 				return err
 			}
 		}
-		if err := q.changeDomainLevel(ctx, c, &out); err != nil || !out.Changed {
+		change := q.changeDomainLevel
+		if c.Org != "" {
+			change = q.changeOrgDomainLevel
+		}
+		if err := change(ctx, c, &out); err != nil || !out.Changed {
 			return err
 		}
 		_, err = q.RecomputePosteriors(ctx, touched)
@@ -120,8 +131,105 @@ func (q *Queries) changeDomainLevel(ctx context.Context, c DomainLevelEdit, out 
 	case c.Level == "BLOCKED":
 		action = "block"
 	}
-	return q.RecordDomainLevelChange(ctx, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(old.TrustLevel),
-		NewLevel: out.Level, Source: reviewerSource, Reason: c.Reason, SetBy: c.By, Action: action})
+	if _, err = q.RecordDomainLevelChange(ctx, personChange(c, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(old.TrustLevel),
+		NewLevel: out.Level, Source: reviewerSource, Reason: c.Reason, SetBy: c.By, Action: action})); err != nil {
+		return err
+	}
+	if !c.Unblock {
+		return nil
+	}
+	// the rules' blocks in organisations' views were the votes behind a
+	// quorum block: an operator's unblock lifts them too
+	orgs, err := q.LiftRuleViewBlocks(ctx, c.Domain)
+	if err != nil || len(orgs) == 0 {
+		return err
+	}
+	return q.RecordViewUnblocks(ctx, RecordViewUnblocksParams{Domain: c.Domain, NewLevel: out.Level, Reason: c.Reason,
+		SetBy: c.By, Organizations: orgs, ActorTokenID: nonZero(c.TokenID)})
+}
+
+// personChange fills in an audit row's scope and actor: an operator's
+// change of the fleet's level, or an organisation's of its view.
+func personChange(c DomainLevelEdit, p RecordDomainLevelChangeParams) RecordDomainLevelChangeParams {
+	p.Scope, p.ActorKind, p.ActorTokenID = "fleet", "operator", nonZero(c.TokenID)
+	if c.Org != "" {
+		p.Scope, p.OrganizationID, p.ActorKind, p.ActorOrganizationID = "organization", &c.Org, "organization", &c.Org
+	}
+	return p
+}
+
+// changeOrgDomainLevel is ChangeDomainLevel's change of one organisation's
+// view: its own level (BLOCKED blocks the domain for its tasks), an
+// unblock of its own block, or a clear (its view follows the fleet's level
+// again). A fleet-wide block is not its to lift. A block in its view is
+// one vote toward the fleet's quorum (fleetQuorum).
+func (q *Queries) changeOrgDomainLevel(ctx context.Context, c DomainLevelEdit, out *DomainLevelChanged) error {
+	if err := q.LockDomains(ctx, []string{c.Domain}); err != nil {
+		return err
+	}
+	if err := q.EnsureOrgDomainRows(ctx, EnsureOrgDomainRowsParams{OrganizationID: c.Org, Domains: []string{c.Domain}}); err != nil {
+		return err
+	}
+	old, err := q.LockOrgDomain(ctx, LockOrgDomainParams{OrganizationID: c.Org, Domain: c.Domain})
+	if err != nil {
+		return err
+	}
+	view := viewStanding(old.FleetLevel, old.FleetSource, old.FleetRule, old.OrgLevel, old.OrgSource, old.OrgRule)
+	out.OldLevel = view.Level
+	var level *string // nil: the fleet's level again
+	action, blockReason := "set", ""
+	switch {
+	case c.Clear:
+		action = "clear"
+	case c.Unblock:
+		if old.OrgLevel != "BLOCKED" {
+			out.Level = view.Level // nothing of its own to lift
+			return nil
+		}
+		action = "unblock"
+		if old.OrgOriginal != "" && old.OrgOriginal != old.FleetLevel {
+			level = &old.OrgOriginal
+		}
+	default:
+		level = &c.Level
+		if c.Level == "BLOCKED" {
+			action, blockReason = "block", verification.ReasonManual
+		}
+	}
+	out.Level = old.FleetLevel
+	if level != nil {
+		out.Level = *level
+	}
+	if old.FleetLevel == "BLOCKED" {
+		out.Level = "BLOCKED"
+	}
+	if (level == nil && old.OrgLevel == "") || (level != nil && *level == old.OrgLevel && old.OrgSource == reviewerSource) {
+		return nil
+	}
+	var source *string
+	if level != nil {
+		source = ptr(reviewerSource)
+	}
+	original := old.OrgOriginal
+	if blockReason != "" && old.OrgLevel != "BLOCKED" {
+		original = view.Level
+	}
+	p := personChange(c, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(view.Level), NewLevel: out.Level,
+		Source: reviewerSource, Reason: c.Reason, SetBy: c.By, Action: action})
+	id, err := q.RecordDomainLevelChange(ctx, p)
+	if err != nil {
+		return err
+	}
+	if err := q.SetOrgDomainLevel(ctx, SetOrgDomainLevelParams{OrganizationID: c.Org, Domain: c.Domain, TrustLevel: level,
+		LevelSource: source, LevelRule: &c.Reason, SetBy: &c.By, BlockReason: nonEmpty(blockReason), OriginalTrustLevel: nonEmpty(original),
+		CauseChangeID: &id, ClaimIds: []int64{}, EdgeIds: []int64{}}); err != nil {
+		return err
+	}
+	out.Changed = true
+	if blockReason != "" {
+		return q.fleetQuorum(ctx, c.Domain)
+	}
+	return nil
 }
 
 // clearDomainLevel gives a locked domain the policy's level, by the policy's
@@ -140,8 +248,9 @@ func (q *Queries) clearDomainLevel(ctx context.Context, c DomainLevelEdit, old L
 		return err
 	}
 	out.Changed = true
-	return q.RecordDomainLevelChange(ctx, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(old.TrustLevel),
-		NewLevel: c.PolicyLevel, Source: verification.SourcePolicy, Reason: c.Reason + " (policy: " + c.PolicyRule + ")", SetBy: c.By, Action: "clear"})
+	_, err := q.RecordDomainLevelChange(ctx, personChange(c, RecordDomainLevelChangeParams{Domain: c.Domain, OldLevel: nonEmpty(old.TrustLevel),
+		NewLevel: c.PolicyLevel, Source: verification.SourcePolicy, Reason: c.Reason + " (policy: " + c.PolicyRule + ")", SetBy: c.By, Action: "clear"}))
+	return err
 }
 
 // PolicyLevel is a domain policy's answer for a domain: its level and the

@@ -79,18 +79,19 @@ UPDATE domains SET
     level_rule = $1, level_set_by = 'source verification', level_set_at = now(),
     blocked_at = now(), block_reason = $2,
     block_claim_ids = $3::bigint[], block_edge_ids = $4::bigint[],
-    cause_id = $5::text,
+    cause_id = $5::text, cause_change_id = $6,
     updated_at = now()
-WHERE domain = $6 AND blocked_at IS NULL
+WHERE domain = $7 AND blocked_at IS NULL
 `
 
 type BlockDomainParams struct {
-	Reason      *string `json:"reason"`
-	BlockReason *string `json:"block_reason"`
-	ClaimIds    []int64 `json:"claim_ids"`
-	EdgeIds     []int64 `json:"edge_ids"`
-	Cause       *string `json:"cause"`
-	Domain      string  `json:"domain"`
+	Reason        *string `json:"reason"`
+	BlockReason   *string `json:"block_reason"`
+	ClaimIds      []int64 `json:"claim_ids"`
+	EdgeIds       []int64 `json:"edge_ids"`
+	Cause         *string `json:"cause"`
+	CauseChangeID *int64  `json:"cause_change_id"`
+	Domain        string  `json:"domain"`
 }
 
 // A block by source verification or for a dangerous pattern, with its
@@ -102,35 +103,54 @@ func (q *Queries) BlockDomain(ctx context.Context, arg BlockDomainParams) error 
 		arg.ClaimIds,
 		arg.EdgeIds,
 		arg.Cause,
+		arg.CauseChangeID,
 		arg.Domain,
 	)
 	return err
 }
 
 const blockedDomainsAmong = `-- name: BlockedDomainsAmong :many
-SELECT domain, blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(level_rule, '')::text AS reason,
-       COALESCE(level_set_by, '')::text AS set_by, COALESCE(original_trust_level, '')::text AS original_trust_level,
-       COALESCE(block_claim_ids, '{}')::bigint[] AS cause_claim_ids, COALESCE(block_edge_ids, '{}')::bigint[] AS cause_edge_ids,
-       COALESCE(cause_id, '')::text AS cause
-FROM domains WHERE domain = ANY($1::text[]) AND trust_level = 'BLOCKED' ORDER BY domain
+SELECT d.domain, (CASE WHEN d.trust_level = 'BLOCKED' THEN 'fleet' ELSE 'organization' END)::text AS scope,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.blocked_at ELSE o.blocked_at END, d.level_set_at)::timestamptz AS blocked_at,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.block_reason ELSE o.block_reason END, '')::text AS block_reason,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.level_rule ELSE o.level_rule END, '')::text AS reason,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.level_set_by ELSE o.level_set_by END, '')::text AS set_by,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.original_trust_level ELSE o.original_trust_level END, '')::text AS original_trust_level,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.block_claim_ids ELSE o.block_claim_ids END, '{}')::bigint[] AS cause_claim_ids,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.block_edge_ids ELSE o.block_edge_ids END, '{}')::bigint[] AS cause_edge_ids,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.cause_id END, '')::text AS cause,
+       CASE WHEN d.trust_level = 'BLOCKED' THEN d.cause_change_id ELSE o.cause_change_id END AS cause_change_id
+FROM domains d
+LEFT JOIN org_domain_levels o ON o.organization_id = $1 AND o.domain = d.domain
+WHERE d.domain = ANY($2::text[]) AND effective_trust_level(d.trust_level, o.trust_level) = 'BLOCKED'
+ORDER BY d.domain
 `
 
-type BlockedDomainsAmongRow struct {
-	Domain             string     `json:"domain"`
-	BlockedAt          *time.Time `json:"blocked_at"`
-	BlockReason        string     `json:"block_reason"`
-	Reason             string     `json:"reason"`
-	SetBy              string     `json:"set_by"`
-	OriginalTrustLevel string     `json:"original_trust_level"`
-	CauseClaimIds      []int64    `json:"cause_claim_ids"`
-	CauseEdgeIds       []int64    `json:"cause_edge_ids"`
-	Cause              string     `json:"cause"`
+type BlockedDomainsAmongParams struct {
+	OrganizationID string   `json:"organization_id"`
+	Domains        []string `json:"domains"`
 }
 
-// Which of these domains are BLOCKED, with when, why, by whom, and the
-// cause (the rejected claims and the edges that rejected them, or a page).
-func (q *Queries) BlockedDomainsAmong(ctx context.Context, domains []string) ([]BlockedDomainsAmongRow, error) {
-	rows, err := q.db.Query(ctx, blockedDomainsAmong, domains)
+type BlockedDomainsAmongRow struct {
+	Domain             string      `json:"domain"`
+	Scope              string      `json:"scope"`
+	BlockedAt          time.Time   `json:"blocked_at"`
+	BlockReason        string      `json:"block_reason"`
+	Reason             string      `json:"reason"`
+	SetBy              string      `json:"set_by"`
+	OriginalTrustLevel string      `json:"original_trust_level"`
+	CauseClaimIds      []int64     `json:"cause_claim_ids"`
+	CauseEdgeIds       []int64     `json:"cause_edge_ids"`
+	Cause              string      `json:"cause"`
+	CauseChangeID      interface{} `json:"cause_change_id"`
+}
+
+// Which of these domains are BLOCKED in the organisation's view (by the
+// fleet, scope 'fleet', or by its own view, scope 'organization'), with
+// when, why, by whom, the cause (the rejected claims and the edges that
+// rejected them, or a page) and the audit row that keeps it.
+func (q *Queries) BlockedDomainsAmong(ctx context.Context, arg BlockedDomainsAmongParams) ([]BlockedDomainsAmongRow, error) {
+	rows, err := q.db.Query(ctx, blockedDomainsAmong, arg.OrganizationID, arg.Domains)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +160,7 @@ func (q *Queries) BlockedDomainsAmong(ctx context.Context, domains []string) ([]
 		var i BlockedDomainsAmongRow
 		if err := rows.Scan(
 			&i.Domain,
+			&i.Scope,
 			&i.BlockedAt,
 			&i.BlockReason,
 			&i.Reason,
@@ -148,6 +169,7 @@ func (q *Queries) BlockedDomainsAmong(ctx context.Context, domains []string) ([]
 			&i.CauseClaimIds,
 			&i.CauseEdgeIds,
 			&i.Cause,
+			&i.CauseChangeID,
 		); err != nil {
 			return nil, err
 		}
@@ -164,24 +186,29 @@ SELECT c.id FROM pages p
 JOIN fragments f ON f.page_id = p.id
 JOIN claims c ON c.origin_fragment_id = f.id
 WHERE p.domain = $1
+  AND ($2::text IS NULL OR c.task_id IN (SELECT t.id FROM tasks t WHERE t.organization_id = $2::text))
 UNION
 SELECT e.target_id FROM pages p
 JOIN fragments f ON f.page_id = p.id
 JOIN edges e ON e.source_type = 'fragment' AND e.source_id = f.id AND e.target_type = 'claim'
-WHERE p.domain = $1 AND e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence >= $2::float8
+WHERE p.domain = $1 AND e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence >= $3::float8
+  AND ($2::text IS NULL
+       OR e.target_id IN (SELECT c.id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE t.organization_id = $2::text))
 ORDER BY 1
 `
 
 type ClaimsTouchingDomainParams struct {
-	Domain        string  `json:"domain"`
-	MinConfidence float64 `json:"min_confidence"`
+	Domain         string  `json:"domain"`
+	OrganizationID *string `json:"organization_id"`
+	MinConfidence  float64 `json:"min_confidence"`
 }
 
 // The claims whose status a change of the domain's level can change: those
 // extracted from its pages, and those its fragments confidently support or
-// refute.
+// refute; of one organisation's tasks when @organization_id is given (a
+// change of its view), of every task otherwise.
 func (q *Queries) ClaimsTouchingDomain(ctx context.Context, arg ClaimsTouchingDomainParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, claimsTouchingDomain, arg.Domain, arg.MinConfidence)
+	rows, err := q.db.Query(ctx, claimsTouchingDomain, arg.Domain, arg.OrganizationID, arg.MinConfidence)
 	if err != nil {
 		return nil, err
 	}
@@ -246,22 +273,43 @@ func (q *Queries) DomainChangeCounts(ctx context.Context) ([]DomainChangeCountsR
 }
 
 const domainLevelChanges = `-- name: DomainLevelChanges :many
-SELECT action, old_level, new_level, source, reason, set_by, at
-FROM domain_level_changes WHERE domain = $1 ORDER BY id
+SELECT id, action, old_level, new_level, source, reason, set_by, at, scope, COALESCE(organization_id, '')::text AS organization_id,
+       actor_kind, COALESCE(actor_organization_id, '')::text AS actor_organization_id, actor_token_id,
+       COALESCE(rule_organizations, '{}')::text[] AS rule_organizations, evidence
+FROM domain_level_changes
+WHERE domain = $1
+  AND (scope = 'fleet' OR $2::bool OR organization_id = $3::text)
+ORDER BY id
 `
 
-type DomainLevelChangesRow struct {
-	Action   string    `json:"action"`
-	OldLevel *string   `json:"old_level"`
-	NewLevel string    `json:"new_level"`
-	Source   string    `json:"source"`
-	Reason   string    `json:"reason"`
-	SetBy    string    `json:"set_by"`
-	At       time.Time `json:"at"`
+type DomainLevelChangesParams struct {
+	Domain         string  `json:"domain"`
+	AllViews       bool    `json:"all_views"`
+	OrganizationID *string `json:"organization_id"`
 }
 
-func (q *Queries) DomainLevelChanges(ctx context.Context, domain string) ([]DomainLevelChangesRow, error) {
-	rows, err := q.db.Query(ctx, domainLevelChanges, domain)
+type DomainLevelChangesRow struct {
+	ID                  int64     `json:"id"`
+	Action              string    `json:"action"`
+	OldLevel            *string   `json:"old_level"`
+	NewLevel            string    `json:"new_level"`
+	Source              string    `json:"source"`
+	Reason              string    `json:"reason"`
+	SetBy               string    `json:"set_by"`
+	At                  time.Time `json:"at"`
+	Scope               string    `json:"scope"`
+	OrganizationID      string    `json:"organization_id"`
+	ActorKind           string    `json:"actor_kind"`
+	ActorOrganizationID string    `json:"actor_organization_id"`
+	ActorTokenID        *int64    `json:"actor_token_id"`
+	RuleOrganizations   []string  `json:"rule_organizations"`
+	Evidence            []byte    `json:"evidence"`
+}
+
+// A domain's audit, oldest first: the fleet's rows, and one organisation's
+// view's rows when @organization_id is given (every view's when @all_views).
+func (q *Queries) DomainLevelChanges(ctx context.Context, arg DomainLevelChangesParams) ([]DomainLevelChangesRow, error) {
+	rows, err := q.db.Query(ctx, domainLevelChanges, arg.Domain, arg.AllViews, arg.OrganizationID)
 	if err != nil {
 		return nil, err
 	}
@@ -270,6 +318,7 @@ func (q *Queries) DomainLevelChanges(ctx context.Context, domain string) ([]Doma
 	for rows.Next() {
 		var i DomainLevelChangesRow
 		if err := rows.Scan(
+			&i.ID,
 			&i.Action,
 			&i.OldLevel,
 			&i.NewLevel,
@@ -277,6 +326,13 @@ func (q *Queries) DomainLevelChanges(ctx context.Context, domain string) ([]Doma
 			&i.Reason,
 			&i.SetBy,
 			&i.At,
+			&i.Scope,
+			&i.OrganizationID,
+			&i.ActorKind,
+			&i.ActorOrganizationID,
+			&i.ActorTokenID,
+			&i.RuleOrganizations,
+			&i.Evidence,
 		); err != nil {
 			return nil, err
 		}
@@ -320,69 +376,6 @@ func (q *Queries) DomainLevelCounts(ctx context.Context) ([]DomainLevelCountsRow
 	return items, nil
 }
 
-const domainStandings = `-- name: DomainStandings :many
-SELECT d.domain, d.trust_level, d.level_source, COALESCE(d.level_rule, '')::text AS level_rule,
-       (d.blocked_at IS NOT NULL)::bool AS blocked, (d.flagged_at IS NOT NULL)::bool AS flagged,
-       s.rejected, s.total, s.rejected_ids
-FROM domains d
-CROSS JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE c.verification_status = 'rejected')::int AS rejected, count(c.id)::int AS total,
-           COALESCE((array_agg(c.id ORDER BY c.id DESC) FILTER (WHERE c.verification_status = 'rejected'))[1:20], '{}')::bigint[] AS rejected_ids
-    FROM pages p
-    JOIN fragments f ON f.page_id = p.id
-    JOIN claims c ON c.origin_fragment_id = f.id
-    WHERE p.domain = d.domain
-) AS s
-WHERE d.domain = ANY($1::text[])
-ORDER BY d.domain
-FOR UPDATE OF d
-`
-
-type DomainStandingsRow struct {
-	Domain      string  `json:"domain"`
-	TrustLevel  string  `json:"trust_level"`
-	LevelSource string  `json:"level_source"`
-	LevelRule   string  `json:"level_rule"`
-	Blocked     bool    `json:"blocked"`
-	Flagged     bool    `json:"flagged"`
-	Rejected    int32   `json:"rejected"`
-	Total       int32   `json:"total"`
-	RejectedIds []int64 `json:"rejected_ids"`
-}
-
-// The block rule's view of these domains (ARCHITECTURE.md §5.5), locked in
-// domain order: the level of record, who set it, and how many of the
-// domain's claims are rejected, with the latest rejected claims' ids.
-func (q *Queries) DomainStandings(ctx context.Context, domains []string) ([]DomainStandingsRow, error) {
-	rows, err := q.db.Query(ctx, domainStandings, domains)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []DomainStandingsRow{}
-	for rows.Next() {
-		var i DomainStandingsRow
-		if err := rows.Scan(
-			&i.Domain,
-			&i.TrustLevel,
-			&i.LevelSource,
-			&i.LevelRule,
-			&i.Blocked,
-			&i.Flagged,
-			&i.Rejected,
-			&i.Total,
-			&i.RejectedIds,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const flagDomain = `-- name: FlagDomain :exec
 UPDATE domains SET flagged_at = now(), flag_reason = $1, updated_at = now()
 WHERE domain = $2
@@ -400,20 +393,33 @@ func (q *Queries) FlagDomain(ctx context.Context, arg FlagDomainParams) error {
 }
 
 const flaggedDomainsAmong = `-- name: FlaggedDomainsAmong :many
-SELECT domain, trust_level, flagged_at, COALESCE(flag_reason, '')::text AS flag_reason
-FROM domains WHERE domain = ANY($1::text[]) AND flagged_at IS NOT NULL ORDER BY domain
+SELECT d.domain, effective_trust_level(d.trust_level, o.trust_level)::text AS trust_level,
+       COALESCE(o.flagged_at, d.flagged_at)::timestamptz AS flagged_at,
+       COALESCE(CASE WHEN o.flagged_at IS NOT NULL THEN o.flag_reason ELSE d.flag_reason END, '')::text AS flag_reason,
+       (CASE WHEN o.flagged_at IS NOT NULL THEN 'organization' ELSE 'fleet' END)::text AS scope
+FROM domains d
+LEFT JOIN org_domain_levels o ON o.organization_id = $1 AND o.domain = d.domain
+WHERE d.domain = ANY($2::text[]) AND (d.flagged_at IS NOT NULL OR o.flagged_at IS NOT NULL)
+ORDER BY d.domain
 `
 
-type FlaggedDomainsAmongRow struct {
-	Domain     string     `json:"domain"`
-	TrustLevel string     `json:"trust_level"`
-	FlaggedAt  *time.Time `json:"flagged_at"`
-	FlagReason string     `json:"flag_reason"`
+type FlaggedDomainsAmongParams struct {
+	OrganizationID string   `json:"organization_id"`
+	Domains        []string `json:"domains"`
 }
 
-// Which of these domains source verification flagged for a person, and why.
-func (q *Queries) FlaggedDomainsAmong(ctx context.Context, domains []string) ([]FlaggedDomainsAmongRow, error) {
-	rows, err := q.db.Query(ctx, flaggedDomainsAmong, domains)
+type FlaggedDomainsAmongRow struct {
+	Domain     string    `json:"domain"`
+	TrustLevel string    `json:"trust_level"`
+	FlaggedAt  time.Time `json:"flagged_at"`
+	FlagReason string    `json:"flag_reason"`
+	Scope      string    `json:"scope"`
+}
+
+// Which of these domains source verification flagged for a person, and
+// why: flags of the fleet's level, and of the organisation's view.
+func (q *Queries) FlaggedDomainsAmong(ctx context.Context, arg FlaggedDomainsAmongParams) ([]FlaggedDomainsAmongRow, error) {
+	rows, err := q.db.Query(ctx, flaggedDomainsAmong, arg.OrganizationID, arg.Domains)
 	if err != nil {
 		return nil, err
 	}
@@ -426,6 +432,7 @@ func (q *Queries) FlaggedDomainsAmong(ctx context.Context, domains []string) ([]
 			&i.TrustLevel,
 			&i.FlaggedAt,
 			&i.FlagReason,
+			&i.Scope,
 		); err != nil {
 			return nil, err
 		}
@@ -581,59 +588,6 @@ func (q *Queries) PolicyLevelDomains(ctx context.Context, arg PolicyLevelDomains
 	return items, nil
 }
 
-const promoteCorroboratedDomains = `-- name: PromoteCorroboratedDomains :many
-WITH corroborated AS (
-    SELECT DISTINCT ON (p.domain) p.domain, c.id AS claim_id, c.independent_sources
-    FROM claims c
-    JOIN fragments f ON f.id = c.origin_fragment_id
-    JOIN pages p ON p.id = f.page_id
-    WHERE c.id = ANY($1::bigint[]) AND c.verification_status = 'verified'
-    ORDER BY p.domain, c.id
-), locked AS (
-    SELECT d.domain FROM domains d JOIN corroborated k ON k.domain = d.domain
-    WHERE d.trust_level = 'UNVERIFIED'
-      AND (d.level_source = 'default' OR (d.level_source = 'policy' AND d.level_rule = 'default'))
-    ORDER BY d.domain FOR UPDATE OF d
-)
-UPDATE domains d SET
-    trust_level = 'LOW', category = 'low', level_source = 'verification',
-    level_rule = 'claim ' || k.claim_id || ' verified by ' || k.independent_sources || ' independent sites',
-    level_set_by = 'source verification', level_set_at = now(), updated_at = now()
-FROM locked l JOIN corroborated k ON k.domain = l.domain
-WHERE d.domain = l.domain
-RETURNING d.domain, k.claim_id
-`
-
-type PromoteCorroboratedDomainsRow struct {
-	Domain  string `json:"domain"`
-	ClaimID int64  `json:"claim_id"`
-}
-
-// Source verification's promotion (ARCHITECTURE.md §5.5): a domain at
-// UNVERIFIED that nobody vouched for (no policy rule, no person) becomes
-// LOW when one of its claims, among these, is verified (supported from 2
-// other sites or more). The rows are locked in domain order. Returns the
-// promoted domains with the claim.
-func (q *Queries) PromoteCorroboratedDomains(ctx context.Context, claimIds []int64) ([]PromoteCorroboratedDomainsRow, error) {
-	rows, err := q.db.Query(ctx, promoteCorroboratedDomains, claimIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []PromoteCorroboratedDomainsRow{}
-	for rows.Next() {
-		var i PromoteCorroboratedDomainsRow
-		if err := rows.Scan(&i.Domain, &i.ClaimID); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const quarantinePage = `-- name: QuarantinePage :exec
 UPDATE pages SET quarantined_reason = $1, quarantined_at = COALESCE(quarantined_at, now()) WHERE id = $2
 `
@@ -648,23 +602,38 @@ func (q *Queries) QuarantinePage(ctx context.Context, arg QuarantinePageParams) 
 	return err
 }
 
-const recordDomainLevelChange = `-- name: RecordDomainLevelChange :exec
-INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+const recordDomainLevelChange = `-- name: RecordDomainLevelChange :one
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action,
+                                  scope, organization_id, actor_kind, actor_organization_id, actor_token_id,
+                                  rule_organizations, evidence)
+VALUES ($1, $2, $3, $4, $5, $6, $7,
+        $8, $9, $10, $11, $12,
+        $13::text[], $14::jsonb)
+RETURNING id
 `
 
 type RecordDomainLevelChangeParams struct {
-	Domain   string  `json:"domain"`
-	OldLevel *string `json:"old_level"`
-	NewLevel string  `json:"new_level"`
-	Source   string  `json:"source"`
-	Reason   string  `json:"reason"`
-	SetBy    string  `json:"set_by"`
-	Action   string  `json:"action"`
+	Domain              string   `json:"domain"`
+	OldLevel            *string  `json:"old_level"`
+	NewLevel            string   `json:"new_level"`
+	Source              string   `json:"source"`
+	Reason              string   `json:"reason"`
+	SetBy               string   `json:"set_by"`
+	Action              string   `json:"action"`
+	Scope               string   `json:"scope"`
+	OrganizationID      *string  `json:"organization_id"`
+	ActorKind           string   `json:"actor_kind"`
+	ActorOrganizationID *string  `json:"actor_organization_id"`
+	ActorTokenID        *int64   `json:"actor_token_id"`
+	RuleOrganizations   []string `json:"rule_organizations"`
+	Evidence            []byte   `json:"evidence"`
 }
 
-func (q *Queries) RecordDomainLevelChange(ctx context.Context, arg RecordDomainLevelChangeParams) error {
-	_, err := q.db.Exec(ctx, recordDomainLevelChange,
+// One audit row: what changed (the fleet's level, or one organisation's
+// view), who did it (an operator, an organisation's token, a rule with the
+// organisations behind it, the policy) and what it rests on (evidence).
+func (q *Queries) RecordDomainLevelChange(ctx context.Context, arg RecordDomainLevelChangeParams) (int64, error) {
+	row := q.db.QueryRow(ctx, recordDomainLevelChange,
 		arg.Domain,
 		arg.OldLevel,
 		arg.NewLevel,
@@ -672,14 +641,23 @@ func (q *Queries) RecordDomainLevelChange(ctx context.Context, arg RecordDomainL
 		arg.Reason,
 		arg.SetBy,
 		arg.Action,
+		arg.Scope,
+		arg.OrganizationID,
+		arg.ActorKind,
+		arg.ActorOrganizationID,
+		arg.ActorTokenID,
+		arg.RuleOrganizations,
+		arg.Evidence,
 	)
-	return err
+	var id int64
+	err := row.Scan(&id)
+	return id, err
 }
 
 const recordPolicyChanges = `-- name: RecordPolicyChanges :exec
-INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action, scope, actor_kind)
 SELECT unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), 'policy',
-       unnest($4::text[]), 'domain policy', 'policy'
+       unnest($4::text[]), 'domain policy', 'policy', 'fleet', 'policy'
 `
 
 type RecordPolicyChangesParams struct {
@@ -700,17 +678,21 @@ func (q *Queries) RecordPolicyChanges(ctx context.Context, arg RecordPolicyChang
 }
 
 const recordPromotions = `-- name: RecordPromotions :exec
-INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
-SELECT unnest($1::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest($2::text[]), 'source verification', 'promote'
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action,
+                                  scope, organization_id, actor_kind, rule_organizations)
+SELECT unnest($1::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest($2::text[]), 'source verification', 'promote',
+       'organization', $3::text, 'rule', ARRAY[$3::text]
 `
 
 type RecordPromotionsParams struct {
-	Domains []string `json:"domains"`
-	Reasons []string `json:"reasons"`
+	Domains        []string `json:"domains"`
+	Reasons        []string `json:"reasons"`
+	OrganizationID string   `json:"organization_id"`
 }
 
+// The audit rows of promotions in one organisation's view.
 func (q *Queries) RecordPromotions(ctx context.Context, arg RecordPromotionsParams) error {
-	_, err := q.db.Exec(ctx, recordPromotions, arg.Domains, arg.Reasons)
+	_, err := q.db.Exec(ctx, recordPromotions, arg.Domains, arg.Reasons, arg.OrganizationID)
 	return err
 }
 
@@ -755,6 +737,7 @@ UPDATE domains SET
     block_claim_ids = CASE WHEN $1::text = 'BLOCKED' THEN block_claim_ids END,
     block_edge_ids = CASE WHEN $1::text = 'BLOCKED' THEN block_edge_ids END,
     cause_id = CASE WHEN $1::text = 'BLOCKED' THEN cause_id END,
+    cause_change_id = CASE WHEN $1::text = 'BLOCKED' THEN cause_change_id END,
     -- a person who sets the level has seen the flag
     flagged_at = NULL, flag_reason = NULL,
     updated_at = now()
@@ -787,26 +770,19 @@ func (q *Queries) SetDomainLevel(ctx context.Context, arg SetDomainLevelParams) 
 	return err
 }
 
-const setDomainStanding = `-- name: SetDomainStanding :exec
-UPDATE domains SET rejected_claims = $1, total_claims = $2, rejection_rate = $3
-WHERE domain = $4
+const sumDomainStanding = `-- name: SumDomainStanding :exec
+UPDATE domains d SET rejected_claims = s.rejected, total_claims = s.total,
+    rejection_rate = CASE WHEN s.total > 0 THEN s.rejected::float8 / s.total ELSE 0 END
+FROM (SELECT COALESCE(sum(rejected_claims), 0)::int AS rejected, COALESCE(sum(total_claims), 0)::int AS total
+      FROM org_domain_levels WHERE domain = $1) AS s
+WHERE d.domain = $1
 `
 
-type SetDomainStandingParams struct {
-	Rejected      int32   `json:"rejected"`
-	Total         int32   `json:"total"`
-	RejectionRate float64 `json:"rejection_rate"`
-	Domain        string  `json:"domain"`
-}
-
-// The domain's claim counts behind its rejection rate.
-func (q *Queries) SetDomainStanding(ctx context.Context, arg SetDomainStandingParams) error {
-	_, err := q.db.Exec(ctx, setDomainStanding,
-		arg.Rejected,
-		arg.Total,
-		arg.RejectionRate,
-		arg.Domain,
-	)
+// The domain's claim counts over every organisation, for display: the
+// block rule reads each organisation's own (org_domain_levels), never
+// these.
+func (q *Queries) SumDomainStanding(ctx context.Context, domain string) error {
+	_, err := q.db.Exec(ctx, sumDomainStanding, domain)
 	return err
 }
 

@@ -155,7 +155,7 @@ SELECT c.id, c.evidence_no, c.kind, c.text, c.confidence, c.verdict, c.supportin
        f.page_id, c.page_version_id, c.quote_start, c.quote_end,
        COALESCE(substring(pv.content FROM c.quote_start + 1 FOR c.quote_end - c.quote_start), '')::text AS quote,
        COALESCE(p.url, '')::text AS url, COALESCE(p.title, '')::text AS title, COALESCE(p.domain, '')::text AS domain,
-       COALESCE(d.trust_level, '')::text AS trust_level, pv.fetched_at,
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), '')::text AS trust_level, pv.fetched_at,
        COALESCE((SELECT array_agg(DISTINCT e.nli_model ORDER BY e.nli_model) FROM edges e
                  WHERE e.target_id = c.id AND e.target_type = 'claim' AND e.source_type = 'fragment'
                    AND e.relation IN ('supports', 'refutes', 'neutral') AND e.nli_model IS NOT NULL), '{}')::text[] AS nli_models
@@ -164,6 +164,7 @@ LEFT JOIN fragments f ON f.id = c.origin_fragment_id
 LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN page_versions pv ON pv.id = c.page_version_id
 LEFT JOIN domains d ON d.domain = p.domain
+LEFT JOIN org_domain_levels o ON o.domain = p.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = $1)
 WHERE c.task_id = $1 AND c.evidence_no > $2::int
 ORDER BY c.evidence_no
 LIMIT $3

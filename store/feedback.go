@@ -17,6 +17,11 @@ type ClaimVerdictFeedback struct {
 	Reject  bool // false: restore
 	Reason  string
 	By      string
+	// Org and TokenID are whose feedback it is: the organisation and the
+	// API token it came through (0 from the CLI). Recorded with it, and
+	// cited by any block the rejection leads to.
+	Org     string
+	TokenID int64
 }
 
 // ClaimFeedbackResult is where the claim stands after the feedback.
@@ -61,12 +66,16 @@ func (s *Store) ApplyClaimFeedback(ctx context.Context, f ClaimVerdictFeedback) 
 		if err := q.SetReviewerStatus(ctx, SetReviewerStatusParams{ID: f.ClaimID, ReviewerStatus: &word}); err != nil {
 			return err
 		}
+		if err := q.RecordClaimFeedback(ctx, RecordClaimFeedbackParams{ClaimID: f.ClaimID, Action: action, Reason: f.Reason, SetBy: f.By,
+			OrganizationID: nonEmpty(f.Org), TokenID: nonZero(f.TokenID)}); err != nil {
+			return err
+		}
 		states, err := q.RecomputePosteriors(ctx, []int64{f.ClaimID})
 		if err != nil {
 			return err
 		}
 		out.Verification, out.Changed = states[0].Verification, true
-		return q.RecordClaimFeedback(ctx, RecordClaimFeedbackParams{ClaimID: f.ClaimID, Action: action, Reason: f.Reason, SetBy: f.By})
+		return nil
 	})
 	if err != nil {
 		return out, fmt.Errorf("feedback on claim %d: %w", f.ClaimID, err)
@@ -80,6 +89,8 @@ type EdgeCorrection struct {
 	Relation string // supports, refutes or neutral
 	Reason   string
 	By       string
+	Org      string // whose correction: the organisation and its API token (0 from the CLI)
+	TokenID  int64
 }
 
 // EdgeCorrectionResult is what a correction did.
@@ -121,7 +132,7 @@ func (s *Store) CorrectEdge(ctx context.Context, c EdgeCorrection) (EdgeCorrecti
 				return err
 			}
 			if err := q.RecordEdgeFeedback(ctx, RecordEdgeFeedbackParams{EdgeID: c.EdgeID, OldRelation: e.Relation,
-				NewRelation: c.Relation, Reason: c.Reason, SetBy: c.By}); err != nil {
+				NewRelation: c.Relation, Reason: c.Reason, SetBy: c.By, OrganizationID: nonEmpty(c.Org), TokenID: nonZero(c.TokenID)}); err != nil {
 				return err
 			}
 			out.Changed = true
@@ -137,4 +148,11 @@ func (s *Store) CorrectEdge(ctx context.Context, c EdgeCorrection) (EdgeCorrecti
 		return out, fmt.Errorf("correct edge %d: %w", c.EdgeID, err)
 	}
 	return out, nil
+}
+
+func nonZero(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
 }

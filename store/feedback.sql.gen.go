@@ -132,14 +132,17 @@ func (q *Queries) LockNLIEdge(ctx context.Context, id int64) (LockNLIEdgeRow, er
 }
 
 const recordClaimFeedback = `-- name: RecordClaimFeedback :exec
-INSERT INTO claim_feedback (claim_id, action, reason, set_by) VALUES ($1, $2, $3, $4)
+INSERT INTO claim_feedback (claim_id, action, reason, set_by, organization_id, token_id)
+VALUES ($1, $2, $3, $4, $5, $6)
 `
 
 type RecordClaimFeedbackParams struct {
-	ClaimID int64  `json:"claim_id"`
-	Action  string `json:"action"`
-	Reason  string `json:"reason"`
-	SetBy   string `json:"set_by"`
+	ClaimID        int64   `json:"claim_id"`
+	Action         string  `json:"action"`
+	Reason         string  `json:"reason"`
+	SetBy          string  `json:"set_by"`
+	OrganizationID *string `json:"organization_id"`
+	TokenID        *int64  `json:"token_id"`
 }
 
 func (q *Queries) RecordClaimFeedback(ctx context.Context, arg RecordClaimFeedbackParams) error {
@@ -148,21 +151,25 @@ func (q *Queries) RecordClaimFeedback(ctx context.Context, arg RecordClaimFeedba
 		arg.Action,
 		arg.Reason,
 		arg.SetBy,
+		arg.OrganizationID,
+		arg.TokenID,
 	)
 	return err
 }
 
 const recordEdgeFeedback = `-- name: RecordEdgeFeedback :exec
-INSERT INTO edge_feedback (edge_id, old_relation, new_relation, reason, set_by)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO edge_feedback (edge_id, old_relation, new_relation, reason, set_by, organization_id, token_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 `
 
 type RecordEdgeFeedbackParams struct {
-	EdgeID      int64  `json:"edge_id"`
-	OldRelation string `json:"old_relation"`
-	NewRelation string `json:"new_relation"`
-	Reason      string `json:"reason"`
-	SetBy       string `json:"set_by"`
+	EdgeID         int64   `json:"edge_id"`
+	OldRelation    string  `json:"old_relation"`
+	NewRelation    string  `json:"new_relation"`
+	Reason         string  `json:"reason"`
+	SetBy          string  `json:"set_by"`
+	OrganizationID *string `json:"organization_id"`
+	TokenID        *int64  `json:"token_id"`
 }
 
 func (q *Queries) RecordEdgeFeedback(ctx context.Context, arg RecordEdgeFeedbackParams) error {
@@ -172,6 +179,8 @@ func (q *Queries) RecordEdgeFeedback(ctx context.Context, arg RecordEdgeFeedback
 		arg.NewRelation,
 		arg.Reason,
 		arg.SetBy,
+		arg.OrganizationID,
+		arg.TokenID,
 	)
 	return err
 }

@@ -105,12 +105,14 @@ type ClaimConflict struct {
 }
 
 type ClaimFeedback struct {
-	ID      int64     `json:"id"`
-	ClaimID int64     `json:"claim_id"`
-	Action  string    `json:"action"`
-	Reason  string    `json:"reason"`
-	SetBy   string    `json:"set_by"`
-	At      time.Time `json:"at"`
+	ID             int64     `json:"id"`
+	ClaimID        int64     `json:"claim_id"`
+	Action         string    `json:"action"`
+	Reason         string    `json:"reason"`
+	SetBy          string    `json:"set_by"`
+	At             time.Time `json:"at"`
+	OrganizationID *string   `json:"organization_id"`
+	TokenID        *int64    `json:"token_id"`
 }
 
 type ClaimLink struct {
@@ -150,6 +152,7 @@ type Domain struct {
 	TotalClaims        int32      `json:"total_claims"`
 	FlaggedAt          *time.Time `json:"flagged_at"`
 	FlagReason         *string    `json:"flag_reason"`
+	CauseChangeID      *int64     `json:"cause_change_id"`
 }
 
 type DomainFetch struct {
@@ -161,15 +164,22 @@ type DomainFetch struct {
 }
 
 type DomainLevelChange struct {
-	ID       int64     `json:"id"`
-	Domain   string    `json:"domain"`
-	OldLevel *string   `json:"old_level"`
-	NewLevel string    `json:"new_level"`
-	Source   string    `json:"source"`
-	Reason   string    `json:"reason"`
-	SetBy    string    `json:"set_by"`
-	At       time.Time `json:"at"`
-	Action   string    `json:"action"`
+	ID                  int64     `json:"id"`
+	Domain              string    `json:"domain"`
+	OldLevel            *string   `json:"old_level"`
+	NewLevel            string    `json:"new_level"`
+	Source              string    `json:"source"`
+	Reason              string    `json:"reason"`
+	SetBy               string    `json:"set_by"`
+	At                  time.Time `json:"at"`
+	Action              string    `json:"action"`
+	Scope               string    `json:"scope"`
+	OrganizationID      *string   `json:"organization_id"`
+	ActorKind           string    `json:"actor_kind"`
+	ActorOrganizationID *string   `json:"actor_organization_id"`
+	ActorTokenID        *int64    `json:"actor_token_id"`
+	RuleOrganizations   []string  `json:"rule_organizations"`
+	Evidence            []byte    `json:"evidence"`
 }
 
 type DomainPoliteness struct {
@@ -207,13 +217,15 @@ type Edge struct {
 }
 
 type EdgeFeedback struct {
-	ID          int64     `json:"id"`
-	EdgeID      int64     `json:"edge_id"`
-	OldRelation string    `json:"old_relation"`
-	NewRelation string    `json:"new_relation"`
-	Reason      string    `json:"reason"`
-	SetBy       string    `json:"set_by"`
-	At          time.Time `json:"at"`
+	ID             int64     `json:"id"`
+	EdgeID         int64     `json:"edge_id"`
+	OldRelation    string    `json:"old_relation"`
+	NewRelation    string    `json:"new_relation"`
+	Reason         string    `json:"reason"`
+	SetBy          string    `json:"set_by"`
+	At             time.Time `json:"at"`
+	OrganizationID *string   `json:"organization_id"`
+	TokenID        *int64    `json:"token_id"`
 }
 
 type EventLog struct {
@@ -236,6 +248,27 @@ type Fragment struct {
 	Embedding      []byte      `json:"embedding"`
 	EmbedModel     *string     `json:"embed_model"`
 	CreatedAt      time.Time   `json:"created_at"`
+}
+
+type OrgDomainLevel struct {
+	OrganizationID     string     `json:"organization_id"`
+	Domain             string     `json:"domain"`
+	TrustLevel         *string    `json:"trust_level"`
+	LevelSource        *string    `json:"level_source"`
+	LevelRule          *string    `json:"level_rule"`
+	LevelSetBy         *string    `json:"level_set_by"`
+	LevelSetAt         *time.Time `json:"level_set_at"`
+	OriginalTrustLevel *string    `json:"original_trust_level"`
+	BlockedAt          *time.Time `json:"blocked_at"`
+	BlockReason        *string    `json:"block_reason"`
+	CauseChangeID      *int64     `json:"cause_change_id"`
+	BlockClaimIds      []int64    `json:"block_claim_ids"`
+	BlockEdgeIds       []int64    `json:"block_edge_ids"`
+	FlaggedAt          *time.Time `json:"flagged_at"`
+	FlagReason         *string    `json:"flag_reason"`
+	PromotedAt         *time.Time `json:"promoted_at"`
+	RejectedClaims     int32      `json:"rejected_claims"`
+	TotalClaims        int32      `json:"total_claims"`
 }
 
 type Page struct {

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/evidencefleet/evidencefleet/internal/belief"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
@@ -71,7 +74,7 @@ func (q *Queries) recomputePosteriors(ctx context.Context, claimIDs []int64, loc
 	if err := q.replaceConflicts(ctx, states, tallies); err != nil {
 		return nil, err
 	}
-	if err := q.promoteCorroborated(ctx, states); err != nil {
+	if err := q.promoteCorroborated(ctx, states, tallies); err != nil {
 		return nil, err
 	}
 	if err := q.applyBlockRule(ctx, rejectionChanges(locked, states, tallies)); err != nil {
@@ -135,33 +138,84 @@ func posteriorParams(states []ClaimState) UpdatePosteriorsParams {
 }
 
 // promoteCorroborated is source verification's promotion after a change of
-// posteriors: the unvouched UNVERIFIED domains of claims now verified become
-// LOW, each with its audit row.
-func (q *Queries) promoteCorroborated(ctx context.Context, states []ClaimState) error {
-	var verified []int64
-	for _, s := range states {
-		if s.Verification == verification.Verified {
-			verified = append(verified, s.ClaimID)
+// posteriors, in the view of the organisation whose claim is now verified:
+// an unvouched UNVERIFIED origin domain becomes LOW there, with its audit
+// row; fleet-wide once a quorum of organisations' claims corroborated it
+// (verification.QuorumFrom), with an audit row naming them.
+func (q *Queries) promoteCorroborated(ctx context.Context, states []ClaimState, tallies []ClaimTalliesRow) error {
+	var pairs []orgDomain
+	claims := map[string][]int64{}
+	for i, s := range states {
+		t := tallies[i]
+		// only an origin its organisation sees at UNVERIFIED can be promoted
+		if s.Verification == verification.Verified && t.OriginLevel == "UNVERIFIED" && t.OrganizationID != "" && t.OriginDomain != "" {
+			pairs = append(pairs, orgDomain{Org: t.OrganizationID, Domain: t.OriginDomain})
+			claims[t.OrganizationID] = append(claims[t.OrganizationID], s.ClaimID)
 		}
 	}
-	if len(verified) == 0 {
+	if len(pairs) == 0 {
 		return nil // most rounds: no statement sent
 	}
-	rows, err := q.PromoteCorroboratedDomains(ctx, verified)
-	if err != nil {
-		return fmt.Errorf("recompute posteriors: promote domains: %w", err)
+	slices.SortFunc(pairs, func(a, b orgDomain) int { return cmp.Or(cmp.Compare(a.Org, b.Org), cmp.Compare(a.Domain, b.Domain)) })
+	orgs, perOrg, all := byOrg(slices.Compact(pairs))
+	if err := q.LockDomains(ctx, all); err != nil {
+		return fmt.Errorf("recompute posteriors: lock domains: %w", err)
 	}
-	if len(rows) == 0 {
-		return nil
+	var promoted []string
+	for _, org := range orgs {
+		if err := q.EnsureOrgDomainRows(ctx, EnsureOrgDomainRowsParams{OrganizationID: org, Domains: perOrg[org]}); err != nil {
+			return fmt.Errorf("recompute posteriors: %s's view: %w", org, err)
+		}
+		rows, err := q.PromoteOrgDomains(ctx, PromoteOrgDomainsParams{OrganizationID: org, ClaimIds: claims[org]})
+		if err != nil {
+			return fmt.Errorf("recompute posteriors: promote domains in %s's view: %w", org, err)
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		domains, reasons := make([]string, len(rows)), make([]string, len(rows))
+		for i, r := range rows {
+			domains[i], reasons[i] = r.Domain, fmt.Sprintf("claim %d verified by independent sites", r.ClaimID)
+		}
+		if err := q.RecordPromotions(ctx, RecordPromotionsParams{Domains: domains, Reasons: reasons, OrganizationID: org}); err != nil {
+			return fmt.Errorf("recompute posteriors: record promotions: %w", err)
+		}
+		promoted = append(promoted, domains...)
 	}
-	domains, reasons := make([]string, len(rows)), make([]string, len(rows))
-	for i, r := range rows {
-		domains[i], reasons[i] = r.Domain, fmt.Sprintf("claim %d verified by independent sites", r.ClaimID)
-	}
-	if err := q.RecordPromotions(ctx, RecordPromotionsParams{Domains: domains, Reasons: reasons}); err != nil {
-		return fmt.Errorf("recompute posteriors: record promotions: %w", err)
+	slices.Sort(promoted)
+	for _, d := range slices.Compact(promoted) {
+		if err := q.fleetPromotion(ctx, d); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// fleetPromotion promotes a domain fleet-wide (UNVERIFIED that nobody
+// vouched for becomes LOW) once at least the quorum of organisations'
+// claims corroborated it, with an audit row naming the rule and them.
+func (q *Queries) fleetPromotion(ctx context.Context, domain string) error {
+	votes, err := q.DomainVotes(ctx, domain)
+	if err != nil {
+		return fmt.Errorf("recompute posteriors: votes on %s: %w", domain, err)
+	}
+	quorum := verification.QuorumFrom(ctx)
+	if len(votes.Promoting) < quorum {
+		return nil
+	}
+	d, err := q.LockDomain(ctx, domain)
+	if err != nil {
+		return fmt.Errorf("recompute posteriors: lock %s: %w", domain, err)
+	}
+	if s := (verification.Standing{Level: d.TrustLevel, LevelSource: d.LevelSource, LevelRule: d.LevelRule}); d.TrustLevel != "UNVERIFIED" || s.Vouched() {
+		return nil
+	}
+	reason := fmt.Sprintf("corroborated in the views of %d organisations (quorum %d): %s", len(votes.Promoting), quorum, strings.Join(votes.Promoting, ", "))
+	if err := q.PromoteDomain(ctx, PromoteDomainParams{Domain: domain, Reason: &reason}); err != nil {
+		return fmt.Errorf("recompute posteriors: promote %s: %w", domain, err)
+	}
+	_, err = q.auditRule(ctx, domainBlock{Domain: domain, Level: d.TrustLevel, Orgs: votes.Promoting}, "promote", "LOW", reason)
+	return err
 }
 
 // TallyFromRow converts an aggregate row into the pure tally.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -342,7 +343,8 @@ func TestVerifiedClaimPromotesItsUnvouchedDomain(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
-			ctx := context.Background()
+			// one organisation, quorum 1: the fleet's level moves with its view
+			ctx := verification.WithQuorum(context.Background(), 1)
 			// page 1 is the claim's origin, on blog.example.com; pages 2 and 3 are two other sites
 			for i, host := range []string{"blog.example.com", "one.example.org", "two.example.net"} {
 				if _, err := b.pool.Exec(ctx, `UPDATE pages SET domain = $2 WHERE id = (SELECT page_id FROM fragments WHERE id = $1)`, b.fragments[10*i], host); err != nil {
@@ -370,7 +372,7 @@ func TestVerifiedClaimPromotesItsUnvouchedDomain(t *testing.T) {
 			}
 			var level, source string
 			var audits int
-			if err := b.pool.QueryRow(ctx, `SELECT trust_level, level_source, (SELECT count(*) FROM domain_level_changes WHERE domain = d.domain)
+			if err := b.pool.QueryRow(ctx, `SELECT trust_level, level_source, (SELECT count(*) FROM domain_level_changes WHERE domain = d.domain AND scope = 'fleet')
 				FROM domains d WHERE domain = 'blog.example.com'`).Scan(&level, &source, &audits); err != nil {
 				t.Fatal(err)
 			}

@@ -420,10 +420,11 @@ func (q *Queries) TaskModels(ctx context.Context, taskID int64) ([]TaskModelsRow
 const taskPages = `-- name: TaskPages :many
 SELECT p.id, p.url, COALESCE(p.final_url, '')::text AS final_url, p.domain, COALESCE(p.title, '')::text AS title,
        p.doi, p.abstract_only, tp.page_version_id, tp.reason, tp.depth, p.http_status,
-       COALESCE(d.trust_level, 'UNVERIFIED')::text AS trust_level
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), 'UNVERIFIED')::text AS trust_level
 FROM task_pages tp
 JOIN pages p ON p.id = tp.page_id
 LEFT JOIN domains d ON d.domain = p.domain
+LEFT JOIN org_domain_levels o ON o.domain = p.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = $1)
 WHERE tp.task_id = $1
 ORDER BY p.id
 `
@@ -443,8 +444,9 @@ type TaskPagesRow struct {
 	TrustLevel    string  `json:"trust_level"`
 }
 
-// The task's pages with their domain's level of record now (UNVERIFIED for
-// a domain without a row, as rerank reads it).
+// The task's pages with their domain's level now in the task's
+// organisation's view (UNVERIFIED for a domain without a row, as rerank
+// reads it).
 func (q *Queries) TaskPages(ctx context.Context, taskID int64) ([]TaskPagesRow, error) {
 	rows, err := q.db.Query(ctx, taskPages, taskID)
 	if err != nil {

@@ -92,15 +92,16 @@ WITH query AS (
 SELECT f.id, f.page_id, f.page_version_id, f.start_char, f.end_char, f.text,
        ts_rank(f.tsv, query.q)::float8 AS lexical_score,
        (CASE WHEN f.embed_model = $1::text THEN f.embedding END)::bytea AS embedding,
-       COALESCE(d.trust_level, 'UNVERIFIED')::text AS trust_level
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), 'UNVERIFIED')::text AS trust_level
 FROM query
 CROSS JOIN task_pages tp
 JOIN fragments f ON f.page_version_id = tp.page_version_id
 JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
+LEFT JOIN org_domain_levels o ON o.domain = p.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = $2)
 WHERE tp.task_id = $2
   AND f.tsv @@ query.q
-  AND NOT (COALESCE(d.trust_level, 'UNVERIFIED') = ANY($3::text[]))
+  AND NOT (COALESCE(effective_trust_level(d.trust_level, o.trust_level), 'UNVERIFIED') = ANY($3::text[]))
 ORDER BY lexical_score DESC, f.id
 LIMIT $4
 `
@@ -129,8 +130,8 @@ type RankingCandidatesRow struct {
 // Stage 1 of ranking (ARCHITECTURE.md §5.3): the task's fragments (of the page
 // versions the task saw) that match any term of the query (an OR of its
 // 'english' lexemes, GIN index on tsv), best ts_rank first, ties by id, at
-// most @max_candidates. Fragments of domains whose trust level is in
-// @excluded_levels are left out. The embedding is returned only when it was
+// most @max_candidates. Fragments of domains whose trust level in the
+// task's organisation's view is in @excluded_levels are left out. The embedding is returned only when it was
 // made by @embed_model; the trust level of a domain without a row is
 // UNVERIFIED (the domains default).
 func (q *Queries) RankingCandidates(ctx context.Context, arg RankingCandidatesParams) ([]RankingCandidatesRow, error) {

@@ -82,8 +82,10 @@ type PageWrite struct {
 	DomainLevel DomainLevel
 	// Quarantine names the dangerous pattern the page's text holds
 	// (verification.DangerousPattern): the page is marked, and its domain
-	// blocked, or flagged when vouched for.
+	// blocked, or flagged when vouched for, in the view of MetBy, the
+	// organisation whose task met it (WritePage fills it in from the task).
 	Quarantine string
+	MetBy      string
 
 	EmbedModel string // fragments lacking an embedding of this model are returned to embed
 }
@@ -235,7 +237,7 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 	}
 	if p.Quarantine != "" {
 		// last: the domain's row is locked after every other row of the write
-		if err := q.quarantine(ctx, pageID, domain, p.Quarantine); err != nil {
+		if err := q.quarantine(ctx, pageID, domain, p.Quarantine, p.MetBy); err != nil {
 			return out, err
 		}
 	}
@@ -272,6 +274,13 @@ type PageWritten struct {
 // Lock order: page keys (advisory), then the task row.
 func (q *Queries) WritePage(ctx context.Context, p PageWrite, t PageForTask) (PageWritten, error) {
 	var out PageWritten
+	if p.Quarantine != "" && p.MetBy == "" {
+		org, err := q.TaskOrganization(ctx, t.TaskID)
+		if err != nil {
+			return out, fmt.Errorf("the organisation of task %d: %w", t.TaskID, err)
+		}
+		p.MetBy = org
+	}
 	st, err := q.StorePage(ctx, p)
 	if err != nil {
 		return out, err

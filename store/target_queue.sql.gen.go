@@ -58,12 +58,20 @@ func (q *Queries) AddTaskPage(ctx context.Context, arg AddTaskPageParams) (bool,
 }
 
 const domainTrustLevel = `-- name: DomainTrustLevel :one
-SELECT COALESCE((SELECT trust_level FROM domains WHERE domain = $1), '')::text AS trust_level
+SELECT COALESCE((SELECT effective_trust_level(d.trust_level, o.trust_level) FROM domains d
+                 LEFT JOIN org_domain_levels o ON o.domain = d.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = $1)
+                 WHERE d.domain = $2), '')::text AS trust_level
 `
 
-// The level of record of a domain (empty when it has no row yet).
-func (q *Queries) DomainTrustLevel(ctx context.Context, domain string) (string, error) {
-	row := q.db.QueryRow(ctx, domainTrustLevel, domain)
+type DomainTrustLevelParams struct {
+	TaskID int64  `json:"task_id"`
+	Domain string `json:"domain"`
+}
+
+// The level of a domain in the task's organisation's view (empty when it
+// has no row yet).
+func (q *Queries) DomainTrustLevel(ctx context.Context, arg DomainTrustLevelParams) (string, error) {
+	row := q.db.QueryRow(ctx, domainTrustLevel, arg.TaskID, arg.Domain)
 	var trust_level string
 	err := row.Scan(&trust_level)
 	return trust_level, err

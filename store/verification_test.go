@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -24,7 +25,7 @@ type verificationCase struct {
 // claims, the refuted ones first.
 func (b *posteriorBundle) build(t *testing.T, c verificationCase) []int64 {
 	t.Helper()
-	ctx := context.Background()
+	ctx := singleTenant
 	for i, host := range []string{"blog.example.com", "journal.example.edu"} {
 		if _, err := b.pool.Exec(ctx, `UPDATE pages SET domain = $2 WHERE id = (SELECT page_id FROM fragments WHERE id = $1)`, b.fragments[10*i], host); err != nil {
 			t.Fatal(err)
@@ -57,6 +58,11 @@ func (b *posteriorBundle) build(t *testing.T, c verificationCase) []int64 {
 	return claims
 }
 
+// singleTenant is the context of a fleet of one organisation (quorum 1):
+// its view and the fleet's level move together, as these tests of the
+// rules read them on the fleet's row (tenant_trust_test.go has the rest).
+var singleTenant = verification.WithQuorum(context.Background(), 1)
+
 // domainState is blog.example.com's row as the tests read it.
 type domainState struct {
 	level, blockReason string
@@ -72,7 +78,7 @@ func (b *posteriorBundle) domain(t *testing.T) domainState {
 	var d domainState
 	err := b.pool.QueryRow(context.Background(), `SELECT trust_level, COALESCE(block_reason, ''), flagged_at IS NOT NULL, rejected_claims, total_claims,
 		COALESCE(block_claim_ids, '{}'), COALESCE(block_edge_ids, '{}'),
-		COALESCE((SELECT array_agg(action || ':' || new_level ORDER BY id) FROM domain_level_changes WHERE domain = d.domain), '{}')
+		COALESCE((SELECT array_agg(action || ':' || new_level ORDER BY id) FROM domain_level_changes WHERE domain = d.domain AND scope = 'fleet'), '{}')
 		FROM domains d WHERE domain = 'blog.example.com'`).
 		Scan(&d.level, &d.blockReason, &d.flagged, &d.rejected, &d.total, &d.blockClaims, &d.blockEdges, &d.audit)
 	if err != nil {
@@ -184,7 +190,7 @@ func TestSourceVerificationBlockRule(t *testing.T) {
 func TestBlockUndoneByAPerson(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ctx := context.Background()
+	ctx := singleTenant
 	claims := b.build(t, verificationCase{originLevel: "UNVERIFIED", originSource: "default", claims: 6, refuted: 3,
 		refuterLevel: "ACADEMIC", refuterConfidence: 0.95})
 	if d := b.domain(t); d.level != "BLOCKED" {

@@ -45,7 +45,7 @@ func (q *Queries) CandidateFragmentDetails(ctx context.Context, ids []int64) ([]
 
 const claimSiteEdges = `-- name: ClaimSiteEdges :many
 SELECT e.target_id::bigint AS claim_id, e.relation, p.domain, COALESCE(d.site, p.domain)::text AS site,
-       COALESCE(d.trust_level, 'UNVERIFIED')::text AS level,
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), 'UNVERIFIED')::text AS level,
        max(e.nli_edge_confidence)::float8 AS confidence,
        (array_agg(e.id ORDER BY e.nli_edge_confidence DESC, e.id))[1]::bigint AS edge_id
 FROM unnest($1::bigint[]) AS u(id)
@@ -58,7 +58,9 @@ JOIN LATERAL (
 JOIN fragments f ON f.id = e.source_id
 JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
-GROUP BY e.target_id, e.relation, p.domain, d.site, d.trust_level
+LEFT JOIN org_domain_levels o ON o.domain = p.domain
+    AND o.organization_id = (SELECT t.organization_id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE c.id = u.id)
+GROUP BY e.target_id, e.relation, p.domain, d.site, d.trust_level, o.trust_level
 ORDER BY 1, 2, 3
 `
 
@@ -120,22 +122,28 @@ SELECT u.id::bigint AS claim_id,
        count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources,
        COALESCE(o.domain, '')::text AS origin_domain, COALESCE(o.site, '')::text AS origin_site, COALESCE(o.level, '')::text AS origin_level,
        COALESCE(array_agg(e.relation ORDER BY e.id) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
-           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::text[] AS belief_relations,
+           AND effective_trust_level(d.trust_level, ov.trust_level) IS DISTINCT FROM 'BLOCKED'), '{}')::text[] AS belief_relations,
        COALESCE(array_agg(e.nli_edge_confidence ORDER BY e.id) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
-           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_strengths,
+           AND effective_trust_level(d.trust_level, ov.trust_level) IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_strengths,
        COALESCE(array_agg(CASE WHEN e.corrected_at IS NULL THEN COALESCE(e.retrieval_score, 1) ELSE 1 END ORDER BY e.id)
            FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
-           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_relevances,
+           AND effective_trust_level(d.trust_level, ov.trust_level) IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_relevances,
        -- whether the claim has conflicts recorded (claim_conflicts), so that
        -- a recomputation clears them only where there are some
-       EXISTS (SELECT 1 FROM claim_conflicts cc WHERE cc.claim_id = u.id) AS has_conflicts
+       EXISTS (SELECT 1 FROM claim_conflicts cc WHERE cc.claim_id = u.id) AS has_conflicts,
+       COALESCE(co.organization_id, '')::text AS organization_id
 FROM unnest($1::bigint[]) AS u(id)
 LEFT JOIN LATERAL (
-    SELECT op.domain, COALESCE(od.site, op.domain) AS site, COALESCE(od.trust_level, 'UNVERIFIED') AS level
+    SELECT t.organization_id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE c.id = u.id
+) AS co ON true
+LEFT JOIN LATERAL (
+    SELECT op.domain, COALESCE(od.site, op.domain) AS site,
+           COALESCE(effective_trust_level(od.trust_level, oo.trust_level), 'UNVERIFIED') AS level
     FROM claims c
     JOIN fragments ofr ON ofr.id = c.origin_fragment_id
     JOIN pages op ON op.id = ofr.page_id
     LEFT JOIN domains od ON od.domain = op.domain
+    LEFT JOIN org_domain_levels oo ON oo.domain = op.domain AND oo.organization_id = co.organization_id
     WHERE c.id = u.id
 ) AS o ON true
 LEFT JOIN LATERAL (
@@ -148,7 +156,8 @@ LEFT JOIN LATERAL (
 LEFT JOIN fragments f ON f.id = e.source_id
 LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
-GROUP BY u.id, o.domain, o.site, o.level
+LEFT JOIN org_domain_levels ov ON ov.domain = p.domain AND ov.organization_id = co.organization_id
+GROUP BY u.id, o.domain, o.site, o.level, co.organization_id
 ORDER BY u.id
 `
 
@@ -167,6 +176,7 @@ type ClaimTalliesRow struct {
 	BeliefStrengths    []float64 `json:"belief_strengths"`
 	BeliefRelevances   []float64 `json:"belief_relevances"`
 	HasConflicts       bool      `json:"has_conflicts"`
+	OrganizationID     string    `json:"organization_id"`
 }
 
 // The sums the posterior is computed from (ARCHITECTURE.md §5.1): only supports and
@@ -205,6 +215,7 @@ func (q *Queries) ClaimTallies(ctx context.Context, claimIds []int64) ([]ClaimTa
 			&i.BeliefStrengths,
 			&i.BeliefRelevances,
 			&i.HasConflicts,
+			&i.OrganizationID,
 		); err != nil {
 			return nil, err
 		}
@@ -380,12 +391,19 @@ func (q *Queries) LockClaims(ctx context.Context, ids []int64) ([]LockClaimsRow,
 
 const pairFragments = `-- name: PairFragments :many
 SELECT f.id, f.text,
-       COALESCE(d.trust_level, '')::text AS trust_level, COALESCE(d.category, '')::text AS category
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), '')::text AS trust_level,
+       COALESCE(CASE WHEN o.trust_level IS NULL OR d.trust_level = 'BLOCKED' THEN d.category ELSE lower(o.trust_level) END, '')::text AS category
 FROM fragments f
 JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
-WHERE f.id = ANY($1::bigint[])
+LEFT JOIN org_domain_levels o ON o.domain = p.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = $1)
+WHERE f.id = ANY($2::bigint[])
 `
+
+type PairFragmentsParams struct {
+	TaskID int64   `json:"task_id"`
+	Ids    []int64 `json:"ids"`
+}
 
 type PairFragmentsRow struct {
 	ID         int64  `json:"id"`
@@ -394,9 +412,10 @@ type PairFragmentsRow struct {
 	Category   string `json:"category"`
 }
 
-// What a selected pair needs: the premise text and the source domain's trust.
-func (q *Queries) PairFragments(ctx context.Context, ids []int64) ([]PairFragmentsRow, error) {
-	rows, err := q.db.Query(ctx, pairFragments, ids)
+// What a selected pair needs: the premise text and the source domain's
+// trust in the task's organisation's view.
+func (q *Queries) PairFragments(ctx context.Context, arg PairFragmentsParams) ([]PairFragmentsRow, error) {
+	rows, err := q.db.Query(ctx, pairFragments, arg.TaskID, arg.Ids)
 	if err != nil {
 		return nil, err
 	}
@@ -530,7 +549,7 @@ func (q *Queries) TaskClaimShards(ctx context.Context, arg TaskClaimShardsParams
 
 const taskClaimsForVerification = `-- name: TaskClaimsForVerification :many
 SELECT c.id, c.kind, COALESCE(p.domain, '')::text AS origin_domain,
-       COALESCE(d.trust_level, '')::text AS origin_trust_level,
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), '')::text AS origin_trust_level,
        char_length(c.text)::integer AS chars,
        (CASE WHEN char_length(c.text) <= $1::integer THEN c.text ELSE '' END)::text AS text,
        (CASE WHEN char_length(c.text) <= $1::integer
@@ -540,6 +559,7 @@ FROM claims c
 LEFT JOIN fragments f ON f.id = c.origin_fragment_id
 LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
+LEFT JOIN org_domain_levels o ON o.domain = p.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = $2)
 WHERE c.task_id = $2 AND c.refused_reason IS NULL
   AND (cardinality($3::bigint[]) = 0 OR c.id = ANY($3::bigint[]))
   AND ($4::bigint = 0 OR c.id BETWEEN $4::bigint AND $5::bigint)

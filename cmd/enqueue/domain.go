@@ -91,7 +91,9 @@ func (a *app) domainShowCmd() *cobra.Command {
 				return fmt.Errorf("domain %s: not seen yet (its first page gives it the policy's level)", domain)
 			}
 			row := rows[0]
-			changes, err := q.DomainLevelChanges(cmd.Context(), domain)
+			// an operator's read (database credentials): the fleet's rows and
+			// every organisation's view's
+			changes, err := q.DomainLevelChanges(cmd.Context(), store.DomainLevelChangesParams{Domain: domain, AllViews: true})
 			if err != nil {
 				return fmt.Errorf("read the changes of %s: %w", domain, err)
 			}
@@ -108,7 +110,8 @@ func (a *app) domainShowCmd() *cobra.Command {
 					fmt.Fprintf(w, "flagged for review at %s: %s\n", row.FlaggedAt.UTC().Format(time.RFC3339), row.FlagReason)
 				}
 				for _, c := range changes {
-					fmt.Fprintf(w, "  %s  %-8s %s → %s by %s (%s): %s\n", c.At.UTC().Format(time.RFC3339), c.Action, deref(c.OldLevel), c.NewLevel, c.SetBy, c.Source, c.Reason)
+					fmt.Fprintf(w, "  %s  %-8s %s → %s in %s by %s (%s): %s\n", c.At.UTC().Format(time.RFC3339), c.Action, deref(c.OldLevel), c.NewLevel,
+						changeScope(c), changeActor(c), c.Source, c.Reason)
 				}
 			})
 		},
@@ -155,6 +158,7 @@ func (a *app) domainClearCmd() *cobra.Command {
 // the change from the arguments (the domain is the first).
 func (a *app) domainEditCmd(use, short string, nargs int, edit func(args []string) (store.DomainLevelEdit, error)) *cobra.Command {
 	var reason, by string
+	var view bool
 	c := &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -165,10 +169,17 @@ func (a *app) domainEditCmd(use, short string, nargs int, edit func(args []strin
 				return err
 			}
 			e.Reason, e.By = reason, by
+			if view {
+				if e.Clear {
+					e = store.DomainLevelEdit{Clear: true, Reason: reason, By: by}
+				}
+				e.Org = a.org
+			}
 			return a.changeDomain(cmd, args[0], e)
 		},
 	}
 	reviewerFlags(c, &reason, &by)
+	c.Flags().BoolVar(&view, "org-view", false, "change only the view of --org (its tasks see and stamp it; a block there is one vote toward the fleet's quorum) instead of the fleet's level of record")
 	return c
 }
 
@@ -224,4 +235,33 @@ func deref(s *string) string {
 		return "—"
 	}
 	return *s
+}
+
+// changeScope is where an audit row's change holds: the fleet, or one
+// organisation's view.
+func changeScope(c store.DomainLevelChangesRow) string {
+	if c.Scope == "organization" {
+		return c.OrganizationID + "'s view"
+	}
+	return "the fleet"
+}
+
+// changeActor names who made an audit row's change.
+func changeActor(c store.DomainLevelChangesRow) string {
+	switch c.ActorKind {
+	case "organization":
+		s := "organisation " + c.ActorOrganizationID
+		if c.ActorTokenID != nil {
+			s += fmt.Sprintf(" (token %d)", *c.ActorTokenID)
+		}
+		return s + ", " + c.SetBy
+	case "operator":
+		if c.ActorTokenID != nil {
+			return fmt.Sprintf("operator %s (token %d)", c.SetBy, *c.ActorTokenID)
+		}
+		return "operator " + c.SetBy
+	case "rule":
+		return "the rule on the evidence of " + strings.Join(c.RuleOrganizations, ", ")
+	}
+	return c.SetBy
 }

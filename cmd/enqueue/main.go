@@ -25,6 +25,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/belief"
 	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/version"
@@ -100,7 +101,11 @@ the task does not have.`,
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
-			cmd.SetContext(belief.WithParams(cmd.Context(), bp))
+			quorum, err := config.LoadTrustQuorum()
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			cmd.SetContext(verification.WithQuorum(belief.WithParams(cmd.Context(), bp), quorum))
 			return nil
 		},
 	}

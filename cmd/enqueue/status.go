@@ -57,11 +57,12 @@ func printStatus(w io.Writer, s *service.Status) {
 		fmt.Fprintf(w, "  target failed %s %s: %s\n", f.Kind, f.Value, f.Error)
 	}
 	for _, d := range s.Blocked {
-		since := ""
-		if d.BlockedAt != nil {
-			since = " since " + d.BlockedAt.UTC().Format(time.RFC3339)
+		scope := ""
+		if d.Scope == "organization" {
+			scope = " in your organisation's view"
 		}
-		fmt.Fprintf(w, "  blocked domain %s%s (%s by %s: %s)%s\n", d.Domain, since, d.BlockReason, d.SetBy, d.Reason, blockCause(d))
+		fmt.Fprintf(w, "  blocked domain %s%s since %s (%s by %s: %s)%s\n", d.Domain, scope, d.BlockedAt.UTC().Format(time.RFC3339),
+			d.BlockReason, d.SetBy, d.Reason, blockCause(d))
 		if d.CanRestore {
 			fmt.Fprintf(w, "    restore: %s (gives back %s; risk %s: %s)\n", d.Via, d.OriginalTrustLevel, d.Risk, d.RiskReason)
 		} else {

@@ -384,7 +384,8 @@ type claimFeedbackInput struct {
 
 func (h *handlers) claimFeedback(ctx context.Context, in *claimFeedbackInput) (*body[store.ClaimFeedbackResult], error) {
 	res, err := h.svc.ClaimFeedback(ctx, org(ctx), store.ClaimVerdictFeedback{
-		ClaimID: in.ClaimID, Reject: in.Body.Action == "reject", Reason: in.Body.Reason, By: reviewer(ctx, in.Body.Reviewer)})
+		ClaimID: in.ClaimID, Reject: in.Body.Action == "reject", Reason: in.Body.Reason, By: reviewer(ctx, in.Body.Reviewer),
+		TokenID: callerOf(ctx).TokenID})
 	return &body[store.ClaimFeedbackResult]{res}, h.problem(err)
 }
 
@@ -399,6 +400,7 @@ type correctEdgeInput struct {
 
 func (h *handlers) correctEdge(ctx context.Context, in *correctEdgeInput) (*body[store.EdgeCorrectionResult], error) {
 	res, err := h.svc.CorrectEdge(ctx, org(ctx), store.EdgeCorrection{
-		EdgeID: in.EdgeID, Relation: in.Body.Relation, Reason: in.Body.Reason, By: reviewer(ctx, in.Body.Reviewer)})
+		EdgeID: in.EdgeID, Relation: in.Body.Relation, Reason: in.Body.Reason, By: reviewer(ctx, in.Body.Reviewer),
+		TokenID: callerOf(ctx).TokenID})
 	return &body[store.EdgeCorrectionResult]{res}, h.problem(err)
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/service"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -151,7 +152,7 @@ func MCPVerifier(a *apitoken.Authenticator) auth.TokenVerifier {
 		if caller.Operator {
 			return nil, fmt.Errorf("%w: an operator token does not act for an organisation", auth.ErrInvalidToken)
 		}
-		return &auth.TokenInfo{UserID: caller.Org}, nil
+		return &auth.TokenInfo{UserID: caller.Org, Extra: map[string]any{mcpserver.TokenIDKey: caller.TokenID}}, nil
 	}
 }
 
@@ -187,9 +188,10 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	// No WriteTimeout: the task event stream is long-lived (its own
 	// bound is api.EventOptions.MaxDuration); reads are bounded.
-	// Requests carry the belief numbers (EVF_BELIEF_*) that the store's
+	// Requests carry the belief numbers (EVF_BELIEF_*) and the trust quorum
+	// (EVF_TRUST_QUORUM_ORGS) that the store's
 	// recomputations read (feedback, links).
-	base := belief.WithParams(context.WithoutCancel(ctx), cfg.Belief.Params())
+	base := verification.WithQuorum(belief.WithParams(context.WithoutCancel(ctx), cfg.Belief.Params()), cfg.TrustQuorumOrgs)
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return base }}
 	srv.RegisterOnShutdown(func() { close(streamsDone) })

@@ -112,6 +112,25 @@ type Config struct {
 	RankTopK          int     `envconfig:"RANK_TOP_K" default:"20" desc:"ranking length kept when a rerank job gives no top_k"`
 
 	Belief Belief `envconfig:"BELIEF" desc:"log-odds belief"`
+
+	// TrustQuorumOrgs is how many organisations' views must agree before
+	// a rule moves a domain's fleet-wide level (ARCHITECTURE.md §5.5):
+	// the worker, the API process and enqueue read it.
+	TrustQuorumOrgs int `envconfig:"TRUST_QUORUM_ORGS" default:"3" desc:"organisations (each counted once, whatever its volume) whose own views must block or corroborate a domain before source verification blocks or promotes it fleet-wide; an organisation's rejections, corrections and blocks change its own view at once; 1 for a single-tenant fleet"`
+}
+
+// LoadTrustQuorum reads only EVF_TRUST_QUORUM_ORGS (enqueue).
+func LoadTrustQuorum() (int, error) {
+	var q struct {
+		Orgs int `envconfig:"TRUST_QUORUM_ORGS" default:"3"`
+	}
+	if err := envconfig.Process(Prefix, &q); err != nil {
+		return 0, fmt.Errorf("config: %w", err)
+	}
+	if q.Orgs < 1 {
+		return 0, fmt.Errorf("config: EVF_TRUST_QUORUM_ORGS=%d: want 1 or more", q.Orgs)
+	}
+	return q.Orgs, nil
 }
 
 // Belief configures the log-odds belief beside the Beta posterior
@@ -197,6 +216,9 @@ func Load() (Config, error) {
 }
 
 func (c Config) validate() error {
+	if c.TrustQuorumOrgs < 1 {
+		return fmt.Errorf("EVF_TRUST_QUORUM_ORGS=%d: want 1 or more", c.TrustQuorumOrgs)
+	}
 	if err := c.Belief.Params().Validate(); err != nil {
 		return fmt.Errorf("config: EVF_BELIEF_*: %w", err)
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/search/offline"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -332,9 +333,10 @@ func (w *Worker) Handler() http.Handler {
 
 // Start starts working jobs.
 func (w *Worker) Start(ctx context.Context) error {
-	// Jobs carry the belief numbers (EVF_BELIEF_*) the store's
+	// Jobs carry the belief numbers (EVF_BELIEF_*) and the trust quorum
+	// (EVF_TRUST_QUORUM_ORGS) the store's
 	// recomputations read: River's job contexts derive from this one.
-	ctx = belief.WithParams(ctx, w.cfg.Belief.Params())
+	ctx = verification.WithQuorum(belief.WithParams(ctx, w.cfg.Belief.Params()), w.cfg.TrustQuorumOrgs)
 	// The policy this process starts with is the policy of record: domains
 	// whose level a former policy gave them take this one's (a reload).
 	if err := w.applyPolicy(ctx); err != nil {

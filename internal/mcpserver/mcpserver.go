@@ -110,6 +110,20 @@ type handlers struct {
 }
 
 // orgOf is the organisation a call acts for.
+// TokenIDKey is the key of the API token's id in TokenInfo.Extra: feedback
+// records the token it came through.
+const TokenIDKey = "token_id"
+
+// tokenOf is the id of the API token of the request (0 when none: stdio).
+func tokenOf(req *mcp.CallToolRequest) int64 {
+	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
+		if id, ok := req.Extra.TokenInfo.Extra[TokenIDKey].(int64); ok {
+			return id
+		}
+	}
+	return 0
+}
+
 func (h handlers) orgOf(req *mcp.CallToolRequest) (string, error) {
 	if h.org != "" {
 		return h.org, nil
@@ -343,7 +357,7 @@ func (h handlers) feedback(ctx context.Context, req *mcp.CallToolRequest, in Fee
 		if in.Verdict != "reject" && in.Verdict != "restore" {
 			return nil, out, fmt.Errorf("verdict %q: want reject or restore", in.Verdict)
 		}
-		res, err := h.svc.ClaimFeedback(ctx, org, store.ClaimVerdictFeedback{ClaimID: in.ClaimID, Reject: in.Verdict == "reject", Reason: in.Reason, By: in.By})
+		res, err := h.svc.ClaimFeedback(ctx, org, store.ClaimVerdictFeedback{ClaimID: in.ClaimID, Reject: in.Verdict == "reject", Reason: in.Reason, By: in.By, TokenID: tokenOf(req)})
 		if err != nil {
 			return nil, out, err
 		}
@@ -357,7 +371,7 @@ func (h handlers) feedback(ctx context.Context, req *mcp.CallToolRequest, in Fee
 		default:
 			return nil, out, fmt.Errorf("relation %q: want supports, refutes or neutral", in.Relation)
 		}
-		res, err := h.svc.CorrectEdge(ctx, org, store.EdgeCorrection{EdgeID: in.EdgeID, Relation: in.Relation, Reason: in.Reason, By: in.By})
+		res, err := h.svc.CorrectEdge(ctx, org, store.EdgeCorrection{EdgeID: in.EdgeID, Relation: in.Relation, Reason: in.Reason, By: in.By, TokenID: tokenOf(req)})
 		if err != nil {
 			return nil, out, err
 		}

@@ -23,11 +23,14 @@ func (s *Service) claimOf(ctx context.Context, org string, claimID int64) error 
 }
 
 // ClaimFeedback is a person's rejection or restoration of a claim of the
-// organisation's (store.ApplyClaimFeedback).
+// organisation's (store.ApplyClaimFeedback), recorded as the
+// organisation's: what it leads to changes the organisation's view of the
+// claim's domain, never the fleet's alone.
 func (s *Service) ClaimFeedback(ctx context.Context, org string, f store.ClaimVerdictFeedback) (store.ClaimFeedbackResult, error) {
 	if err := s.claimOf(ctx, org, f.ClaimID); err != nil {
 		return store.ClaimFeedbackResult{ClaimID: f.ClaimID}, err
 	}
+	f.Org = org
 	return s.st.ApplyClaimFeedback(ctx, f)
 }
 
@@ -42,6 +45,7 @@ func (s *Service) CorrectEdge(ctx context.Context, org string, c store.EdgeCorre
 	if err != nil {
 		return store.EdgeCorrectionResult{EdgeID: c.EdgeID}, fmt.Errorf("read edge %d: %w", c.EdgeID, err)
 	}
+	c.Org = org
 	return s.st.CorrectEdge(ctx, c)
 }
 

@@ -177,7 +177,8 @@ func taskCosts(ctx context.Context, st *store.Store, taskID int64) (Costs, error
 }
 
 // blockedDomains are the BLOCKED domains among the task's pages and its
-// failed URL targets, and the flagged ones.
+// failed URL targets, and the flagged ones, in the organisation's view
+// (the fleet's blocks and its own).
 func blockedDomains(ctx context.Context, st *store.Store, org string, taskID int64, failed []store.TaskFailedTargetsRow) ([]BlockedDomain, []store.FlaggedDomainsAmongRow, error) {
 	domains, err := st.TaskPageDomains(ctx, taskID)
 	if err != nil {
@@ -188,7 +189,7 @@ func blockedDomains(ctx context.Context, st *store.Store, org string, taskID int
 			domains = append(domains, d)
 		}
 	}
-	rows, err := st.BlockedDomainsAmong(ctx, domains)
+	rows, err := st.BlockedDomainsAmong(ctx, store.BlockedDomainsAmongParams{OrganizationID: org, Domains: domains})
 	if err != nil {
 		return nil, nil, fmt.Errorf("blocked domains: %w", err)
 	}
@@ -205,7 +206,7 @@ func blockedDomains(ctx context.Context, st *store.Store, org string, taskID int
 		r.CauseClaimIds, r.CauseEdgeIds = orEmpty(r.CauseClaimIds), orEmpty(r.CauseEdgeIds)
 		blocked[i] = BlockedDomain{BlockedDomainsAmongRow: r, Restore: verification.RestoreFor(r.Domain, r.BlockReason)}
 	}
-	flagged, err := st.FlaggedDomainsAmong(ctx, domains)
+	flagged, err := st.FlaggedDomainsAmong(ctx, store.FlaggedDomainsAmongParams{OrganizationID: org, Domains: domains})
 	if err != nil {
 		return nil, nil, fmt.Errorf("flagged domains: %w", err)
 	}

@@ -128,3 +128,41 @@ func RestoreFor(domain, reason string) Restore {
 	}
 	return Restore{CanRestore: true, Risk: "low", RiskReason: "a person blocked it; an unblock gives back the level it had", Via: unblock}
 }
+
+// DefaultQuorum is how many organisations' views must agree before a rule
+// changes the fleet-wide level of a domain (EVF_TRUST_QUORUM_ORGS).
+const DefaultQuorum = 3
+
+// DecideQuorum is the rule for the fleet-wide level of a domain from
+// organisations' views, each organisation counted once whatever its
+// volume: blocks is how many views block it, flags how many block or flag
+// it. A domain nobody vouched for, below TRUSTED, is blocked fleet-wide
+// once blocks reaches the quorum; one a person or the policy vouched for,
+// or at TRUSTED and above, is flagged for a person once flags does — never
+// blocked by a machine.
+func DecideQuorum(fleet Standing, blocks, flags, quorum int) string {
+	quorum = max(quorum, 1)
+	switch {
+	case fleet.Blocked:
+		return Keep
+	case fleet.Vouched() || rank(fleet.Level) <= rank(domainpolicy.Trusted):
+		if flags >= quorum {
+			return Flag
+		}
+	case blocks >= quorum:
+		return Block
+	}
+	return Keep
+}
+
+// QuorumReason is the reason code of a fleet-wide block by a quorum of
+// organisations' blocks with these codes: the riskiest to undo among them
+// (a dangerous pattern, then a high rejection rate, else a person's).
+func QuorumReason(codes []string) string {
+	for _, c := range []string{ReasonDangerousPattern, ReasonHighRejectionRate} {
+		if slices.Contains(codes, c) {
+			return c
+		}
+	}
+	return ReasonManual
+}

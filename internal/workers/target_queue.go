@@ -83,7 +83,7 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 			return err
 		}
 	case jobs.TargetURL:
-		if err := w.refuseBlocked(ctx, target.Value); err != nil {
+		if err := w.refuseBlocked(ctx, job.Args.TaskID, target.Value); err != nil {
 			return err
 		}
 		if err := w.politeTurn(ctx, job, target); err != nil {
@@ -181,18 +181,19 @@ func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.T
 }
 
 // refuseBlocked fails a URL target whose domain is blocked, by the domain
-// policy or by its level of record, before anything is fetched.
-func (w *TargetQueueWorker) refuseBlocked(ctx context.Context, rawURL string) error {
+// policy or by its level in the task's organisation's view (the fleet's
+// block, or its own), before anything is fetched.
+func (w *TargetQueueWorker) refuseBlocked(ctx context.Context, taskID int64, rawURL string) error {
 	domain := ident.Domain(rawURL)
 	if d := w.Policy.Decide(domain); d.Blocked {
 		return fail(TargetFailed, fmt.Errorf("blocked_domain: %s is denied by %s: %s", domain, d.Rule, d.Reason))
 	}
-	level, err := w.Store.DomainTrustLevel(ctx, domain)
+	level, err := w.Store.DomainTrustLevel(ctx, store.DomainTrustLevelParams{TaskID: taskID, Domain: domain})
 	if err != nil {
 		return fmt.Errorf("read the level of %s: %w", domain, err)
 	}
 	if level == domainpolicy.Blocked {
-		return fail(TargetFailed, fmt.Errorf("blocked_domain: %s is BLOCKED in the domains table", domain))
+		return fail(TargetFailed, fmt.Errorf("blocked_domain: %s is BLOCKED for this task's organisation (enqueue status names the block)", domain))
 	}
 	return nil
 }

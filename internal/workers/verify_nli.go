@@ -260,7 +260,7 @@ func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, sta
 	if len(selected) == 0 {
 		return plan, nil
 	}
-	rows, err := w.Store.PairFragments(ctx, fragIDs)
+	rows, err := w.Store.PairFragments(ctx, store.PairFragmentsParams{TaskID: args.TaskID, Ids: fragIDs})
 	if err != nil {
 		return plan, fmt.Errorf("read selected fragments: %w", err)
 	}

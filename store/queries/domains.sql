@@ -26,14 +26,23 @@ UPDATE domains SET
     block_claim_ids = CASE WHEN @trust_level::text = 'BLOCKED' THEN block_claim_ids END,
     block_edge_ids = CASE WHEN @trust_level::text = 'BLOCKED' THEN block_edge_ids END,
     cause_id = CASE WHEN @trust_level::text = 'BLOCKED' THEN cause_id END,
+    cause_change_id = CASE WHEN @trust_level::text = 'BLOCKED' THEN cause_change_id END,
     -- a person who sets the level has seen the flag
     flagged_at = NULL, flag_reason = NULL,
     updated_at = now()
 WHERE domain = @domain;
 
--- name: RecordDomainLevelChange :exec
-INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
-VALUES (@domain, sqlc.narg(old_level), @new_level, @source, @reason, @set_by, @action);
+-- name: RecordDomainLevelChange :one
+-- One audit row: what changed (the fleet's level, or one organisation's
+-- view), who did it (an operator, an organisation's token, a rule with the
+-- organisations behind it, the policy) and what it rests on (evidence).
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action,
+                                  scope, organization_id, actor_kind, actor_organization_id, actor_token_id,
+                                  rule_organizations, evidence)
+VALUES (@domain, sqlc.narg(old_level), @new_level, @source, @reason, @set_by, @action,
+        @scope, sqlc.narg(organization_id), @actor_kind, sqlc.narg(actor_organization_id), sqlc.narg(actor_token_id),
+        sqlc.narg(rule_organizations)::text[], sqlc.narg(evidence)::jsonb)
+RETURNING id;
 
 -- name: ListDomains :many
 -- Domains with their level of record, best level first, optionally of one
@@ -49,77 +58,58 @@ ORDER BY array_position(ARRAY['PRIMARY','GOVERNMENT','ACADEMIC','TRUSTED','LOW',
 LIMIT @max_rows;
 
 -- name: DomainLevelChanges :many
-SELECT action, old_level, new_level, source, reason, set_by, at
-FROM domain_level_changes WHERE domain = @domain ORDER BY id;
+-- A domain's audit, oldest first: the fleet's rows, and one organisation's
+-- view's rows when @organization_id is given (every view's when @all_views).
+SELECT id, action, old_level, new_level, source, reason, set_by, at, scope, COALESCE(organization_id, '')::text AS organization_id,
+       actor_kind, COALESCE(actor_organization_id, '')::text AS actor_organization_id, actor_token_id,
+       COALESCE(rule_organizations, '{}')::text[] AS rule_organizations, evidence
+FROM domain_level_changes
+WHERE domain = @domain
+  AND (scope = 'fleet' OR @all_views::bool OR organization_id = sqlc.narg(organization_id)::text)
+ORDER BY id;
 
 -- name: TaskPageDomains :many
 -- The domains of a task's pages.
 SELECT DISTINCT p.domain FROM task_pages tp JOIN pages p ON p.id = tp.page_id WHERE tp.task_id = @task_id ORDER BY p.domain;
 
 -- name: BlockedDomainsAmong :many
--- Which of these domains are BLOCKED, with when, why, by whom, and the
--- cause (the rejected claims and the edges that rejected them, or a page).
-SELECT domain, blocked_at, COALESCE(block_reason, '')::text AS block_reason, COALESCE(level_rule, '')::text AS reason,
-       COALESCE(level_set_by, '')::text AS set_by, COALESCE(original_trust_level, '')::text AS original_trust_level,
-       COALESCE(block_claim_ids, '{}')::bigint[] AS cause_claim_ids, COALESCE(block_edge_ids, '{}')::bigint[] AS cause_edge_ids,
-       COALESCE(cause_id, '')::text AS cause
-FROM domains WHERE domain = ANY(@domains::text[]) AND trust_level = 'BLOCKED' ORDER BY domain;
+-- Which of these domains are BLOCKED in the organisation's view (by the
+-- fleet, scope 'fleet', or by its own view, scope 'organization'), with
+-- when, why, by whom, the cause (the rejected claims and the edges that
+-- rejected them, or a page) and the audit row that keeps it.
+SELECT d.domain, (CASE WHEN d.trust_level = 'BLOCKED' THEN 'fleet' ELSE 'organization' END)::text AS scope,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.blocked_at ELSE o.blocked_at END, d.level_set_at)::timestamptz AS blocked_at,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.block_reason ELSE o.block_reason END, '')::text AS block_reason,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.level_rule ELSE o.level_rule END, '')::text AS reason,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.level_set_by ELSE o.level_set_by END, '')::text AS set_by,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.original_trust_level ELSE o.original_trust_level END, '')::text AS original_trust_level,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.block_claim_ids ELSE o.block_claim_ids END, '{}')::bigint[] AS cause_claim_ids,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.block_edge_ids ELSE o.block_edge_ids END, '{}')::bigint[] AS cause_edge_ids,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.cause_id END, '')::text AS cause,
+       CASE WHEN d.trust_level = 'BLOCKED' THEN d.cause_change_id ELSE o.cause_change_id END AS cause_change_id
+FROM domains d
+LEFT JOIN org_domain_levels o ON o.organization_id = @organization_id AND o.domain = d.domain
+WHERE d.domain = ANY(@domains::text[]) AND effective_trust_level(d.trust_level, o.trust_level) = 'BLOCKED'
+ORDER BY d.domain;
 
 -- name: FlaggedDomainsAmong :many
--- Which of these domains source verification flagged for a person, and why.
-SELECT domain, trust_level, flagged_at, COALESCE(flag_reason, '')::text AS flag_reason
-FROM domains WHERE domain = ANY(@domains::text[]) AND flagged_at IS NOT NULL ORDER BY domain;
-
--- name: PromoteCorroboratedDomains :many
--- Source verification's promotion (ARCHITECTURE.md §5.5): a domain at
--- UNVERIFIED that nobody vouched for (no policy rule, no person) becomes
--- LOW when one of its claims, among these, is verified (supported from 2
--- other sites or more). The rows are locked in domain order. Returns the
--- promoted domains with the claim.
-WITH corroborated AS (
-    SELECT DISTINCT ON (p.domain) p.domain, c.id AS claim_id, c.independent_sources
-    FROM claims c
-    JOIN fragments f ON f.id = c.origin_fragment_id
-    JOIN pages p ON p.id = f.page_id
-    WHERE c.id = ANY(@claim_ids::bigint[]) AND c.verification_status = 'verified'
-    ORDER BY p.domain, c.id
-), locked AS (
-    SELECT d.domain FROM domains d JOIN corroborated k ON k.domain = d.domain
-    WHERE d.trust_level = 'UNVERIFIED'
-      AND (d.level_source = 'default' OR (d.level_source = 'policy' AND d.level_rule = 'default'))
-    ORDER BY d.domain FOR UPDATE OF d
-)
-UPDATE domains d SET
-    trust_level = 'LOW', category = 'low', level_source = 'verification',
-    level_rule = 'claim ' || k.claim_id || ' verified by ' || k.independent_sources || ' independent sites',
-    level_set_by = 'source verification', level_set_at = now(), updated_at = now()
-FROM locked l JOIN corroborated k ON k.domain = l.domain
-WHERE d.domain = l.domain
-RETURNING d.domain, k.claim_id;
+-- Which of these domains source verification flagged for a person, and
+-- why: flags of the fleet's level, and of the organisation's view.
+SELECT d.domain, effective_trust_level(d.trust_level, o.trust_level)::text AS trust_level,
+       COALESCE(o.flagged_at, d.flagged_at)::timestamptz AS flagged_at,
+       COALESCE(CASE WHEN o.flagged_at IS NOT NULL THEN o.flag_reason ELSE d.flag_reason END, '')::text AS flag_reason,
+       (CASE WHEN o.flagged_at IS NOT NULL THEN 'organization' ELSE 'fleet' END)::text AS scope
+FROM domains d
+LEFT JOIN org_domain_levels o ON o.organization_id = @organization_id AND o.domain = d.domain
+WHERE d.domain = ANY(@domains::text[]) AND (d.flagged_at IS NOT NULL OR o.flagged_at IS NOT NULL)
+ORDER BY d.domain;
 
 -- name: RecordPromotions :exec
-INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
-SELECT unnest(@domains::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest(@reasons::text[]), 'source verification', 'promote';
-
--- name: DomainStandings :many
--- The block rule's view of these domains (ARCHITECTURE.md §5.5), locked in
--- domain order: the level of record, who set it, and how many of the
--- domain's claims are rejected, with the latest rejected claims' ids.
-SELECT d.domain, d.trust_level, d.level_source, COALESCE(d.level_rule, '')::text AS level_rule,
-       (d.blocked_at IS NOT NULL)::bool AS blocked, (d.flagged_at IS NOT NULL)::bool AS flagged,
-       s.rejected, s.total, s.rejected_ids
-FROM domains d
-CROSS JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE c.verification_status = 'rejected')::int AS rejected, count(c.id)::int AS total,
-           COALESCE((array_agg(c.id ORDER BY c.id DESC) FILTER (WHERE c.verification_status = 'rejected'))[1:20], '{}')::bigint[] AS rejected_ids
-    FROM pages p
-    JOIN fragments f ON f.page_id = p.id
-    JOIN claims c ON c.origin_fragment_id = f.id
-    WHERE p.domain = d.domain
-) AS s
-WHERE d.domain = ANY(@domains::text[])
-ORDER BY d.domain
-FOR UPDATE OF d;
+-- The audit rows of promotions in one organisation's view.
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action,
+                                  scope, organization_id, actor_kind, rule_organizations)
+SELECT unnest(@domains::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest(@reasons::text[]), 'source verification', 'promote',
+       'organization', @organization_id::text, 'rule', ARRAY[@organization_id::text];
 
 -- name: RejectingEdges :many
 -- The edges that rejected these claims (their refuted_by_higher conflicts).
@@ -127,10 +117,15 @@ SELECT edge_id FROM claim_conflicts
 WHERE claim_id = ANY(@claim_ids::bigint[]) AND kind = 'refuted_by_higher'
 ORDER BY edge_id DESC LIMIT 20;
 
--- name: SetDomainStanding :exec
--- The domain's claim counts behind its rejection rate.
-UPDATE domains SET rejected_claims = @rejected, total_claims = @total, rejection_rate = @rejection_rate
-WHERE domain = @domain;
+-- name: SumDomainStanding :exec
+-- The domain's claim counts over every organisation, for display: the
+-- block rule reads each organisation's own (org_domain_levels), never
+-- these.
+UPDATE domains d SET rejected_claims = s.rejected, total_claims = s.total,
+    rejection_rate = CASE WHEN s.total > 0 THEN s.rejected::float8 / s.total ELSE 0 END
+FROM (SELECT COALESCE(sum(rejected_claims), 0)::int AS rejected, COALESCE(sum(total_claims), 0)::int AS total
+      FROM org_domain_levels WHERE domain = @domain) AS s
+WHERE d.domain = @domain;
 
 -- name: BlockDomain :exec
 -- A block by source verification or for a dangerous pattern, with its
@@ -141,7 +136,7 @@ UPDATE domains SET
     level_rule = @reason, level_set_by = 'source verification', level_set_at = now(),
     blocked_at = now(), block_reason = @block_reason,
     block_claim_ids = @claim_ids::bigint[], block_edge_ids = @edge_ids::bigint[],
-    cause_id = sqlc.narg(cause)::text,
+    cause_id = sqlc.narg(cause)::text, cause_change_id = @cause_change_id,
     updated_at = now()
 WHERE domain = @domain AND blocked_at IS NULL;
 
@@ -193,21 +188,25 @@ WHERE d.domain = l.domain
 RETURNING d.domain, l.old_level, d.trust_level AS new_level, w.rule::text AS rule;
 
 -- name: RecordPolicyChanges :exec
-INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action)
+INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action, scope, actor_kind)
 SELECT unnest(@domains::text[]), unnest(@old_levels::text[]), unnest(@new_levels::text[]), 'policy',
-       unnest(@reasons::text[]), 'domain policy', 'policy';
+       unnest(@reasons::text[]), 'domain policy', 'policy', 'fleet', 'policy';
 
 -- name: ClaimsTouchingDomain :many
 -- The claims whose status a change of the domain's level can change: those
 -- extracted from its pages, and those its fragments confidently support or
--- refute.
+-- refute; of one organisation's tasks when @organization_id is given (a
+-- change of its view), of every task otherwise.
 SELECT c.id FROM pages p
 JOIN fragments f ON f.page_id = p.id
 JOIN claims c ON c.origin_fragment_id = f.id
 WHERE p.domain = @domain
+  AND (sqlc.narg(organization_id)::text IS NULL OR c.task_id IN (SELECT t.id FROM tasks t WHERE t.organization_id = sqlc.narg(organization_id)::text))
 UNION
 SELECT e.target_id FROM pages p
 JOIN fragments f ON f.page_id = p.id
 JOIN edges e ON e.source_type = 'fragment' AND e.source_id = f.id AND e.target_type = 'claim'
 WHERE p.domain = @domain AND e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence >= @min_confidence::float8
+  AND (sqlc.narg(organization_id)::text IS NULL
+       OR e.target_id IN (SELECT c.id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE t.organization_id = sqlc.narg(organization_id)::text))
 ORDER BY 1;

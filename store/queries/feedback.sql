@@ -6,7 +6,8 @@ SELECT verification_status, COALESCE(reviewer_status, '')::text AS reviewer_stat
 UPDATE claims SET reviewer_status = @reviewer_status, updated_at = now() WHERE id = @id;
 
 -- name: RecordClaimFeedback :exec
-INSERT INTO claim_feedback (claim_id, action, reason, set_by) VALUES (@claim_id, @action, @reason, @set_by);
+INSERT INTO claim_feedback (claim_id, action, reason, set_by, organization_id, token_id)
+VALUES (@claim_id, @action, @reason, @set_by, sqlc.narg(organization_id), sqlc.narg(token_id));
 
 -- name: LockNLIEdge :one
 -- An NLI edge (fragment → claim), locked for a correction.
@@ -28,8 +29,8 @@ UPDATE edges SET
 WHERE id = @id;
 
 -- name: RecordEdgeFeedback :exec
-INSERT INTO edge_feedback (edge_id, old_relation, new_relation, reason, set_by)
-VALUES (@edge_id, @old_relation, @new_relation, @reason, @set_by);
+INSERT INTO edge_feedback (edge_id, old_relation, new_relation, reason, set_by, organization_id, token_id)
+VALUES (@edge_id, @old_relation, @new_relation, @reason, @set_by, sqlc.narg(organization_id), sqlc.narg(token_id));
 
 -- name: CorrectedPairs :many
 -- Corrected NLI edges as labelled pairs: the fragment's text at its span of

@@ -88,14 +88,16 @@ WHERE c.task_id = @task_id
 ORDER BY c.evidence_no, e.relation, e.nli_edge_confidence DESC NULLS LAST, e.id;
 
 -- name: TaskPages :many
--- The task's pages with their domain's level of record now (UNVERIFIED for
--- a domain without a row, as rerank reads it).
+-- The task's pages with their domain's level now in the task's
+-- organisation's view (UNVERIFIED for a domain without a row, as rerank
+-- reads it).
 SELECT p.id, p.url, COALESCE(p.final_url, '')::text AS final_url, p.domain, COALESCE(p.title, '')::text AS title,
        p.doi, p.abstract_only, tp.page_version_id, tp.reason, tp.depth, p.http_status,
-       COALESCE(d.trust_level, 'UNVERIFIED')::text AS trust_level
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), 'UNVERIFIED')::text AS trust_level
 FROM task_pages tp
 JOIN pages p ON p.id = tp.page_id
 LEFT JOIN domains d ON d.domain = p.domain
+LEFT JOIN org_domain_levels o ON o.domain = p.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = @task_id)
 WHERE tp.task_id = @task_id
 ORDER BY p.id;
 

@@ -54,8 +54,11 @@ VALUES (@domain, @site, @trust_level, lower(@trust_level::text), @level_source, 
 ON CONFLICT (domain) DO NOTHING;
 
 -- name: DomainTrustLevel :one
--- The level of record of a domain (empty when it has no row yet).
-SELECT COALESCE((SELECT trust_level FROM domains WHERE domain = @domain), '')::text AS trust_level;
+-- The level of a domain in the task's organisation's view (empty when it
+-- has no row yet).
+SELECT COALESCE((SELECT effective_trust_level(d.trust_level, o.trust_level) FROM domains d
+                 LEFT JOIN org_domain_levels o ON o.domain = d.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = @task_id)
+                 WHERE d.domain = @domain), '')::text AS trust_level;
 
 -- name: UpsertPageVersion :one
 -- Versions are keyed by content hash: the same text fetched again is the same version.

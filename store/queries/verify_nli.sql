@@ -22,7 +22,7 @@ GROUP BY t.id;
 -- (empty text, no lexemes): to_tsvector may refuse it, and the worker marks
 -- it refused instead of judging it. Refused claims are left out.
 SELECT c.id, c.kind, COALESCE(p.domain, '')::text AS origin_domain,
-       COALESCE(d.trust_level, '')::text AS origin_trust_level,
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), '')::text AS origin_trust_level,
        char_length(c.text)::integer AS chars,
        (CASE WHEN char_length(c.text) <= @max_chars::integer THEN c.text ELSE '' END)::text AS text,
        (CASE WHEN char_length(c.text) <= @max_chars::integer
@@ -32,6 +32,7 @@ FROM claims c
 LEFT JOIN fragments f ON f.id = c.origin_fragment_id
 LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
+LEFT JOIN org_domain_levels o ON o.domain = p.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = @task_id)
 WHERE c.task_id = @task_id AND c.refused_reason IS NULL
   AND (cardinality(@claim_ids::bigint[]) = 0 OR c.id = ANY(@claim_ids::bigint[]))
   AND (@claim_from::bigint = 0 OR c.id BETWEEN @claim_from::bigint AND @claim_to::bigint)
@@ -101,12 +102,15 @@ JOIN LATERAL (
 ) AS e ON true;
 
 -- name: PairFragments :many
--- What a selected pair needs: the premise text and the source domain's trust.
+-- What a selected pair needs: the premise text and the source domain's
+-- trust in the task's organisation's view.
 SELECT f.id, f.text,
-       COALESCE(d.trust_level, '')::text AS trust_level, COALESCE(d.category, '')::text AS category
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), '')::text AS trust_level,
+       COALESCE(CASE WHEN o.trust_level IS NULL OR d.trust_level = 'BLOCKED' THEN d.category ELSE lower(o.trust_level) END, '')::text AS category
 FROM fragments f
 JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
+LEFT JOIN org_domain_levels o ON o.domain = p.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = @task_id)
 WHERE f.id = ANY(@ids::bigint[]);
 
 -- name: InsertNLIEdges :execrows
@@ -146,22 +150,28 @@ SELECT u.id::bigint AS claim_id,
        count(DISTINCT COALESCE(d.site, p.domain)) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0)::int AS independent_sources,
        COALESCE(o.domain, '')::text AS origin_domain, COALESCE(o.site, '')::text AS origin_site, COALESCE(o.level, '')::text AS origin_level,
        COALESCE(array_agg(e.relation ORDER BY e.id) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
-           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::text[] AS belief_relations,
+           AND effective_trust_level(d.trust_level, ov.trust_level) IS DISTINCT FROM 'BLOCKED'), '{}')::text[] AS belief_relations,
        COALESCE(array_agg(e.nli_edge_confidence ORDER BY e.id) FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
-           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_strengths,
+           AND effective_trust_level(d.trust_level, ov.trust_level) IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_strengths,
        COALESCE(array_agg(CASE WHEN e.corrected_at IS NULL THEN COALESCE(e.retrieval_score, 1) ELSE 1 END ORDER BY e.id)
            FILTER (WHERE e.relation IN ('supports', 'refutes') AND e.nli_edge_confidence > 0
-           AND d.trust_level IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_relevances,
+           AND effective_trust_level(d.trust_level, ov.trust_level) IS DISTINCT FROM 'BLOCKED'), '{}')::float8[] AS belief_relevances,
        -- whether the claim has conflicts recorded (claim_conflicts), so that
        -- a recomputation clears them only where there are some
-       EXISTS (SELECT 1 FROM claim_conflicts cc WHERE cc.claim_id = u.id) AS has_conflicts
+       EXISTS (SELECT 1 FROM claim_conflicts cc WHERE cc.claim_id = u.id) AS has_conflicts,
+       COALESCE(co.organization_id, '')::text AS organization_id
 FROM unnest(@claim_ids::bigint[]) AS u(id)
 LEFT JOIN LATERAL (
-    SELECT op.domain, COALESCE(od.site, op.domain) AS site, COALESCE(od.trust_level, 'UNVERIFIED') AS level
+    SELECT t.organization_id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE c.id = u.id
+) AS co ON true
+LEFT JOIN LATERAL (
+    SELECT op.domain, COALESCE(od.site, op.domain) AS site,
+           COALESCE(effective_trust_level(od.trust_level, oo.trust_level), 'UNVERIFIED') AS level
     FROM claims c
     JOIN fragments ofr ON ofr.id = c.origin_fragment_id
     JOIN pages op ON op.id = ofr.page_id
     LEFT JOIN domains od ON od.domain = op.domain
+    LEFT JOIN org_domain_levels oo ON oo.domain = op.domain AND oo.organization_id = co.organization_id
     WHERE c.id = u.id
 ) AS o ON true
 LEFT JOIN LATERAL (
@@ -174,7 +184,8 @@ LEFT JOIN LATERAL (
 LEFT JOIN fragments f ON f.id = e.source_id
 LEFT JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
-GROUP BY u.id, o.domain, o.site, o.level
+LEFT JOIN org_domain_levels ov ON ov.domain = p.domain AND ov.organization_id = co.organization_id
+GROUP BY u.id, o.domain, o.site, o.level, co.organization_id
 ORDER BY u.id;
 
 -- name: ClaimSiteEdges :many
@@ -183,7 +194,7 @@ ORDER BY u.id;
 -- domain's site and level of record, the strongest confidence and that
 -- edge's id.
 SELECT e.target_id::bigint AS claim_id, e.relation, p.domain, COALESCE(d.site, p.domain)::text AS site,
-       COALESCE(d.trust_level, 'UNVERIFIED')::text AS level,
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), 'UNVERIFIED')::text AS level,
        max(e.nli_edge_confidence)::float8 AS confidence,
        (array_agg(e.id ORDER BY e.nli_edge_confidence DESC, e.id))[1]::bigint AS edge_id
 FROM unnest(@claim_ids::bigint[]) AS u(id)
@@ -196,7 +207,9 @@ JOIN LATERAL (
 JOIN fragments f ON f.id = e.source_id
 JOIN pages p ON p.id = f.page_id
 LEFT JOIN domains d ON d.domain = p.domain
-GROUP BY e.target_id, e.relation, p.domain, d.site, d.trust_level
+LEFT JOIN org_domain_levels o ON o.domain = p.domain
+    AND o.organization_id = (SELECT t.organization_id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE c.id = u.id)
+GROUP BY e.target_id, e.relation, p.domain, d.site, d.trust_level, o.trust_level
 ORDER BY 1, 2, 3;
 
 -- name: UpdatePosteriors :exec
