@@ -2,11 +2,11 @@ package store
 
 import (
 	"cmp"
-	"encoding/json"
-	"strings"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/evidencefleet/evidencefleet/internal/verification"
 )

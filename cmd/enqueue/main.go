@@ -25,9 +25,9 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/belief"
 	"github.com/evidencefleet/evidencefleet/internal/config"
-	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/service"
+	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/store"
 )
