@@ -22,6 +22,7 @@ CREATE TABLE org_domain_levels (
     blocked_at           timestamptz,
     block_reason         text,
     cause_change_id      bigint,
+    cause_id             text,
     block_claim_ids      bigint[],
     block_edge_ids       bigint[],
     flagged_at           timestamptz,

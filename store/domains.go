@@ -103,8 +103,12 @@ func (q *Queries) changeDomainLevel(ctx context.Context, c DomainLevelEdit, out 
 	blockReason, original := "", old.OriginalTrustLevel
 	switch {
 	case c.Unblock && !old.Blocked:
+		// not blocked fleet-wide: the rules' blocks in organisations'
+		// views are what an operator lifts
 		out.Level = old.TrustLevel
-		return nil
+		lifted, err := q.liftViewBlocks(ctx, c, out.Level)
+		out.Changed = lifted
+		return err
 	case c.Unblock:
 		out.Level = old.OriginalTrustLevel
 		if out.Level == "" {
@@ -140,12 +144,21 @@ func (q *Queries) changeDomainLevel(ctx context.Context, c DomainLevelEdit, out 
 	}
 	// the rules' blocks in organisations' views were the votes behind a
 	// quorum block: an operator's unblock lifts them too
+	_, err = q.liftViewBlocks(ctx, c, out.Level)
+	return err
+}
+
+// liftViewBlocks is an operator's unblock of the blocks the rules made in
+// organisations' views (LiftRuleViewBlocks), with an audit row each;
+// whether there were any.
+func (q *Queries) liftViewBlocks(ctx context.Context, c DomainLevelEdit, level string) (bool, error) {
 	orgs, err := q.LiftRuleViewBlocks(ctx, c.Domain)
 	if err != nil || len(orgs) == 0 {
-		return err
+		return false, err
 	}
-	return q.RecordViewUnblocks(ctx, RecordViewUnblocksParams{Domain: c.Domain, NewLevel: out.Level, Reason: c.Reason,
+	err = q.RecordViewUnblocks(ctx, RecordViewUnblocksParams{Domain: c.Domain, NewLevel: level, Reason: c.Reason,
 		SetBy: c.By, Organizations: orgs, ActorTokenID: nonZero(c.TokenID)})
+	return true, err
 }
 
 // personChange fills in an audit row's scope and actor: an operator's

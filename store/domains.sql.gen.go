@@ -118,7 +118,7 @@ SELECT d.domain, (CASE WHEN d.trust_level = 'BLOCKED' THEN 'fleet' ELSE 'organiz
        COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.original_trust_level ELSE o.original_trust_level END, '')::text AS original_trust_level,
        COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.block_claim_ids ELSE o.block_claim_ids END, '{}')::bigint[] AS cause_claim_ids,
        COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.block_edge_ids ELSE o.block_edge_ids END, '{}')::bigint[] AS cause_edge_ids,
-       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.cause_id END, '')::text AS cause,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.cause_id ELSE o.cause_id END, '')::text AS cause,
        CASE WHEN d.trust_level = 'BLOCKED' THEN d.cause_change_id ELSE o.cause_change_id END AS cause_change_id
 FROM domains d
 LEFT JOIN org_domain_levels o ON o.organization_id = $1 AND o.domain = d.domain

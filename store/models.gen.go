@@ -262,6 +262,7 @@ type OrgDomainLevel struct {
 	BlockedAt          *time.Time `json:"blocked_at"`
 	BlockReason        *string    `json:"block_reason"`
 	CauseChangeID      *int64     `json:"cause_change_id"`
+	CauseID            *string    `json:"cause_id"`
 	BlockClaimIds      []int64    `json:"block_claim_ids"`
 	BlockEdgeIds       []int64    `json:"block_edge_ids"`
 	FlaggedAt          *time.Time `json:"flagged_at"`

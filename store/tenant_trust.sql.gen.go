@@ -91,7 +91,7 @@ func (q *Queries) FlagOrgDomain(ctx context.Context, arg FlagOrgDomainParams) er
 const liftRuleViewBlocks = `-- name: LiftRuleViewBlocks :many
 UPDATE org_domain_levels SET
     trust_level = NULL, level_source = NULL, level_rule = NULL, level_set_by = NULL, level_set_at = now(),
-    blocked_at = NULL, block_reason = NULL, original_trust_level = NULL, cause_change_id = NULL,
+    blocked_at = NULL, block_reason = NULL, original_trust_level = NULL, cause_change_id = NULL, cause_id = NULL,
     block_claim_ids = NULL, block_edge_ids = NULL
 WHERE domain = $1 AND trust_level = 'BLOCKED' AND level_source = 'verification'
 RETURNING organization_id
@@ -474,11 +474,12 @@ UPDATE org_domain_levels SET
     block_reason = CASE WHEN $1::text = 'BLOCKED' THEN $5::text END,
     original_trust_level = CASE WHEN $1::text = 'BLOCKED' THEN $6::text END,
     cause_change_id = CASE WHEN $1::text = 'BLOCKED' THEN $7::bigint END,
-    block_claim_ids = CASE WHEN $1::text = 'BLOCKED' THEN $8::bigint[] END,
-    block_edge_ids = CASE WHEN $1::text = 'BLOCKED' THEN $9::bigint[] END,
+    cause_id = CASE WHEN $1::text = 'BLOCKED' THEN $8::text END,
+    block_claim_ids = CASE WHEN $1::text = 'BLOCKED' THEN $9::bigint[] END,
+    block_edge_ids = CASE WHEN $1::text = 'BLOCKED' THEN $10::bigint[] END,
     flagged_at = CASE WHEN $2::text = 'reviewer' THEN NULL ELSE flagged_at END,
     flag_reason = CASE WHEN $2::text = 'reviewer' THEN NULL ELSE flag_reason END
-WHERE organization_id = $10 AND domain = $11
+WHERE organization_id = $11 AND domain = $12
 `
 
 type SetOrgDomainLevelParams struct {
@@ -489,6 +490,7 @@ type SetOrgDomainLevelParams struct {
 	BlockReason        *string `json:"block_reason"`
 	OriginalTrustLevel *string `json:"original_trust_level"`
 	CauseChangeID      *int64  `json:"cause_change_id"`
+	Cause              *string `json:"cause"`
 	ClaimIds           []int64 `json:"claim_ids"`
 	EdgeIds            []int64 `json:"edge_ids"`
 	OrganizationID     string  `json:"organization_id"`
@@ -508,6 +510,7 @@ func (q *Queries) SetOrgDomainLevel(ctx context.Context, arg SetOrgDomainLevelPa
 		arg.BlockReason,
 		arg.OriginalTrustLevel,
 		arg.CauseChangeID,
+		arg.Cause,
 		arg.ClaimIds,
 		arg.EdgeIds,
 		arg.OrganizationID,

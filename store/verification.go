@@ -218,7 +218,7 @@ func (q *Queries) blockInView(ctx context.Context, b domainBlock) error {
 	}
 	blocked, source := "BLOCKED", verification.SourceVerification
 	err = q.SetOrgDomainLevel(ctx, SetOrgDomainLevelParams{OrganizationID: b.Org, Domain: b.Domain, TrustLevel: &blocked,
-		LevelSource: &source, LevelRule: &b.Reason, SetBy: ptr("source verification"), BlockReason: &b.Code,
+		LevelSource: &source, LevelRule: &b.Reason, SetBy: ptr("source verification"), BlockReason: &b.Code, Cause: nonEmpty(b.Cause),
 		OriginalTrustLevel: nonEmpty(b.Level), CauseChangeID: &id, ClaimIds: orEmpty(b.ClaimIDs), EdgeIds: orEmpty(b.EdgeIDs)})
 	if err != nil {
 		return fmt.Errorf("source verification: block %s in %s's view: %w", b.Domain, b.Org, err)

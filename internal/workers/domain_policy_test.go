@@ -32,7 +32,7 @@ func TestBlockedDomainIsNeverFetched(t *testing.T) {
 	}
 	for url, want := range map[string]string{
 		denied:  `blocked_domain: x.com is denied by site "x.com" (default policy line`,
-		blocked: "blocked_domain: bad.example.org is BLOCKED in the domains table",
+		blocked: "blocked_domain: bad.example.org is BLOCKED",
 	} {
 		task := f.CreateTask(t, "Arctic sea ice is declining.")
 		f.AddTargets(t, task, url)
@@ -137,9 +137,12 @@ func TestDangerousPatternQuarantinesThePage(t *testing.T) {
 		"tips.example-blog.net": "BLOCKED dangerous_pattern false",
 		"en.wikipedia.org":      "LOW  true",
 	} {
+		// as the task's organisation sees it: the page met by its task
+		// blocks (or flags) the domain in its view
 		var got string
-		if err := f.Tx.QueryRow(t.Context(), `SELECT trust_level || ' ' || COALESCE(block_reason, '') || ' ' || (flagged_at IS NOT NULL)::text
-			FROM domains WHERE domain = $1`, domain).Scan(&got); err != nil {
+		if err := f.Tx.QueryRow(t.Context(), `SELECT effective_trust_level(d.trust_level, o.trust_level) || ' ' || COALESCE(o.block_reason, '') || ' ' || (o.flagged_at IS NOT NULL)::text
+			FROM domains d LEFT JOIN org_domain_levels o ON o.domain = d.domain AND o.organization_id = (SELECT organization_id FROM tasks WHERE id = $2)
+			WHERE d.domain = $1`, domain, task).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
 		if got != want {
@@ -148,7 +151,7 @@ func TestDangerousPatternQuarantinesThePage(t *testing.T) {
 	}
 	quarantined := queryInt(t, f.Tx, `SELECT count(*) FROM pages WHERE quarantined_reason = 'ignore previous instructions'`)
 	claims := queryInt(t, f.Tx, `SELECT count(*) FROM claims WHERE kind = 'extracted'`)
-	cause := queryInt(t, f.Tx, `SELECT count(*) FROM domains d JOIN pages p ON d.cause_id = 'page ' || p.id WHERE d.domain = 'tips.example-blog.net' AND p.url = $1`, evil)
+	cause := queryInt(t, f.Tx, `SELECT count(*) FROM org_domain_levels d JOIN pages p ON d.cause_id = 'page ' || p.id WHERE d.domain = 'tips.example-blog.net' AND p.url = $1`, evil)
 	audits := queryInt(t, f.Tx, `SELECT count(*) FROM domain_level_changes WHERE (domain, action) IN (('tips.example-blog.net', 'block'), ('en.wikipedia.org', 'flag'))`)
 	if quarantined != 2 || claims != 0 || cause != 1 || audits != 2 {
 		t.Errorf("%d pages quarantined (want 2), %d claims extracted (want 0), block cause the page: %d, audit rows %d (want 2)", quarantined, claims, cause, audits)

@@ -67,6 +67,7 @@ UPDATE org_domain_levels SET
     block_reason = CASE WHEN sqlc.narg(trust_level)::text = 'BLOCKED' THEN sqlc.narg(block_reason)::text END,
     original_trust_level = CASE WHEN sqlc.narg(trust_level)::text = 'BLOCKED' THEN sqlc.narg(original_trust_level)::text END,
     cause_change_id = CASE WHEN sqlc.narg(trust_level)::text = 'BLOCKED' THEN sqlc.narg(cause_change_id)::bigint END,
+    cause_id = CASE WHEN sqlc.narg(trust_level)::text = 'BLOCKED' THEN sqlc.narg(cause)::text END,
     block_claim_ids = CASE WHEN sqlc.narg(trust_level)::text = 'BLOCKED' THEN @claim_ids::bigint[] END,
     block_edge_ids = CASE WHEN sqlc.narg(trust_level)::text = 'BLOCKED' THEN @edge_ids::bigint[] END,
     flagged_at = CASE WHEN sqlc.narg(level_source)::text = 'reviewer' THEN NULL ELSE flagged_at END,
@@ -180,7 +181,7 @@ SELECT domain FROM domains WHERE domain = ANY(@domains::text[]) ORDER BY domain 
 -- made stays. Returns the organisations and the levels their views had.
 UPDATE org_domain_levels SET
     trust_level = NULL, level_source = NULL, level_rule = NULL, level_set_by = NULL, level_set_at = now(),
-    blocked_at = NULL, block_reason = NULL, original_trust_level = NULL, cause_change_id = NULL,
+    blocked_at = NULL, block_reason = NULL, original_trust_level = NULL, cause_change_id = NULL, cause_id = NULL,
     block_claim_ids = NULL, block_edge_ids = NULL
 WHERE domain = @domain AND trust_level = 'BLOCKED' AND level_source = 'verification'
 RETURNING organization_id;
