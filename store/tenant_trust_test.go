@@ -463,3 +463,38 @@ func TestOrgViewDomainChange(t *testing.T) {
 		t.Errorf("org-a sees %s, want the fleet's BLOCKED", a)
 	}
 }
+
+// TestOrgCorrectionsMoveOnlyItsView: edge corrections are feedback too:
+// an organisation that corrects academic edges into its claims to refutes
+// rejects those claims and blocks their domain in its view only, and the
+// correction is recorded as its.
+func TestOrgCorrectionsMoveOnlyItsView(t *testing.T) {
+	t.Parallel()
+	b := setupTrust(t)
+	ctx := verification.WithQuorum(context.Background(), 3)
+	taskA, claimsA := b.task(t, "org-a", 6)
+	taskB, _ := b.task(t, "org-b", 6)
+	for _, c := range claimsA[:3] {
+		var edge int64
+		if err := b.tx.QueryRow(ctx, `INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_edge_confidence)
+			VALUES ('fragment', $1, 'claim', $2, 'neutral', 0.5) RETURNING id`, b.refuter, c).Scan(&edge); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.st.CorrectEdge(ctx, store.EdgeCorrection{EdgeID: edge, Relation: "refutes", Reason: "it says the opposite", By: "ana", Org: "org-a", TokenID: 7}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if view, fleet := b.level(t, taskA); view != "BLOCKED" || fleet != "UNVERIFIED" {
+		t.Errorf("org-a sees %s (fleet %s), want BLOCKED in its view only", view, fleet)
+	}
+	if view, _ := b.level(t, taskB); view != "UNVERIFIED" {
+		t.Errorf("org-b sees %s, want UNVERIFIED", view)
+	}
+	var corrections int
+	if err := b.tx.QueryRow(ctx, `SELECT count(*) FROM edge_feedback WHERE organization_id = 'org-a' AND token_id = 7`).Scan(&corrections); err != nil {
+		t.Fatal(err)
+	}
+	if corrections != 3 {
+		t.Errorf("%d corrections recorded as org-a's through token 7, want 3", corrections)
+	}
+}
