@@ -7,8 +7,54 @@ package store
 
 import (
 	"context"
-	"time"
 )
+
+const domainViewOf = `-- name: DomainViewOf :one
+SELECT COALESCE(d.trust_level, '')::text AS fleet_level, COALESCE(o.trust_level, '')::text AS own_level,
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), 'UNVERIFIED')::text AS level,
+       (CASE WHEN d.trust_level = 'BLOCKED' THEN 'fleet' WHEN o.trust_level = 'BLOCKED' THEN 'organization' ELSE '' END)::text AS blocked_in,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.block_reason ELSE o.block_reason END, '')::text AS block_reason,
+       COALESCE(o.flag_reason, d.flag_reason, '')::text AS flag_reason,
+       COALESCE(o.rejected_claims, 0)::int AS rejected_claims, COALESCE(o.total_claims, 0)::int AS total_claims
+FROM (SELECT $1::text AS domain) AS x
+LEFT JOIN domains d ON d.domain = x.domain
+LEFT JOIN org_domain_levels o ON o.domain = x.domain AND o.organization_id = $2
+`
+
+type DomainViewOfParams struct {
+	Domain         string `json:"domain"`
+	OrganizationID string `json:"organization_id"`
+}
+
+type DomainViewOfRow struct {
+	FleetLevel     string `json:"fleet_level"`
+	OwnLevel       string `json:"own_level"`
+	Level          string `json:"level"`
+	BlockedIn      string `json:"blocked_in"`
+	BlockReason    string `json:"block_reason"`
+	FlagReason     string `json:"flag_reason"`
+	RejectedClaims int32  `json:"rejected_claims"`
+	TotalClaims    int32  `json:"total_claims"`
+}
+
+// A domain as one organisation sees it: the fleet's level of record (”
+// when no page of it was stored yet), its view's own level, what its tasks
+// see, the block or flag that holds for it, and its claim counts.
+func (q *Queries) DomainViewOf(ctx context.Context, arg DomainViewOfParams) (DomainViewOfRow, error) {
+	row := q.db.QueryRow(ctx, domainViewOf, arg.Domain, arg.OrganizationID)
+	var i DomainViewOfRow
+	err := row.Scan(
+		&i.FleetLevel,
+		&i.OwnLevel,
+		&i.Level,
+		&i.BlockedIn,
+		&i.BlockReason,
+		&i.FlagReason,
+		&i.RejectedClaims,
+		&i.TotalClaims,
+	)
+	return i, err
+}
 
 const domainVotes = `-- name: DomainVotes :one
 SELECT COALESCE(array_agg(organization_id ORDER BY organization_id) FILTER (WHERE trust_level = 'BLOCKED'), '{}')::text[] AS blocking,
@@ -243,77 +289,6 @@ func (q *Queries) OrgDomainStandings(ctx context.Context, arg OrgDomainStandings
 			&i.Rejected,
 			&i.Total,
 			&i.RejectedIds,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const orgDomainView = `-- name: OrgDomainView :many
-SELECT o.domain, d.trust_level AS fleet_level, effective_trust_level(d.trust_level, o.trust_level)::text AS level,
-       COALESCE(o.level_source, '')::text AS level_source, COALESCE(o.level_rule, '')::text AS level_rule,
-       COALESCE(o.level_set_by, '')::text AS level_set_by, o.blocked_at, COALESCE(o.block_reason, '')::text AS block_reason,
-       o.cause_change_id, o.flagged_at, COALESCE(o.flag_reason, '')::text AS flag_reason,
-       o.rejected_claims, o.total_claims
-FROM org_domain_levels o JOIN domains d ON d.domain = o.domain
-WHERE o.organization_id = $1 AND (cardinality($2::text[]) = 0 OR o.domain = ANY($2::text[]))
-  AND (o.trust_level IS NOT NULL OR o.flagged_at IS NOT NULL OR o.total_claims > 0)
-ORDER BY o.domain
-LIMIT $3
-`
-
-type OrgDomainViewParams struct {
-	OrganizationID string   `json:"organization_id"`
-	Domains        []string `json:"domains"`
-	MaxRows        int32    `json:"max_rows"`
-}
-
-type OrgDomainViewRow struct {
-	Domain         string     `json:"domain"`
-	FleetLevel     string     `json:"fleet_level"`
-	Level          string     `json:"level"`
-	LevelSource    string     `json:"level_source"`
-	LevelRule      string     `json:"level_rule"`
-	LevelSetBy     string     `json:"level_set_by"`
-	BlockedAt      *time.Time `json:"blocked_at"`
-	BlockReason    string     `json:"block_reason"`
-	CauseChangeID  *int64     `json:"cause_change_id"`
-	FlaggedAt      *time.Time `json:"flagged_at"`
-	FlagReason     string     `json:"flag_reason"`
-	RejectedClaims int32      `json:"rejected_claims"`
-	TotalClaims    int32      `json:"total_claims"`
-}
-
-// One organisation's view of these domains where it differs from the
-// fleet's: its own level, block or flag, and its claim counts.
-func (q *Queries) OrgDomainView(ctx context.Context, arg OrgDomainViewParams) ([]OrgDomainViewRow, error) {
-	rows, err := q.db.Query(ctx, orgDomainView, arg.OrganizationID, arg.Domains, arg.MaxRows)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []OrgDomainViewRow{}
-	for rows.Next() {
-		var i OrgDomainViewRow
-		if err := rows.Scan(
-			&i.Domain,
-			&i.FleetLevel,
-			&i.Level,
-			&i.LevelSource,
-			&i.LevelRule,
-			&i.LevelSetBy,
-			&i.BlockedAt,
-			&i.BlockReason,
-			&i.CauseChangeID,
-			&i.FlaggedAt,
-			&i.FlagReason,
-			&i.RejectedClaims,
-			&i.TotalClaims,
 		); err != nil {
 			return nil, err
 		}

@@ -230,7 +230,7 @@ func (b *testBundle) operations(t *testing.T) []operation {
 
 // filled is the operation's path for tenant tn's rows.
 func (op operation) filled(tn tenant) string {
-	r := strings.NewReplacer("{task_id}", itoa(tn.task), "{claim_id}", itoa(tn.claim), "{edge_id}", itoa(tn.edge), "{page_id}", itoa(tn.page), "{job_id}", itoa(tn.job))
+	r := strings.NewReplacer("{domain}", tn.org+".example.org", "{task_id}", itoa(tn.task), "{claim_id}", itoa(tn.claim), "{edge_id}", itoa(tn.edge), "{page_id}", itoa(tn.page), "{job_id}", itoa(tn.job))
 	return r.Replace(op.path)
 }
 

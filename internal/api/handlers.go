@@ -88,6 +88,7 @@ func (h *handlers) register(api huma.API) {
 	huma.Register(api, op("claim-feedback", http.MethodPost, "/v1/claims/{claim_id}/feedback", "A reviewer rejects or restores a claim", "feedback"), h.claimFeedback)
 	huma.Register(api, op("correct-edge", http.MethodPost, "/v1/edges/{edge_id}/correction", "A reviewer corrects an NLI edge's relation", "feedback"), h.correctEdge)
 	h.registerRetrieval(api, op)
+	h.registerDomains(api, op)
 	h.registerEvents(api, op(eventsOperation, http.MethodGet, "/v1/tasks/{task_id}/events", "Server-Sent Events of a task's progress until it is completed or stopped", "tasks"))
 	h.registerLifecycle(api, op)
 	h.registerLinks(api, op)

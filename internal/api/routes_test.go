@@ -17,15 +17,16 @@ import (
 // by operation id. A new operation with a body needs one here (the walk
 // of every route fails without it).
 var validBodies = map[string]string{
-	"create-task":     `{"hypothesis": "Sea ice is thinning.", "budget": "minimal"}`,
-	"add-claims":      `{"claims": ["Ice sheets are thinning."]}`,
-	"add-targets":     `{"targets": [{"kind": "url", "value": "https://a.example.org/ice"}]}`,
-	"stop-task":       `{"cleanup": "none"}`,
-	"set-task-budget": `{"budget": "deep"}`,
-	"check-citations": `{"text": "Glaciers are retreating [E1]."}`,
-	"claim-feedback":  `{"action": "reject", "reason": "wrong", "reviewer": "rev"}`,
-	"correct-edge":    `{"relation": "refutes", "reason": "misread", "reviewer": "rev"}`,
-	"link-claims":     `{"from": "E2", "to": "E1", "relation": "depends_on", "weight": 0.5, "reason": "a sub-claim", "reviewer": "rev"}`,
+	"create-task":        `{"hypothesis": "Sea ice is thinning.", "budget": "minimal"}`,
+	"add-claims":         `{"claims": ["Ice sheets are thinning."]}`,
+	"add-targets":        `{"targets": [{"kind": "url", "value": "https://a.example.org/ice"}]}`,
+	"stop-task":          `{"cleanup": "none"}`,
+	"set-task-budget":    `{"budget": "deep"}`,
+	"check-citations":    `{"text": "Glaciers are retreating [E1]."}`,
+	"claim-feedback":     `{"action": "reject", "reason": "wrong", "reviewer": "rev"}`,
+	"correct-edge":       `{"relation": "refutes", "reason": "misread", "reviewer": "rev"}`,
+	"link-claims":        `{"from": "E2", "to": "E1", "relation": "depends_on", "weight": 0.5, "reason": "a sub-claim", "reviewer": "rev"}`,
+	"change-domain-view": `{"action": "block", "reason": "spam", "reviewer": "rev"}`,
 
 	// the proposed links proposeLinks makes
 	"accept-claim-link": `{"from": "E1", "to": "E90", "reviewer": "rev"}`,
@@ -38,7 +39,10 @@ var bodiless = map[string]bool{"retry-job": true, "cancel-job": true, "pause-tas
 // ownRows are the operations that name no row in their path: they act on
 // the caller's own organisation, so another's token cannot reach the
 // owner's rows through them by construction (listing is checked apart).
-var ownRows = map[string]bool{"create-task": true, "list-tasks": true}
+var ownRows = map[string]bool{"create-task": true, "list-tasks": true,
+	// a domain is shared: each organisation reads and changes its own view
+	// of it (TestDomainViewIsTheOrganisations)
+	"get-domain-view": true, "change-domain-view": true}
 
 // TestEveryRouteChecksTheOrganisation walks every operation of the served
 // OpenAPI document: without a token it is 401, with another organisation's

@@ -154,19 +154,19 @@ SELECT COALESCE(jsonb_agg(jsonb_build_object(
 FROM claims c JOIN tasks t ON t.id = c.task_id
 WHERE c.id = ANY(@claim_ids::bigint[]);
 
--- name: OrgDomainView :many
--- One organisation's view of these domains where it differs from the
--- fleet's: its own level, block or flag, and its claim counts.
-SELECT o.domain, d.trust_level AS fleet_level, effective_trust_level(d.trust_level, o.trust_level)::text AS level,
-       COALESCE(o.level_source, '')::text AS level_source, COALESCE(o.level_rule, '')::text AS level_rule,
-       COALESCE(o.level_set_by, '')::text AS level_set_by, o.blocked_at, COALESCE(o.block_reason, '')::text AS block_reason,
-       o.cause_change_id, o.flagged_at, COALESCE(o.flag_reason, '')::text AS flag_reason,
-       o.rejected_claims, o.total_claims
-FROM org_domain_levels o JOIN domains d ON d.domain = o.domain
-WHERE o.organization_id = @organization_id AND (cardinality(@domains::text[]) = 0 OR o.domain = ANY(@domains::text[]))
-  AND (o.trust_level IS NOT NULL OR o.flagged_at IS NOT NULL OR o.total_claims > 0)
-ORDER BY o.domain
-LIMIT @max_rows;
+-- name: DomainViewOf :one
+-- A domain as one organisation sees it: the fleet's level of record (''
+-- when no page of it was stored yet), its view's own level, what its tasks
+-- see, the block or flag that holds for it, and its claim counts.
+SELECT COALESCE(d.trust_level, '')::text AS fleet_level, COALESCE(o.trust_level, '')::text AS own_level,
+       COALESCE(effective_trust_level(d.trust_level, o.trust_level), 'UNVERIFIED')::text AS level,
+       (CASE WHEN d.trust_level = 'BLOCKED' THEN 'fleet' WHEN o.trust_level = 'BLOCKED' THEN 'organization' ELSE '' END)::text AS blocked_in,
+       COALESCE(CASE WHEN d.trust_level = 'BLOCKED' THEN d.block_reason ELSE o.block_reason END, '')::text AS block_reason,
+       COALESCE(o.flag_reason, d.flag_reason, '')::text AS flag_reason,
+       COALESCE(o.rejected_claims, 0)::int AS rejected_claims, COALESCE(o.total_claims, 0)::int AS total_claims
+FROM (SELECT @domain::text AS domain) AS x
+LEFT JOIN domains d ON d.domain = x.domain
+LEFT JOIN org_domain_levels o ON o.domain = x.domain AND o.organization_id = @organization_id;
 
 -- name: LockDomains :exec
 -- The domains' rows, locked in domain order: every transaction that
