@@ -237,8 +237,10 @@ func (b *tenancyBundle) proposal(ctx context.Context, org string, no int32) erro
 }
 
 // creators act for their caller's organisation only: nothing of another's
-// is read or changed.
-var creators = []string{"CreateTask", "CreateTaskOnce"}
+// is read or changed. DomainView and ChangeDomainView read and change the
+// caller's own view of a shared domain (store's TestOrgViewDomainChange
+// and api's TestDomainViewIsTheOrganisations show another's is untouched).
+var creators = []string{"CreateTask", "CreateTaskOnce", "DomainView", "ChangeDomainView"}
 
 // TestOtherOrganisationsRowsAreNotFound: every operation of the service,
 // given another organisation's task, claim or edge, answers "not found"
