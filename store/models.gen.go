@@ -250,6 +250,14 @@ type Fragment struct {
 	CreatedAt      time.Time   `json:"created_at"`
 }
 
+type OperatorSession struct {
+	ID         int64     `json:"id"`
+	TokenID    int64     `json:"token_id"`
+	SecretHash []byte    `json:"secret_hash"`
+	CreatedAt  time.Time `json:"created_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+}
+
 type OrgDomainLevel struct {
 	OrganizationID     string     `json:"organization_id"`
 	Domain             string     `json:"domain"`

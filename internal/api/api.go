@@ -67,8 +67,16 @@ type Options struct {
 	// instead of this process's own counters: the API server shares them
 	// in Postgres among its replicas.
 	Limits Limiter
-	// RiverUI, when set, is served under /riverui/ to operator tokens only.
+	// RiverUI, when set, is served under /riverui/ to operators only,
+	// behind the browser guard (internal/browsersafe).
 	RiverUI http.Handler
+	// Sessions, when set, lets an operator's browser log in to River UI
+	// with a form (/riverui/login) that sets a session cookie.
+	Sessions OperatorSessions
+	// TrustProxy: the API is behind a proxy that sets X-Forwarded-Proto
+	// and X-Forwarded-Host, which then stand for the request's scheme and
+	// host (browser surfaces' origin check, Secure cookies).
+	TrustProxy bool
 	// MCP, when set, is the MCP server's streamable HTTP handler, served at
 	// /mcp; it checks bearer tokens itself.
 	MCP http.Handler
@@ -97,7 +105,7 @@ func Handler(opts Options) http.Handler {
 	}
 	newAPI(mux, opts)
 	if opts.RiverUI != nil {
-		mux.Handle("/riverui/", opts.Metrics.InstrumentAPI("riverui", operatorOnly(opts, opts.RiverUI)))
+		mux.Handle("/riverui/", opts.Metrics.InstrumentAPI("riverui", operatorSurface(opts, opts.RiverUI)))
 	}
 	if opts.MCP != nil {
 		mcp := opts.Metrics.InstrumentAPI("mcp", limitMCP(opts, opts.MCP))

@@ -82,35 +82,6 @@ func (g *guard) authenticate(ctx context.Context, secret string) (Caller, int, s
 	return caller, 0, ""
 }
 
-// operatorOnly serves h to operator tokens only: 401 without a valid token,
-// 403 for an organisation's. The token comes as a bearer token, or — so a
-// browser can open River UI — as the password of HTTP Basic
-// authentication (any user name), which the browser asks for on a 401.
-func operatorOnly(opts Options, h http.Handler) http.Handler {
-	g := &guard{opts: opts}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		secret, ok := bearer(r.Header.Get("Authorization"))
-		if !ok {
-			_, secret, ok = r.BasicAuth()
-		}
-		caller, status, msg := Caller{}, http.StatusUnauthorized, "an operator token is required (Authorization: Bearer TOKEN, or as the Basic password)"
-		if ok && secret != "" {
-			caller, status, msg = g.authenticate(r.Context(), secret)
-		}
-		if status == 0 && !caller.Operator {
-			status, msg = http.StatusForbidden, "River UI is for operator tokens (enqueue operator token create)"
-		}
-		if status != 0 {
-			if status == http.StatusUnauthorized {
-				w.Header().Set("WWW-Authenticate", `Basic realm="evidencefleet operators", charset="UTF-8"`)
-			}
-			http.Error(w, msg, status)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
 // tokenKey is the key of a token's request budget and open streams: the
 // /v1 routes and /mcp share it.
 func tokenKey(id int64) string { return "token:" + strconv.FormatInt(id, 10) }

@@ -12,17 +12,18 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// TestRiverUIIsForOperators: River UI answers operator tokens only — as a
-// bearer token or a browser's Basic password — and its job browser
-// retries, cancels and pauses queues on this database.
+// TestRiverUIIsForOperators: River UI answers operators only — a bearer
+// operator token here (the login form's session: internal/apiserver's
+// TestRiverUILogin) — and its job browser retries, cancels and pauses
+// queues on this database. HTTP Basic does not authenticate.
 func TestRiverUIIsForOperators(t *testing.T) {
 	t.Parallel()
 	b := setup(t, apiserver.Options{RiverUI: true})
 	ctx := context.Background()
 
-	resp, _ := b.call(t, http.MethodGet, "/riverui/", "", nil)
-	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic") {
-		t.Errorf("River UI without a token: %d %q, want 401 asking for Basic", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	resp, _ := b.call(t, http.MethodGet, "/riverui/api/jobs", "", nil)
+	if resp.StatusCode != http.StatusUnauthorized || strings.Contains(resp.Header.Get("WWW-Authenticate"), "Basic") {
+		t.Errorf("River UI's API without a token: %d %q, want 401 not asking for Basic", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 	for _, path := range []string{"/riverui/", "/riverui/api/jobs?state=available"} {
 		if resp, _ := b.call(t, http.MethodGet, path, b.owner.token, nil); resp.StatusCode != http.StatusForbidden {
@@ -39,16 +40,19 @@ func TestRiverUIIsForOperators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("River UI's job list with the operator token as Basic password: %d, want 401", resp.StatusCode)
+	}
+	resp, data = b.call(t, http.MethodGet, "/riverui/api/jobs?state=available&limit=50", b.operator, nil)
 	var list struct {
 		Data []struct {
 			ID   int64  `json:"id"`
 			Kind string `json:"kind"`
 		} `json:"data"`
 	}
-	err = json.NewDecoder(resp.Body).Decode(&list)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || err != nil || len(list.Data) == 0 {
-		t.Fatalf("River UI's job list with the operator token as Basic password: %d %v %+v", resp.StatusCode, err, list)
+	if err := json.Unmarshal(data, &list); resp.StatusCode != http.StatusOK || err != nil || len(list.Data) == 0 {
+		t.Fatalf("River UI's job list with the operator token: %d %v %s", resp.StatusCode, err, clip(data))
 	}
 
 	job := list.Data[0].ID

@@ -1,12 +1,15 @@
 // Package apiserver assembles the API process (`worker api`): the /v1 HTTP
 // API (internal/api) and the MCP server's streamable HTTP transport at
 // /mcp, both checking organisation tokens against api_tokens
-// (internal/apitoken), River UI under /riverui/ for operator tokens, and
+// (internal/apitoken), River UI under /riverui/ for operators (a login
+// form that opens a session tied to the operator token, or a bearer
+// operator token; same-origin writes only, internal/browsersafe), and
 // /healthz and /readyz. It inserts jobs with an insert-only River client;
 // the workers of the fleet do them.
 package apiserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,8 +42,13 @@ type Options struct {
 	Logger  *slog.Logger
 	Rate    float64 // requests per second per token (0: no limit)
 	Burst   int
-	RiverUI bool // serve River UI under /riverui/ to operator tokens
-	Events  api.EventOptions
+	RiverUI bool // serve River UI under /riverui/ to operators
+	// SessionTTL is how long a River UI login lasts (8h when 0).
+	SessionTTL time.Duration
+	// TrustProxy: X-Forwarded-Proto and X-Forwarded-Host stand for the
+	// request's scheme and host on River UI (api.Options.TrustProxy).
+	TrustProxy bool
+	Events     api.EventOptions
 	// Metrics holds the process's collectors (a new set when nil); its
 	// registry is served by MetricsHandler.
 	Metrics *metrics.Metrics
@@ -79,6 +87,8 @@ func New(pool *pgxpool.Pool, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("river UI: %w", err)
 		}
 		apiOpts.RiverUI = s.ui
+		apiOpts.Sessions = sessions{st: st, tokens: tokens, ttl: cmp.Or(opts.SessionTTL, DefaultSessionTTL)}
+		apiOpts.TrustProxy = opts.TrustProxy
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", api.Handler(apiOpts))
@@ -133,6 +143,40 @@ func Authenticate(a *apitoken.Authenticator) api.Authenticate {
 	}
 }
 
+// DefaultSessionTTL is how long a River UI login lasts unless configured.
+const DefaultSessionTTL = 8 * time.Hour
+
+// sessions keeps River UI's operator sessions in operator_sessions
+// (internal/apitoken).
+type sessions struct {
+	st     *store.Store
+	tokens *apitoken.Authenticator
+	ttl    time.Duration
+}
+
+func (s sessions) Open(ctx context.Context, tokenID int64) (string, time.Time, error) {
+	secret, expires, err := apitoken.OpenSession(ctx, s.st, tokenID, s.ttl)
+	if errors.Is(err, apitoken.ErrNotOperator) {
+		return "", time.Time{}, api.ErrUnauthenticated
+	}
+	return secret, expires, err
+}
+
+func (s sessions) Caller(ctx context.Context, secret string) (api.Caller, error) {
+	p, err := s.tokens.AuthenticateSession(ctx, secret)
+	if errors.Is(err, apitoken.ErrInvalidSession) {
+		return api.Caller{}, api.ErrUnauthenticated
+	}
+	if err != nil {
+		return api.Caller{}, err
+	}
+	return api.Caller{TokenID: p.TokenID, Operator: p.Operator()}, nil
+}
+
+func (s sessions) Close(ctx context.Context, secret string) error {
+	return apitoken.CloseSession(ctx, s.st, secret)
+}
+
 // MCPVerifier checks bearer secrets for the MCP transport: an
 // organisation's token acts for its organisation (TokenInfo.UserID); an
 // operator's is refused, as on /v1. A request whose token the API's rate
@@ -173,7 +217,7 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	streamsDone := make(chan struct{})
 	s, err := New(pool, Options{Logger: log, Rate: cfg.APIRate, Burst: cfg.APIBurst, RiverUI: cfg.APIRiverUI,
-		Events: api.EventOptions{Shutdown: streamsDone}, Metrics: m})
+		SessionTTL: cfg.APISessionTTL, TrustProxy: cfg.APITrustProxy, Events: api.EventOptions{Shutdown: streamsDone}, Metrics: m})
 	if err != nil {
 		return err
 	}

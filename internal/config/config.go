@@ -44,7 +44,9 @@ type Config struct {
 	APIRate          float64       `envconfig:"API_RATE" default:"20" desc:"requests per second each API token may make, sustained, all API replicas and /mcp together (0 = no limit); past it 429 with Retry-After"`
 	APIBurst         int           `envconfig:"API_BURST" default:"40" desc:"requests an API token may make at once before API_RATE applies"`
 	APIMetricsAddr   string        `envconfig:"API_METRICS_ADDR" default:":9465" desc:"listen address of the API process's /metrics (requests by operation and status, latency, open event streams); empty: none"`
-	APIRiverUI       bool          `envconfig:"API_RIVER_UI" default:"true" desc:"serve River UI (job browser: retry, cancel, queue pause) under /riverui/ on the API address, to operator tokens only"`
+	APIRiverUI       bool          `envconfig:"API_RIVER_UI" default:"true" desc:"serve River UI (job browser: retry, cancel, queue pause) under /riverui/ on the API address, to operators only (login form at /riverui/login, or a bearer operator token)"`
+	APISessionTTL    time.Duration `envconfig:"API_SESSION_TTL" default:"8h" desc:"how long an operator's River UI login lasts (a cookie session tied to the operator token: revoking the token ends it at once); at most 168h"`
+	APITrustProxy    bool          `envconfig:"API_TRUST_PROXY" default:"false" desc:"the API is reached through a proxy that sets X-Forwarded-Proto and X-Forwarded-Host (overwriting a client's): River UI's same-origin check and Secure cookies use them"`
 	ShutdownTimeout  time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"on SIGTERM, how long running jobs may finish before they are cancelled"`
 	JobTimeout       time.Duration `envconfig:"JOB_TIMEOUT" default:"10m" desc:"upper bound of one job's run"`
 	RescueStuckAfter time.Duration `envconfig:"RESCUE_STUCK_AFTER" default:"15m" desc:"a running job not finished after this is rescued (its worker died) and retried; keep above JOB_TIMEOUT"`
@@ -255,6 +257,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_ORPHAN_SWEEP_INTERVAL=%s must be 0 (off) or at least 1m", c.OrphanSweep)
 	case c.SearchResults < 1 || c.SearchResults > 100:
 		return fmt.Errorf("config: EVF_SEARCH_RESULTS=%d outside 1..100", c.SearchResults)
+	case c.APISessionTTL < time.Minute || c.APISessionTTL > 168*time.Hour:
+		return fmt.Errorf("config: EVF_API_SESSION_TTL=%s outside 1m..168h", c.APISessionTTL)
 	case c.TaskSettle < 100*time.Millisecond:
 		return fmt.Errorf("config: EVF_TASK_SETTLE_INTERVAL=%s must be at least 100ms", c.TaskSettle)
 	case c.PausedSnooze < 10*time.Millisecond:
