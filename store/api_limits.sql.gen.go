@@ -22,8 +22,8 @@ const deleteExpiredAPIStreams = `-- name: DeleteExpiredAPIStreams :exec
 DELETE FROM api_event_streams WHERE key = $1 AND expires_at <= now()
 `
 
-// Forgets the key's streams that are over by their time (their replica
-// died holding them).
+// Forgets the key's streams whose lease lapsed (their replica died holding
+// them, or stopped renewing).
 func (q *Queries) DeleteExpiredAPIStreams(ctx context.Context, key string) error {
 	_, err := q.db.Exec(ctx, deleteExpiredAPIStreams, key)
 	return err
@@ -56,12 +56,34 @@ type OpenAPIStreamParams struct {
 	Most      int32   `json:"most"`
 }
 
-// Records one more open event stream of the key, over @lifetime_s seconds
-// from now on the database clock at the latest, unless it holds @most live
-// ones already (no row then). Run after LockAPIStreams in the same
-// transaction.
+// Records one more open event stream of the key, a lease of @lifetime_s
+// seconds from now on the database clock (RenewAPIStream extends it while
+// the stream is open), unless it holds @most live ones already (no row
+// then). Run after LockAPIStreams in the same transaction.
 func (q *Queries) OpenAPIStream(ctx context.Context, arg OpenAPIStreamParams) (int64, error) {
 	row := q.db.QueryRow(ctx, openAPIStream, arg.Key, arg.LifetimeS, arg.Most)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}
+
+const renewAPIStream = `-- name: RenewAPIStream :one
+UPDATE api_event_streams
+SET expires_at = now() + make_interval(secs => $1::float8)
+WHERE id = $2 AND expires_at > now()
+RETURNING id
+`
+
+type RenewAPIStreamParams struct {
+	LeaseS float64 `json:"lease_s"`
+	ID     int64   `json:"id"`
+}
+
+// Extends stream id's lease to @lease_s seconds from now, if it has not
+// lapsed: a lapsed lease may have been counted out and its slot taken by
+// another stream, so it is not revived (no row; the stream ends).
+func (q *Queries) RenewAPIStream(ctx context.Context, arg RenewAPIStreamParams) (int64, error) {
+	row := q.db.QueryRow(ctx, renewAPIStream, arg.LeaseS, arg.ID)
 	var id int64
 	err := row.Scan(&id)
 	return id, err

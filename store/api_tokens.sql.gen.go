@@ -14,7 +14,7 @@ const authenticateAPIToken = `-- name: AuthenticateAPIToken :one
 WITH token AS (
     SELECT t.id, t.kind, t.organization_id
     FROM api_tokens t
-    WHERE t.secret_hash = $1 AND t.revoked_at IS NULL
+    WHERE t.secret_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()
 ), used AS (
     UPDATE api_tokens a
     SET last_used_at = now()
@@ -33,7 +33,7 @@ type AuthenticateAPITokenRow struct {
 	OrganizationID string `json:"organization_id"`
 }
 
-// The live (unrevoked) token whose secret hashes to secret_hash, in one
+// The live (unrevoked, unexpired) token whose secret hashes to secret_hash, in one
 // round trip with recording its use: last_used_at is written when it is
 // unset or over a minute old, so a token used on every request is written
 // about once a minute, not once a request. A revoke committed before the
@@ -47,9 +47,9 @@ func (q *Queries) AuthenticateAPIToken(ctx context.Context, secretHash []byte) (
 
 const createAPIToken = `-- name: CreateAPIToken :one
 
-INSERT INTO api_tokens (kind, organization_id, name, secret_hash, hint)
-VALUES ($1, $2, $3, $4, $5)
-RETURNING id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at
+INSERT INTO api_tokens (kind, organization_id, name, secret_hash, hint, expires_at)
+SELECT $1, $2, $3, $4, $5, now() + make_interval(secs => $6::float8)
+RETURNING id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at
 `
 
 type CreateAPITokenParams struct {
@@ -58,6 +58,7 @@ type CreateAPITokenParams struct {
 	Name           string  `json:"name"`
 	SecretHash     []byte  `json:"secret_hash"`
 	Hint           string  `json:"hint"`
+	LifetimeS      float64 `json:"lifetime_s"`
 }
 
 type CreateAPITokenRow struct {
@@ -69,12 +70,14 @@ type CreateAPITokenRow struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	RevokedAt      *time.Time `json:"revoked_at"`
 	LastUsedAt     *time.Time `json:"last_used_at"`
+	ExpiresAt      time.Time  `json:"expires_at"`
 }
 
 // Bearer tokens of the service API (internal/apitoken). No statement reads
 // or returns a secret: the table holds its SHA-256 only.
 // A new token: an organisation's (organization_id set) or an operator's
-// (NULL); the table's CHECK keeps kind and organization_id agreeing.
+// (NULL); the table's CHECK keeps kind and organization_id agreeing. It is
+// over @lifetime_s seconds from now, on the database clock.
 func (q *Queries) CreateAPIToken(ctx context.Context, arg CreateAPITokenParams) (CreateAPITokenRow, error) {
 	row := q.db.QueryRow(ctx, createAPIToken,
 		arg.Kind,
@@ -82,6 +85,7 @@ func (q *Queries) CreateAPIToken(ctx context.Context, arg CreateAPITokenParams) 
 		arg.Name,
 		arg.SecretHash,
 		arg.Hint,
+		arg.LifetimeS,
 	)
 	var i CreateAPITokenRow
 	err := row.Scan(
@@ -93,12 +97,93 @@ func (q *Queries) CreateAPIToken(ctx context.Context, arg CreateAPITokenParams) 
 		&i.CreatedAt,
 		&i.RevokedAt,
 		&i.LastUsedAt,
+		&i.ExpiresAt,
+	)
+	return i, err
+}
+
+const expireAPITokenWithin = `-- name: ExpireAPITokenWithin :one
+UPDATE api_tokens
+SET expires_at = LEAST(expires_at, now() + make_interval(secs => $1::float8))
+WHERE id = $2
+RETURNING expires_at
+`
+
+type ExpireAPITokenWithinParams struct {
+	GraceS float64 `json:"grace_s"`
+	ID     int64   `json:"id"`
+}
+
+// Brings token id's end forward to @grace_s seconds from now (never later
+// than it was): the old token of a rotation keeps working for the grace.
+func (q *Queries) ExpireAPITokenWithin(ctx context.Context, arg ExpireAPITokenWithinParams) (time.Time, error) {
+	row := q.db.QueryRow(ctx, expireAPITokenWithin, arg.GraceS, arg.ID)
+	var expires_at time.Time
+	err := row.Scan(&expires_at)
+	return expires_at, err
+}
+
+const liveAPIToken = `-- name: LiveAPIToken :one
+SELECT EXISTS (
+    SELECT 1 FROM api_tokens WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()
+)::bool AS live
+`
+
+// Whether token id is still live (unrevoked, unexpired) on the database
+// clock: an open event stream asks every few seconds, by primary key.
+func (q *Queries) LiveAPIToken(ctx context.Context, id int64) (bool, error) {
+	row := q.db.QueryRow(ctx, liveAPIToken, id)
+	var live bool
+	err := row.Scan(&live)
+	return live, err
+}
+
+const lockAPITokenForRotation = `-- name: LockAPITokenForRotation :one
+SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at
+FROM api_tokens
+WHERE id = $1 AND organization_id IS NOT DISTINCT FROM $2
+FOR UPDATE
+`
+
+type LockAPITokenForRotationParams struct {
+	ID             int64   `json:"id"`
+	OrganizationID *string `json:"organization_id"`
+}
+
+type LockAPITokenForRotationRow struct {
+	ID             int64      `json:"id"`
+	Kind           string     `json:"kind"`
+	OrganizationID *string    `json:"organization_id"`
+	Name           string     `json:"name"`
+	Hint           string     `json:"hint"`
+	CreatedAt      time.Time  `json:"created_at"`
+	RevokedAt      *time.Time `json:"revoked_at"`
+	LastUsedAt     *time.Time `json:"last_used_at"`
+	ExpiresAt      time.Time  `json:"expires_at"`
+}
+
+// Token id of the organisation (organization_id NULL: an operator token),
+// locked until commit, for a rotation: another organisation's token is no
+// row, as one that does not exist.
+func (q *Queries) LockAPITokenForRotation(ctx context.Context, arg LockAPITokenForRotationParams) (LockAPITokenForRotationRow, error) {
+	row := q.db.QueryRow(ctx, lockAPITokenForRotation, arg.ID, arg.OrganizationID)
+	var i LockAPITokenForRotationRow
+	err := row.Scan(
+		&i.ID,
+		&i.Kind,
+		&i.OrganizationID,
+		&i.Name,
+		&i.Hint,
+		&i.CreatedAt,
+		&i.RevokedAt,
+		&i.LastUsedAt,
+		&i.ExpiresAt,
 	)
 	return i, err
 }
 
 const operatorAPITokens = `-- name: OperatorAPITokens :many
-SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at
+SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at
 FROM api_tokens
 WHERE organization_id IS NULL
 ORDER BY id
@@ -113,6 +198,7 @@ type OperatorAPITokensRow struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	RevokedAt      *time.Time `json:"revoked_at"`
 	LastUsedAt     *time.Time `json:"last_used_at"`
+	ExpiresAt      time.Time  `json:"expires_at"`
 }
 
 // The operator tokens, revoked ones included, oldest first.
@@ -134,6 +220,7 @@ func (q *Queries) OperatorAPITokens(ctx context.Context) ([]OperatorAPITokensRow
 			&i.CreatedAt,
 			&i.RevokedAt,
 			&i.LastUsedAt,
+			&i.ExpiresAt,
 		); err != nil {
 			return nil, err
 		}
@@ -146,7 +233,7 @@ func (q *Queries) OperatorAPITokens(ctx context.Context) ([]OperatorAPITokensRow
 }
 
 const orgAPITokens = `-- name: OrgAPITokens :many
-SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at
+SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at
 FROM api_tokens
 WHERE organization_id = $1
 ORDER BY id
@@ -161,6 +248,7 @@ type OrgAPITokensRow struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	RevokedAt      *time.Time `json:"revoked_at"`
 	LastUsedAt     *time.Time `json:"last_used_at"`
+	ExpiresAt      time.Time  `json:"expires_at"`
 }
 
 // The organisation's tokens, revoked ones included, oldest first.
@@ -182,6 +270,7 @@ func (q *Queries) OrgAPITokens(ctx context.Context, organizationID *string) ([]O
 			&i.CreatedAt,
 			&i.RevokedAt,
 			&i.LastUsedAt,
+			&i.ExpiresAt,
 		); err != nil {
 			return nil, err
 		}
@@ -204,7 +293,7 @@ UPDATE api_tokens a
 SET revoked_at = COALESCE(target.revoked_at, now())
 FROM target
 WHERE a.id = target.id
-RETURNING a.id, a.kind, a.organization_id, a.name, a.hint, a.created_at, a.revoked_at, a.last_used_at,
+RETURNING a.id, a.kind, a.organization_id, a.name, a.hint, a.created_at, a.revoked_at, a.last_used_at, a.expires_at,
           (target.revoked_at IS NOT NULL)::bool AS was_revoked
 `
 
@@ -222,6 +311,7 @@ type RevokeAPITokenRow struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	RevokedAt      *time.Time `json:"revoked_at"`
 	LastUsedAt     *time.Time `json:"last_used_at"`
+	ExpiresAt      time.Time  `json:"expires_at"`
 	WasRevoked     bool       `json:"was_revoked"`
 }
 
@@ -242,6 +332,7 @@ func (q *Queries) RevokeAPIToken(ctx context.Context, arg RevokeAPITokenParams) 
 		&i.CreatedAt,
 		&i.RevokedAt,
 		&i.LastUsedAt,
+		&i.ExpiresAt,
 		&i.WasRevoked,
 	)
 	return i, err

@@ -34,6 +34,7 @@ type ApiToken struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	RevokedAt      *time.Time `json:"revoked_at"`
 	LastUsedAt     *time.Time `json:"last_used_at"`
+	ExpiresAt      time.Time  `json:"expires_at"`
 }
 
 type CitationCandidate struct {

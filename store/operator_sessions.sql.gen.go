@@ -16,12 +16,12 @@ WITH session AS (
     FROM operator_sessions s
     JOIN api_tokens t ON t.id = s.token_id
     WHERE s.secret_hash = $1 AND s.expires_at > now()
-      AND t.kind = 'operator' AND t.revoked_at IS NULL
+      AND t.kind = 'operator' AND t.revoked_at IS NULL AND t.expires_at > now()
 ), used AS (
     UPDATE api_tokens a
     SET last_used_at = now()
     FROM session
-    WHERE a.id = session.token_id AND a.revoked_at IS NULL
+    WHERE a.id = session.token_id AND a.revoked_at IS NULL AND a.expires_at > now()
       AND (a.last_used_at IS NULL OR a.last_used_at < now() - interval '1 minute')
     RETURNING a.id
 )
@@ -48,7 +48,7 @@ INSERT INTO operator_sessions (token_id, secret_hash, expires_at)
 SELECT t.id, p.secret_hash, now() + make_interval(secs => p.ttl_s)
 FROM params p
 JOIN api_tokens t ON t.id = p.token_id
-WHERE t.kind = 'operator' AND t.revoked_at IS NULL
+WHERE t.kind = 'operator' AND t.revoked_at IS NULL AND t.expires_at > now()
 RETURNING id, expires_at
 `
 

@@ -10,12 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evidencefleet/evidencefleet/internal/apitoken"
+	"github.com/evidencefleet/evidencefleet/internal/config"
 )
 
 // orgCmd holds an organisation's API tokens (internal/apitoken): the
 // bearer tokens the service API acts for that organisation on.
 func (a *app) orgCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "org", Short: "An organisation's API tokens: create, list, revoke (--org is required, never the default)"}
+	cmd := &cobra.Command{Use: "org", Short: "An organisation's API tokens: create, list, rotate, revoke (--org is required, never the default)"}
 	cmd.AddCommand(a.tokenCmd(apitoken.Organization))
 	return cmd
 }
@@ -23,7 +24,7 @@ func (a *app) orgCmd() *cobra.Command {
 // operatorCmd holds the operator tokens: an operator's API token belongs
 // to no organisation.
 func (a *app) operatorCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "operator", Short: "The operators' API tokens (no organisation): create, list, revoke"}
+	cmd := &cobra.Command{Use: "operator", Short: "The operators' API tokens (no organisation): create, list, rotate, revoke"}
 	cmd.AddCommand(a.tokenCmd(apitoken.Operator))
 	return cmd
 }
@@ -34,7 +35,7 @@ func (a *app) tokenCmd(kind apitoken.Kind) *cobra.Command {
 		whose = "the operators'"
 	}
 	cmd := &cobra.Command{Use: "token", Short: "Bearer tokens of the service API, " + whose}
-	cmd.AddCommand(a.tokenCreateCmd(kind), a.tokenListCmd(kind), a.tokenRevokeCmd(kind))
+	cmd.AddCommand(a.tokenCreateCmd(kind), a.tokenListCmd(kind), a.tokenRotateCmd(kind), a.tokenRevokeCmd(kind))
 	return cmd
 }
 
@@ -57,18 +58,41 @@ func (a *app) tokenOwner(cmd *cobra.Command, kind apitoken.Kind) (string, error)
 	return org, a.connect(cmd.Context())
 }
 
+// tokenLifetime is --ttl, else EVF_API_TOKEN_TTL, within
+// EVF_API_TOKEN_MAX_TTL.
+func tokenLifetime(cmd *cobra.Command, ttl time.Duration) (time.Duration, error) {
+	bounds, err := config.LoadAPIToken()
+	if err != nil {
+		return 0, &exitError{code: 2, msg: err.Error()}
+	}
+	if !cmd.Flags().Changed("ttl") {
+		return bounds.TTL, nil
+	}
+	if ttl <= 0 || ttl > bounds.MaxTTL {
+		return 0, usageErr("--ttl %s: want a positive duration of at most %s (EVF_API_TOKEN_MAX_TTL)", ttl, bounds.MaxTTL)
+	}
+	return ttl, nil
+}
+
+const ttlUsage = "the token's lifetime, e.g. 720h for 30 days (default: EVF_API_TOKEN_TTL, 2160h; at most EVF_API_TOKEN_MAX_TTL, 8760h)"
+
 func (a *app) tokenCreateCmd(kind apitoken.Kind) *cobra.Command {
 	var name string
+	var ttl time.Duration
 	c := &cobra.Command{
 		Use:   "create",
-		Short: "Make a token and print its secret, alone on stdout's one line, this once (id and usage on stderr)",
+		Short: "Make a token and print its secret, alone on stdout's one line, this once (id, expiry and usage on stderr)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			lifetime, err := tokenLifetime(cmd, ttl)
+			if err != nil {
+				return err
+			}
 			org, err := a.tokenOwner(cmd, kind)
 			if err != nil {
 				return err
 			}
-			secret, tok, err := apitoken.Issue(cmd.Context(), a.store, kind, org, name)
+			secret, tok, err := apitoken.IssueFor(cmd.Context(), a.store, kind, org, name, lifetime)
 			if err != nil {
 				return err
 			}
@@ -83,19 +107,63 @@ func (a *app) tokenCreateCmd(kind apitoken.Kind) *cobra.Command {
 			if org != "" {
 				whom = "organisation " + strconv.Quote(org)
 			}
-			fmt.Fprintf(a.errOut, "token %d (%s) for %s: the line above is its secret, shown only now; send it as the header \"Authorization: Bearer <secret>\"\n",
-				tok.ID, tok.Display(), whom)
+			fmt.Fprintf(a.errOut, "token %d (%s) for %s, expires %s: the line above is its secret, shown only now; send it as the header \"Authorization: Bearer <secret>\"\n",
+				tok.ID, tok.Display(), whom, tok.ExpiresAt.UTC().Format(time.RFC3339))
 			return nil
 		},
 	}
 	c.Flags().StringVar(&name, "name", "", "what the token is for (at most 200 characters), shown by list")
+	c.Flags().DurationVar(&ttl, "ttl", 0, ttlUsage)
+	return c
+}
+
+func (a *app) tokenRotateCmd(kind apitoken.Kind) *cobra.Command {
+	var grace, ttl time.Duration
+	c := &cobra.Command{
+		Use:   "rotate ID",
+		Short: "Replace a token without downtime: make a new one (same name) and let the old one work for --grace more, in one transaction; the new secret is printed alone on stdout, this once",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id <= 0 {
+				return usageErr("token id %q: want the id token list shows", args[0])
+			}
+			if grace < 0 || grace > apitoken.MaxGrace {
+				return usageErr("--grace %s: want 0 to %s", grace, apitoken.MaxGrace)
+			}
+			lifetime, err := tokenLifetime(cmd, ttl)
+			if err != nil {
+				return err
+			}
+			org, err := a.tokenOwner(cmd, kind)
+			if err != nil {
+				return err
+			}
+			secret, rot, err := apitoken.Rotate(cmd.Context(), a.store, kind, org, id, grace, lifetime)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.emit(struct {
+					apitoken.Rotation
+					Secret string `json:"secret"`
+				}{rot, secret}, nil)
+			}
+			fmt.Fprintln(a.out, secret)
+			fmt.Fprintf(a.errOut, "token %d (%s) replaces token %d (%s), which works until %s; the new one expires %s. The line above is its secret, shown only now\n",
+				rot.New.ID, rot.New.Display(), rot.Old.ID, rot.Old.Display(), rot.Old.ExpiresAt.UTC().Format(time.RFC3339), rot.New.ExpiresAt.UTC().Format(time.RFC3339))
+			return nil
+		},
+	}
+	c.Flags().DurationVar(&grace, "grace", time.Hour, "how long the old token keeps working, for clients to move to the new secret (0: it stops now)")
+	c.Flags().DurationVar(&ttl, "ttl", 0, "the new "+ttlUsage[len("the "):])
 	return c
 }
 
 func (a *app) tokenListCmd(kind apitoken.Kind) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
-		Short: "The tokens, revoked ones included: id, name, hint, created, last used, revoked (never a secret)",
+		Short: "The tokens, revoked and expired ones included: id, name, hint, created, last used, expires, revoked (never a secret)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			org, err := a.tokenOwner(cmd, kind)
@@ -108,10 +176,15 @@ func (a *app) tokenListCmd(kind apitoken.Kind) *cobra.Command {
 			}
 			return a.emit(map[string]any{"tokens": toks}, func(w io.Writer) {
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "id\tname\ttoken\tcreated\tlast used\trevoked")
+				fmt.Fprintln(tw, "id\tname\ttoken\tcreated\tlast used\texpires\trevoked")
+				now := time.Now()
 				for _, t := range toks {
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Display(), t.CreatedAt.UTC().Format(time.RFC3339),
-						timeOr(t.LastUsedAt, "never"), timeOr(t.RevokedAt, "-"))
+					expires := t.ExpiresAt.UTC().Format(time.RFC3339)
+					if !now.Before(t.ExpiresAt) {
+						expires += " (expired)"
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Display(), t.CreatedAt.UTC().Format(time.RFC3339),
+						timeOr(t.LastUsedAt, "never"), expires, timeOr(t.RevokedAt, "-"))
 				}
 				tw.Flush()
 			})

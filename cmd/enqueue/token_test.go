@@ -178,3 +178,54 @@ func TestOperatorTokenCommands(t *testing.T) {
 		t.Errorf("acme's token after the operator's revoke: %v", err)
 	}
 }
+
+// TestTokenLifetimeAndRotateCommands: create takes --ttl within
+// EVF_API_TOKEN_MAX_TTL and prints the expiry; list shows expiry and
+// last use; rotate prints the new secret alone on stdout, and the old
+// secret works through its --grace only.
+func TestTokenLifetimeAndRotateCommands(t *testing.T) {
+	t.Parallel()
+	b := setupTokens(t)
+	if r := b.run(t, "org", "token", "create", "--org", "acme", "--ttl", "9000h"); r.code() != 2 || !strings.Contains(r.err.Error(), "EVF_API_TOKEN_MAX_TTL") {
+		t.Errorf("--ttl over the maximum: exit %d (%v), want 2 naming EVF_API_TOKEN_MAX_TTL", r.code(), r.err)
+	}
+	r := b.run(t, "org", "token", "create", "--org", "acme", "--name", "ci", "--ttl", "48h")
+	if r.err != nil || !strings.Contains(r.stderr, ", expires 20") {
+		t.Fatalf("create --ttl 48h: %v, stderr %q", r.err, r.stderr)
+	}
+	old := strings.TrimSpace(r.stdout)
+	p, err := b.auth.Authenticate(b.ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list := b.mustRun(t, "org", "token", "list", "--org", "acme"); !strings.Contains(list, "expires") || !strings.Contains(list, "last used") {
+		t.Errorf("list shows no expiry or last use:\n%s", list)
+	}
+
+	id := fmt.Sprint(p.TokenID)
+	if r := b.run(t, "org", "token", "rotate", "--org", "globex", id); r.code() != 1 || !strings.Contains(r.err.Error(), "does not exist") {
+		t.Errorf("rotate of acme's token as globex: exit %d (%v), want 1, does not exist", r.code(), r.err)
+	}
+	r = b.run(t, "org", "token", "rotate", "--org", "acme", id, "--grace", "1h")
+	secret, ok := strings.CutSuffix(r.stdout, "\n")
+	if r.err != nil || !ok || strings.Contains(secret, "\n") || strings.Contains(r.stderr, secret) {
+		t.Fatalf("rotate: %v, stdout %q, stderr %q; want the new secret alone on stdout", r.err, r.stdout, r.stderr)
+	}
+	q, err := b.auth.Authenticate(b.ctx, secret)
+	if err != nil || q.Org != "acme" || q.TokenID == p.TokenID {
+		t.Fatalf("the new secret: %+v, %v", q, err)
+	}
+	if _, err := b.auth.Authenticate(b.ctx, old); err != nil {
+		t.Errorf("the old secret in its grace: %v", err)
+	}
+	// a second rotation, of no grace: the replaced token stops at once
+	if r := b.run(t, "org", "token", "rotate", "--org", "acme", fmt.Sprint(q.TokenID), "--grace", "0s"); r.err != nil {
+		t.Fatal(r.err)
+	}
+	if _, err := b.auth.Authenticate(b.ctx, secret); !errors.Is(err, apitoken.ErrInvalidToken) {
+		t.Errorf("a token rotated with no grace: %v, want refused", err)
+	}
+	if r := b.run(t, "org", "token", "rotate", "--org", "acme", id, "--grace", "-1h"); r.code() != 2 {
+		t.Errorf("--grace -1h: exit %d (%v), want 2", r.code(), r.err)
+	}
+}

@@ -48,9 +48,18 @@ type Limiter interface {
 	// Allow takes one request of the key's budget: false with the wait
 	// until the next one is allowed when none is left.
 	Allow(ctx context.Context, key string) (wait time.Duration, ok bool, err error)
-	// OpenStream records one more open event stream of the key, for at
-	// most lifetime, unless it holds most already; release closes it.
-	OpenStream(ctx context.Context, key string, most int, lifetime time.Duration) (release func(), ok bool, err error)
+	// OpenStream records one more open event stream of the key, a lease
+	// of the given length, unless it holds most already.
+	OpenStream(ctx context.Context, key string, most int, lease time.Duration) (slot StreamSlot, ok bool, err error)
+}
+
+// StreamSlot is one open event stream's place among its token's.
+type StreamSlot interface {
+	// Renew extends the slot's lease by its length from now: false when
+	// the lease lapsed already (the slot may be another stream's now).
+	Renew(ctx context.Context) (bool, error)
+	// Release gives the slot up, whatever became of the request.
+	Release()
 }
 
 // Options configure a Handler.
@@ -67,6 +76,13 @@ type Options struct {
 	// instead of this process's own counters: the API server shares them
 	// in Postgres among its replicas.
 	Limits Limiter
+	// Failures bound the refused tokens of each client address (none
+	// when its Rate is 0).
+	Failures FailureLimits
+	// TokenLive, when set, is asked every Events.Recheck whether an open
+	// event stream's token is still live; the stream ends when it is not
+	// (revoked or expired).
+	TokenLive func(ctx context.Context, tokenID int64) (bool, error)
 	// RiverUI, when set, is served under /riverui/ to operators only,
 	// behind the browser guard (internal/browsersafe).
 	RiverUI http.Handler
@@ -103,12 +119,13 @@ func Handler(opts Options) http.Handler {
 	if opts.Limits == nil {
 		opts.Limits = newLocalLimits(opts.Rate, opts.Burst)
 	}
-	newAPI(mux, opts)
+	fails := newFailures(opts.Failures)
+	newAPI(mux, opts, fails)
 	if opts.RiverUI != nil {
-		mux.Handle("/riverui/", opts.Metrics.InstrumentAPI("riverui", operatorSurface(opts, opts.RiverUI)))
+		mux.Handle("/riverui/", opts.Metrics.InstrumentAPI("riverui", operatorSurface(opts, fails, opts.RiverUI)))
 	}
 	if opts.MCP != nil {
-		mcp := opts.Metrics.InstrumentAPI("mcp", limitMCP(opts, opts.MCP))
+		mcp := opts.Metrics.InstrumentAPI("mcp", limitMCP(opts, fails, opts.MCP))
 		mux.Handle("/mcp", mcp)
 		mux.Handle("/mcp/", mcp)
 	}
@@ -132,7 +149,7 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // newAPI registers every /v1 operation on mux and returns the huma API
 // (its OpenAPI document is the one served).
-func newAPI(mux *http.ServeMux, opts Options) huma.API {
+func newAPI(mux *http.ServeMux, opts Options, fails *failures) huma.API {
 	cfg := huma.DefaultConfig(Title, Version)
 	cfg.OpenAPIPath = "/v1/openapi"
 	cfg.DocsPath = "/v1/docs"
@@ -143,9 +160,10 @@ func newAPI(mux *http.ServeMux, opts Options) huma.API {
 	}
 	cfg.Security = []map[string][]string{{"bearer": {}}}
 	api := humago.New(mux, cfg)
-	g := &guard{opts: opts, api: api}
+	g := &guard{opts: opts, api: api, failures: fails}
 	api.UseMiddleware(measure(opts.Metrics), g.middleware)
-	h := &handlers{svc: opts.Service, log: opts.Logger, events: opts.Events.withDefaults(), limits: opts.Limits, metrics: opts.Metrics}
+	h := &handlers{svc: opts.Service, log: opts.Logger, events: opts.Events.withDefaults(), limits: opts.Limits, metrics: opts.Metrics,
+		tokenLive: opts.TokenLive}
 	h.register(api)
 	return api
 }

@@ -24,6 +24,14 @@ type EventOptions struct {
 	Heartbeat time.Duration
 	// MaxDuration ends a stream that long (1h); the client reconnects.
 	MaxDuration time.Duration
+	// Recheck is how often an open stream checks that its token is still
+	// live (Options.TokenLive; the stream ends when it is not) and renews
+	// its slot's lease (5s).
+	Recheck time.Duration
+	// Lease is how long a stream's slot lasts unless renewed (20s, at
+	// least twice Recheck): the slots of a process that dies free within
+	// it, whatever MaxDuration is.
+	Lease time.Duration
 	// Shutdown, when closed, ends every stream (the server is stopping).
 	Shutdown <-chan struct{}
 	// PerToken bounds the streams one token holds open at once (8), in
@@ -45,6 +53,13 @@ func (o EventOptions) withDefaults() EventOptions {
 	if o.PerToken <= 0 {
 		o.PerToken = 8
 	}
+	if o.Recheck <= 0 {
+		o.Recheck = 5 * time.Second
+	}
+	if o.Lease <= 0 {
+		o.Lease = 20 * time.Second
+	}
+	o.Lease = max(o.Lease, 2*o.Recheck)
 	return o
 }
 
@@ -90,9 +105,11 @@ func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
 		if err != nil {
 			return nil, h.problem(err)
 		}
-		// a stream's row outlives it by a minute at most: a replica that
-		// dies holding it leaves a row that stops counting then
-		release, ok, err := h.limits.OpenStream(ctx, tokenKey(callerOf(ctx).TokenID), h.events.PerToken, h.events.MaxDuration+time.Minute)
+		// the stream's slot is a lease that the stream renews: a replica
+		// that dies holding it leaves a row that stops counting within a
+		// lease
+		caller := callerOf(ctx)
+		slot, ok, err := h.limits.OpenStream(ctx, tokenKey(caller.TokenID), h.events.PerToken, h.events.Lease)
 		if err != nil {
 			h.log.Error("api: open event stream", "err", err)
 			return nil, huma.Error503ServiceUnavailable("the open streams cannot be counted; retry later")
@@ -105,16 +122,26 @@ func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
 		orgID := org(ctx)
 		return &huma.StreamResponse{Body: func(hctx huma.Context) {
 			defer h.metrics.APIStreams(-1)
-			defer release()
+			defer slot.Release()
 			_, w := humago.Unwrap(hctx)
-			h.stream(hctx.Context(), w, orgID, in.TaskID, first)
+			h.stream(hctx.Context(), w, streamOf{org: orgID, taskID: in.TaskID, tokenID: caller.TokenID, slot: slot}, first)
 		}}, nil
 	})
 }
 
+// streamOf is what a stream is of: the task, whom for, and its slot.
+type streamOf struct {
+	org     string
+	taskID  int64
+	tokenID int64
+	slot    StreamSlot
+}
+
 // stream writes the task's events until it is completed or stopped, the
-// client goes, or MaxDuration passes.
-func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, org string, taskID int64, st *service.Status) {
+// client goes, MaxDuration passes, or, checked every Recheck, its token is
+// no longer live or its slot's lease cannot be renewed.
+func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, of streamOf, st *service.Status) {
+	org, taskID := of.org, of.taskID
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -140,6 +167,8 @@ func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, org string
 	}
 	tick := time.NewTicker(h.events.Poll)
 	defer tick.Stop()
+	recheck := time.NewTicker(h.events.Recheck)
+	defer recheck.Stop()
 	for {
 		p := progressOf(st)
 		switch p.TaskStatus {
@@ -156,12 +185,8 @@ func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, org string
 				return
 			}
 		}
-		select {
-		case <-ctx.Done():
+		if !h.await(ctx, of, tick.C, recheck.C) {
 			return
-		case <-h.events.Shutdown:
-			return
-		case <-tick.C:
 		}
 		next, err := h.svc.Status(ctx, org, taskID)
 		if err != nil {
@@ -172,6 +197,54 @@ func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, org string
 		}
 		st = next
 	}
+}
+
+// await waits for the stream's next poll, rechecking it meanwhile: false
+// when the stream is to end.
+func (h *handlers) await(ctx context.Context, of streamOf, poll, recheck <-chan time.Time) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-h.events.Shutdown:
+			return false
+		case <-recheck:
+			if !h.recheck(ctx, of) {
+				return false
+			}
+		case <-poll:
+			return true
+		}
+	}
+}
+
+// recheck is a stream's periodic check: its token still live and its
+// slot's lease renewed. False ends the stream; the client's reconnection
+// then meets the token check (401) or a fresh slot.
+func (h *handlers) recheck(ctx context.Context, of streamOf) bool {
+	if h.tokenLive != nil {
+		live, err := h.tokenLive(ctx, of.tokenID)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Warn("api: task event stream ends: its token cannot be checked", "task", of.taskID, "err", err)
+			}
+			return false
+		}
+		if !live {
+			return false // revoked or expired: the stream ends within a Recheck
+		}
+	}
+	renewed, err := of.slot.Renew(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			h.log.Warn("api: task event stream ends: its slot cannot be renewed", "task", of.taskID, "err", err)
+		}
+		return false
+	}
+	if !renewed {
+		h.log.Warn("api: task event stream ends: its slot's lease lapsed", "task", of.taskID)
+	}
+	return renewed
 }
 
 // openStreams counts each key's open event streams.

@@ -11,16 +11,22 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"golang.org/x/time/rate"
 )
 
-// guard is the middleware every /v1 operation goes through: the bearer
-// token (401), an organisation's and not an operator's (403), and the
-// token's request rate (429 with Retry-After).
+// guard is the middleware every /v1 operation goes through: the client
+// address's refused tokens (429 with Retry-After, before anything else),
+// the bearer token (401), an organisation's and not an operator's (403),
+// and the token's request rate (429 with Retry-After).
 type guard struct {
-	opts Options
-	api  huma.API
+	opts     Options
+	api      huma.API
+	failures *failures
 }
+
+// tooManyFailures is the answer to an address past its refused tokens.
+const tooManyFailures = "too many invalid tokens from this address; retry after the Retry-After seconds"
 
 type callerKey struct{}
 
@@ -31,9 +37,18 @@ func callerOf(ctx context.Context) Caller {
 }
 
 func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
+	r, _ := humago.Unwrap(ctx)
+	if wait, refused := g.failures.refused(r); refused {
+		ctx.SetHeader("Retry-After", retryAfter(wait))
+		_ = huma.WriteErr(g.api, ctx, http.StatusTooManyRequests, tooManyFailures)
+		return
+	}
 	caller, status, msg := g.check(ctx.Context(), ctx.Header("Authorization"))
 	if status != 0 {
 		if status == http.StatusUnauthorized {
+			if _, given := bearer(ctx.Header("Authorization")); given {
+				g.failures.failed(r)
+			}
 			ctx.SetHeader("WWW-Authenticate", `Bearer realm="evidencefleet"`)
 		}
 		_ = huma.WriteErr(g.api, ctx, status, msg)
@@ -74,7 +89,7 @@ func (g *guard) authenticate(ctx context.Context, secret string) (Caller, int, s
 	caller, err := g.opts.Authenticate(ctx, secret)
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
-		return Caller{}, http.StatusUnauthorized, "the bearer token is not valid or was revoked"
+		return Caller{}, http.StatusUnauthorized, "the bearer token is not valid, was revoked or has expired"
 	case err != nil:
 		g.opts.Logger.Error("api: token check failed", "err", err)
 		return Caller{}, http.StatusServiceUnavailable, "the token store cannot be reached; retry later"
@@ -120,10 +135,19 @@ func AuthenticatedCaller(ctx context.Context) (Caller, bool) {
 // with its caller in its context (AuthenticatedCaller); one without goes
 // on to h, which refuses it. Keyed by the token's id, like /v1, so that a
 // flood of made-up secrets makes no state.
-func limitMCP(opts Options, h http.Handler) http.Handler {
+func limitMCP(opts Options, fails *failures, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if wait, refused := fails.refused(r); refused {
+			w.Header().Set("Retry-After", retryAfter(wait))
+			http.Error(w, tooManyFailures, http.StatusTooManyRequests)
+			return
+		}
 		if secret, ok := bearer(r.Header.Get("Authorization")); ok {
-			if caller, err := opts.Authenticate(r.Context(), secret); err == nil {
+			caller, err := opts.Authenticate(r.Context(), secret)
+			if errors.Is(err, ErrUnauthenticated) {
+				fails.failed(r) // h refuses it (its second look is the token store's negative cache)
+			}
+			if err == nil {
 				if status, retry, msg := takeRequest(r.Context(), opts, caller.TokenID); status != 0 {
 					if retry != "" {
 						w.Header().Set("Retry-After", retry)
@@ -154,12 +178,19 @@ func (l *localLimits) Allow(_ context.Context, key string) (time.Duration, bool,
 	return wait, ok, nil
 }
 
-func (l *localLimits) OpenStream(_ context.Context, key string, most int, _ time.Duration) (func(), bool, error) {
+func (l *localLimits) OpenStream(_ context.Context, key string, most int, _ time.Duration) (StreamSlot, bool, error) {
 	if !l.streams.take(key, most) {
 		return nil, false, nil
 	}
-	return func() { l.streams.give(key) }, true, nil
+	return localSlot(func() { l.streams.give(key) }), true, nil
 }
+
+// localSlot is a stream slot of this process: it lives as long as the
+// process, so there is no lease to renew.
+type localSlot func()
+
+func (localSlot) Renew(context.Context) (bool, error) { return true, nil }
+func (s localSlot) Release()                          { s() }
 
 // limiters holds one token bucket per token. The map is bounded: past
 // maxLimiters tokens it starts afresh (a burst more for each, never fewer).

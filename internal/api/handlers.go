@@ -30,6 +30,8 @@ type handlers struct {
 	events  EventOptions
 	limits  Limiter
 	metrics *metrics.Metrics
+	// tokenLive re-checks an open stream's token (nil: not re-checked)
+	tokenLive func(ctx context.Context, tokenID int64) (bool, error)
 }
 
 // Bounds of request bodies: past MaxBodyBytes a request is 413.

@@ -45,8 +45,8 @@ const (
 // login form at /riverui/login (logout at /riverui/logout). HTTP Basic is
 // not accepted: a browser that once cached it cannot be made to send it
 // on another site's behalf.
-func operatorSurface(opts Options, ui http.Handler) http.Handler {
-	p := &operatorPages{opts: opts, guard: &guard{opts: opts}, browser: browsersafe.New(opts.TrustProxy, sessionCookie)}
+func operatorSurface(opts Options, fails *failures, ui http.Handler) http.Handler {
+	p := &operatorPages{opts: opts, fails: fails, guard: &guard{opts: opts}, browser: browsersafe.New(opts.TrustProxy, sessionCookie)}
 	mux := http.NewServeMux()
 	if opts.Sessions != nil {
 		mux.HandleFunc("GET "+loginPath, p.loginPage)
@@ -60,6 +60,7 @@ func operatorSurface(opts Options, ui http.Handler) http.Handler {
 
 type operatorPages struct {
 	opts    Options
+	fails   *failures // refused tokens per client address, as on /v1
 	guard   *guard
 	browser *browsersafe.Guard
 }
@@ -69,7 +70,15 @@ type operatorPages struct {
 // sent to the login form (303) and anything else is 401.
 func (p *operatorPages) operatorOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if wait, refused := p.fails.refused(r); refused {
+			w.Header().Set("Retry-After", retryAfter(wait))
+			browsersafe.Refuse(w, http.StatusTooManyRequests, tooManyFailures)
+			return
+		}
 		caller, status, msg := p.authenticate(r)
+		if status == http.StatusUnauthorized && presented(r) {
+			p.fails.failed(r)
+		}
 		if status == 0 && !caller.Operator {
 			status, msg = http.StatusForbidden, "River UI is for operator tokens (enqueue operator token create)"
 		}
@@ -89,6 +98,14 @@ func (p *operatorPages) operatorOnly(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// presented reports whether r carries a credential: a bearer token or a
+// session cookie (a refused one counts against its address).
+func presented(r *http.Request) bool {
+	_, hasBearer := bearer(r.Header.Get("Authorization"))
+	_, err := r.Cookie(sessionCookie)
+	return hasBearer || err == nil
 }
 
 // pageRequest reports whether r is a browser's request for a page (not
@@ -137,9 +154,15 @@ func (p *operatorPages) login(w http.ResponseWriter, r *http.Request) {
 		p.form(w, r, http.StatusForbidden, loginForm, "The form expired or was not this page's; try again.")
 		return
 	}
+	if wait, refused := p.fails.refused(r); refused {
+		w.Header().Set("Retry-After", retryAfter(wait))
+		p.form(w, r, http.StatusTooManyRequests, loginForm, "Too many refused tokens from this address; wait and try again.")
+		return
+	}
 	caller, status, _ := p.guard.authenticate(r.Context(), strings.TrimSpace(r.PostFormValue("token")))
 	switch {
 	case status == http.StatusUnauthorized:
+		p.fails.failed(r)
 		p.form(w, r, status, loginForm, "That is not a valid operator token.")
 		return
 	case status != 0:

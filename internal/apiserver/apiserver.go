@@ -49,6 +49,12 @@ type Options struct {
 	// request's scheme and host on River UI (api.Options.TrustProxy).
 	TrustProxy bool
 	Events     api.EventOptions
+	// Failures bound each client address's refused tokens (none when its
+	// Rate is 0).
+	Failures api.FailureLimits
+	// Auth bounds the token store's memory of refused secrets (defaults
+	// when zero).
+	Auth apitoken.AuthOptions
 	// Metrics holds the process's collectors (a new set when nil); its
 	// registry is served by MetricsHandler.
 	Metrics *metrics.Metrics
@@ -76,11 +82,12 @@ func New(pool *pgxpool.Pool, opts Options) (*Server, error) {
 	}
 	st := store.NewStore(pool)
 	svc := service.New(st, client)
-	tokens := apitoken.NewAuthenticator(st)
+	tokens := apitoken.NewAuthenticatorWith(st, opts.Auth)
 	s := &Server{metrics: opts.Metrics}
 	apiOpts := api.Options{Service: svc, Authenticate: Authenticate(tokens), Logger: opts.Logger, Metrics: opts.Metrics,
 		Limits: &sharedLimits{st: st, rate: opts.Rate, burst: opts.Burst},
-		MCP:    mcpserver.HTTPHandler(svc, MCPVerifier(tokens)), Events: opts.Events}
+		MCP:    mcpserver.HTTPHandler(svc, MCPVerifier(tokens)), Events: opts.Events,
+		Failures: opts.Failures, TokenLive: tokens.Live}
 	if opts.RiverUI {
 		s.ui, err = riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client, nil), Logger: opts.Logger, Prefix: "/riverui"})
 		if err != nil {
@@ -215,9 +222,15 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err := checkMigrated(ctx, pool); err != nil {
 		return err
 	}
+	proxies, err := cfg.TrustedProxies()
+	if err != nil {
+		return err
+	}
 	streamsDone := make(chan struct{})
 	s, err := New(pool, Options{Logger: log, Rate: cfg.APIRate, Burst: cfg.APIBurst, RiverUI: cfg.APIRiverUI,
-		SessionTTL: cfg.APISessionTTL, TrustProxy: cfg.APITrustProxy, Events: api.EventOptions{Shutdown: streamsDone}, Metrics: m})
+		SessionTTL: cfg.APISessionTTL, TrustProxy: cfg.APITrustProxy,
+		Events:     api.EventOptions{Shutdown: streamsDone, Lease: cfg.APIStreamLease, Recheck: cfg.APIStreamRecheck},
+		Failures:   api.FailureLimits{Rate: cfg.APIAuthFailures, Burst: cfg.APIAuthBurst, TrustedProxies: proxies}, Metrics: m})
 	if err != nil {
 		return err
 	}

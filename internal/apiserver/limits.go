@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/api"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -13,7 +14,8 @@ import (
 // Postgres (api_rate_buckets, api_event_streams: migration 00028), so that
 // every API replica enforces one bound: N replicas allow what one does.
 // Each request costs one statement on the database clock; opening a stream
-// one short transaction.
+// one short transaction, and an open stream one renewal of its lease every
+// api.EventOptions.Recheck.
 type sharedLimits struct {
 	st    *store.Store
 	rate  float64
@@ -41,16 +43,39 @@ func (l *sharedLimits) Allow(ctx context.Context, key string) (time.Duration, bo
 	return max(wait, time.Millisecond), false, nil
 }
 
-// OpenStream records one more open stream of key unless it holds most;
-// release closes it (its row goes), whatever became of ctx.
-func (l *sharedLimits) OpenStream(ctx context.Context, key string, most int, lifetime time.Duration) (func(), bool, error) {
-	id, ok, err := l.st.OpenAPIStream(ctx, key, most, lifetime)
+// OpenStream records one more open stream of key unless it holds most:
+// its row is a lease of the given length that the stream renews (Renew)
+// and closes (Release), whatever became of ctx. A process killed holding
+// it leaves a row that stops counting when the lease lapses.
+func (l *sharedLimits) OpenStream(ctx context.Context, key string, most int, lease time.Duration) (api.StreamSlot, bool, error) {
+	id, ok, err := l.st.OpenAPIStream(ctx, key, most, lease)
 	if err != nil || !ok {
 		return nil, ok, err
 	}
-	return func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-		defer cancel()
-		_ = l.st.CloseAPIStream(rctx, id) // a row left behind stops counting at its expiry
-	}, true, nil
+	return &streamSlot{st: l.st, id: id, lease: lease, ctx: ctx}, true, nil
+}
+
+// streamSlot is one api_event_streams row.
+type streamSlot struct {
+	st    *store.Store
+	id    int64
+	lease time.Duration
+	ctx   context.Context // the request's, for Release's values
+}
+
+func (s *streamSlot) Renew(ctx context.Context) (bool, error) {
+	_, err := s.st.RenewAPIStream(ctx, store.RenewAPIStreamParams{ID: s.id, LeaseS: s.lease.Seconds()})
+	if store.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("renew stream %d: %w", s.id, err)
+	}
+	return true, nil
+}
+
+func (s *streamSlot) Release() {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), releaseTimeout)
+	defer cancel()
+	_ = s.st.CloseAPIStream(rctx, s.id) // a row left behind stops counting when its lease lapses
 }

@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"io"
+	"net/netip"
 	"net/url"
 	"reflect"
 	"slices"
@@ -47,6 +48,12 @@ type Config struct {
 	APIRiverUI       bool          `envconfig:"API_RIVER_UI" default:"true" desc:"serve River UI (job browser: retry, cancel, queue pause) under /riverui/ on the API address, to operators only (login form at /riverui/login, or a bearer operator token)"`
 	APISessionTTL    time.Duration `envconfig:"API_SESSION_TTL" default:"8h" desc:"how long an operator's River UI login lasts (a cookie session tied to the operator token: revoking the token ends it at once); at most 168h"`
 	APITrustProxy    bool          `envconfig:"API_TRUST_PROXY" default:"false" desc:"the API is reached through a proxy that sets X-Forwarded-Proto and X-Forwarded-Host (overwriting a client's): River UI's same-origin check and Secure cookies use them"`
+	APIStreamLease   time.Duration `envconfig:"API_STREAM_LEASE" default:"20s" desc:"an open event stream holds its slot (of the token's 8) as a lease this long, renewed while it is open: the slots of a killed API process free within it"`
+	APIStreamRecheck time.Duration `envconfig:"API_STREAM_RECHECK" default:"5s" desc:"how often an open event stream checks that its token is still live (not revoked, not expired; it ends otherwise) and renews its lease; at most half API_STREAM_LEASE"`
+	APIAuthFailures  float64       `envconfig:"API_AUTH_FAILURE_RATE" default:"1" desc:"bad tokens per second a client address may send, sustained (each /v1, /mcp or /riverui/ request whose token is refused); past it the address gets 429 before any token is checked (0 = no limit)"`
+	APIAuthBurst     int           `envconfig:"API_AUTH_FAILURE_BURST" default:"20" desc:"bad tokens a client address may send at once before API_AUTH_FAILURE_RATE applies"`
+	APITrustedProxy  []string      `envconfig:"API_TRUSTED_PROXIES" desc:"CIDRs of the proxies in front of the API (an ingress controller): a request from one is the client address its X-Forwarded-For names (the right-most address not a trusted proxy); empty: the connection's address"`
+	APIToken         APIToken      `envconfig:"API_TOKEN" desc:"API token lifetimes"`
 	ShutdownTimeout  time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"on SIGTERM, how long running jobs may finish before they are cancelled"`
 	JobTimeout       time.Duration `envconfig:"JOB_TIMEOUT" default:"10m" desc:"upper bound of one job's run"`
 	RescueStuckAfter time.Duration `envconfig:"RESCUE_STUCK_AFTER" default:"15m" desc:"a running job not finished after this is rescued (its worker died) and retried; keep above JOB_TIMEOUT"`
@@ -165,6 +172,57 @@ func LoadBelief() (belief.Params, error) {
 	return p, nil
 }
 
+// APIToken bounds the lifetimes of API tokens (internal/apitoken); its
+// variables are EVF_API_TOKEN_<NAME>. enqueue, which makes tokens, reads
+// them (LoadAPIToken).
+type APIToken struct {
+	TTL    time.Duration `envconfig:"TTL" default:"2160h" desc:"lifetime of a token made or rotated by enqueue without --ttl (2160h: 90 days)"`
+	MaxTTL time.Duration `envconfig:"MAX_TTL" default:"8760h" desc:"longest lifetime a token may be given (--ttl; 8760h: 365 days)"`
+}
+
+// Validate checks that the default lifetime is positive and within the
+// maximum.
+func (t APIToken) Validate() error {
+	if t.TTL <= 0 || t.MaxTTL < t.TTL {
+		return fmt.Errorf("EVF_API_TOKEN_TTL=%s must be positive and at most EVF_API_TOKEN_MAX_TTL=%s", t.TTL, t.MaxTTL)
+	}
+	return nil
+}
+
+// LoadAPIToken reads only the EVF_API_TOKEN_* variables (enqueue).
+func LoadAPIToken() (APIToken, error) {
+	var t APIToken
+	if err := envconfig.Process(Prefix+"_API_TOKEN", &t); err != nil {
+		return t, fmt.Errorf("config: %w", err)
+	}
+	if err := t.Validate(); err != nil {
+		return t, fmt.Errorf("config: %w", err)
+	}
+	return t, nil
+}
+
+// TrustedProxies parses EVF_API_TRUSTED_PROXIES: CIDRs, or single
+// addresses (a /32 or /128).
+func (c Config) TrustedProxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range c.APITrustedProxy {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return nil, fmt.Errorf("EVF_API_TRUSTED_PROXIES: %q is neither a CIDR nor an address", s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
 // Model configures one model capability (embed, nli, rerank, llm); its
 // variables are EVF_<CAPABILITY>_<NAME>, e.g. EVF_NLI_BACKEND=tei.
 type Model struct {
@@ -279,6 +337,18 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_LIFELINE_INTERVAL=%s must be at least 100ms", c.LifelineInterval)
 	case c.ServerWaitMax <= 0 || c.ServerWaitSnoozes < 0:
 		return fmt.Errorf("config: EVF_SERVER_WAIT_MAX=%s must be positive and EVF_SERVER_WAIT_SNOOZES=%d not negative", c.ServerWaitMax, c.ServerWaitSnoozes)
+	}
+	if err := c.APIToken.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if _, err := c.TrustedProxies(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	switch {
+	case c.APIStreamRecheck < 10*time.Millisecond || c.APIStreamLease < 2*c.APIStreamRecheck:
+		return fmt.Errorf("config: EVF_API_STREAM_RECHECK=%s must be at least 10ms and at most half EVF_API_STREAM_LEASE=%s", c.APIStreamRecheck, c.APIStreamLease)
+	case c.APIAuthFailures < 0 || c.APIAuthBurst < 1:
+		return fmt.Errorf("config: EVF_API_AUTH_FAILURE_RATE=%v must not be negative and EVF_API_AUTH_FAILURE_BURST=%d at least 1", c.APIAuthFailures, c.APIAuthBurst)
 	}
 	switch strings.ToLower(c.LogFormat) {
 	case "json", "text":

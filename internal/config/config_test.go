@@ -40,6 +40,10 @@ func TestValidateNamesTheVariable(t *testing.T) {
 		{"openai without model", map[string]string{"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": "http://x/v1"}, "needs EVF_LLM_MODEL"},
 		{"temperature", map[string]string{"EVF_NLI_TEMPERATURE": "0"}, "EVF_NLI_TEMPERATURE"},
 		{"embed dim", map[string]string{"EVF_EMBED_DIM": "3"}, "EVF_EMBED_DIM=3"},
+		{"token lifetime over the maximum", map[string]string{"EVF_API_TOKEN_TTL": "9000h"}, "EVF_API_TOKEN_TTL=9000h0m0s must be positive and at most EVF_API_TOKEN_MAX_TTL"},
+		{"stream recheck not under the lease", map[string]string{"EVF_API_STREAM_RECHECK": "15s"}, "EVF_API_STREAM_RECHECK=15s"},
+		{"trusted proxy", map[string]string{"EVF_API_TRUSTED_PROXIES": "10.0.0.0/8,ingress"}, `EVF_API_TRUSTED_PROXIES: "ingress"`},
+		{"trusted proxies", map[string]string{"EVF_API_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.1"}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,10 +27,10 @@ RETURNING b.tokens, b.taken;
 SELECT pg_advisory_xact_lock(hashtextextended('api_event_streams:' || @key::text, 0));
 
 -- name: OpenAPIStream :one
--- Records one more open event stream of the key, over @lifetime_s seconds
--- from now on the database clock at the latest, unless it holds @most live
--- ones already (no row then). Run after LockAPIStreams in the same
--- transaction.
+-- Records one more open event stream of the key, a lease of @lifetime_s
+-- seconds from now on the database clock (RenewAPIStream extends it while
+-- the stream is open), unless it holds @most live ones already (no row
+-- then). Run after LockAPIStreams in the same transaction.
 WITH params AS (
     SELECT @key::text AS key, @lifetime_s::float8 AS lifetime_s, @most::int AS most
 )
@@ -40,9 +40,18 @@ WHERE (SELECT count(*) FROM api_event_streams s WHERE s.key = p.key AND s.expire
 RETURNING id;
 
 -- name: DeleteExpiredAPIStreams :exec
--- Forgets the key's streams that are over by their time (their replica
--- died holding them).
+-- Forgets the key's streams whose lease lapsed (their replica died holding
+-- them, or stopped renewing).
 DELETE FROM api_event_streams WHERE key = @key AND expires_at <= now();
 
 -- name: CloseAPIStream :exec
 DELETE FROM api_event_streams WHERE id = @id;
+
+-- name: RenewAPIStream :one
+-- Extends stream id's lease to @lease_s seconds from now, if it has not
+-- lapsed: a lapsed lease may have been counted out and its slot taken by
+-- another stream, so it is not revived (no row; the stream ends).
+UPDATE api_event_streams
+SET expires_at = now() + make_interval(secs => @lease_s::float8)
+WHERE id = @id AND expires_at > now()
+RETURNING id;

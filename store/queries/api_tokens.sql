@@ -3,21 +3,22 @@
 
 -- name: CreateAPIToken :one
 -- A new token: an organisation's (organization_id set) or an operator's
--- (NULL); the table's CHECK keeps kind and organization_id agreeing.
-INSERT INTO api_tokens (kind, organization_id, name, secret_hash, hint)
-VALUES (@kind, sqlc.narg(organization_id), @name, @secret_hash, @hint)
-RETURNING id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at;
+-- (NULL); the table's CHECK keeps kind and organization_id agreeing. It is
+-- over @lifetime_s seconds from now, on the database clock.
+INSERT INTO api_tokens (kind, organization_id, name, secret_hash, hint, expires_at)
+SELECT @kind, sqlc.narg(organization_id), @name, @secret_hash, @hint, now() + make_interval(secs => @lifetime_s::float8)
+RETURNING id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at;
 
 -- name: OrgAPITokens :many
 -- The organisation's tokens, revoked ones included, oldest first.
-SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at
+SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at
 FROM api_tokens
 WHERE organization_id = @organization_id
 ORDER BY id;
 
 -- name: OperatorAPITokens :many
 -- The operator tokens, revoked ones included, oldest first.
-SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at
+SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at
 FROM api_tokens
 WHERE organization_id IS NULL
 ORDER BY id;
@@ -38,11 +39,11 @@ UPDATE api_tokens a
 SET revoked_at = COALESCE(target.revoked_at, now())
 FROM target
 WHERE a.id = target.id
-RETURNING a.id, a.kind, a.organization_id, a.name, a.hint, a.created_at, a.revoked_at, a.last_used_at,
+RETURNING a.id, a.kind, a.organization_id, a.name, a.hint, a.created_at, a.revoked_at, a.last_used_at, a.expires_at,
           (target.revoked_at IS NOT NULL)::bool AS was_revoked;
 
 -- name: AuthenticateAPIToken :one
--- The live (unrevoked) token whose secret hashes to secret_hash, in one
+-- The live (unrevoked, unexpired) token whose secret hashes to secret_hash, in one
 -- round trip with recording its use: last_used_at is written when it is
 -- unset or over a minute old, so a token used on every request is written
 -- about once a minute, not once a request. A revoke committed before the
@@ -50,7 +51,7 @@ RETURNING a.id, a.kind, a.organization_id, a.name, a.hint, a.created_at, a.revok
 WITH token AS (
     SELECT t.id, t.kind, t.organization_id
     FROM api_tokens t
-    WHERE t.secret_hash = @secret_hash AND t.revoked_at IS NULL
+    WHERE t.secret_hash = @secret_hash AND t.revoked_at IS NULL AND t.expires_at > now()
 ), used AS (
     UPDATE api_tokens a
     SET last_used_at = now()
@@ -61,3 +62,27 @@ WITH token AS (
 )
 SELECT token.id, token.kind, COALESCE(token.organization_id, '')::text AS organization_id
 FROM token;
+
+-- name: LiveAPIToken :one
+-- Whether token id is still live (unrevoked, unexpired) on the database
+-- clock: an open event stream asks every few seconds, by primary key.
+SELECT EXISTS (
+    SELECT 1 FROM api_tokens WHERE id = @id AND revoked_at IS NULL AND expires_at > now()
+)::bool AS live;
+
+-- name: LockAPITokenForRotation :one
+-- Token id of the organisation (organization_id NULL: an operator token),
+-- locked until commit, for a rotation: another organisation's token is no
+-- row, as one that does not exist.
+SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at
+FROM api_tokens
+WHERE id = @id AND organization_id IS NOT DISTINCT FROM sqlc.narg(organization_id)
+FOR UPDATE;
+
+-- name: ExpireAPITokenWithin :one
+-- Brings token id's end forward to @grace_s seconds from now (never later
+-- than it was): the old token of a rotation keeps working for the grace.
+UPDATE api_tokens
+SET expires_at = LEAST(expires_at, now() + make_interval(secs => @grace_s::float8))
+WHERE id = @id
+RETURNING expires_at;

@@ -51,6 +51,8 @@ type Options struct {
 	QueueStatsHistory  int   // finished jobs in river_job for the queue-statistics queries (0: skip)
 	QueueStatsBacklogs []int // available jobs they are timed at
 
+	BadTokenRequests int // a good token's timed requests per arm of the bad-token flood (0: skip)
+
 	// Only names the sections to run (Sections); empty runs all. The River
 	// baseline runs whenever a section compared with it does.
 	Only []string
@@ -66,11 +68,11 @@ var (
 	Quick = Options{Reps: 3, RiverJobs: 20000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 1000, VerifyFragments: 25000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 6,
 		RetrievalSizes: []int{10000, 100000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
-		ClimateClaims: 60, QueueStatsHistory: 100000, QueueStatsBacklogs: []int{0, 10000}}
+		ClimateClaims: 60, QueueStatsHistory: 100000, QueueStatsBacklogs: []int{0, 10000}, BadTokenRequests: 300}
 	Full = Options{Reps: 3, RiverJobs: 100000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 2000, VerifyFragments: 50000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 10,
 		RetrievalSizes: []int{10000, 100000, 1000000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
-		ClimateClaims: -1, QueueStatsHistory: 1000000, QueueStatsBacklogs: []int{0, 10000, 100000}}
+		ClimateClaims: -1, QueueStatsHistory: 1000000, QueueStatsBacklogs: []int{0, 10000, 100000}, BadTokenRequests: 1000}
 )
 
 // Row is one line of the result table.
@@ -142,6 +144,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("climate-fever pipeline: %w", err)
 		}
 	}
+	if h.opts.BadTokenRequests > 0 && h.want(BadTokensSection) {
+		if err := h.badTokens(ctx); err != nil {
+			return nil, fmt.Errorf("bad-token flood: %w", err)
+		}
+	}
 	if h.want(HostileSection) {
 		hr, err := h.hostile(ctx, opts.Hostile)
 		if err != nil {
@@ -154,7 +161,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // Sections are the names Options.Only accepts, in the order they run.
-var Sections = []string{"river", "enqueue", "verify", StampingSection, "retrieval", "pipeline", "queuestats", HostileSection}
+var Sections = []string{"river", "enqueue", "verify", StampingSection, "retrieval", "pipeline", "queuestats", BadTokensSection, HostileSection}
 
 // StampingSection is verify_nli with and without trust stamping
 // (stamping.go); "verify" runs it too.
