@@ -50,10 +50,10 @@ func CheckUTF8(field, s string) error {
 // a *TextError naming it by its path: claims[2].text, target.value; a key
 // as "a key of claims[2]"; a document that is one string as "the
 // document". Malformed JSON is left to the decoder that reads data after
-// it (nil here). A document of valid UTF-8 with no surrogate escape costs
-// one pass over its bytes.
+// it (nil here). A document it accepts costs one pass over its bytes; only
+// a refusal walks the document's tokens to name the string.
 func CheckJSONText(data []byte) error {
-	if utf8.Valid(data) && !mayHaveSurrogateEscape(data) {
+	if !hasBadString(data) {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -139,41 +139,63 @@ func CheckJSONText(data []byte) error {
 	}
 }
 
-// mayHaveSurrogateEscape reports whether data may hold a \u escape of a
-// surrogate (\uD800–\uDFFF); an escaped backslash before the u makes a
-// false alarm, never a miss.
-func mayHaveSurrogateEscape(data []byte) bool {
+// hasBadString reports whether a string of data, as written, is not valid
+// UTF-8 or holds a lone surrogate escape: one pass, no allocation. What is
+// not a string is not looked at (a byte there that is not UTF-8 is a
+// syntax error the decoder reports).
+func hasBadString(data []byte) bool {
 	for {
-		i := bytes.Index(data, []byte(`\u`))
-		if i < 0 || i+4 > len(data) {
+		i := bytes.IndexByte(data, '"')
+		if i < 0 {
 			return false
 		}
-		if (data[i+2] == 'd' || data[i+2] == 'D') && isSurrogateSecondDigit(data[i+3]) {
+		end := stringEnd(data[i+1:])
+		if end < 0 {
+			return false // unterminated: malformed
+		}
+		n := i + 1 + end + 1
+		if rawStringProblem(data[i:n]) != nil {
 			return true
 		}
-		data = data[i+2:]
+		data = data[n:]
 	}
 }
 
-// isSurrogateSecondDigit: the digit after a \uD of a surrogate (8–F).
-func isSurrogateSecondDigit(c byte) bool {
-	return (c >= '8' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+// stringEnd is the index in s of the quote that closes a string opened
+// just before s, or -1.
+func stringEnd(s []byte) int {
+	for j := 0; j < len(s); {
+		k := bytes.IndexAny(s[j:], `"\`)
+		if k < 0 {
+			return -1
+		}
+		j += k
+		if s[j] == '"' {
+			return j
+		}
+		j += 2
+	}
+	return -1
 }
 
-// rawStringProblem checks a JSON string as written, quotes included (the
-// decoder found it well formed): ErrInvalidUTF8, ErrLoneSurrogate or nil.
+// rawStringProblem checks a JSON string as written, quotes included:
+// ErrInvalidUTF8, ErrLoneSurrogate or nil (a malformed escape is the
+// decoder's to report).
 func rawStringProblem(raw []byte) error {
 	for i := 1; i < len(raw)-1; {
 		c := raw[i]
 		switch {
 		case c == '\\' && raw[i+1] == 'u':
+			if i+6 > len(raw)-1 {
+				return nil
+			}
 			r := hex4(raw[i+2 : i+6])
 			i += 6
 			switch {
 			case r >= 0xDC00 && r <= 0xDFFF:
 				return ErrLoneSurrogate
 			case r >= 0xD800 && r <= 0xDBFF:
-				if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+				if i+6 > len(raw)-1 || raw[i] != '\\' || raw[i+1] != 'u' {
 					return ErrLoneSurrogate
 				}
 				if low := hex4(raw[i+2 : i+6]); low < 0xDC00 || low > 0xDFFF {
@@ -196,7 +218,7 @@ func rawStringProblem(raw []byte) error {
 	return nil
 }
 
-// hex4 is the value of four hex digits (the decoder checked them).
+// hex4 is the value of four hex digits.
 func hex4(h []byte) rune {
 	var r rune
 	for _, c := range h {

@@ -24,6 +24,9 @@ func TestCheckJSONTextNamesTheString(t *testing.T) {
 		{"escaped backslash before ud800", `{"claims":["C:\\ud800"]}`, "", nil},
 		{"numbers and literals", `{"a":[1e999,-0.5,true,false,null],"b":{"c":{}}}`, "", nil},
 		{"malformed: left to the decoder", "{\"a\":\"\xff", "", nil},
+		{"malformed escape", `{"a":"\u12"}`, "", nil},
+		{"malformed escape after a high surrogate", `{"a":"\ud800\u12"}`, "", nil},
+		{"bytes outside strings", "{\"a\":\xff}", "", nil},
 
 		{"invalid byte", "{\"claims\":[\"a\",\"b\",\"sea \xff ice\"]}", "claims[2]", jobs.ErrInvalidUTF8},
 		{"truncated sequence", "{\"hypothesis\":\"\xe2\x82\"}", "hypothesis", jobs.ErrInvalidUTF8},
@@ -67,5 +70,30 @@ func TestCheckUTF8(t *testing.T) {
 	err := jobs.CheckUTF8("--text #2", "sea \xff ice")
 	if !errors.Is(err, jobs.ErrInvalidUTF8) || err.Error() != "--text #2: invalid UTF-8" {
 		t.Errorf("invalid text: %v", err)
+	}
+}
+
+// BenchmarkCheckJSONText: a 1 MiB body of claims, in UTF-8 (one pass) and
+// with every non-ASCII character escaped as Python's json.dumps writes it
+// (surrogate pairs: the path-tracking pass).
+func BenchmarkCheckJSONText(b *testing.B) {
+	for _, bc := range []struct{ name, claim string }{
+		{"utf8", `"Sea ice 🧊 retreats — fast."`},
+		{"escaped", `"Sea ice \ud83e\uddca retreats \u2014 fast."`},
+	} {
+		doc := []byte(`{"claims":[` + bc.claim)
+		for len(doc) < 1<<20 {
+			doc = append(doc, ',')
+			doc = append(doc, bc.claim...)
+		}
+		doc = append(doc, "]}"...)
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				if err := jobs.CheckJSONText(doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
