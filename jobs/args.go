@@ -49,11 +49,18 @@ func argsErr(kind, field, format string, a ...any) *ArgsError {
 
 // decodeStrict decodes one JSON object into v, rejecting unknown fields
 // (matched exactly: encoding/json alone would accept "Task_ID" for
-// "task_id"), non-objects and trailing data, and turns encoding/json's errors
-// into ArgsErrors naming the field by its JSON path.
+// "task_id"), non-objects, trailing data and text that is not valid UTF-8
+// or holds a lone surrogate escape (CheckJSONText), and turns
+// encoding/json's errors into ArgsErrors naming the field by its JSON path.
 func decodeStrict(kind string, data []byte, v any) error {
 	if len(data) > MaxArgsBytes {
 		return argsErr(kind, "", "args of %d bytes, more than the %d allowed", len(data), MaxArgsBytes)
+	}
+	// encoding/json would decode either as U+FFFD, and the job would go on
+	// with text it was never given.
+	var textErr *TextError
+	if errors.As(CheckJSONText(data), &textErr) {
+		return argsErr(kind, textErr.Field, "%v", textErr.Err)
 	}
 	if err := checkKeys(kind, "", data, reflect.TypeOf(v).Elem()); err != nil {
 		return err

@@ -55,6 +55,11 @@ func TestParseArgsAcceptsValidArgs(t *testing.T) {
 		{name: "verify dispatch continued", kind: jobs.KindVerifyNLI, raw: `{"task_id":3,"dispatch_from":64000}`},
 		{name: "rerank", kind: jobs.KindRerank, raw: `{"task_id":2,"query":"sea ice","top_k":10}`},
 		{name: "rerank task only", kind: jobs.KindRerank, raw: `{"task_id":2}`},
+		// the same queries as the refused ones of TestParseArgsRejectsBadArgsNamingTheField, in valid text
+		{name: "rerank query with a surrogate pair", kind: jobs.KindRerank, raw: `{"task_id":2,"query":"\ud83e\uddca ice"}`},
+		{name: "rerank query with U+FFFD itself", kind: jobs.KindRerank, raw: `{"task_id":2,"query":"\ufffd ice �"}`},
+		{name: "rerank query with an escaped backslash before ud800", kind: jobs.KindRerank, raw: `{"task_id":2,"query":"C:\\ud800 ice"}`},
+		{name: "target query in UTF-8", kind: jobs.KindTargetQueue, raw: `{"task_id":1,"target":{"kind":"query","value":"seaéice"}}`},
 		{name: "citation graph", kind: jobs.KindCitationGraph, raw: `{"task_id":2,"page_id":8}`},
 		{name: "cleanup soft", kind: jobs.KindCleanup, raw: `{"task_id":2,"mode":"soft"}`},
 		{name: "cleanup hard", kind: jobs.KindCleanup, raw: `{"task_id":2,"mode":"hard"}`},
@@ -191,6 +196,16 @@ func TestParseArgsRejectsBadArgsNamingTheField(t *testing.T) {
 			want: []string{`field "target.value"`, "NUL"}, field: "target.value"},
 		{name: "query too long", kind: tq, raw: `{"task_id":1,"target":{"kind":"query","value":"` + strings.Repeat("word ", 200) + `"}}`,
 			want: []string{`field "target.value"`, "more than 500"}, field: "target.value"},
+		{name: "query with invalid UTF-8", kind: tq, raw: "{\"task_id\":1,\"target\":{\"kind\":\"query\",\"value\":\"sea\xc3ice\"}}",
+			want: []string{`field "target.value"`, "invalid UTF-8"}, field: "target.value"},
+		{name: "query with a lone surrogate", kind: tq, raw: `{"task_id":1,"target":{"kind":"query","value":"sea\udc00ice"}}`,
+			want: []string{`field "target.value"`, "lone surrogate"}, field: "target.value"},
+		{name: "rerank query with a lone surrogate", kind: jobs.KindRerank, raw: `{"task_id":1,"query":"\ud83e ice"}`,
+			want: []string{`field "query"`, "lone surrogate"}, field: "query"},
+		{name: "rerank query with an encoded surrogate", kind: jobs.KindRerank, raw: "{\"task_id\":1,\"query\":\"\xed\xa0\x80 ice\"}",
+			want: []string{`field "query"`, "invalid UTF-8"}, field: "query"},
+		{name: "key with invalid UTF-8", kind: jobs.KindRerank, raw: "{\"task_id\":1,\"qu\xffery\":\"ice\"}",
+			want: []string{`field "a key"`, "invalid UTF-8"}, field: "a key"},
 		{name: "query with a NUL", kind: tq, raw: `{"task_id":1,"target":{"kind":"query","value":"sea\u0000ice"}}`,
 			want: []string{`field "target.value"`, "control character U+0000"}, field: "target.value"},
 		{name: "depth past int32", kind: tq, raw: `{"task_id":1,"target":{"kind":"url","value":"https://e.com/"},"depth":4294967296}`,
@@ -408,6 +423,10 @@ func TestWorkerDecodingKeepsTheProblemForValidate(t *testing.T) {
 		{jobs.KindRerank, `{"task_id":1,"q":1}`, `field "q"`},
 		{jobs.KindCitationGraph, `{"task_id":1,"page_id":[]}`, `field "page_id"`},
 		{jobs.KindCleanup, `{"task_id":1,"mode":1}`, `field "mode"`},
+		// encoding/json turns both into U+FFFD before the args type sees a
+		// string; the contract refuses them instead.
+		{jobs.KindRerank, `{"task_id":1,"query":"sea ice \ud800"}`, `field "query": lone surrogate`},
+		{jobs.KindTargetQueue, "{\"task_id\":1,\"target\":{\"kind\":\"query\",\"value\":\"sea \xff ice\"}}", `field "target.value": invalid UTF-8`},
 	}
 	zero := map[string]func() any{
 		jobs.KindTargetQueue:   func() any { return &jobs.TargetQueueArgs{} },

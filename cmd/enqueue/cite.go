@@ -5,10 +5,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/evidencefleet/evidencefleet/internal/citation"
+	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
 // exitInvalidCitations is cite check's exit code when the text cites an id
@@ -86,7 +88,8 @@ and do not change the exit status.`,
 }
 
 // readText reads the text to check from path, or from stdin for "-", up
-// to citation.MaxTextBytes.
+// to citation.MaxTextBytes; text that is not UTF-8 is refused naming its
+// line.
 func readText(path string, stdin io.Reader) (string, error) {
 	name, r := "standard input", stdin
 	if path != "-" {
@@ -103,8 +106,26 @@ func readText(path string, stdin io.Reader) (string, error) {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	case len(b) > citation.MaxTextBytes:
 		return "", fmt.Errorf("%s: %w: longer than the %d bytes a check reads", name, citation.ErrTooLarge, citation.MaxTextBytes)
+	case !utf8.Valid(b):
+		return "", jobs.CheckUTF8(fmt.Sprintf("%s:%d", name, firstInvalidLine(b)), string(b))
 	}
 	return string(b), nil
+}
+
+// firstInvalidLine is the line, from 1, of b's first byte that is not UTF-8.
+func firstInvalidLine(b []byte) int {
+	line := 1
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		if r == '\n' {
+			line++
+		}
+		b = b[size:]
+	}
+	return line
 }
 
 // writeCiteCheck prints the check as a short report.

@@ -29,6 +29,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/internal/version"
+	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -94,8 +95,11 @@ the task does not have.`,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			a.out, a.errOut = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if err := checkArgsUTF8(cmd, args); err != nil {
+				return err
+			}
 			// the belief numbers the store's recomputations read (feedback, links)
 			bp, err := config.LoadBelief()
 			if err != nil {
@@ -303,6 +307,37 @@ func (a *app) explain(ctx context.Context, err error) error {
 		return &exitError{code: errs.ExitFailure, msg: fmt.Sprintf("the database's evidencefleet schema is older than this enqueue (%s): run `worker migrate`", pg.Message)}
 	}
 	return &exitError{code: errs.ExitFailure, msg: "the database has no evidencefleet schema: run `worker migrate`"}
+}
+
+// checkArgsUTF8 refuses, as a usage error naming it, a flag value or an
+// argument that is not valid UTF-8 ("--text #2: invalid UTF-8"): whatever a
+// command does with it, the fleet stores no text it was not given.
+func checkArgsUTF8(cmd *cobra.Command, args []string) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		values := []string{f.Value.String()}
+		if list, ok := f.Value.(pflag.SliceValue); ok {
+			values = list.GetSlice()
+		}
+		for i, v := range values {
+			name := "--" + f.Name
+			if len(values) > 1 {
+				name += fmt.Sprintf(" #%d", i+1)
+			}
+			if err == nil {
+				err = jobs.CheckUTF8(name, v)
+			}
+		}
+	})
+	for i, arg := range args {
+		if err == nil {
+			err = jobs.CheckUTF8(fmt.Sprintf("argument %d", i+1), arg)
+		}
+	}
+	if err != nil {
+		return &exitError{code: 2, msg: err.Error()}
+	}
+	return nil
 }
 
 func usageErr(format string, args ...any) error {

@@ -137,7 +137,9 @@ func (a *app) claimCmd() *cobra.Command {
 }
 
 // readClaimsFile reads JSON lines with a "text" or "claim" field (the
-// Climate-FEVER format has "claim"); blank lines are skipped.
+// Climate-FEVER format has "claim"); blank lines are skipped, and a line
+// with text that is not UTF-8 or a lone surrogate escape is refused
+// (file:line: text: lone surrogate).
 func readClaimsFile(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -156,6 +158,9 @@ func readClaimsFile(path string) ([]string, error) {
 		}
 		if len(out) == intake.MaxBatch {
 			return nil, fmt.Errorf("%s:%d: more than %d claims in one file (split it)", path, n, intake.MaxBatch)
+		}
+		if err := jobs.CheckJSONText([]byte(line)); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		var rec struct {
 			Text  string `json:"text"`
@@ -295,7 +300,7 @@ type fileLine struct {
 }
 
 // readLines reads a target file: one target per line, blank lines and lines
-// starting with # skipped.
+// starting with # skipped; a line that is not UTF-8 is refused.
 func readLines(path string) ([]fileLine, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -311,6 +316,9 @@ func readLines(path string) ([]fileLine, error) {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
+		}
+		if err := jobs.CheckUTF8(fmt.Sprintf("%s:%d", path, n), text); err != nil {
+			return nil, err
 		}
 		if len(out) == intake.MaxBatch {
 			return nil, fmt.Errorf("%s:%d: more than %d targets in one file (split it)", path, n, intake.MaxBatch)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/version"
+	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
 // Caller is who a bearer token stands for.
@@ -144,6 +145,21 @@ func init() {
 	}
 }
 
+// jsonFormat is huma's JSON format, but a request body holding text that
+// is not valid UTF-8 or a lone surrogate escape is refused (400) naming its
+// field (jobs.CheckJSONText: "claims[2]: lone surrogate"), where
+// encoding/json would hand the operation U+FFFD in its place. Every /v1
+// body is decoded here.
+var jsonFormat = huma.Format{
+	Marshal: huma.DefaultJSONFormat.Marshal,
+	Unmarshal: func(data []byte, v any) error {
+		if err := jobs.CheckJSONText(data); err != nil {
+			return err
+		}
+		return huma.DefaultJSONFormat.Unmarshal(data, v)
+	},
+}
+
 // discardLogger is the logger of Options without one.
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
@@ -159,6 +175,7 @@ func newAPI(mux *http.ServeMux, opts Options, fails *failures) huma.API {
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An organisation token made by `enqueue org token create --org ORG`."},
 	}
 	cfg.Security = []map[string][]string{{"bearer": {}}}
+	cfg.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
 	api := humago.New(mux, cfg)
 	g := &guard{opts: opts, api: api, failures: fails}
 	api.UseMiddleware(measure(opts.Metrics), g.middleware)

@@ -34,12 +34,20 @@ type handlers struct {
 	tokenLive func(ctx context.Context, tokenID int64) (bool, error)
 }
 
-// Bounds of request bodies: past MaxBodyBytes a request is 413.
+// Bounds of request bodies: past them a request is 413.
 const (
-	MaxBodyBytes      = 1 << 20 // claims, targets, feedback
-	MaxCiteCheckBytes = 4 << 20 // a report whose citations are checked
+	MaxBodyBytes = 1 << 20 // claims, targets, feedback
+	// MaxCiteCheckBytes bounds a citation check's body: the longest text
+	// the check reads (citation.MaxTextBytes) in its JSON object. A JSON
+	// escape is never shorter than what it decodes to, so the text of any
+	// body within this bound is within the check's.
+	MaxCiteCheckBytes = citation.MaxTextBytes + len(`{"text":""}`)
 	maxCursorLength   = 200
 )
+
+// bodyLimit is huma's Operation.MaxBodyBytes of a body of at most n bytes
+// (huma refuses a body that fills its limit).
+func bodyLimit(n int) int64 { return int64(n) + 1 }
 
 // Inputs shared by the operations (exported so huma can fill them in
 // where they are embedded).
@@ -57,7 +65,7 @@ type (
 
 func (h *handlers) register(api huma.API) {
 	op := func(id, method, path, summary string, tags ...string) huma.Operation {
-		return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary, Tags: tags, MaxBodyBytes: MaxBodyBytes,
+		return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary, Tags: tags, MaxBodyBytes: bodyLimit(MaxBodyBytes),
 			Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict,
 				http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusServiceUnavailable}}
 	}
@@ -82,7 +90,7 @@ func (h *handlers) register(api huma.API) {
 	huma.Register(api, op("get-graph", http.MethodGet, "/v1/tasks/{task_id}/graph", "The task's evidence graph: claims, edges, pages, ranking, citations", "evidence"), h.graph)
 	huma.Register(api, op("get-materials", http.MethodGet, "/v1/tasks/{task_id}/materials", "The task's reading list for a query (default: its hypothesis)", "evidence"), h.materials)
 	cite := op("check-citations", http.MethodPost, "/v1/tasks/{task_id}/citations/check", "Check the [E…] citations of a text against the task's claims", "evidence")
-	cite.MaxBodyBytes = MaxCiteCheckBytes
+	cite.MaxBodyBytes = bodyLimit(MaxCiteCheckBytes)
 	huma.Register(api, cite, h.citeCheck)
 	huma.Register(api, op("list-jobs", http.MethodGet, "/v1/tasks/{task_id}/jobs", "The task's jobs, newest first", "jobs"), h.listJobs)
 	huma.Register(api, op("retry-job", http.MethodPost, "/v1/jobs/{job_id}/retry", "Run a job of one of the organisation's tasks again now (River's JobRetry)", "jobs"), h.retryJob)
@@ -99,7 +107,9 @@ func (h *handlers) register(api huma.API) {
 
 // problem turns a service error into the HTTP answer: 404 for rows the
 // organisation cannot see, 400 for refused input (the message names the
-// field), 409 for a stopped task or a change it takes only while paused, 500 (logged, not shown) otherwise.
+// field), 413 for a text past the citation check's bound, 409 for a
+// stopped task or a change it takes only while paused, 500 (logged, not
+// shown) otherwise.
 func (h *handlers) problem(err error) error {
 	switch {
 	case err == nil:
@@ -109,6 +119,8 @@ func (h *handlers) problem(err error) error {
 		return huma.Error404NotFound(err.Error())
 	case errors.Is(err, intake.ErrIdempotencyConflict):
 		return huma.Error409Conflict(err.Error())
+	case errors.Is(err, citation.ErrTooLarge):
+		return huma.Error413RequestEntityTooLarge(err.Error())
 	case errors.Is(err, errs.ErrBadInput), errors.Is(err, service.ErrBadRequest):
 		return huma.Error400BadRequest(err.Error())
 	case errors.Is(err, errs.ErrTaskStopped), errors.Is(err, service.ErrTaskNotPaused):

@@ -10,8 +10,8 @@
 // HTTPHandler's token check, on every request); a call with neither is
 // refused.
 //
-// A service error (a task of another organisation or none, a bad input) is
-// a tool error result (IsError) whose text says what is wrong, not a
+// A service error (a task of another organisation or none, a bad input:
+// text that is not UTF-8 among them) is a tool error result (IsError) whose text says what is wrong, not a
 // protocol error.
 package mcpserver
 
@@ -70,25 +70,41 @@ func New(svc *service.Service, opts Options) *mcp.Server {
 			"and every piece of evidence an exact span of an exact page version. Cite claims as [E1] and check a text with check_citations.",
 	})
 	h := handlers{svc: svc, org: opts.Org}
-	mcp.AddTool(s, &mcp.Tool{Name: ToolCreateTask, Description: "Create a task whose hypothesis becomes claim E1; returns the task (its id is task_id for the other tools)."},
+	addTool(s, &mcp.Tool{Name: ToolCreateTask, Description: "Create a task whose hypothesis becomes claim E1; returns the task (its id is task_id for the other tools)."},
 		h.createTask)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolQueueTargets, InputSchema: withEnum[QueueTargetsInput]([]string{"targets", "*", "kind"}, jobs.TargetURL, jobs.TargetDOI, jobs.TargetQuery),
+	addTool(s, &mcp.Tool{Name: ToolQueueTargets, InputSchema: withEnum[QueueTargetsInput]([]string{"targets", "*", "kind"}, jobs.TargetURL, jobs.TargetDOI, jobs.TargetQuery),
 		Description: "Queue targets of a task: URLs to fetch, DOIs to resolve, search queries whose results to fetch. A target already queued for the task is skipped. Reopens a completed task."},
 		h.queueTargets)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolGetStatus, Description: "Where a task stands: task_status (active, paused, completed, stopped), jobs by kind and state, pending and finished counts, claims by verdict, targets by status, problems, failed targets, blocked domains, models."},
+	addTool(s, &mcp.Tool{Name: ToolGetStatus, Description: "Where a task stands: task_status (active, paused, completed, stopped), jobs by kind and state, pending and finished counts, claims by verdict, targets by status, problems, failed targets, blocked domains, models."},
 		h.getStatus)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolGetEvidence, InputSchema: withEnum[GetEvidenceInput]([]string{"view"}, ViewSpans, ViewClaims),
+	addTool(s, &mcp.Tool{Name: ToolGetEvidence, InputSchema: withEnum[GetEvidenceInput]([]string{"view"}, ViewSpans, ViewClaims),
 		Description: "A task's evidence, a page at a time. view=spans (default): evidence spans (page, page version, start_char, end_char, the version's text there, kind origin/supports/refutes/neutral, claim E-number, edge, model), optionally of one claim or one page. view=claims: one item per claim in E-number order with verdict, confidence, quote span and source."},
 		h.getEvidence)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolCheckCitations, Description: "Check the [E…] citations of a text against the task's claims: ids the task lacks, malformed groups, uncited ids, coverage, factual sentences citing nothing. Citations are validated, never generated."},
+	addTool(s, &mcp.Tool{Name: ToolCheckCitations, Description: "Check the [E…] citations of a text against the task's claims: ids the task lacks, malformed groups, uncited ids, coverage, factual sentences citing nothing. Citations are validated, never generated."},
 		h.checkCitations)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolStopTask, InputSchema: withEnum[StopTaskInput]([]string{"cleanup"}, "", jobs.CleanupSoft, jobs.CleanupHard),
+	addTool(s, &mcp.Tool{Name: ToolStopTask, InputSchema: withEnum[StopTaskInput]([]string{"cleanup"}, "", jobs.CleanupSoft, jobs.CleanupHard),
 		Description: "Stop a task: its waiting jobs cancel themselves and nothing more is added. cleanup soft or hard also deletes its data."},
 		h.stopTask)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolFeedback, InputSchema: feedbackSchema(),
+	addTool(s, &mcp.Tool{Name: ToolFeedback, InputSchema: feedbackSchema(),
 		Description: "A reviewer's correction, recorded with reason and reviewer. kind=claim: reject or restore a claim (verdict reject|restore). kind=edge: correct an NLI edge's relation (supports|refutes|neutral); the claim's posterior is recomputed."},
 		h.feedback)
 	return s
+}
+
+// addTool registers a tool whose calls are refused (a tool error naming
+// the argument: "hypothesis: lone surrogate") when their arguments hold
+// text that is not valid UTF-8 or a lone surrogate escape
+// (jobs.CheckJSONText), which the SDK's decoder hands on as U+FFFD.
+func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		if req != nil && req.Params != nil {
+			if err := jobs.CheckJSONText(req.Params.Arguments); err != nil {
+				var none Out
+				return nil, none, err
+			}
+		}
+		return h(ctx, req, in)
+	})
 }
 
 // HTTPHandler serves New(svc, Options{}) over the streamable HTTP transport
