@@ -238,6 +238,12 @@ type Fragment struct {
 	CreatedAt      time.Time   `json:"created_at"`
 }
 
+type OrganizationShare struct {
+	OrganizationID string    `json:"organization_id"`
+	Share          float64   `json:"share"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
 type Page struct {
 	ID                int64      `json:"id"`
 	Url               string     `json:"url"`
