@@ -69,12 +69,12 @@ var (
 		VerifyClaims: 1000, VerifyFragments: 25000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 6,
 		RetrievalSizes: []int{10000, 100000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
 		ClimateClaims: 60, QueueStatsHistory: 100000, QueueStatsBacklogs: []int{0, 10000},
-		Fairness: FairnessOptions{ClaimsA: 2000, ClaimsB: 5, After: 2 * time.Second, PairRate: 200, Share: "0.5"}}
+		Fairness: FairnessOptions{ClaimsA: 1000, ClaimsB: 5, After: 2 * time.Second, PairRate: 400, Share: "0.5"}}
 	Full = Options{Reps: 3, RiverJobs: 100000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 2000, VerifyFragments: 50000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 10,
 		RetrievalSizes: []int{10000, 100000, 1000000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
 		ClimateClaims: -1, QueueStatsHistory: 1000000, QueueStatsBacklogs: []int{0, 10000, 100000},
-		Fairness: FairnessOptions{ClaimsA: 20000, ClaimsB: 5, After: 2 * time.Second, PairRate: 400, Share: "0.5"}}
+		Fairness: FairnessOptions{ClaimsA: 20000, ClaimsB: 5, After: 2 * time.Second, PairRate: 1000, Share: "0.5"}}
 )
 
 // Row is one line of the result table.
