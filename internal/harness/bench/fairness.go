@@ -125,7 +125,7 @@ func (h *harness) runFairness(ctx context.Context, pool *pgxpool.Pool, dbURL str
 		return ps
 	}
 	if _, err := client.InsertMany(ctx, shards(taskA)); err != nil {
-		return r, fmt.Errorf("insert A's jobs: %w", err)
+		return r, fmt.Errorf("insert organisation A's jobs: %w", err)
 	}
 	pairsBefore := nli.pairs.Load()
 	p, err := startProc(h.opts.Exe, []string{"DATABASE_URL=" + dbURL, "EVF_QUEUES=nli", fmt.Sprintf("EVF_NLI_WORKERS=%d", h.opts.NLIWorkers),
@@ -145,7 +145,7 @@ func (h *harness) runFairness(ctx context.Context, pool *pgxpool.Pool, dbURL str
 	}
 	bJobs := shards(taskB)
 	if _, err := client.InsertMany(ctx, bJobs); err != nil {
-		return r, fmt.Errorf("insert B's jobs: %w", err)
+		return r, fmt.Errorf("insert organisation B's jobs: %w", err)
 	}
 	bTask := fmt.Sprint(taskB.ID)
 	deadline := time.Now().Add(30 * time.Minute)
@@ -154,16 +154,16 @@ func (h *harness) runFairness(ctx context.Context, pool *pgxpool.Pool, dbURL str
 		if err := pool.QueryRow(ctx, `
 			SELECT count(*) FILTER (WHERE state = 'completed'), count(*) FILTER (WHERE state IN ('discarded', 'cancelled'))
 			FROM river_job WHERE kind = $1 AND args ->> 'task_id' = $2`, jobs.KindVerifyNLI, bTask).Scan(&done, &ended); err != nil {
-			return r, fmt.Errorf("B's jobs: %w", err)
+			return r, fmt.Errorf("read organisation B's jobs: %w", err)
 		}
 		if ended > 0 {
-			return r, fmt.Errorf("%d of B's jobs ended undone", ended)
+			return r, fmt.Errorf("%d of organisation B's jobs ended undone", ended)
 		}
 		if done == len(bJobs) {
 			break
 		}
 		if time.Now().After(deadline) {
-			return r, fmt.Errorf("B's jobs not done within 30 minutes (%d of %d)", done, len(bJobs))
+			return r, fmt.Errorf("organisation B's jobs not done within 30 minutes (%d of %d)", done, len(bJobs))
 		}
 		select {
 		case <-ctx.Done():
