@@ -31,8 +31,9 @@ import (
 // Then the job returns an over_share failure, which the error table
 // snoozes for EVF_ORG_SHARE_SNOOZE: River does not count a snooze as an
 // attempt, and the job's metadata counts these apart (share_waits) so that
-// errs.MaxSnoozes never counts them. The waiting organisation's job is
-// fetched in the freed slot. An organisation alone with work uses every
+// errs.MaxSnoozes never counts them. The freed slot takes the next job in
+// River's order: the organisation's next ones are held back in turn until
+// the waiting organisation's is reached. An organisation alone with work uses every
 // worker (nobody waits), and so does one whose competitors are all at their
 // own share (no slot is left idle for fairness' sake). A share of 1 turns
 // the limit off for that organisation; EVF_ORG_SHARE=1 for every
@@ -47,9 +48,9 @@ import (
 // key), and when the organisation is over its share a second one
 // (OrganizationsWaiting: one index probe per active task of the other
 // organisations). Two processes starting jobs of one organisation at the
-// same moment may each see the other's count before its own: the share can
-// be passed by a job or two for the length of those jobs; the next start
-// corrects it.
+// same moment may both pass, each counting before the other's job shows:
+// the share is then passed by a job or two for the length of those jobs;
+// the next start corrects it.
 
 // ShareError is the failure of a job whose organisation is over its share
 // while Waiting, another organisation, waits: it waits Wait and is tried
