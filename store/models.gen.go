@@ -281,6 +281,12 @@ type OrgDomainLevel struct {
 	TotalClaims        int32      `json:"total_claims"`
 }
 
+type OrganizationShare struct {
+	OrganizationID string    `json:"organization_id"`
+	Share          float64   `json:"share"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
 type Page struct {
 	ID                int64      `json:"id"`
 	Url               string     `json:"url"`

@@ -16,8 +16,8 @@ import (
 // orgCmd holds an organisation's API tokens (internal/apitoken): the
 // bearer tokens the service API acts for that organisation on.
 func (a *app) orgCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "org", Short: "An organisation's API tokens: create, list, rotate, revoke (--org is required, never the default)"}
-	cmd.AddCommand(a.tokenCmd(apitoken.Organization))
+	cmd := &cobra.Command{Use: "org", Short: "An organisation's API tokens (create, list, rotate, revoke) and fair share of the workers (--org is required, never the default)"}
+	cmd.AddCommand(a.tokenCmd(apitoken.Organization), a.shareCmd())
 	return cmd
 }
 

@@ -229,8 +229,8 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	streamsDone := make(chan struct{})
 	s, err := New(pool, Options{Logger: log, Rate: cfg.APIRate, Burst: cfg.APIBurst, RiverUI: cfg.APIRiverUI,
 		SessionTTL: cfg.APISessionTTL, TrustProxy: cfg.APITrustProxy,
-		Events:     api.EventOptions{Shutdown: streamsDone, Lease: cfg.APIStreamLease, Recheck: cfg.APIStreamRecheck},
-		Failures:   api.FailureLimits{Rate: cfg.APIAuthFailures, Burst: cfg.APIAuthBurst, TrustedProxies: proxies}, Metrics: m})
+		Events:   api.EventOptions{Shutdown: streamsDone, Lease: cfg.APIStreamLease, Recheck: cfg.APIStreamRecheck},
+		Failures: api.FailureLimits{Rate: cfg.APIAuthFailures, Burst: cfg.APIAuthBurst, TrustedProxies: proxies}, Metrics: m})
 	if err != nil {
 		return err
 	}

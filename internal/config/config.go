@@ -61,6 +61,8 @@ type Config struct {
 	OrphanSweep      time.Duration `envconfig:"ORPHAN_SWEEP_INTERVAL" default:"1h" desc:"how often the elected leader (any process) enqueues a cleanup of orphans into the maintenance queue (pages, versions, fragments and edges no task reaches); 0 = never"`
 	TaskSettle       time.Duration `envconfig:"TASK_SETTLE_INTERVAL" default:"2s" desc:"how often a process completes the tasks with no job left to run and reopens completed ones given work (every process sweeps; rows another holds are skipped)"`
 	PausedSnooze     time.Duration `envconfig:"PAUSED_SNOOZE" default:"5s" desc:"how long a job of a paused task waits before it checks again (a snooze: no attempt used); a resumed task's jobs start within this"`
+	OrgShare         float64       `envconfig:"ORG_SHARE" default:"0.5" desc:"fair share between organisations: while another organisation has jobs of a kind waiting and runs fewer than its share, an organisation running more than this fraction of that kind's running jobs (fleet-wide; at least one) has its next job wait (a snooze: no attempt used); alone, an organisation uses every worker. In (0, 1], 1 = no limit; enqueue org share sets one organisation's"`
+	OrgShareSnooze   time.Duration `envconfig:"ORG_SHARE_SNOOZE" default:"2s" desc:"how long a job held back by its organisation's share waits before it checks again"`
 	QueueStatsTTL    time.Duration `envconfig:"QUEUE_STATS_TTL" default:"15s" desc:"how long /metrics serves River queue depth and oldest-job age before reading them again (two index-only queries)"`
 	LogLevel         string        `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat        string        `envconfig:"LOG_FORMAT" default:"json" desc:"json or text"`
@@ -321,6 +323,10 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_TASK_SETTLE_INTERVAL=%s must be at least 100ms", c.TaskSettle)
 	case c.PausedSnooze < 10*time.Millisecond:
 		return fmt.Errorf("config: EVF_PAUSED_SNOOZE=%s must be at least 10ms", c.PausedSnooze)
+	case !(c.OrgShare > 0) || c.OrgShare > 1:
+		return fmt.Errorf("config: EVF_ORG_SHARE=%v must be in (0, 1]", c.OrgShare)
+	case c.OrgShareSnooze < 10*time.Millisecond:
+		return fmt.Errorf("config: EVF_ORG_SHARE_SNOOZE=%s must be at least 10ms", c.OrgShareSnooze)
 	case c.QueueStatsTTL < time.Second:
 		return fmt.Errorf("config: EVF_QUEUE_STATS_TTL=%s must be at least 1s", c.QueueStatsTTL)
 	case c.ShardClaims < 1 || c.ShardClaims > jobs.MaxClaimIDs:

@@ -68,7 +68,8 @@ type Worker struct {
 // pool, queues and River client: the job dependencies on one store, the
 // fetcher among them (Close it when done), and the River configuration of a
 // worker — its settings, the middleware every job goes through (jobMetrics,
-// jobCost, workers.Middleware, then workers.PausedTasks inside it) and a
+// jobCost, workers.Middleware, then workers.PausedTasks and
+// workers.FairShares inside it) and a
 // worker for every job kind. New
 // completes them into a process (queues, periodic jobs, client id); the
 // harness works jobs with the same parts in a test transaction.
@@ -91,7 +92,7 @@ func Build(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metr
 	}
 	rc := riverSettings(cfg, log)
 	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}, &jobCost{st: st, m: m, log: log}}, workers.Middleware(deps.Waits)...)
-	rc.Middleware = append(rc.Middleware, workers.PausedTasks(st, cfg.PausedSnooze))
+	rc.Middleware = append(rc.Middleware, workers.PausedTasks(st, cfg.PausedSnooze), workers.FairShares(st, cfg.OrgShare, cfg.OrgShareSnooze))
 	rc.Workers = registry
 	return &Parts{Deps: deps, Fetcher: fetcher, River: rc}, nil
 }

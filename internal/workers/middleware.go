@@ -52,6 +52,7 @@ func (m *outcomes) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 	d := decide(job, err, m.waits)
 	notePoliteWait(ctx, job, d)
 	notePausedWait(ctx, job, d)
+	noteShareWait(ctx, job, d)
 	return apply(ctx, d)
 }
 
@@ -91,8 +92,9 @@ func describe(d Decision) error {
 // jobCounts are the counts a job's metadata keeps: River's snoozes, the
 // lifeline's deaths of its worker (all, and those during attempts the job
 // ran alone among its kind in its process), target_queue's politeness
-// waits with the time of the first (notePoliteWait), and the waits of a
-// paused task (notePausedWait).
+// waits with the time of the first (notePoliteWait), the waits of a
+// paused task (notePausedWait) and those of an organisation over its share
+// (noteShareWait).
 type jobCounts struct {
 	Snoozes          int64     `json:"snoozes"`
 	WorkerDeaths     int       `json:"worker_deaths"`
@@ -100,6 +102,7 @@ type jobCounts struct {
 	PoliteWaits      int64     `json:"polite_waits"`
 	PoliteSince      time.Time `json:"polite_since"`
 	PausedWaits      int64     `json:"paused_waits"`
+	ShareWaits       int64     `json:"share_waits"`
 }
 
 func countsOf(metadata []byte) jobCounts {
@@ -112,9 +115,10 @@ func countsOf(metadata []byte) jobCounts {
 func workerDeaths(job *rivertype.JobRow) int { return countsOf(job.Metadata).WorkerDeaths }
 
 // snoozeCount is how often River has snoozed the job for anything but
-// politeness, whose waits have their own bound (errs.MaxPoliteWait), and
-// its task's pauses, which have none (a person resumes the task).
+// politeness, whose waits have their own bound (errs.MaxPoliteWait), its
+// task's pauses, which have none (a person resumes the task), and its
+// organisation's fair share, which ends with the other organisations' work.
 func snoozeCount(metadata []byte) int64 {
 	c := countsOf(metadata)
-	return c.Snoozes - c.PoliteWaits - c.PausedWaits
+	return c.Snoozes - c.PoliteWaits - c.PausedWaits - c.ShareWaits
 }

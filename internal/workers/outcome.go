@@ -35,6 +35,7 @@ const (
 	TaskNotFound      = errs.TaskNotFound
 	TaskStopped       = errs.TaskStopped
 	TaskPaused        = errs.TaskPaused
+	OverShare         = errs.OverShare
 	PageNotFound      = errs.PageNotFound
 	DataRefused       = errs.DataRefusedFailure
 	TargetFailed      = errs.TargetFailed
@@ -106,6 +107,8 @@ func decide(job *rivertype.JobRow, err error, waits ServerWaits) Decision {
 	switch kind {
 	case TaskPaused:
 		wait = pausedWait(err) // not counted among MaxSnoozes: a pause may last days
+	case OverShare:
+		wait = shareWait(err) // nor a fair share's: another organisation's work may last hours
 	case PoliteWait:
 		return decidePolite(job, err)
 	case ModelUnavailable:

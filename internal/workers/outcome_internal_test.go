@@ -94,6 +94,13 @@ func TestErrorTable(t *testing.T) {
 			snoozes: 5 * errs.MaxSnoozes, meta: fmt.Sprintf(`, "paused_waits": %d`, 5*errs.MaxSnoozes), attempt: 8, want: Snooze, wait: 5 * time.Second},
 		{name: "a pause's waits are not counted among MaxSnoozes", failure: ModelUnavailable, err: remoteerr.ErrUnavailable,
 			snoozes: errs.MaxSnoozes, meta: `, "paused_waits": 1`, want: Snooze, wait: modelWaitDefault},
+		{name: "organisation over its share", failure: OverShare, want: Snooze, wait: 2 * time.Second,
+			err: fail(OverShare, &ShareError{Organization: "a", Running: 3, Limit: 2, Waiting: "b", Wait: 2 * time.Second})},
+		{name: "organisation over its share, snoozed past MaxSnoozes for it", failure: OverShare, want: Snooze, wait: 2 * time.Second,
+			err:     fail(OverShare, &ShareError{Organization: "a", Running: 3, Limit: 2, Waiting: "b", Wait: 2 * time.Second}),
+			snoozes: 2 * errs.MaxSnoozes, meta: fmt.Sprintf(`, "share_waits": %d`, 2*errs.MaxSnoozes), attempt: 8},
+		{name: "a share's waits are not counted among MaxSnoozes", failure: ModelUnavailable, err: remoteerr.ErrUnavailable,
+			snoozes: errs.MaxSnoozes, meta: `, "share_waits": 1`, want: Snooze, wait: modelWaitDefault},
 	}
 	covered := map[Failure]bool{}
 	for _, tt := range tests {

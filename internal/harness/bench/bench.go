@@ -59,6 +59,8 @@ type Options struct {
 
 	Hostile HostileOptions // the hostile-pages section
 
+	Fairness FairnessOptions // the fair-shares section
+
 	Keep     bool      // keep the scratch databases for inspection
 	Progress io.Writer // progress lines (nil: none)
 }
@@ -68,11 +70,13 @@ var (
 	Quick = Options{Reps: 3, RiverJobs: 20000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 1000, VerifyFragments: 25000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 6,
 		RetrievalSizes: []int{10000, 100000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
-		ClimateClaims: 60, QueueStatsHistory: 100000, QueueStatsBacklogs: []int{0, 10000}, BadTokenRequests: 300}
+		ClimateClaims: 60, QueueStatsHistory: 100000, QueueStatsBacklogs: []int{0, 10000}, BadTokenRequests: 300,
+		Fairness: FairnessOptions{ClaimsA: 1000, ClaimsB: 5, After: 2 * time.Second, PairRate: 400, Share: "0.5"}}
 	Full = Options{Reps: 3, RiverJobs: 100000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 2000, VerifyFragments: 50000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 10,
 		RetrievalSizes: []int{10000, 100000, 1000000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
-		ClimateClaims: -1, QueueStatsHistory: 1000000, QueueStatsBacklogs: []int{0, 10000, 100000}, BadTokenRequests: 1000}
+		ClimateClaims: -1, QueueStatsHistory: 1000000, QueueStatsBacklogs: []int{0, 10000, 100000}, BadTokenRequests: 1000,
+		Fairness: FairnessOptions{ClaimsA: 20000, ClaimsB: 5, After: 2 * time.Second, PairRate: 1000, Share: "0.5"}}
 )
 
 // Row is one line of the result table.
@@ -149,6 +153,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("bad-token flood: %w", err)
 		}
 	}
+	if h.want(FairnessSection) {
+		if err := h.fairness(ctx); err != nil {
+			return nil, fmt.Errorf("fair shares: %w", err)
+		}
+	}
 	if h.want(HostileSection) {
 		hr, err := h.hostile(ctx, opts.Hostile)
 		if err != nil {
@@ -161,7 +170,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // Sections are the names Options.Only accepts, in the order they run.
-var Sections = []string{"river", "enqueue", "verify", StampingSection, "retrieval", "pipeline", "queuestats", BadTokensSection, HostileSection}
+var Sections = []string{"river", "enqueue", "verify", StampingSection, "retrieval", "pipeline", "queuestats", BadTokensSection, FairnessSection, HostileSection}
 
 // StampingSection is verify_nli with and without trust stamping
 // (stamping.go); "verify" runs it too.

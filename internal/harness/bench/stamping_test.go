@@ -43,7 +43,7 @@ func TestArmsReadTheSameFragments(t *testing.T) {
 	}
 	read := func(unstamped bool) []store.PairFragmentsRow {
 		db := &armDB{Pool: pool, unstamped: unstamped}
-		got, err := store.NewStore(db).PairFragments(ctx, ids)
+		got, err := store.NewStore(db).PairFragments(ctx, store.PairFragmentsParams{TaskID: 1, Ids: ids})
 		if err != nil {
 			t.Fatalf("PairFragments (unstamped %v): %v", unstamped, err)
 		}
