@@ -75,13 +75,17 @@ type HostileReport struct {
 
 // HostileRun is one worker process working one task.
 type HostileRun struct {
-	Label       string  `json:"label"`
-	BodyBytes   int64   `json:"body_bytes"` // as served (gzip bodies compressed)
-	PeakRSS     int64   `json:"peak_rss_bytes"`
-	CPUSeconds  float64 `json:"cpu_seconds"`
-	WallSeconds float64 `json:"wall_seconds"` // worker ready to queues drained (or the run's end)
-	Drained     bool    `json:"drained"`
-	Killed      bool    `json:"killed_at_ceiling"` // PeakRSS is then only a lower bound
+	Label     string `json:"label"`
+	BodyBytes int64  `json:"body_bytes"` // as served (gzip bodies compressed)
+	// PeakRSS is the worker's own peak resident set (VmHWM, see
+	// watchedProc.readHWM); RusageMaxRSS getrusage's figure, which counts
+	// the harness's resident set at the fork.
+	PeakRSS      int64   `json:"peak_rss_bytes"`
+	RusageMaxRSS int64   `json:"rusage_max_rss_bytes"`
+	CPUSeconds   float64 `json:"cpu_seconds"`
+	WallSeconds  float64 `json:"wall_seconds"` // worker ready to queues drained (or the run's end)
+	Drained      bool    `json:"drained"`
+	Killed       bool    `json:"killed_at_ceiling"` // PeakRSS is then only a lower bound
 	// Wait says why the wait ended before the queues drained.
 	Wait string `json:"wait,omitempty"`
 	// Worker says how the process ended: "stopped", or why not.
@@ -108,9 +112,10 @@ type HostilePageResult struct {
 }
 
 // hostile measures the worker of the chart's ingest group on a replay
-// archive of hostile pages: its peak RSS (getrusage, as every section) on
-// the ordinary pages alone and on the hostile mix, against the group's
-// memory limit, and how every page ended. Its rows join the report; a
+// archive of hostile pages: its own peak RSS (VmHWM; getrusage, which the
+// other sections read, counts the harness's resident set at the fork) on
+// the ordinary pages alone, on the hostile mix and on the heavy pages at
+// once, against the group's memory limit, and how every page ended. Its rows join the report; a
 // worker over the limit, dead or not done in time is a failure of the
 // report (HostileReport.Err), not an error.
 func (h *harness) hostile(ctx context.Context, hopts HostileOptions) (*HostileReport, error) {
