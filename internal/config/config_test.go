@@ -40,6 +40,7 @@ func TestValidateNamesTheVariable(t *testing.T) {
 		{"openai without model", map[string]string{"EVF_LLM_BACKEND": "openai", "EVF_LLM_URL": "http://x/v1"}, "needs EVF_LLM_MODEL"},
 		{"temperature", map[string]string{"EVF_NLI_TEMPERATURE": "0"}, "EVF_NLI_TEMPERATURE"},
 		{"embed dim", map[string]string{"EVF_EMBED_DIM": "3"}, "EVF_EMBED_DIM=3"},
+		{"page memory budget", map[string]string{"EVF_PAGE_MEMORY_BUDGET_MB": "-1"}, "EVF_PAGE_MEMORY_BUDGET_MB=-1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,6 +56,21 @@ func TestValidateNamesTheVariable(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLoadRequiresTheDatabase: Load refuses an environment without a
+// database URL, naming it; LoadWithoutDatabase (worker config) reads it.
+func TestLoadRequiresTheDatabase(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("EVF_DATABASE_URL", "")
+	t.Setenv("EVF_PAGE_MEMORY_BUDGET_MB", "96")
+	if _, err := Load(); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Fatalf("Load: %v, want an error naming DATABASE_URL", err)
+	}
+	c, err := LoadWithoutDatabase()
+	if err != nil || c.PageMemoryMB != 96 {
+		t.Fatalf("LoadWithoutDatabase: %+v, %v; want the settings read", c.PageMemoryMB, err)
 	}
 }
 
