@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -25,6 +26,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
+	"github.com/evidencefleet/evidencefleet/internal/membudget"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/migrations"
@@ -85,18 +87,34 @@ func rootCmd() *cobra.Command {
 	var markdown bool
 	configCmd := &cobra.Command{
 		Use:   "config",
-		Short: "List every environment variable with its default and meaning",
+		Short: "List every environment variable with its default and meaning, then the page memory budget this environment gives",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if markdown {
 				return config.UsageMarkdown(cmd.OutOrStdout())
 			}
-			return config.Usage(cmd.OutOrStdout())
+			if err := config.Usage(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			return printPageMemory(cmd.OutOrStdout())
 		},
 	}
 	configCmd.Flags().BoolVar(&markdown, "markdown", false, "print the table in Markdown (as in the README)")
 	root.AddCommand(configCmd)
 	root.AddCommand(mcpCmd(), apiCmd())
 	return root
+}
+
+// printPageMemory prints the page memory budget (fleet.PageMemoryPlan)
+// of the environment's settings under this process's memory limit, as a
+// worker started with the same environment would admit its pages.
+func printPageMemory(w io.Writer) error {
+	cfg, err := config.LoadWithoutDatabase()
+	if err != nil {
+		return err
+	}
+	plan := fleet.PageMemoryPlan(cfg, membudget.MemoryLimit())
+	_, err = fmt.Fprintf(w, "\n%s.\n%s.\n", plan, plan.Bound())
+	return err
 }
 
 // databaseURL is the worker's: EVF_DATABASE_URL wins over DATABASE_URL.

@@ -25,7 +25,7 @@ const Prefix = "EVF"
 
 // Config is the worker's configuration.
 type Config struct {
-	DatabaseURL string `envconfig:"DATABASE_URL" required:"true" desc:"Postgres connection string (read as DATABASE_URL or EVF_DATABASE_URL)"`
+	DatabaseURL string `envconfig:"DATABASE_URL" desc:"Postgres connection string (read as DATABASE_URL or EVF_DATABASE_URL)"`
 	// Per-connection protections of the worker's pool: no statement, lock
 	// wait or forgotten transaction holds Postgres for ever (0 turns one off).
 	DBStatementTimeout time.Duration `envconfig:"DB_STATEMENT_TIMEOUT" default:"5m" desc:"statement_timeout of the worker's connections"`
@@ -100,6 +100,7 @@ type Config struct {
 	// Bounds on one fetched page (ARCHITECTURE.md §8): memory grows with its elements.
 	PageMaxElements  int `envconfig:"PAGE_MAX_ELEMENTS" default:"50000" desc:"an HTML page with more start tags, or whose tree the parser would build with more than 3 times as many nodes (weighed by memory), fails too_many_elements without being parsed"`
 	PageMaxFragments int `envconfig:"PAGE_MAX_FRAGMENTS" default:"2000" desc:"fragments kept per page version (the first ones; the version keeps all its text)"`
+	PageMemoryMB     int `envconfig:"PAGE_MEMORY_BUDGET_MB" default:"0" desc:"MiB of page work a worker admits at once: each fetched page takes its estimate (body, parse tree, text) before it is parsed and holds it until stored, waiting while the budget is taken; 0 = half of GOMEMLIMIT (else of 7/8 of the cgroup's limit) less a reserve for the worker's own heap and a body per target job; worker config prints it"`
 
 	MinSimilarity     float64       `envconfig:"MIN_SIMILARITY" default:"-1" desc:"cosine floor of candidate ranking, for candidates without lexical evidence; -1 takes the embedder's calibrated default"`
 	TopK              int           `envconfig:"TOP_K" default:"30" desc:"candidates kept per claim after cosine ranking"`
@@ -268,8 +269,19 @@ func (c Config) Models() map[string]Model {
 	return out
 }
 
-// Load reads the environment.
+// Load reads the environment; the database URL is required.
 func Load() (Config, error) {
+	c, err := LoadWithoutDatabase()
+	if err == nil && c.DatabaseURL == "" {
+		err = fmt.Errorf("config: required key DATABASE_URL missing value (set DATABASE_URL or EVF_DATABASE_URL)")
+	}
+	return c, err
+}
+
+// LoadWithoutDatabase reads and checks the environment as Load does, the
+// database URL may be missing: `worker config` reports what the settings
+// make of the machine without connecting.
+func LoadWithoutDatabase() (Config, error) {
 	var c Config
 	if err := envconfig.Process(Prefix, &c); err != nil {
 		return c, fmt.Errorf("config: %w", err)
@@ -341,6 +353,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_RESCUE_STUCK_AFTER (%s) must exceed EVF_JOB_TIMEOUT (%s), or running jobs get rescued", c.RescueStuckAfter, c.JobTimeout)
 	case c.LifelineInterval < 100*time.Millisecond:
 		return fmt.Errorf("config: EVF_LIFELINE_INTERVAL=%s must be at least 100ms", c.LifelineInterval)
+	case c.PageMemoryMB < 0 || c.PageMemoryMB > 1<<20:
+		return fmt.Errorf("config: EVF_PAGE_MEMORY_BUDGET_MB=%d outside 0..1048576", c.PageMemoryMB)
 	case c.ServerWaitMax <= 0 || c.ServerWaitSnoozes < 0:
 		return fmt.Errorf("config: EVF_SERVER_WAIT_MAX=%s must be positive and EVF_SERVER_WAIT_SNOOZES=%d not negative", c.ServerWaitMax, c.ServerWaitSnoozes)
 	}

@@ -44,6 +44,7 @@ func TestValidateNamesTheVariable(t *testing.T) {
 		{"stream recheck not under the lease", map[string]string{"EVF_API_STREAM_RECHECK": "15s"}, "EVF_API_STREAM_RECHECK=15s"},
 		{"trusted proxy", map[string]string{"EVF_API_TRUSTED_PROXIES": "10.0.0.0/8,ingress"}, `EVF_API_TRUSTED_PROXIES: "ingress"`},
 		{"trusted proxies", map[string]string{"EVF_API_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.1"}, ""},
+		{"page memory budget", map[string]string{"EVF_PAGE_MEMORY_BUDGET_MB": "-1"}, "EVF_PAGE_MEMORY_BUDGET_MB=-1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,6 +60,21 @@ func TestValidateNamesTheVariable(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLoadRequiresTheDatabase: Load refuses an environment without a
+// database URL, naming it; LoadWithoutDatabase (worker config) reads it.
+func TestLoadRequiresTheDatabase(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("EVF_DATABASE_URL", "")
+	t.Setenv("EVF_PAGE_MEMORY_BUDGET_MB", "96")
+	if _, err := Load(); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Fatalf("Load: %v, want an error naming DATABASE_URL", err)
+	}
+	c, err := LoadWithoutDatabase()
+	if err != nil || c.PageMemoryMB != 96 {
+		t.Fatalf("LoadWithoutDatabase: %+v, %v; want the settings read", c.PageMemoryMB, err)
 	}
 }
 

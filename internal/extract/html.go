@@ -62,16 +62,69 @@ func FromHTMLWithContentType(body []byte, contentType string, pageURL *url.URL) 
 // tree, and a page over a limit fails with an error wrapping
 // ErrTooManyElements, unparsed (see checkBuild). Zero Limits: no limit.
 func FromHTMLWithLimits(body []byte, contentType string, pageURL *url.URL, lim Limits) (Document, error) {
-	src, err := decodeHTML(body, contentType)
+	if lim == (Limits{}) {
+		src, err := decodeHTML(body, contentType)
+		if err != nil {
+			return Document{}, err
+		}
+		return fromSource(src, pageURL)
+	}
+	p, err := PrepareHTML(body, contentType, lim)
 	if err != nil {
 		return Document{}, err
 	}
-	if lim != (Limits{}) {
-		if src, err = checkBuild(src, lim); err != nil {
-			return Document{}, err
-		}
+	return p.Extract(pageURL)
+}
+
+// HeapPerNode is the heap extracting a page may hold per node of the token
+// pass's estimate (Limits.MaxNodes, weighed by memory): 64 MiB over
+// 150,000 nodes. The largest page of each shape the default limits let
+// through held at most 414 bytes a node at its peak (59 MiB, the
+// formatting bomb; TestPagesJustUnderTheLimitsStayUnderTheHeapBound).
+const HeapPerNode = 448
+
+// minHeap is the heap estimate of the smallest page: the parser's and
+// readability's own (a 10 KB page peaks near 1 MiB).
+const minHeap = 1 << 20
+
+// Prepared is an HTML page decoded to UTF-8 and read by the token pass,
+// ready to parse: what extracting it may hold on the heap is known before
+// any tree is built (HeapEstimate).
+type Prepared struct {
+	src   []byte
+	nodes int64 // the token pass's estimate, in nodes weighed by memory
+}
+
+// PrepareHTML decodes body (as FromHTMLWithContentType) and reads it with
+// the token pass, holding no tree: a page over lim fails with an error
+// wrapping ErrTooManyElements, unparsed; zero Limits refuse nothing, but
+// the pass still runs for the estimate.
+func PrepareHTML(body []byte, contentType string, lim Limits) (*Prepared, error) {
+	src, err := decodeHTML(body, contentType)
+	if err != nil {
+		return nil, err
 	}
-	return fromSource(src, pageURL)
+	src, quarters, err := scanChecked(src, lim)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{src: src, nodes: nodesOf(quarters)}, nil
+}
+
+// HeapEstimate is an upper bound of the heap extracting the page holds
+// beyond its body: HeapPerNode bytes a node the parser would build, at
+// least minHeap.
+func (p *Prepared) HeapEstimate() int64 { return heapEstimate(p.nodes) }
+
+// nodesOf is a node estimate in quarters (buildEstimate.quarters) in
+// nodes, rounded up.
+func nodesOf(quarters int64) int64 { return (quarters + 3) / 4 }
+
+func heapEstimate(nodes int64) int64 { return max(nodes*HeapPerNode, minHeap) }
+
+// Extract parses the page and extracts its Document (see FromHTML).
+func (p *Prepared) Extract(pageURL *url.URL) (Document, error) {
+	return fromSource(p.src, pageURL)
 }
 
 // fromSource extracts the Document of a decoded page (see FromHTML):

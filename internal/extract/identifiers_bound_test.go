@@ -59,7 +59,7 @@ func TestIdentifierFloodsAreBounded(t *testing.T) {
 	text := b.String()
 	var got []Identifier
 	var took time.Duration
-	peak := peakHeap(func() {
+	peak := hostiletest.PeakHeap(func() {
 		start := time.Now()
 		got = Identifiers([]byte("<p>"+text[:1000]+"</p>"), text)
 		took = time.Since(start)

@@ -127,17 +127,24 @@ type buildScan struct {
 // parser; or an error wrapping ErrTooManyElements when the page is over a
 // limit of lim, with its figures.
 func checkBuild(src []byte, lim Limits) ([]byte, error) {
+	out, _, err := scanChecked(src, lim)
+	return out, err
+}
+
+// scanChecked is checkBuild that also returns the estimate of what the
+// parser would build, in quarters of a node (buildEstimate.quarters).
+func scanChecked(src []byte, lim Limits) ([]byte, int64, error) {
 	s, err := scanBuild(src, lim)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := s.verdict(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if s.out == nil {
-		return src, nil
+		return src, s.est.quarters(), nil
 	}
-	return append(s.out, src[s.copied:]...), nil
+	return append(s.out, src[s.copied:]...), s.est.quarters(), nil
 }
 
 // scanBuild reads src (see checkBuild) and returns what it found; only a

@@ -4,10 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"runtime"
-	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -143,40 +140,6 @@ func TestParserBombsHiddenFromTheTokenizer(t *testing.T) {
 	}
 }
 
-// peakHeap returns the highest heap seen above the heap before fn,
-// sampled every millisecond while fn runs, with the collector running at
-// every 5% of growth so that the heap is about what is live (the worker
-// runs under GOMEMLIMIT, which keeps it so near the limit). A sample can
-// miss a short peak; the tree lives for most of the extraction.
-func peakHeap(fn func()) uint64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(5))
-	var base runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&base)
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapAlloc > base.HeapAlloc && m.HeapAlloc-base.HeapAlloc > peak.Load() {
-				peak.Store(m.HeapAlloc - base.HeapAlloc)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
-	fn()
-	close(done)
-	<-stopped
-	return peak.Load()
-}
-
 // largestPassing returns the page page(n) for an n within 1% of the largest
 // n up to max that the default limits let through (and the body limit
 // holds): a closer search costs a scan of a 5 MiB page a step.
@@ -211,7 +174,9 @@ func largestPassing(t *testing.T, page func(n int) []byte, max int) []byte {
 
 // TestPagesJustUnderTheLimitsStayUnderTheHeapBound: the largest page of
 // each shape that the limits let through (at the node budget, the element
-// cap or the body limit) is extracted within heapBound.
+// cap or the body limit) is extracted within heapBound, and within the
+// heap estimate of its token pass (Prepared.HeapEstimate), by which the
+// worker admits it.
 func TestPagesJustUnderTheLimitsStayUnderTheHeapBound(t *testing.T) {
 	u, _ := url.Parse("https://large.example.org/")
 	paragraphs := func(n int) string {
@@ -253,19 +218,24 @@ func TestPagesJustUnderTheLimitsStayUnderTheHeapBound(t *testing.T) {
 		t.Run(fmt.Sprintf("%s-%dKB", sh.name, len(body)/1000), func(t *testing.T) {
 			var err error
 			var took time.Duration
-			peak := peakHeap(func() {
+			peak := hostiletest.PeakHeap(func() {
 				start := time.Now()
 				_, err = FromHTMLWithLimits(body, "text/html", u, defaultLimits)
 				took = time.Since(start)
 			})
 			src, _ := decodeHTML(body, "text/html")
 			s, _ := scanBuild(src, defaultLimits)
-			t.Logf("%d bytes, %s nodes estimated: peak heap %s in %v: %v", len(body), thousands(s.est.quarters()/4), hostiletest.MiB(peak), took.Round(time.Millisecond), err)
+			estimate := uint64(heapEstimate(nodesOf(s.est.quarters()))) // Prepared.HeapEstimate
+			t.Logf("%d bytes, %s nodes estimated: peak heap %s (estimate %s) in %v: %v", len(body), thousands(s.est.quarters()/4),
+				hostiletest.MiB(peak), hostiletest.MiB(estimate), took.Round(time.Millisecond), err)
 			if err != nil && !errors.Is(err, ErrNoText) {
 				t.Errorf("%v, want the page extracted", err)
 			}
 			if peak > heapBound {
 				t.Errorf("peak heap %s, want at most %s", hostiletest.MiB(peak), hostiletest.MiB(heapBound))
+			}
+			if peak > estimate {
+				t.Errorf("peak heap %s over the page's heap estimate %s", hostiletest.MiB(peak), hostiletest.MiB(estimate))
 			}
 		})
 	}

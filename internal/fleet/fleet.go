@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -33,9 +34,11 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/membudget"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/models/configured"
+	"github.com/evidencefleet/evidencefleet/internal/pageproc"
 	"github.com/evidencefleet/evidencefleet/internal/planner"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/internal/search/offline"
@@ -133,7 +136,29 @@ func newDeps(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Me
 		return nil, nil, err
 	}
 	deps.Store, deps.Fetcher = st, fetcher
+	plan := PageMemoryPlan(cfg, membudget.MemoryLimit())
+	deps.Memory = plan.New()
+	if log != nil {
+		log.Info(plan.String(), slog.Int64("page_memory_budget_bytes", plan.Budget), slog.Int64("page_memory_max_bytes", plan.PageMax))
+	}
 	return deps, fetcher, nil
+}
+
+// PageMemoryPlan is the byte budget of a worker's page work
+// (membudget.Derive) for cfg under the memory limit lim: `worker config`
+// prints it, and the worker admits its pages by it.
+func PageMemoryPlan(cfg config.Config, lim membudget.Limit) membudget.Plan {
+	return membudget.Derive(membudget.Settings{BudgetMB: cfg.PageMemoryMB, TargetJobs: targetJobs(cfg),
+		MaxBodyBytes: cfg.FetchMaxBytes, PageMax: pageproc.MaxEstimate(pageproc.Config{MaxElements: cfg.PageMaxElements}, cfg.FetchMaxBytes)}, lim)
+}
+
+// targetJobs is how many target_queue jobs the process runs at once (0
+// when it does not serve the target queue).
+func targetJobs(cfg config.Config) int {
+	if slices.Contains(cfg.Queues, "target") {
+		return cfg.TargetWorkers
+	}
+	return 0
 }
 
 // newSearcher is the search backend of query targets: SearxNG at

@@ -51,6 +51,17 @@ type Input struct {
 	FromStore bool
 	Paper     *academic.Paper      // academic metadata of a resolved DOI
 	IDs       []extract.Identifier // verified ids: the DOI it was found by, a resolved paper's ids
+	// Memory admits the page's work by what it may hold (Estimate),
+	// once the page is in hand and before it is parsed; the caller gives
+	// it back when done with the page. nil: no admission.
+	Memory Admitter
+}
+
+// Admitter admits a page's work by the bytes it may hold
+// (*membudget.Hold): Admit waits for them and fails when ctx ends first,
+// or when the page may never have them.
+type Admitter interface {
+	Admit(ctx context.Context, bytes int64) error
 }
 
 // URL is the input of a url target: the page f fetches.
@@ -91,6 +102,10 @@ const (
 	StatusUnreadable
 	// StatusClaimsFailed: the ClaimExtractor failed; Err is its error.
 	StatusClaimsFailed
+	// StatusNotAdmitted: the page was not admitted to be parsed: ctx
+	// ended while it waited for memory (Err is ctx's error), or it would
+	// hold more than a page may (Err wraps membudget.ErrPageTooLarge).
+	StatusNotAdmitted
 )
 
 func (s Status) String() string {
@@ -103,6 +118,8 @@ func (s Status) String() string {
 		return "unreadable"
 	case StatusClaimsFailed:
 		return "claims_failed"
+	case StatusNotAdmitted:
+		return "not_admitted"
 	}
 	return "unknown"
 }

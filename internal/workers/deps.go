@@ -10,6 +10,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/membudget"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
@@ -56,6 +57,9 @@ type Deps struct {
 	// gets on first sight, and the domains never fetched. nil means the
 	// built-in one.
 	Policy *domainpolicy.Policy
+	// Memory is the process's byte budget for page work (membudget.Plan);
+	// nil admits every page at once.
+	Memory *membudget.Budget
 }
 
 // RerankConfig tunes the rerank job (ARCHITECTURE.md §5.3).

@@ -47,7 +47,7 @@ func (d *Deps) registrations() []registration {
 func (d *Deps) TargetQueueWorker() *TargetQueueWorker {
 	return &TargetQueueWorker{Store: d.Store, Fetcher: d.Fetcher, Embedder: d.Embedder, LLM: d.LLM,
 		Papers: d.Papers, Scholar: d.Scholar, Search: d.Search, SearchResults: d.SearchResults,
-		Extract: d.Extract, Embed: d.Embed, Waits: d.Waits, Policy: d.Policy, Metrics: d.Metrics, Logger: d.Logger}
+		Extract: d.Extract, Embed: d.Embed, Waits: d.Waits, Policy: d.Policy, Memory: d.Memory, Metrics: d.Metrics, Logger: d.Logger}
 }
 
 // EmbedWorker is the embed worker of these dependencies.

@@ -17,6 +17,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
+	"github.com/evidencefleet/evidencefleet/internal/membudget"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/pageproc"
@@ -41,8 +42,11 @@ type TargetQueueWorker struct {
 	Embed         EmbedConfig
 	Waits         ServerWaits
 	Policy        *domainpolicy.Policy // levels on first sight, domains never fetched
-	Metrics       *metrics.Metrics
-	Logger        *slog.Logger
+	// Memory admits each page's work by the bytes it may hold (pageproc:
+	// Estimate), from the page in hand until it is stored; nil admits all.
+	Memory  *membudget.Budget
+	Metrics *metrics.Metrics
+	Logger  *slog.Logger
 }
 
 // Work fetches and processes the target, writing everything and the job's
@@ -93,6 +97,11 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 	default:
 		return fail(TargetFailed, fmt.Errorf("unknown target kind %q", target.Kind))
 	}
+	// The page's memory is held from its admission (before it is parsed)
+	// until it is stored or has failed.
+	hold := w.Memory.Hold()
+	defer hold.Release()
+	in.Memory = hold
 	page := pageproc.Process(ctx, in, w.Extract, claimExtractor(w.LLM))
 	if target.Kind == jobs.TargetURL && page.Status != pageproc.StatusFetchFailed {
 		w.Metrics.Fetch("ok", len(page.Fetch.Body), page.FetchTime.Seconds())
@@ -102,6 +111,11 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 		return w.fetchFailed(target, page)
 	case pageproc.StatusUnreadable:
 		return &FailureError{Kind: TargetFailed, Err: page.Err, Fetch: page.Fetch}
+	case pageproc.StatusNotAdmitted:
+		if errors.Is(page.Err, membudget.ErrPageTooLarge) {
+			return &FailureError{Kind: TargetFailed, Err: page.Err, Fetch: page.Fetch}
+		}
+		return fmt.Errorf("wait for page memory (%s): %w", target.Value, page.Err) // the job's context ended: retried
 	case pageproc.StatusClaimsFailed:
 		if errors.Is(page.Err, remoteerr.ErrUnavailable) {
 			logger(w.Logger).WarnContext(ctx, "claim extraction waits for the LLM", slog.Int64("job_id", job.ID),

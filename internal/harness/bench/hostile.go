@@ -56,7 +56,8 @@ type HostileOptions struct {
 }
 
 // HostileReport is the section's outcome: the ordinary pages alone, then
-// the same worker on the hostile pages mixed with them.
+// the same worker on the hostile pages mixed with them, then on the heavy
+// pages at once.
 type HostileReport struct {
 	MemoryLimit int64      `json:"memory_limit_bytes"`
 	GoMemLimit  int64      `json:"gomemlimit_bytes"`
@@ -65,19 +66,26 @@ type HostileReport struct {
 	MaxElements int        `json:"page_max_elements"`
 	Ordinary    HostileRun `json:"ordinary"`
 	Mix         HostileRun `json:"mix"`
-	Pass        bool       `json:"pass"`
-	Failures    []string   `json:"failures,omitempty"`
+	// AtOnce is the worker on four misnested pages and four 5 MB pages of
+	// paragraphs queued together (AtOncePages).
+	AtOnce   HostileRun `json:"at_once"`
+	Pass     bool       `json:"pass"`
+	Failures []string   `json:"failures,omitempty"`
 }
 
 // HostileRun is one worker process working one task.
 type HostileRun struct {
-	Label       string  `json:"label"`
-	BodyBytes   int64   `json:"body_bytes"` // as served (gzip bodies compressed)
-	PeakRSS     int64   `json:"peak_rss_bytes"`
-	CPUSeconds  float64 `json:"cpu_seconds"`
-	WallSeconds float64 `json:"wall_seconds"` // worker ready to queues drained (or the run's end)
-	Drained     bool    `json:"drained"`
-	Killed      bool    `json:"killed_at_ceiling"` // PeakRSS is then only a lower bound
+	Label     string `json:"label"`
+	BodyBytes int64  `json:"body_bytes"` // as served (gzip bodies compressed)
+	// PeakRSS is the worker's own peak resident set (VmHWM, see
+	// watchedProc.readHWM); RusageMaxRSS getrusage's figure, which counts
+	// the harness's resident set at the fork.
+	PeakRSS      int64   `json:"peak_rss_bytes"`
+	RusageMaxRSS int64   `json:"rusage_max_rss_bytes"`
+	CPUSeconds   float64 `json:"cpu_seconds"`
+	WallSeconds  float64 `json:"wall_seconds"` // worker ready to queues drained (or the run's end)
+	Drained      bool    `json:"drained"`
+	Killed       bool    `json:"killed_at_ceiling"` // PeakRSS is then only a lower bound
 	// Wait says why the wait ended before the queues drained.
 	Wait string `json:"wait,omitempty"`
 	// Worker says how the process ended: "stopped", or why not.
@@ -104,9 +112,10 @@ type HostilePageResult struct {
 }
 
 // hostile measures the worker of the chart's ingest group on a replay
-// archive of hostile pages: its peak RSS (getrusage, as every section) on
-// the ordinary pages alone and on the hostile mix, against the group's
-// memory limit, and how every page ended. Its rows join the report; a
+// archive of hostile pages: its own peak RSS (VmHWM; getrusage, which the
+// other sections read, counts the harness's resident set at the fork) on
+// the ordinary pages alone, on the hostile mix and on the heavy pages at
+// once, against the group's memory limit, and how every page ended. Its rows join the report; a
 // worker over the limit, dead or not done in time is a failure of the
 // report (HostileReport.Err), not an error.
 func (h *harness) hostile(ctx context.Context, hopts HostileOptions) (*HostileReport, error) {
@@ -123,6 +132,7 @@ func (h *harness) hostile(ctx context.Context, hopts HostileOptions) (*HostileRe
 	if err != nil {
 		return nil, err
 	}
+	atOnce := AtOncePages(cfg.FetchMaxBytes, cfg.PageMaxElements)
 	dir, err := os.MkdirTemp("", "evf-bench-hostile-")
 	if err != nil {
 		return nil, fmt.Errorf("replay archive: %w", err)
@@ -131,7 +141,7 @@ func (h *harness) hostile(ctx context.Context, hopts HostileOptions) (*HostileRe
 	// One archive of every page for both runs, whichever pages they add:
 	// the worker loads the same manifest, and redirects find their target.
 	var pages []corpus.Page
-	for _, p := range slices.Concat(every, ordinary) {
+	for _, p := range slices.Concat(every, ordinary, atOnce) {
 		pages = append(pages, p.Page)
 	}
 	if err := corpus.WriteArchive(dir, pages); err != nil {
@@ -146,6 +156,9 @@ func (h *harness) hostile(ctx context.Context, hopts HostileOptions) (*HostileRe
 		return nil, err
 	}
 	if hr.Mix, err = h.hostileRun(ctx, "hostile mix", env, all, hopts); err != nil {
+		return nil, err
+	}
+	if hr.AtOnce, err = h.hostileRun(ctx, "at once", env, atOnce, hopts); err != nil {
 		return nil, err
 	}
 	hr.judge()
@@ -232,7 +245,7 @@ func ordinaryPages(dataDir string, perHost int) ([]HostilePage, error) {
 // worker alive and its queues drained, every hostile page ended with a
 // status and every ordinary page extracted.
 func (hr *HostileReport) judge() {
-	for _, r := range []*HostileRun{&hr.Ordinary, &hr.Mix} {
+	for _, r := range hr.runs() {
 		if r.PeakRSS > hr.MemoryLimit {
 			hr.Failures = append(hr.Failures, fmt.Sprintf("%s: peak RSS %.0f MiB over the ingest group's memory limit of %d MiB",
 				r.Label, mib(r.PeakRSS), hr.MemoryLimit>>20))
@@ -260,6 +273,11 @@ func (hr *HostileReport) judge() {
 		}
 	}
 	hr.Pass = len(hr.Failures) == 0
+}
+
+// runs are the section's runs in the order they ran.
+func (hr *HostileReport) runs() []*HostileRun {
+	return []*HostileRun{&hr.Ordinary, &hr.Mix, &hr.AtOnce}
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
@@ -294,6 +312,24 @@ func (h *harness) hostileRows(hr *HostileReport, hostile, ordinary int) {
 	h.add(sec, "hostile pages unfinished", []float64{count(m, true, "")}, "pages", fmt.Sprintf("of %d", hostile))
 	h.add(sec, "ordinary pages extracted in the mix", []float64{count(m, false, "extracted")}, "pages",
 		fmt.Sprintf("of %d (alone: %.0f)", ordinary, count(o, false, "extracted")))
+	a := &hr.AtOnce
+	h.add(sec, fmt.Sprintf("at once (%d misnested pages of %.1f MB + %d pages of 49,000 paragraphs, %.1f MB): worker peak RSS",
+		atOnceEach, float64(pageBytes(a, true))/atOnceEach/1e6, atOnceEach, float64(pageBytes(a, false))/atOnceEach/1e6),
+		[]float64{mib(a.PeakRSS)}, "MiB", hr.limitNote(a))
+	h.add(sec, "at once: wall time, worker ready to queues drained", []float64{a.WallSeconds}, "s", drainNote(a))
+	h.add(sec, "at once: misnested pages failed, with the reason", []float64{count(a, true, "failed")}, "pages", fmt.Sprintf("of %d", atOnceEach))
+	h.add(sec, "at once: pages of paragraphs extracted", []float64{count(a, false, "extracted")}, "pages", fmt.Sprintf("of %d", atOnceEach))
+}
+
+// pageBytes sums the bodies of the run's hostile (or ordinary) pages.
+func pageBytes(r *HostileRun, hostile bool) int {
+	n := 0
+	for _, p := range r.Pages {
+		if p.Hostile == hostile {
+			n += p.BodyBytes
+		}
+	}
+	return n
 }
 
 // drainNote says, for a run that did not drain, that its wall time is only
@@ -319,23 +355,25 @@ func (hr *HostileReport) limitNote(r *HostileRun) string {
 		hr.MemoryLimit>>20, float64(rss)/float64(hr.MemoryLimit), hr.GoMemLimit>>20, float64(rss)/float64(hr.GoMemLimit), verdict)
 }
 
-// WriteTable prints how every page of the hostile mix ended, the ordinary
-// run in one line, and the verdict.
+// WriteTable prints how every page of the hostile mix and of the at-once
+// run ended, each run in one line, and the verdict.
 func (hr *HostileReport) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "\nhostile mix, page by page (targets.status and targets.error; body as served)\n")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "  page\tbytes\tstatus\tstage\tjob (attempts)\terror\n")
-	for _, p := range hr.Mix.Pages {
-		name := p.Name
-		if !p.Hostile {
-			name = "(ordinary) " + name
+	for _, r := range []*HostileRun{&hr.Mix, &hr.AtOnce} {
+		fmt.Fprintf(w, "\n%s, page by page (targets.status and targets.error; body as served)\n", r.Label)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "  page\tbytes\tstatus\tstage\tjob (attempts)\terror\n")
+		for _, p := range r.Pages {
+			name := p.Name
+			if !p.Hostile {
+				name = "(ordinary) " + name
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s (%d)\t%s\n", name, p.BodyBytes, p.Status, p.Stage, p.JobState, p.Attempts, clipLine(p.Error, 110))
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s (%d)\t%s\n", name, p.BodyBytes, p.Status, p.Stage, p.JobState, p.Attempts, clipLine(p.Error, 110))
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, r := range []*HostileRun{&hr.Ordinary, &hr.Mix} {
+	for _, r := range hr.runs() {
 		fmt.Fprintf(w, "  %s: worker %s; jobs %s", r.Label, r.Worker, jobCounts(r.Jobs))
 		if r.Wait != "" {
 			fmt.Fprintf(w, "; not drained: %s", r.Wait)

@@ -69,8 +69,36 @@ func HostilePages(maxBytes int64, maxElements int) []HostilePage {
 			Page: redirect("redirect-to-bomb", 301, hostileURL("gzip-bomb"))},
 		{Name: "long-location", Shape: "a 302 redirect to a 1 MiB URL",
 			Page: redirect("long-location", 302, "https://long-location-target.hostile.example.org/"+strings.Repeat("a", 1<<20))},
+		{Name: "misnested", Shape: misnestedShape, Page: htmlPage("misnested", misnested(budget, tags))},
 	}
 	return pages
+}
+
+// atOnceEach is how many copies of the misnested page and of the 5 MB
+// page of paragraphs the at-once run works together.
+const atOnceEach = 4
+
+const misnestedShape = "3.4 MB of paragraphs opened inside <b> and closed out of order (<b><p>…</b>…</p>): the adoption agency at every </b>"
+
+// AtOncePages are the pages of the at-once run: atOnceEach copies of the
+// misnested page (refused too_many_elements) and atOnceEach ordinary pages
+// of 49,000 paragraphs (about 5.1 MB, at the node budget: the heaviest an
+// ordinary page may be), each on a host of its own, alternating, so that
+// a worker of 4 target jobs holds several of each at once.
+func AtOncePages(maxBytes int64, maxElements int) []HostilePage {
+	budget := int(maxBytes) - hostileMargin
+	tags := maxElements - 1
+	hostile := misnested(budget, tags)
+	var out []HostilePage
+	for i := 1; i <= atOnceEach; i++ {
+		h := fmt.Sprintf("misnested-%d", i)
+		o := fmt.Sprintf("paragraphs-5mb-%d", i)
+		out = append(out,
+			HostilePage{Name: o, Ordinary: true, Shape: "49,000 paragraphs of prose, about 5.1 MB: at the node budget",
+				Page: htmlPage(o, paragraphs5MB(budget, maxElements, uint64(i)))},
+			HostilePage{Name: h, Shape: misnestedShape, Page: htmlPage(h, hostile)})
+	}
+	return out
 }
 
 func htmlPage(name string, body []byte) corpus.Page {
@@ -193,6 +221,44 @@ func fosterTable(budget, tags int) []byte {
 		b.WriteString("</i>")
 	}
 	b.WriteString("</table>")
+	b.WriteString(docEnd)
+	return b.Bytes()
+}
+
+// misnested is paragraphs opened inside <b> and closed out of order, up to
+// 3.4 MB and the element limit: at each </b> the adoption agency moves the
+// paragraph out of the <b> and clones it, and the next <b> is re-opened.
+func misnested(budget, tags int) []byte {
+	var b bytes.Buffer
+	docStart(&b, "Misnested")
+	size := min(3_400_000, budget)
+	n := (tags - docStartTags) / 2
+	per := (size-b.Len()-len(docEnd))/n - len("<b><p></b></p>")
+	for i := range n {
+		fmt.Fprintf(&b, "<b><p>%s</b>%s</p>", prose(uint64(i)+8, max(per/2, 1)), prose(uint64(i)+9, max(per-per/2, 1)))
+	}
+	b.WriteString(docEnd)
+	return b.Bytes()
+}
+
+// paragraphs5MB is an ordinary page of 49,000 paragraphs of prose (fewer
+// under a lower element limit), about 5.1 MB: as much text as the node
+// budget (NodesPerElement × maxElements, a text byte weighing 1/64 of a
+// node) lets through after the paragraphs' elements and text nodes.
+func paragraphs5MB(budget, maxElements int, seed uint64) []byte {
+	var b bytes.Buffer
+	docStart(&b, "Paragraphs")
+	n := min(49_000, maxElements-docStartTags-10)
+	// In quarters of a node: an element 4, a text node 2, 16 bytes 1; the
+	// budget less the document's elements and a margin of 1%.
+	quarters := 4*3*maxElements*99/100 - 4*(docStartTags+4) - 6*n
+	text := min(16*quarters, budget-b.Len()-len(docEnd)-len("<p></p>")*n, 5_100_000)
+	per := max(text/n, 1)
+	for i := range n {
+		b.WriteString("<p>")
+		b.WriteString(prose(seed<<32+uint64(i), per))
+		b.WriteString("</p>")
+	}
 	b.WriteString(docEnd)
 	return b.Bytes()
 }

@@ -59,7 +59,7 @@ func (h *harness) hostileRun(ctx context.Context, label string, env []string, pa
 		return run, fmt.Errorf("%s: %w", label, waitErr)
 	}
 	run.Drained, run.Wait, run.Worker, run.Killed = drained, note, end, w.killed
-	run.PeakRSS, run.CPUSeconds = st.MaxRSS, st.CPUSeconds
+	run.PeakRSS, run.RusageMaxRSS, run.CPUSeconds = w.peakRSS(), st.MaxRSS, st.CPUSeconds
 	if run.Pages, run.Others, err = pageOutcomes(ctx, pool, taskID, pages); err != nil {
 		return run, fmt.Errorf("%s: %w", label, err)
 	}
@@ -106,6 +106,27 @@ type watchedProc struct {
 	exited  chan struct{}
 	waitErr error // valid once exited is closed
 	killed  bool  // by the harness, at the RSS ceiling
+	hwm     int64 // the highest VmHWM read, bytes
+}
+
+// readHWM reads the worker's VmHWM, the kernel's high-water mark of its
+// resident set since it was exec'd, while it runs. getrusage's ru_maxrss
+// of a child is no measure of it: Linux counts in it the resident set of
+// the harness the child was forked from (at least its own at the fork),
+// which holds every page of the archive.
+func (w *watchedProc) readHWM() {
+	w.hwm = max(w.hwm, statusBytes(w.p.cmd.Process.Pid, "VmHWM"))
+}
+
+// peakRSS is the worker's peak resident set: its last VmHWM read (the
+// runs read it every 100 ms and just before the worker is stopped), or
+// getrusage's figure where /proc could not be read.
+func (w *watchedProc) peakRSS() int64 {
+	if w.hwm > 0 {
+		return w.hwm
+	}
+	st, _ := usageOf(w.p.cmd.ProcessState)
+	return st.MaxRSS
 }
 
 func watchProc(p *proc) *watchedProc {
@@ -134,6 +155,7 @@ func (w *watchedProc) until(ctx context.Context, pool *pgxpool.Pool, hopts Hosti
 			return false, "exited before the queues drained", nil
 		case <-tick.C:
 		}
+		w.readHWM()
 		if rss := residentBytes(w.p.cmd.Process.Pid); hopts.RSSCeiling > 0 && rss > hopts.RSSCeiling {
 			w.killed = true
 			_ = w.p.cmd.Process.Kill()
@@ -169,6 +191,7 @@ func (w *watchedProc) finish(grace time.Duration) (procStats, string) {
 			end = "killed by the harness at the RSS ceiling"
 			break
 		}
+		w.readHWM()
 		_ = w.p.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-w.exited:
@@ -222,6 +245,29 @@ func residentBytes(pid int) int64 {
 		return 0
 	}
 	return pages * int64(os.Getpagesize())
+}
+
+// statusBytes reads a "kB" field of /proc/PID/status in bytes, 0 where
+// it cannot be read.
+func statusBytes(pid int, field string) int64 {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(raw)) {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 0 {
+				return 0
+			}
+			kb, err := strconv.ParseInt(f[0], 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // pageOutcomes reads how every page's target ended (targets.status, stage,

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"errors"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -73,11 +76,44 @@ func TestHostilePagesStayUnderTheLimits(t *testing.T) {
 		"text-node":           {5<<20 - 100, 5<<20 - hostileMargin},
 		"huge-title":          {4 << 20, 4<<20 + 2000},
 		"meta-dois":           {1_000_000, 1_200_000},
+		"misnested":           {3_300_000, 3_400_000},
 	}
 	for name, want := range sizes {
 		n := len(byName[name].Page.Body)
 		if n < want[0] || n > want[1] {
 			t.Errorf("%s: %d bytes, want %d to %d", name, n, want[0], want[1])
+		}
+	}
+}
+
+// TestAtOncePagesAreWhatTheRunPromises: the misnested pages are refused
+// too_many_elements by the token pass, and the pages of 49,000 paragraphs
+// (about 5.1 MB) pass every limit and are extracted, at the worker's
+// defaults.
+func TestAtOncePagesAreWhatTheRunPromises(t *testing.T) {
+	t.Parallel()
+	u, _ := url.Parse("https://at-once.example.org/")
+	lim := extract.Limits{MaxElements: testMaxElements}
+	pages := AtOncePages(testMaxBytes, testMaxElements)
+	if len(pages) != 2*atOnceEach {
+		t.Fatalf("%d pages, want %d", len(pages), 2*atOnceEach)
+	}
+	for _, p := range pages {
+		if len(p.Page.Body) > testMaxBytes-hostileMargin {
+			t.Errorf("%s: body of %d bytes, over the limit", p.Name, len(p.Page.Body))
+		}
+		if p.Ordinary && (len(p.Page.Body) < 5_000_000 || strings.Count(string(p.Page.Body), "<p>") < 49_000) {
+			t.Errorf("%s: %d bytes, %d paragraphs; want about 5.1 MB of 49,000", p.Name, len(p.Page.Body), strings.Count(string(p.Page.Body), "<p>"))
+		}
+	}
+	// One page of each kind through the extractor (the copies share a shape).
+	for _, p := range pages[:2] {
+		doc, err := extract.FromHTMLWithLimits(p.Page.Body, "text/html", u, lim)
+		switch {
+		case p.Ordinary && (err != nil || len(doc.Text) < 4_000_000):
+			t.Errorf("%s: %d bytes of text, %v; want it extracted", p.Name, len(doc.Text), err)
+		case !p.Ordinary && !errors.Is(err, extract.ErrTooManyElements):
+			t.Errorf("%s: %v, want too_many_elements", p.Name, err)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/debug"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -32,6 +34,41 @@ func AllocatedBy(fn func()) (uint64, time.Duration) {
 func Allocated(fn func()) uint64 {
 	n, _ := AllocatedBy(fn)
 	return n
+}
+
+// PeakHeap returns the highest heap seen above the heap before fn,
+// sampled every millisecond while fn runs, with the collector running at
+// every 5% of growth so that the heap is about what is live (the worker
+// runs under GOMEMLIMIT, which keeps it so near the limit). A sample can
+// miss a short peak; a parse tree lives for most of an extraction. A test
+// that uses it must not run in parallel with others of its package.
+func PeakHeap(fn func()) uint64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	var base runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&base)
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapAlloc > base.HeapAlloc && m.HeapAlloc-base.HeapAlloc > peak.Load() {
+				peak.Store(m.HeapAlloc - base.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	fn()
+	close(done)
+	<-stopped
+	return peak.Load()
 }
 
 // MiB renders n bytes in MiB.
