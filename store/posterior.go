@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -156,8 +155,7 @@ func (q *Queries) promoteCorroborated(ctx context.Context, states []ClaimState, 
 	if len(pairs) == 0 {
 		return nil // most rounds: no statement sent
 	}
-	slices.SortFunc(pairs, func(a, b orgDomain) int { return cmp.Or(cmp.Compare(a.Org, b.Org), cmp.Compare(a.Domain, b.Domain)) })
-	orgs, perOrg, all := byOrg(slices.Compact(pairs))
+	orgs, perOrg, all := byOrg(sortedOrgDomains(pairs))
 	if err := q.LockDomains(ctx, all); err != nil {
 		return fmt.Errorf("recompute posteriors: lock domains: %w", err)
 	}

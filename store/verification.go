@@ -69,10 +69,16 @@ func rejectionChanges(locked []LockClaimsRow, states []ClaimState, tallies []Cla
 			out = append(out, orgDomain{Org: t.OrganizationID, Domain: t.OriginDomain})
 		}
 	}
-	slices.SortFunc(out, func(a, b orgDomain) int {
+	return sortedOrgDomains(out)
+}
+
+// sortedOrgDomains sorts the pairs by organisation, then domain, each once:
+// the order every caller locks the organisations' rows in.
+func sortedOrgDomains(pairs []orgDomain) []orgDomain {
+	slices.SortFunc(pairs, func(a, b orgDomain) int {
 		return cmp.Or(cmp.Compare(a.Org, b.Org), cmp.Compare(a.Domain, b.Domain))
 	})
-	return slices.Compact(out)
+	return slices.Compact(pairs)
 }
 
 // byOrg groups sorted organisation–domain pairs by organisation, and
