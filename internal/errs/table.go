@@ -27,6 +27,9 @@ const (
 	WaitedTooLong      Failure = "waited_too_long"      // snoozed MaxSnoozes times already: this wait counts as an attempt
 	PoliteWait         Failure = "polite_wait"          // the domain's fleet-wide politeness: not its turn yet, or its budget of the UTC day is used up
 	PoliteWaitTooLong  Failure = "polite_wait_too_long" // a politeness wait would end more than MaxPoliteWait after the job's first
+	EmbeddingsPending  Failure = "embeddings_pending"   // verify_nli: fragments of the task still lack embeddings; judging now would rank without them
+	PeerBusy           Failure = "peer_busy"            // citation_graph: an older job (another task's) asks the academic APIs for the same paper
+	CitationsDown      Failure = "citations_down"       // citation_graph: the academic APIs did not answer for the paper's neighbours
 	Transient          Failure = "transient"            // anything else (network, a garbage answer, a deadlock): retried
 )
 
@@ -50,6 +53,9 @@ type Rule struct {
 	// (enqueue status --wait exits 3). A failed target is reported as a
 	// failed target instead, a stopped task's jobs as stopped.
 	TaskFailure bool
+	// Retries: the first Retries attempts that fail so are retried (River's
+	// backoff); the row's Outcome applies from the attempt after.
+	Retries int
 }
 
 // ErrorTable is the one place that decides. A new kind of failure is one
@@ -71,6 +77,9 @@ var ErrorTable = map[Failure]Rule{
 	WaitedTooLong:      {Outcome: Retry, FailsTarget: true, TaskFailure: true},
 	PoliteWait:         {Outcome: Snooze},
 	PoliteWaitTooLong:  {Outcome: Cancel, FailsTarget: true},
+	EmbeddingsPending:  {Outcome: Snooze},
+	PeerBusy:           {Outcome: Snooze},
+	CitationsDown:      {Outcome: Cancel, Retries: 2},
 	Transient:          {Outcome: Retry, FailsTarget: true, TaskFailure: true},
 }
 

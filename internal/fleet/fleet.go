@@ -94,7 +94,7 @@ func Build(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metr
 		return nil, err
 	}
 	rc := riverSettings(cfg, log)
-	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}, &jobCost{st: st, m: m, log: log}}, workers.Middleware(deps.Waits)...)
+	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}, &jobCost{st: st, m: m, log: log}}, workers.Middleware(st, deps.Waits, log)...)
 	rc.Middleware = append(rc.Middleware, workers.PausedTasks(st, cfg.PausedSnooze), workers.FairShares(st, cfg.OrgShare, cfg.OrgShareSnooze))
 	rc.Workers = registry
 	return &Parts{Deps: deps, Fetcher: fetcher, River: rc}, nil

@@ -6,9 +6,9 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
+	"github.com/evidencefleet/evidencefleet/internal/verifyplan"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -25,11 +25,37 @@ type RecallClaim struct {
 // (stages 1 and 2 of ARCHITECTURE.md §5.2): in memory through the process's task
 // indexes, or through Postgres.
 type Recaller struct {
-	Store     *store.Store
-	Embedder  models.Embedder
-	TaskIndex *taskindex.Cache // nil: always Postgres
-	Verify    VerifyConfig
-	Metrics   *metrics.Metrics
+	store     *store.Store
+	embedder  models.Embedder
+	taskIndex *taskindex.Cache // nil: always Postgres
+	recall    store.Recall
+	observe   Observer
+}
+
+// NewRecaller recalls through taskIndex (nil: always Postgres) within the
+// bounds of recall; a nil observer records nothing.
+func NewRecaller(st *store.Store, embedder models.Embedder, taskIndex *taskindex.Cache, recall store.Recall, observe Observer) *Recaller {
+	return &Recaller{store: st, embedder: embedder, taskIndex: taskIndex, recall: recall, observe: observer(observe)}
+}
+
+// ForClaims embeds the claims and recalls their candidates (Candidates).
+func (d *Recaller) ForClaims(ctx context.Context, taskID int64, state store.TaskVerifyStateRow, claims []verifyplan.Claim) (map[int64][]evidence.Candidate, error) {
+	texts := make([]string, len(claims))
+	for i, c := range claims {
+		texts[i] = c.Text
+	}
+	vecs, err := d.embedder.Embed(ctx, texts)
+	if err == nil {
+		err = checkVectors(vecs, len(texts), d.embedder.Dim())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embed claims with %s: %w", d.embedder.Model(), err)
+	}
+	recall := make([]RecallClaim, len(claims))
+	for i, c := range claims {
+		recall[i] = RecallClaim{ID: c.ID, Text: c.Text, Lexemes: c.Lexemes, Vec: vecs[i], ExcludeDomain: c.OriginDomain}
+	}
+	return d.Candidates(ctx, taskID, state, recall)
 }
 
 // indexBytesPerFragment estimates a task index's memory per fragment beside
@@ -49,14 +75,14 @@ const indexBytesPerFragment = 256
 // per task state; its cost depends on the task only. Otherwise Postgres's
 // full-text search ranks by ts_rank through the graph-wide GIN index.
 func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.TaskVerifyStateRow, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
-	model := models.PassageModel(d.Embedder)
-	est := state.Fragments * int64(indexBytesPerFragment+d.Embedder.Dim())
-	if d.TaskIndex.Fits(est) {
+	model := models.PassageModel(d.embedder)
+	est := state.Fragments * int64(indexBytesPerFragment+d.embedder.Dim())
+	if d.taskIndex.Fits(est) {
 		key := taskindex.Key{TaskID: taskID, WorkVersion: state.WorkVersion, Fragments: state.Fragments,
 			NotEmbedded: state.NotEmbedded, Model: model}
-		ix, loaded, err := d.TaskIndex.Get(ctx, key, func(ctx context.Context) (*taskindex.Index, error) {
+		ix, loaded, err := d.taskIndex.Get(ctx, key, func(ctx context.Context) (*taskindex.Index, error) {
 			b := taskindex.NewBuilder(int(state.Fragments))
-			if err := d.Store.TaskSearchDocs(ctx, taskID, model, b.Add); err != nil {
+			if err := d.store.TaskSearchDocs(ctx, taskID, model, b.Add); err != nil {
 				return nil, err
 			}
 			return b.Finish(), nil
@@ -65,17 +91,17 @@ func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.Tas
 			return nil, fmt.Errorf("task index: %w", err)
 		}
 		if loaded {
-			d.Metrics.Recall("index_load")
+			d.observe.Recall("index_load")
 		} else {
-			d.Metrics.Recall("index_hit")
+			d.observe.Recall("index_hit")
 		}
 		out := make(map[int64][]evidence.Candidate, len(claims))
 		for _, c := range claims {
-			out[c.ID] = ix.Candidates(taskindex.Query{Lexemes: c.Lexemes, Vec: c.Vec, ExcludeDomain: c.ExcludeDomain}, d.Verify.RecallLimit)
+			out[c.ID] = ix.Candidates(taskindex.Query{Lexemes: c.Lexemes, Vec: c.Vec, ExcludeDomain: c.ExcludeDomain}, d.recall.PerClaim)
 		}
 		return out, nil
 	}
-	d.Metrics.Recall("sql")
+	d.observe.Recall("sql")
 	return d.candidatesSQL(ctx, taskID, claims)
 }
 
@@ -85,7 +111,7 @@ func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []Rec
 	for i, c := range claims {
 		queries[i] = store.ClaimQuery{ClaimID: c.ID, Text: c.Text, ExcludeSite: ident.Site(c.ExcludeDomain)}
 	}
-	recalled, err := d.Store.RecallCandidates(ctx, taskID, queries, d.Verify.Recall(), models.PassageModel(d.Embedder))
+	recalled, err := d.store.RecallCandidates(ctx, taskID, queries, d.recall, models.PassageModel(d.embedder))
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +129,7 @@ func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []Rec
 	if len(fragIDs) == 0 {
 		return out, nil
 	}
-	details, err := d.Store.CandidateFragmentDetails(ctx, fragIDs)
+	details, err := d.store.CandidateFragmentDetails(ctx, fragIDs)
 	if err != nil {
 		return nil, fmt.Errorf("read candidate fragments: %w", err)
 	}

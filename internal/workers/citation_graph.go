@@ -124,14 +124,16 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		if busy {
 			// An older job (another task's) is asking the APIs for this
 			// paper: wait for its record rather than ask them again.
-			return river.JobSnooze(citationPeerWait)
+			return wait(PeerBusy, citationPeerWait, fmt.Errorf("an older job asks the academic APIs for page %d's paper", src.ID))
 		}
 		neighbors, err := w.Citations.Neighbors(ctx, ref, citationFetch)
 		if err != nil {
-			if job.Attempt < 3 && ctx.Err() == nil {
+			if ctx.Err() != nil {
 				return fmt.Errorf("citation graph of page %d: %w", job.Args.PageID, err)
 			}
-			return skip("academic APIs unreachable: "+err.Error(), "unavailable")
+			// Retried, then the job ends as the error table's row says.
+			w.Metrics.Academic("citation_graph", "unavailable")
+			return fail(CitationsDown, fmt.Errorf("academic APIs unreachable for page %d: %w", job.Args.PageID, err))
 		}
 		out.AskedAPIs = true
 		mine, err := w.stage1(ctx, src.ID, sourceText, neighbors)

@@ -58,7 +58,7 @@ func TestCitationGraphWorker(t *testing.T) {
 		b.page = src.ID
 		w := &workers.CitationGraphWorker{Store: store.NewStore(tx), Citations: citations, Embedder: builtin.NewHashEmbedder(256),
 			Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20}}
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w), b
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
 	}
 	count := func(t *testing.T, tx pgx.Tx, sql string, args ...any) int {
 		t.Helper()

@@ -144,7 +144,15 @@ func (c VerifyConfig) Recall() store.Recall {
 
 // Recaller is the candidate recall of these dependencies.
 func (d *Deps) Recaller() *Recaller {
-	return &Recaller{Store: d.Store, Embedder: d.Embedder, TaskIndex: d.TaskIndex, Verify: d.Verify, Metrics: d.Metrics}
+	return NewRecaller(d.Store, d.Embedder, d.TaskIndex, d.Verify.Recall(), d.observer())
+}
+
+// observer is the metrics as an Observer: nil metrics record nothing.
+func (d *Deps) observer() Observer {
+	if d.Metrics == nil {
+		return nil
+	}
+	return d.Metrics
 }
 
 // logger is l, or a logger that discards when l is nil.

@@ -50,7 +50,7 @@ func TestTargetQueueAdmitsPagesByMemory(t *testing.T) {
 		w := &workers.TargetQueueWorker{Store: store.NewStore(tx), Fetcher: fetcher, Embedder: builtin.NewHashEmbedder(256), Memory: budget,
 			Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20, MaxElements: 50_000}}
 		task := fixture.Task(t, tx, "Sea level rise is accelerating.")
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w), tx, task
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), tx, task
 	}
 	args := func(task int64) jobs.TargetQueueArgs {
 		return jobs.TargetQueueArgs{TaskID: task, Target: jobs.Target{Kind: jobs.TargetURL, Value: pageURL}}

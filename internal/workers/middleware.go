@@ -5,39 +5,51 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // Middleware is what every job goes through, whatever its kind; the fleet
-// installs it (after its metrics) and so do worker tests. waits bounds the
-// Retry-After of web servers and the search backend.
-func Middleware(waits ServerWaits) []rivertype.Middleware {
-	return []rivertype.Middleware{&outcomes{waits: waits}}
+// installs it (after its metrics) and so do worker tests. It is the one
+// place a job's failure is classified and the error table applied: st
+// records a target_queue job's failed target, waits bounds the Retry-After
+// of web servers and the search backend, log (nil: none) reports failed
+// targets.
+func Middleware(st *store.Store, waits ServerWaits, log *slog.Logger) []rivertype.Middleware {
+	return []rivertype.Middleware{&outcomes{store: st, waits: waits, logger: logger(log)}}
 }
 
-// outcomes applies the error table (ErrorTable) once to every job's result:
-// args the contract refuses cancel the job before it runs, and so does a
-// job whose worker process died under it errs.MaxWorkerDeaths times, unless
-// its kind ends such a job itself (ownDeaths); a failure is then retried,
-// snoozed or cancelled as its row says, a cancelled job's output naming the
-// failure ({"failure": "data_refused", …}).
+// outcomes applies the error table (errs.ErrorTable) once to every job's
+// result: args the contract refuses cancel the job before it runs, and so
+// does a job whose worker process died under it errs.MaxWorkerDeaths times,
+// unless its kind ends such a job itself (verify_nli splits its shard); a
+// failure is then retried, snoozed or cancelled as its row says, a
+// cancelled job's output naming the failure ({"failure": "data_refused",
+// …}); and a row that fails the target, when it ends a target_queue job,
+// records the target's failure first (failTarget), so that no target is
+// left "seen".
 type outcomes struct {
 	river.MiddlewareDefaults
-	waits ServerWaits
+	store  *store.Store
+	waits  ServerWaits
+	logger *slog.Logger
 }
 
 var _ rivertype.WorkerMiddleware = (*outcomes)(nil)
 
 // ownDeaths are the kinds that end a job whose worker keeps dying
-// themselves: target_queue fails its target (targetFailures), a verify_nli
-// shard is split until the claim that kills its worker is alone.
-var ownDeaths = map[string]bool{jobs.KindTargetQueue: true, jobs.KindVerifyNLI: true}
+// themselves: a verify_nli shard is split until the claim that kills its
+// worker is alone.
+var ownDeaths = map[string]bool{jobs.KindVerifyNLI: true}
 
 func (m *outcomes) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
 	var err error
@@ -45,7 +57,7 @@ func (m *outcomes) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 	case argsErr != nil:
 		err = fail(BadArgs, argsErr)
 	case workerDeaths(job) >= errs.MaxWorkerDeaths && !ownDeaths[job.Kind]:
-		err = fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts: not run again", workerDeaths(job)))
+		err = fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts (a page that exhausts the worker?): not run again", workerDeaths(job)))
 	default:
 		err = doInner(ctx)
 	}
@@ -53,17 +65,17 @@ func (m *outcomes) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 	notePoliteWait(ctx, job, d)
 	notePausedWait(ctx, job, d)
 	noteShareWait(ctx, job, d)
+	if d.Rule.FailsTarget && d.Ends() && job.Kind == jobs.KindTargetQueue {
+		return m.failTarget(ctx, job, d)
+	}
 	return apply(ctx, d)
 }
 
 // apply turns a decision into what River is told.
 func apply(ctx context.Context, d Decision) error {
-	var cancel *river.JobCancelError
 	switch {
 	case d.Err == nil:
 		return nil
-	case errors.As(d.Err, &cancel):
-		return d.Err // cancelled below, by target_queue's middleware
 	case d.Outcome == Snooze:
 		return river.JobSnooze(d.Wait)
 	case d.Outcome == Cancel:
@@ -73,6 +85,52 @@ func apply(ctx context.Context, d Decision) error {
 		_ = river.RecordOutput(ctx, failureOutput{Failure: d.Failure})
 	}
 	return d.Err
+}
+
+// failTarget ends a target_queue job whose failure fails its target: the
+// target (and the page, when it was fetched) is recorded failed with the
+// reason, in one store call, and the job cancelled with its row recorded.
+// The task goes on.
+func (m *outcomes) failTarget(ctx context.Context, job *rivertype.JobRow, d Decision) error {
+	cause := d.Err
+	if d.LastAttempt {
+		cause = fmt.Errorf("giving up after %d attempts: %w", job.Attempt, d.Err)
+	} else if d.Failure == DataRefused {
+		cause = fmt.Errorf("the database refuses this target's data: %w", d.Err)
+	}
+	var fetched *crawl.Result
+	var fe *FailureError
+	if errors.As(d.Err, &fe) {
+		fetched = fe.Fetch
+	}
+	if err := m.recordTargetFailure(ctx, job, fetched, cause); err != nil {
+		cause = fmt.Errorf("%w (recording the failure failed too: %v)", cause, err)
+	}
+	_ = river.RecordOutput(ctx, failureOutput{Failure: d.Failure})
+	return river.JobCancel(cause)
+}
+
+// recordTargetFailure writes the failure on the job's target (and the
+// page, when it was fetched), with the reason.
+func (m *outcomes) recordTargetFailure(ctx context.Context, job *rivertype.JobRow, res *crawl.Result, cause error) error {
+	parsed, err := jobs.ParseArgs(job.Kind, job.EncodedArgs) // valid: Work checked them
+	if err != nil {
+		return fmt.Errorf("read args: %w", err)
+	}
+	args := parsed.(jobs.TargetQueueArgs) // its target normalised, as the worker registers it
+	msg := cause.Error()
+	failure := store.TargetFailure{TaskID: args.TaskID, Kind: args.Target.Kind, Value: args.Target.Value, Reason: msg,
+		Event: mustJSON(map[string]any{"target": args.Target, "error": msg, "job_id": job.ID})}
+	if res != nil {
+		failure.Fetch = &store.FailedFetch{URL: res.URL, FinalURL: res.FinalURL, ContentType: res.ContentType,
+			Status: res.Status, FetchedAt: res.FetchedAt}
+	}
+	err = m.store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error { return q.FailTarget(ctx, failure) })
+	if err != nil {
+		return fmt.Errorf("record target failure (%s): %w", msg, err)
+	}
+	m.logger.WarnContext(ctx, "target failed", slog.Int64("job_id", job.ID), slog.String("error", msg))
+	return nil
 }
 
 // failureOutput is the output of a job that ended with a failure: its row

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
@@ -47,17 +46,23 @@ const (
 	PoliteWait        = errs.PoliteWait
 	PoliteWaitTooLong = errs.PoliteWaitTooLong
 	Transient         = errs.Transient
+	EmbeddingsPending = errs.EmbeddingsPending
+	PeerBusy          = errs.PeerBusy
+	CitationsDown     = errs.CitationsDown
 
 	Retry  = errs.Retry
 	Snooze = errs.Snooze
 	Cancel = errs.Cancel
 )
 
-// FailureError is an error of a known kind; Fetch is the fetched page of a
-// target that failed after its fetch (recorded with the failure).
+// FailureError is an error of a known kind: the one way a worker tells the
+// error table what happened. Wait is how long a waiting kind asks to wait
+// (0: the table's or the server's); Fetch is the fetched page of a target
+// that failed after its fetch (recorded with the failure).
 type FailureError struct {
 	Kind  Failure
 	Err   error
+	Wait  time.Duration
 	Fetch *crawl.Result
 }
 
@@ -66,6 +71,12 @@ func (e *FailureError) Unwrap() error { return e.Err }
 
 // fail marks err as a failure of kind k.
 func fail(k Failure, err error) error { return &FailureError{Kind: k, Err: err} }
+
+// wait marks err, why the job cannot go on yet, as a failure of kind k
+// (a row whose outcome is to snooze) asking to wait d.
+func wait(k Failure, d time.Duration, err error) error {
+	return &FailureError{Kind: k, Err: err, Wait: d}
+}
 
 // Waits of a job whose model backend is unavailable and gave no hint.
 const (
@@ -95,14 +106,6 @@ func decide(job *rivertype.JobRow, err error, waits ServerWaits) Decision {
 	if err == nil {
 		return Decision{}
 	}
-	var snooze *river.JobSnoozeError
-	if errors.As(err, &snooze) {
-		// A worker's own wait (embeddings still coming): bounded in number.
-		if n := snoozeCount(job.Metadata); n >= errs.MaxSnoozes {
-			return decided(job, WaitedTooLong, fmt.Errorf("still waiting after %d snoozes (%s more asked): counted as an attempt", n, snooze.Duration), 0)
-		}
-		return Decision{Outcome: Snooze, Wait: snooze.Duration, Err: err}
-	}
 	kind, wait := classify(err)
 	switch kind {
 	case TaskPaused:
@@ -111,19 +114,24 @@ func decide(job *rivertype.JobRow, err error, waits ServerWaits) Decision {
 		wait = shareWait(err) // nor a fair share's: another organisation's work may last hours
 	case PoliteWait:
 		return decidePolite(job, err)
-	case ModelUnavailable:
-		if wait <= 0 {
+	case ServerBusy:
+		if snoozeCount(job.Metadata) >= int64(waits.Snoozes) {
+			return decided(job, Transient, err, 0) // the server's waits are used up: an attempt
+		}
+		wait = min(wait, waits.Max)
+	default:
+		if errs.ErrorTable[kind].Outcome != Snooze {
+			break
+		}
+		// A model server's or the job's own wait (embeddings, a peer):
+		// bounded in number.
+		if kind == ModelUnavailable && wait <= 0 {
 			wait = modelWaitDefault
 		}
 		wait = min(wait, modelWaitMax)
 		if n := snoozeCount(job.Metadata); n >= errs.MaxSnoozes {
 			return decided(job, WaitedTooLong, fmt.Errorf("still waiting after %d snoozes: counted as an attempt: %w", n, err), 0)
 		}
-	case ServerBusy:
-		if snoozeCount(job.Metadata) >= int64(waits.Snoozes) {
-			return decided(job, Transient, err, 0) // the server's waits are used up: an attempt
-		}
-		wait = min(wait, waits.Max)
 	}
 	return decided(job, kind, err, wait)
 }
@@ -131,6 +139,9 @@ func decide(job *rivertype.JobRow, err error, waits ServerWaits) Decision {
 func decided(job *rivertype.JobRow, kind Failure, err error, wait time.Duration) Decision {
 	rule := errs.ErrorTable[kind]
 	d := Decision{Failure: kind, Rule: rule, Outcome: rule.Outcome, Wait: wait, Err: err}
+	if job.Attempt <= rule.Retries {
+		d.Outcome = Retry // the row's outcome comes after its retries
+	}
 	if d.Outcome == Retry && job.Attempt >= job.MaxAttempts {
 		d.LastAttempt = true
 	}
@@ -146,6 +157,9 @@ func classify(err error) (Failure, time.Duration) {
 	var se *search.StatusError
 	switch {
 	case errors.As(err, &fe):
+		if fe.Wait > 0 {
+			return fe.Kind, fe.Wait
+		}
 		if fe.Kind == ServerBusy || fe.Kind == ModelUnavailable {
 			return fe.Kind, retryAfter(err)
 		}

@@ -38,9 +38,9 @@ func politeWait(reason string, wait time.Duration) error {
 		Spacing: 5 * time.Second, Budget: 200})
 }
 
-// TestErrorTable runs every kind of failure through the fleet's middleware
-// and target_queue's, as River would, and checks the outcome River is told
-// and the target's status: the error table (ErrorTable) applied once.
+// TestErrorTable runs every kind of failure through the fleet's middleware,
+// as River would, and checks the outcome River is told and the target's
+// status: the error table (ErrorTable) applied once.
 func TestErrorTable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -75,7 +75,11 @@ func TestErrorTable(t *testing.T) {
 		{name: "model server down", failure: ModelUnavailable, err: fmt.Errorf("embed: %w", remoteerr.ErrUnavailable), want: Snooze, wait: modelWaitDefault},
 		{name: "model server down, with its hint", failure: ModelUnavailable, err: fmt.Errorf("nli: %w", hinted{42 * time.Second}), want: Snooze, wait: 42 * time.Second},
 		{name: "model server down past MaxSnoozes", failure: WaitedTooLong, err: remoteerr.ErrUnavailable, snoozes: errs.MaxSnoozes, want: Retry},
-		{name: "worker's own wait past MaxSnoozes, last attempt", failure: WaitedTooLong, err: river.JobSnooze(time.Minute), snoozes: errs.MaxSnoozes, attempt: 8, want: Cancel, targetErr: "still waiting after 100 snoozes"},
+		{name: "worker's own wait past MaxSnoozes, last attempt", failure: WaitedTooLong, err: wait(EmbeddingsPending, time.Minute, errors.New("not embedded")), snoozes: errs.MaxSnoozes, attempt: 8, want: Cancel, targetErr: "still waiting after 100 snoozes"},
+		{name: "fragments not embedded yet", failure: EmbeddingsPending, err: wait(EmbeddingsPending, 3*time.Second, errors.New("4 fragments not embedded")), want: Snooze, wait: 3 * time.Second},
+		{name: "an older job asks the academic APIs", failure: PeerBusy, err: wait(PeerBusy, 5*time.Second, errors.New("older job")), want: Snooze, wait: 5 * time.Second},
+		{name: "academic APIs down, retries left", failure: CitationsDown, err: fail(CitationsDown, remoteerr.ErrUnavailable), attempt: 2, want: Retry},
+		{name: "academic APIs down, retries used", failure: CitationsDown, err: fail(CitationsDown, remoteerr.ErrUnavailable), attempt: 3, want: Cancel},
 		{name: "worker died three times", failure: WorkerDied, deaths: errs.MaxWorkerDeaths, want: Cancel, targetErr: "worker process died in 3 attempts"},
 		{name: "worker died twice", failure: Transient, deaths: errs.MaxWorkerDeaths - 1, err: errors.New("connection reset"), want: Retry},
 		{name: "network error, attempts left", failure: Transient, err: errors.New("connection reset"), attempt: 3, want: Retry},
@@ -108,7 +112,6 @@ func TestErrorTable(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tx := pgtest.Tx(t)
-			w := &TargetQueueWorker{Store: store.NewStore(tx), Waits: waits}
 			task := fixture.Task(t, tx, "Failures end as the table says.")
 			args := tt.args
 			if args == "" {
@@ -118,10 +121,7 @@ func TestErrorTable(t *testing.T) {
 				Metadata: fmt.Appendf(nil, `{"snoozes": %d, "worker_deaths": %d%s}`, tt.snoozes, tt.deaths, tt.meta)}
 			ran := false
 			inner := func(context.Context) error { ran = true; return tt.err }
-			global := &outcomes{waits: waits}
-			got := global.Work(ctx, row, func(ctx context.Context) error {
-				return (&targetFailures{w: w}).Work(ctx, row, inner)
-			})
+			got := (&outcomes{store: store.NewStore(tx), waits: waits, logger: logger(nil)}).Work(ctx, row, inner)
 			var cancel *river.JobCancelError
 			var snooze *river.JobSnoozeError
 			var outcome Outcome

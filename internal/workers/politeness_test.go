@@ -71,7 +71,7 @@ func TestLiveFetchesTakeTheirDomainsTurn(t *testing.T) {
 		w := &workers.TargetQueueWorker{Store: store.NewStore(tx), Fetcher: fetcher, Embedder: builtin.NewHashEmbedder(256),
 			Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20},
 			Policy:  policy, Metrics: b.metrics}
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w), b
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
 	}
 	// The subtests fetch the server under two names, two domains, so that
 	// neither waits for the other's transaction on its domain's row.

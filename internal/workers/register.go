@@ -57,8 +57,7 @@ func (d *Deps) EmbedWorker() *EmbedWorker {
 
 // VerifyNLIWorker is the verify_nli worker of these dependencies.
 func (d *Deps) VerifyNLIWorker() *VerifyNLIWorker {
-	return &VerifyNLIWorker{Store: d.Store, Embedder: d.Embedder, NLI: d.NLI, Recall: d.Recaller(),
-		Verify: d.Verify, Metrics: d.Metrics, Logger: d.Logger}
+	return NewVerifyNLIWorker(d.Store, d.Embedder, d.NLI, d.Recaller(), d.Verify, d.observer(), d.Logger)
 }
 
 // RerankWorker is the rerank worker of these dependencies.

@@ -49,7 +49,7 @@ func TestRerankWorker(t *testing.T) {
 			}
 		}
 		w := &workers.RerankWorker{Store: store.NewStore(tx), Embedder: embedder, Reranker: builtin.NewBM25Reranker()}
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w), b
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
 	}
 	ranking := func(t *testing.T, tx pgx.Tx, task int64) (rows int, exact bool) {
 		t.Helper()

@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
@@ -300,73 +299,6 @@ func insertFollowUps(ctx context.Context, tx pgx.Tx, taskID int64, out targetOut
 	if _, err := client.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("enqueue follow-ups: %w", err)
 	}
-	return nil
-}
-
-// Middleware is target_queue's part of the error table: a failure whose row
-// fails the target (ErrorTable: FailsTarget), when it ends the job, is
-// recorded on the target (and the page, when it was fetched) with the
-// reason, so that no target_queue job ends with its target left "seen"; a
-// job whose worker process died under it errs.MaxWorkerDeaths times is not
-// run again and fails its target so. The task goes on.
-func (w *TargetQueueWorker) Middleware(*rivertype.JobRow) []rivertype.WorkerMiddleware {
-	return []rivertype.WorkerMiddleware{&targetFailures{w: w}}
-}
-
-type targetFailures struct {
-	river.MiddlewareDefaults
-	w *TargetQueueWorker
-}
-
-func (m *targetFailures) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
-	var err error
-	if n := workerDeaths(job); n >= errs.MaxWorkerDeaths {
-		err = fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts (a page that exhausts the worker?): not fetched again", n))
-	} else {
-		err = doInner(ctx)
-	}
-	d := decide(job, err, m.w.Waits)
-	if !d.Rule.FailsTarget || !d.Ends() {
-		return err
-	}
-	cause := d.Err
-	if d.LastAttempt {
-		cause = fmt.Errorf("giving up after %d attempts: %w", job.Attempt, d.Err)
-	} else if d.Failure == DataRefused {
-		cause = fmt.Errorf("the database refuses this target's data: %w", d.Err)
-	}
-	var fetched *crawl.Result
-	var fe *FailureError
-	if errors.As(err, &fe) {
-		fetched = fe.Fetch
-	}
-	if rerr := m.w.failTarget(ctx, job, fetched, cause); rerr != nil {
-		cause = fmt.Errorf("%w (recording the failure failed too: %v)", cause, rerr)
-	}
-	_ = river.RecordOutput(ctx, failureOutput{Failure: d.Failure})
-	return river.JobCancel(cause)
-}
-
-// failTarget records a permanent failure on the job's target (and the page,
-// when it was fetched) with the reason, in one store call.
-func (w *TargetQueueWorker) failTarget(ctx context.Context, job *rivertype.JobRow, res *crawl.Result, cause error) error {
-	parsed, err := jobs.ParseArgs(job.Kind, job.EncodedArgs) // valid: the fleet's middleware checked them
-	if err != nil {
-		return fmt.Errorf("read args: %w", err)
-	}
-	args := parsed.(jobs.TargetQueueArgs) // its target normalised, as Work registers it
-	msg := cause.Error()
-	failure := store.TargetFailure{TaskID: args.TaskID, Kind: args.Target.Kind, Value: args.Target.Value, Reason: msg,
-		Event: mustJSON(map[string]any{"target": args.Target, "error": msg, "job_id": job.ID})}
-	if res != nil {
-		failure.Fetch = &store.FailedFetch{URL: res.URL, FinalURL: res.FinalURL, ContentType: res.ContentType,
-			Status: res.Status, FetchedAt: res.FetchedAt}
-	}
-	err = w.Store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error { return q.FailTarget(ctx, failure) })
-	if err != nil {
-		return fmt.Errorf("record target failure (%s): %w", msg, err)
-	}
-	logger(w.Logger).WarnContext(ctx, "target failed", slog.Int64("job_id", job.ID), slog.String("error", msg))
 	return nil
 }
 

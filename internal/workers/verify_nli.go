@@ -4,38 +4,44 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"sync"
-
-	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
+	"github.com/evidencefleet/evidencefleet/internal/verifyplan"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// VerifyNLIWorker works verify_nli jobs.
+// VerifyNLIWorker works verify_nli jobs: a dispatching job enqueues a
+// task's shards (verify_shards.go); a shard job reads, plans
+// (internal/verifyplan), judges, writes once and completes, round after
+// round while the task changes under it.
 type VerifyNLIWorker struct {
 	river.WorkerDefaults[jobs.VerifyNLIArgs]
-	Store    *store.Store
-	Embedder models.Embedder
-	NLI      models.NLI
-	Recall   *Recaller
-	Verify   VerifyConfig
-	Metrics  *metrics.Metrics
-	Logger   *slog.Logger
+	store    *store.Store
+	embedder models.Embedder
+	nli      models.NLI
+	recall   *Recaller
+	cfg      VerifyConfig
+	observe  Observer
+	logger   *slog.Logger
 
 	// solo lets a suspect shard (one claim whose worker died under it
 	// errs.MaxWorkerDeaths times) run alone among this process's
 	// verify_nli jobs: the others hold it shared while they work.
 	solo sync.RWMutex
+}
+
+// NewVerifyNLIWorker is the verify_nli worker of these dependencies; a nil
+// observer or logger records nothing.
+func NewVerifyNLIWorker(st *store.Store, embedder models.Embedder, nli models.NLI, recall *Recaller, cfg VerifyConfig, observe Observer, log *slog.Logger) *VerifyNLIWorker {
+	return &VerifyNLIWorker{store: st, embedder: embedder, nli: nli, recall: recall, cfg: cfg, observe: observer(observe), logger: logger(log)}
 }
 
 // VerifyOutput is recorded as the job's output.
@@ -54,260 +60,279 @@ type VerifyOutput struct {
 	Unjudgeable     int `json:"unjudgeable"`     // pairs the model gave no usable answer for
 	Refused         int `json:"claims_refused"`  // claims too long to work, marked refused and skipped
 	SkippedBlocked  int `json:"skipped_blocked"` // selected fragments of BLOCKED domains, never judged
-	// HandedOver: a successor job of the same shard does the rest (the
-	// shard had more pairs than one job judges, or the task kept changing).
-	HandedOver bool `json:"handed_over,omitempty"`
+	// HandedOver: a successor job of the same shard does the rest, for
+	// the reason in Successor (verifyplan.Reason).
+	HandedOver bool              `json:"handed_over,omitempty"`
+	Successor  verifyplan.Reason `json:"successor,omitempty"`
 }
 
-// maxRounds bounds how often one job goes round when the task keeps changing;
-// after that it completes and enqueues a successor.
-const maxRounds = 5
-
 // Work dispatches a task's shards, or verifies one shard: rounds until the
-// task did not change during a round, judging at most Verify.JobPairs pairs
-// in all and handing the rest to a successor.
+// task did not change during a round, judging at most the job's pairs in
+// all and handing the rest to a successor.
 func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) error {
 	if !job.Args.IsShard() {
 		return w.dispatch(ctx, job)
 	}
-	if n := workerDeaths(job.JobRow); n >= errs.MaxWorkerDeaths {
-		suspect, err := w.split(ctx, job, n)
-		if !suspect {
-			return err
-		}
-		// One claim that may be killing its worker, or may have died beside
-		// the one that does: it runs alone, so that a death now is its own.
-		w.solo.Lock()
-		defer w.solo.Unlock()
-		if err := w.Store.MarkSoloAttempt(ctx, store.MarkSoloAttemptParams{ID: job.ID, Attempt: int32(job.Attempt)}); err != nil {
-			return fmt.Errorf("mark the attempt solo: %w", err)
-		}
-	} else {
-		w.solo.RLock()
-		defer w.solo.RUnlock()
+	release, err := w.admit(ctx, job)
+	if release == nil {
+		return err
 	}
+	defer release()
 	var out VerifyOutput
-	for round := 1; round <= maxRounds; round++ {
+	for round := 1; ; round++ {
 		out.Rounds = round
-		state, err := w.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: job.Args.TaskID, EmbedModel: models.PassageModel(w.Embedder)})
+		state, err := w.readState(ctx, job.Args.TaskID)
 		if err != nil {
-			if store.IsNotFound(err) {
-				return errs.Task(job.Args.TaskID, errs.ErrTaskNotFound)
-			}
-			return fmt.Errorf("read task: %w", err)
-		}
-		// Task state first: a stopped task's claims are not judged.
-		if err := store.CheckActive(job.Args.TaskID, state.Status); err != nil {
 			return err
 		}
-		version := state.WorkVersion
-		if pending := state.NotEmbedded; pending > 0 && round > 1 {
-			// Pages came in during the last round: this job's committed
-			// rounds stay its own (a snooze would lose their count from its
-			// output); a successor waits for the new embeddings.
+		switch verifyplan.Begin(round, state.NotEmbedded, snoozeCount(job.Metadata), w.cfg.MaxEmbedWaits) {
+		case verifyplan.WaitForEmbeddings:
+			return wait(EmbeddingsPending, w.cfg.EmbedWait,
+				fmt.Errorf("%d fragments of task %d are not embedded yet", state.NotEmbedded, job.Args.TaskID))
+		case verifyplan.HandOver:
+			out.HandedOver, out.Successor = true, verifyplan.NewFragments
 			return w.handOver(ctx, job, out)
 		}
-		if pending := state.NotEmbedded; pending > 0 {
-			if snoozeCount(job.Metadata) < int64(w.Verify.MaxEmbedWaits) {
-				// Judging now would rank without those fragments: wait for the embed jobs.
-				return river.JobSnooze(w.Verify.EmbedWait)
-			}
-			out.NotEmbedded = int(pending)
-			logger(w.Logger).WarnContext(ctx, "verifying without fragments that are still not embedded",
-				slog.Int64("job_id", job.ID), slog.Int64("fragments", pending))
+		if state.NotEmbedded > 0 {
+			out.NotEmbedded = int(state.NotEmbedded)
+			w.logger.WarnContext(ctx, "verifying without fragments that are still not embedded",
+				slog.Int64("job_id", job.ID), slog.Int64("fragments", state.NotEmbedded))
 		}
-		plan, err := w.plan(ctx, job.Args, state, &out)
+		plan, err := w.plan(ctx, job.Args, state, w.cfg.jobPairs()-out.Judged, &out)
 		if err != nil {
-			return modelErr(err, "plan verification")
+			return fmt.Errorf("plan verification: %w", err)
 		}
-		more := plan.keep(w.Verify.jobPairs() - out.Judged)
-		judgements, err := judge(ctx, w.NLI, plan.pairs, w.Verify.NLIBatchSize)
+		judgements, err := judge(ctx, w.nli, plan.ModelPairs(), w.cfg.NLIBatchSize)
 		if err != nil {
-			return modelErr(err, "NLI with "+w.NLI.Model())
+			return fmt.Errorf("NLI with %s: %w", w.nli.Model(), err)
 		}
-		done := false
-		var verdicts []store.ClaimState
-		write := w.judgements(job.Args.TaskID, plan, judgements, &out)
-		err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-			// A target_queue that added pages while we judged is seen in the
-			// task's work_version, read under its (share) lock.
-			res, err := q.WriteJudgements(ctx, write)
-			if err != nil {
-				return err
-			}
-			w.countEdges(write.Edges, res.Inserted, &out)
-			verdicts = res.Posteriors
-			changed := res.Task.WorkVersion != version
-			if changed && !more && round < maxRounds {
-				return nil // commit this round's edges, then go round again
-			}
-			done = true
-			out.HandedOver = changed || more
-			if err := completeTx(ctx, tx, job, out); err != nil {
-				return err
-			}
-			if out.HandedOver {
-				// The task keeps changing, or the shard has more pairs than
-				// one job judges: a successor does the rest.
-				return insertSuccessor(ctx, tx, job)
-			}
-			return nil
-		})
+		edges, tally := verifyplan.Edges(plan, judgements, w.cfg.edgeRules())
+		out.add(tally)
+		w.observe.NLISkipped("unjudgeable", tally.Unjudgeable)
+		done, err := w.write(ctx, job, round, state.WorkVersion, plan, edges, &out)
 		if err != nil {
 			return fmt.Errorf("store NLI edges: %w", err)
 		}
-		byVerdict := map[string]int{}
-		for _, p := range verdicts {
-			byVerdict[p.Verdict]++
-		}
-		for v, n := range byVerdict {
-			w.Metrics.Verdict(v, n)
-		}
 		if done {
-			logger(w.Logger).InfoContext(ctx, "claims verified", slog.Int64("job_id", job.ID),
+			w.logger.InfoContext(ctx, "claims verified", slog.Int64("job_id", job.ID),
 				slog.Int64("task_id", job.Args.TaskID), slog.Int64("claim_from", job.Args.ClaimFrom),
 				slog.Int64("claim_to", job.Args.ClaimTo), slog.Int("claims", out.Claims),
 				slog.Int("inserted", out.Inserted), slog.Int("skipped_judged", out.SkippedJudged),
-				slog.Int("skipped_conflict", out.SkippedConflict), slog.Bool("handed_over", out.HandedOver))
+				slog.Int("skipped_conflict", out.SkippedConflict), slog.String("successor", string(out.Successor)))
 			return nil
 		}
 	}
-	return nil // unreachable: the last round always completes
 }
 
-// verifyPlan is what one round will judge.
-type verifyPlan struct {
-	claimIDs []int64 // every claim of the round, for the posterior recompute
-	refused  []store.RefusedClaim
-	pairs    []models.Pair
-	meta     []pairMeta // parallel to pairs
+// readState reads the task's state; a stopped task's claims are not judged.
+func (w *VerifyNLIWorker) readState(ctx context.Context, taskID int64) (store.TaskVerifyStateRow, error) {
+	state, err := w.store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: taskID, EmbedModel: models.PassageModel(w.embedder)})
+	if err != nil {
+		if store.IsNotFound(err) {
+			return state, errs.Task(taskID, errs.ErrTaskNotFound)
+		}
+		return state, fmt.Errorf("read task: %w", err)
+	}
+	return state, store.CheckActive(taskID, state.Status)
 }
 
-type pairMeta struct {
-	claimID, fragmentID int64
-	retrievalScore      float64 // the candidate's cosine similarity (the store clamps it)
-	sourceTrust         string
-	sourceCategory      string
-	targetTrust         string
-}
-
-// plan reads the claims and candidates and selects the pairs (ARCHITECTURE.md §5.2).
-func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, state store.TaskVerifyStateRow, out *VerifyOutput) (verifyPlan, error) {
-	var plan verifyPlan
+// plan reads the shard's claims, embeds them, recalls their candidates and
+// the pairs judged before, selects (verifyplan.Select), reads the selected
+// fragments and makes the round's plan of at most budget pairs
+// (verifyplan.Pairs).
+func (w *VerifyNLIWorker) plan(ctx context.Context, args jobs.VerifyNLIArgs, state store.TaskVerifyStateRow, budget int, out *VerifyOutput) (verifyplan.Plan, error) {
 	claimIDs := args.ClaimIDs
 	if claimIDs == nil {
 		claimIDs = []int64{}
 	}
-	claims, err := w.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{
+	rows, err := w.store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{
 		TaskID: args.TaskID, ClaimIds: claimIDs, ClaimFrom: args.ClaimFrom, ClaimTo: args.ClaimTo, MaxChars: jobs.MaxTextRunes})
 	if err != nil {
-		return plan, fmt.Errorf("read claims: %w", err)
+		return verifyplan.Plan{}, fmt.Errorf("read claims: %w", err)
 	}
-	claims, plan.refused = workableClaims(claims)
-	out.Claims, out.Refused = len(claims), out.Refused+len(plan.refused)
+	claims, refused := verifyplan.Workable(planClaims(rows), jobs.MaxTextRunes)
+	out.Claims, out.Refused = len(claims), out.Refused+len(refused)
 	if len(claims) == 0 || state.Fragments == 0 {
-		return plan, nil
+		return verifyplan.Plan{Refused: refused}, nil // nothing to judge them against
 	}
-	texts := make([]string, len(claims))
-	for i, c := range claims {
-		texts[i] = c.Text
-		plan.claimIDs = append(plan.claimIDs, c.ID)
-	}
-	claimVecs, err := w.Embedder.Embed(ctx, texts)
-	if err == nil {
-		err = checkVectors(claimVecs, len(texts), w.Embedder.Dim())
-	}
+	candidates, err := w.recall.ForClaims(ctx, args.TaskID, state, claims)
 	if err != nil {
-		return plan, fmt.Errorf("embed claims with %s: %w", w.Embedder.Model(), err)
+		return verifyplan.Plan{}, err
 	}
-	recall := make([]RecallClaim, len(claims))
-	for i, c := range claims {
-		recall[i] = RecallClaim{ID: c.ID, Text: c.Text, Lexemes: c.Lexemes, Vec: claimVecs[i], ExcludeDomain: c.OriginDomain}
-	}
-	candidates, err := w.Recall.Candidates(ctx, args.TaskID, state, recall)
+	judged, err := w.judged(ctx, claims)
 	if err != nil {
-		return plan, err
+		return verifyplan.Plan{}, err
 	}
-	judgedRows, err := w.Store.JudgedPairs(ctx, plan.claimIDs)
-	if err != nil {
-		return plan, fmt.Errorf("read judged pairs: %w", err)
-	}
-	judged := make(map[[2]int64]bool, len(judgedRows))
-	for _, r := range judgedRows {
-		judged[[2]int64{r.ClaimID, r.FragmentID}] = true
-	}
-	lim := evidence.SelectLimits{MinSimilarity: w.Verify.MinSimilarity, TopK: w.Verify.TopK,
-		MaxDomains: w.Verify.MaxDomains, MaxPairs: w.Verify.MaxPairsPerClaim}
-	type selection struct {
-		claim      int
-		fragment   int64
-		similarity float64
-	}
-	var selected []selection
-	var fragIDs []int64
-	for i, c := range claims {
-		cands := candidates[c.ID]
-		evidence.FuseScores(cands) // lexical and cosine scores, fused (§5.2)
-		out.Candidates += len(cands)
-		sel, skipped := evidence.SelectPairs(cands, func(fid int64) bool { return judged[[2]int64{c.ID, fid}] }, lim)
-		out.SkippedJudged += skipped
-		for _, s := range sel {
-			selected = append(selected, selection{claim: i, fragment: s.FragmentID, similarity: s.Similarity})
-			fragIDs = append(fragIDs, s.FragmentID)
+	sel := verifyplan.Select(claims, candidates, judged, w.cfg.selectLimits())
+	out.Candidates += sel.Candidates
+	out.SkippedJudged += sel.SkippedJudged
+	w.observe.NLISkipped("already_judged", sel.SkippedJudged)
+	var frags map[int64]verifyplan.Fragment
+	if len(sel.Picks) > 0 {
+		if frags, err = w.fragments(ctx, args.TaskID, sel.FragmentIDs()); err != nil {
+			return verifyplan.Plan{}, err
 		}
 	}
-	w.Metrics.NLISkipped("already_judged", out.SkippedJudged)
-	if len(selected) == 0 {
-		return plan, nil
-	}
-	rows, err := w.Store.PairFragments(ctx, store.PairFragmentsParams{TaskID: args.TaskID, Ids: fragIDs})
-	if err != nil {
-		return plan, fmt.Errorf("read selected fragments: %w", err)
-	}
-	frags := make(map[int64]store.PairFragmentsRow, len(rows))
-	for _, f := range rows {
-		frags[f.ID] = f
-	}
-	for _, s := range selected {
-		f, ok := frags[s.fragment]
-		if !ok {
-			continue // deleted since it was recalled
-		}
-		if f.TrustLevel == domainpolicy.Blocked {
-			out.SkippedBlocked++ // read now: a block leaves every candidate set at once
-			w.Metrics.NLISkipped("blocked_domain", 1)
-			continue
-		}
-		c := claims[s.claim]
-		plan.pairs = append(plan.pairs, models.Pair{Premise: f.Text, Hypothesis: c.Text})
-		plan.meta = append(plan.meta, pairMeta{claimID: c.ID, fragmentID: s.fragment, retrievalScore: s.similarity,
-			sourceTrust: f.TrustLevel, sourceCategory: f.Category, targetTrust: c.OriginTrustLevel})
-	}
+	plan := verifyplan.Pairs(claims, refused, sel, frags, budget)
+	out.SkippedBlocked += plan.SkippedBlocked
+	w.observe.NLISkipped("blocked_domain", plan.SkippedBlocked)
 	return plan, nil
 }
 
-// workableClaims splits off the claims longer than a claim may be
-// (jobs.MaxTextRunes: rows written around internal/intake), which cannot be
-// embedded, indexed or judged; they are marked refused with the reason, and
-// the task's other claims go on.
-func workableClaims(claims []store.TaskClaimsForVerificationRow) ([]store.TaskClaimsForVerificationRow, []store.RefusedClaim) {
-	var refused []store.RefusedClaim
-	kept := claims[:0]
-	for _, c := range claims {
-		if c.Chars > jobs.MaxTextRunes {
-			refused = append(refused, store.RefusedClaim{ID: c.ID,
-				Reason: fmt.Sprintf("text of %d characters, more than the %d a claim may have", c.Chars, jobs.MaxTextRunes)})
-			continue
-		}
-		kept = append(kept, c)
+func planClaims(rows []store.TaskClaimsForVerificationRow) []verifyplan.Claim {
+	out := make([]verifyplan.Claim, len(rows))
+	for i, c := range rows {
+		out[i] = verifyplan.Claim{ID: c.ID, Text: c.Text, Chars: int(c.Chars), Lexemes: c.Lexemes,
+			OriginDomain: c.OriginDomain, OriginTrust: c.OriginTrustLevel}
 	}
-	return kept, refused
+	return out
+}
+
+// judged reads the pairs of the claims judged before.
+func (w *VerifyNLIWorker) judged(ctx context.Context, claims []verifyplan.Claim) (map[verifyplan.PairKey]bool, error) {
+	ids := make([]int64, len(claims))
+	for i, c := range claims {
+		ids[i] = c.ID
+	}
+	rows, err := w.store.JudgedPairs(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read judged pairs: %w", err)
+	}
+	judged := make(map[verifyplan.PairKey]bool, len(rows))
+	for _, r := range rows {
+		judged[verifyplan.PairKey{ClaimID: r.ClaimID, FragmentID: r.FragmentID}] = true
+	}
+	return judged, nil
+}
+
+// fragments reads the selected fragments' texts and their sources' levels
+// in the task's organisation's view, as they are now.
+func (w *VerifyNLIWorker) fragments(ctx context.Context, taskID int64, ids []int64) (map[int64]verifyplan.Fragment, error) {
+	rows, err := w.store.PairFragments(ctx, store.PairFragmentsParams{TaskID: taskID, Ids: ids})
+	if err != nil {
+		return nil, fmt.Errorf("read selected fragments: %w", err)
+	}
+	frags := make(map[int64]verifyplan.Fragment, len(rows))
+	for _, f := range rows {
+		frags[f.ID] = verifyplan.Fragment{Text: f.Text, TrustLevel: f.TrustLevel, Category: f.Category}
+	}
+	return frags, nil
+}
+
+// judge calls the NLI backend in batches: a batch answered with the wrong
+// number of judgements fails; an unusable single judgement is left to
+// verifyplan.Edges, which counts it unjudgeable.
+func judge(ctx context.Context, nli models.NLI, pairs []models.Pair, batch int) ([]models.Judgement, error) {
+	if batch <= 0 {
+		batch = 32
+	}
+	out := make([]models.Judgement, 0, len(pairs))
+	for start := 0; start < len(pairs); start += batch {
+		end := min(start+batch, len(pairs))
+		js, err := nli.Judge(ctx, pairs[start:end])
+		if err != nil {
+			return nil, err
+		}
+		if len(js) != end-start {
+			return nil, fmt.Errorf("%w: %d judgements for %d pairs", remoteerr.ErrBadResponse, len(js), end-start)
+		}
+		out = append(out, js...)
+	}
+	return out, nil
+}
+
+// write stores a round's edges, refused claims and posteriors with one
+// store call (store.WriteJudgements) and, when the round ends the job
+// (verifyplan.End), completes it with its successor, in one transaction.
+// A target_queue that added pages while the round judged is seen in the
+// task's work_version, read under its share lock.
+func (w *VerifyNLIWorker) write(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs], round int, version int64, plan verifyplan.Plan, edges []verifyplan.Edge, out *VerifyOutput) (done bool, err error) {
+	judgements := storeJudgements(job.Args.TaskID, w.nli.Model(), plan, edges)
+	var written store.JudgementsWritten
+	err = w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		written, err = q.WriteJudgements(ctx, judgements)
+		if err != nil {
+			return err
+		}
+		out.count(edges, written.Inserted)
+		var successor verifyplan.Reason
+		if done, successor = verifyplan.End(round, plan, written.Task.WorkVersion != version); !done {
+			return nil // commit this round's edges, then go round again
+		}
+		out.HandedOver, out.Successor = successor != "", successor
+		if err := completeTx(ctx, tx, job, *out); err != nil {
+			return err
+		}
+		if out.HandedOver {
+			return insertSuccessor(ctx, tx, job)
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	w.observeWritten(edges, written)
+	return done, nil
+}
+
+// storeJudgements is the store's view of a round.
+func storeJudgements(taskID int64, model string, plan verifyplan.Plan, edges []verifyplan.Edge) store.Judgements {
+	j := store.Judgements{TaskID: taskID, Model: model, ClaimIDs: plan.ClaimIDs}
+	for _, r := range plan.Refused {
+		j.Refused = append(j.Refused, store.RefusedClaim{ID: r.ID, Reason: r.Reason})
+	}
+	for _, e := range edges {
+		j.Edges = append(j.Edges, store.Judgement{ClaimID: e.ClaimID, FragmentID: e.FragmentID,
+			Relation: e.Relation, Label: e.Label, Confidence: e.Confidence, RetrievalScore: e.RetrievalScore,
+			SourceCategory: e.SourceCategory, SourceTrust: e.SourceTrust, TargetTrust: e.TargetTrust})
+	}
+	return j
+}
+
+// add counts a round's tally into the job's output.
+func (o *VerifyOutput) add(t verifyplan.Tally) {
+	o.Judged += t.Judged
+	o.Unjudgeable += t.Unjudgeable
+	o.HeldBack += t.HeldBack
+	o.Downgraded += t.Downgraded
+	o.DroppedNeutral += t.DroppedNeutral
+}
+
+// count records what a round's write inserted: the other edges were judged
+// concurrently by another worker (ON CONFLICT).
+func (o *VerifyOutput) count(edges []verifyplan.Edge, inserted int) {
+	o.Inserted += inserted
+	o.SkippedConflict += len(edges) - inserted
+}
+
+// observeWritten reports a committed round: edges by relation (unless
+// another worker judged some of them first: the conflicts), and the
+// claims' verdicts.
+func (w *VerifyNLIWorker) observeWritten(edges []verifyplan.Edge, written store.JudgementsWritten) {
+	conflicts := len(edges) - written.Inserted
+	w.observe.NLISkipped("conflict", conflicts)
+	if conflicts == 0 {
+		byRelation := map[string]int{}
+		for _, e := range edges {
+			byRelation[e.Relation]++
+		}
+		for rel, n := range byRelation {
+			w.observe.NLIEdge(rel, n)
+		}
+	}
+	byVerdict := map[string]int{}
+	for _, p := range written.Posteriors {
+		byVerdict[p.Verdict]++
+	}
+	for v, n := range byVerdict {
+		w.observe.Verdict(v, n)
+	}
 }
 
 // handOver completes the job with what its rounds did and enqueues a
 // successor for the rest, in one transaction.
 func (w *VerifyNLIWorker) handOver(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs], out VerifyOutput) error {
-	return w.Store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+	return w.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
 		if err := completeTx(ctx, tx, job, out); err != nil {
 			return err
 		}
@@ -324,89 +349,12 @@ func insertSuccessor(ctx context.Context, tx pgx.Tx, job *river.Job[jobs.VerifyN
 	return nil
 }
 
-// judge calls the NLI backend in batches and checks what it answers: a
-// batch answered with the wrong number of judgements fails, a single
-// unusable judgement is models.Unjudgeable.
-func judge(ctx context.Context, nli models.NLI, pairs []models.Pair, batch int) ([]models.Judgement, error) {
-	if batch <= 0 {
-		batch = 32
-	}
-	out := make([]models.Judgement, 0, len(pairs))
-	for start := 0; start < len(pairs); start += batch {
-		end := min(start+batch, len(pairs))
-		js, err := nli.Judge(ctx, pairs[start:end])
-		if err != nil {
-			return nil, err
-		}
-		if len(js) != end-start {
-			return nil, fmt.Errorf("%w: %d judgements for %d pairs", remoteerr.ErrBadResponse, len(js), end-start)
-		}
-		for i, j := range js {
-			// A judgement that is no judgement makes its pair unjudgeable;
-			// the rest of the batch stands.
-			known := j.Label == models.Supports || j.Label == models.Refutes || j.Label == models.Neutral
-			if !known || math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
-				js[i] = models.Judgement{Label: models.Unjudgeable}
-			}
-		}
-		out = append(out, js...)
-	}
-	return out, nil
+// selectLimits are stage 3's cut-offs.
+func (c VerifyConfig) selectLimits() evidence.SelectLimits {
+	return evidence.SelectLimits{MinSimilarity: c.MinSimilarity, TopK: c.TopK, MaxDomains: c.MaxDomains, MaxPairs: c.MaxPairsPerClaim}
 }
 
-// judgements turns a round's NLI answers into the edges to store
-// (ARCHITECTURE.md §5.2): a supports/refutes the model holds back (when
-// HoldBack is on) or below MinNLIConfidence is stored as neutral with the
-// model's label kept, and neutral pairs are dropped unless SaveNeutral.
-func (w *VerifyNLIWorker) judgements(taskID int64, plan verifyPlan, js []models.Judgement, out *VerifyOutput) store.Judgements {
-	cfg := w.Verify
-	write := store.Judgements{TaskID: taskID, Model: w.NLI.Model(), ClaimIDs: plan.claimIDs, Refused: plan.refused}
-	for i, j := range js {
-		out.Judged++
-		if j.Label == models.Unjudgeable {
-			out.Unjudgeable++ // not stored: a later run asks again
-			w.Metrics.NLISkipped("unjudgeable", 1)
-			continue
-		}
-		rel := j.Label
-		switch {
-		case rel == models.Neutral:
-		case j.HoldBack && cfg.HoldBack:
-			rel = models.Neutral
-			out.HeldBack++
-		case j.Confidence < cfg.MinNLIConfidence:
-			rel = models.Neutral
-			out.Downgraded++
-		}
-		if rel == models.Neutral && !cfg.SaveNeutral {
-			out.DroppedNeutral++
-			continue
-		}
-		m := plan.meta[i]
-		write.Edges = append(write.Edges, store.Judgement{ClaimID: m.claimID, FragmentID: m.fragmentID,
-			Relation: rel, Label: j.Label, Confidence: j.Confidence, RetrievalScore: m.retrievalScore,
-			SourceCategory: m.sourceCategory, SourceTrust: m.sourceTrust, TargetTrust: m.targetTrust})
-	}
-	return write
-}
-
-// countEdges records what was inserted: edges by relation, or, when another
-// worker judged some of the pairs first, the conflicts.
-func (w *VerifyNLIWorker) countEdges(edges []store.Judgement, inserted int, out *VerifyOutput) {
-	if len(edges) == 0 {
-		return
-	}
-	out.Inserted += inserted
-	conflicts := len(edges) - inserted
-	out.SkippedConflict += conflicts
-	w.Metrics.NLISkipped("conflict", conflicts)
-	if conflicts == 0 {
-		byRelation := map[string]int{}
-		for _, e := range edges {
-			byRelation[e.Relation]++
-		}
-		for rel, c := range byRelation {
-			w.Metrics.NLIEdge(rel, c)
-		}
-	}
+// edgeRules are how the round's judgements become edges.
+func (c VerifyConfig) edgeRules() verifyplan.EdgeRules {
+	return verifyplan.EdgeRules{MinConfidence: c.MinNLIConfidence, SaveNeutral: c.SaveNeutral, HoldBack: c.HoldBack}
 }

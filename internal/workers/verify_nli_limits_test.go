@@ -76,9 +76,8 @@ func verifyPolar(t *testing.T, adjust func(*workers.VerifyConfig)) pgx.Tx {
 func workVerify(t *testing.T, tx pgx.Tx, task int64, embedder models.Embedder, nli models.NLI, verify workers.VerifyConfig) {
 	t.Helper()
 	st := store.NewStore(tx)
-	w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: nli, Verify: verify,
-		Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
-	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w).
+	w := workers.NewVerifyNLIWorker(st, embedder, nli, workers.NewRecaller(st, embedder, taskindex.NewCache(16<<20), verify.Recall(), nil), verify, nil, nil)
+	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w).
 		Work(context.Background(), t, tx, wholeTask(t, tx, task), nil)
 	if err != nil || res.EventKind != river.EventKindJobCompleted {
 		t.Fatalf("verify_nli: %v, %+v", err, res)
@@ -224,12 +223,13 @@ func TestSiblingSubdomainsAreOneSource(t *testing.T) {
 			claimID := fixture.ExtractedClaim(t, tx, task, origin, 0, claim)
 			verify := workers.VerifyConfigFrom(config.Defaults(), builtin.HashEmbedderMinSimilarity)
 			st := store.NewStore(tx)
-			recall := &workers.Recaller{Store: st, Embedder: embedder, Verify: verify}
+			var index *taskindex.Cache // nil: Postgres
 			if inMemory {
-				recall.TaskIndex = taskindex.NewCache(16 << 20)
+				index = taskindex.NewCache(16 << 20)
 			}
-			w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: builtin.NewLexicalNLI(), Verify: verify, Recall: recall}
-			if res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w).
+			recall := workers.NewRecaller(st, embedder, index, verify.Recall(), nil)
+			w := workers.NewVerifyNLIWorker(st, embedder, builtin.NewLexicalNLI(), recall, verify, nil, nil)
+			if res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w).
 				Work(ctx, t, tx, jobs.VerifyShard(task, claimID, claimID), nil); err != nil || res.EventKind != river.EventKindJobCompleted {
 				t.Fatalf("verify_nli: %v, %+v", err, res)
 			}

@@ -64,9 +64,8 @@ func TestVerifyNLIWorker(t *testing.T) {
 		st := store.NewStore(tx)
 		verify := workers.VerifyConfigFrom(config.Defaults(), builtin.HashEmbedderMinSimilarity)
 		b.nli = &countingNLI{NLI: builtin.NewLexicalNLI()}
-		w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: b.nli, Verify: verify,
-			Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w), b
+		w := workers.NewVerifyNLIWorker(st, embedder, b.nli, workers.NewRecaller(st, embedder, taskindex.NewCache(16<<20), verify.Recall(), nil), verify, nil, nil)
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
 	}
 	nliEdges := func(t *testing.T, tx pgx.Tx, claim int64) int {
 		t.Helper()

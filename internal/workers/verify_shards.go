@@ -69,8 +69,8 @@ func (w *VerifyNLIWorker) dispatch(ctx context.Context, job *river.Job[jobs.Veri
 		return fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts: not run again", n))
 	}
 	var out DispatchOutput
-	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		shards, err := q.VerifyShards(ctx, job.Args.TaskID, job.Args.ClaimIDs, w.Verify.shardClaims(), job.Args.DispatchFrom, w.Verify.dispatchShards())
+	err := w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		shards, err := q.VerifyShards(ctx, job.Args.TaskID, job.Args.ClaimIDs, w.cfg.shardClaims(), job.Args.DispatchFrom, w.cfg.dispatchShards())
 		if err != nil {
 			return err
 		}
@@ -101,9 +101,32 @@ func (w *VerifyNLIWorker) dispatch(ctx context.Context, job *river.Job[jobs.Veri
 	if err != nil {
 		return fmt.Errorf("dispatch verify_nli shards: %w", err)
 	}
-	logger(w.Logger).DebugContext(ctx, "verify_nli shards enqueued", slog.Int64("job_id", job.ID),
+	w.logger.DebugContext(ctx, "verify_nli shards enqueued", slog.Int64("job_id", job.ID),
 		slog.Int64("task_id", job.Args.TaskID), slog.Int("shards", out.Shards), slog.Int("enqueued", out.Enqueued))
 	return nil
+}
+
+// admit lets a shard job run: beside the process's other verify_nli jobs,
+// or, once its worker has died under it errs.MaxWorkerDeaths times, split
+// (split) or, when it is one suspect claim, alone. release ends its turn;
+// nil means the job already ended, with err.
+func (w *VerifyNLIWorker) admit(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) (release func(), err error) {
+	n := workerDeaths(job.JobRow)
+	if n < errs.MaxWorkerDeaths {
+		w.solo.RLock()
+		return w.solo.RUnlock, nil
+	}
+	if suspect, err := w.split(ctx, job, n); !suspect {
+		return nil, err
+	}
+	// One claim that may be killing its worker, or may have died beside
+	// the one that does: it runs alone, so that a death now is its own.
+	w.solo.Lock()
+	if err := w.store.MarkSoloAttempt(ctx, store.MarkSoloAttemptParams{ID: job.ID, Attempt: int32(job.Attempt)}); err != nil {
+		w.solo.Unlock()
+		return nil, fmt.Errorf("mark the attempt solo: %w", err)
+	}
+	return w.solo.Unlock, nil
 }
 
 // SplitOutput is the output of a shard job split after its worker died
@@ -122,7 +145,7 @@ type SplitOutput struct {
 // reports suspect, and Work runs it alone. Every other claim is verified.
 func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs], deaths int) (suspect bool, err error) {
 	a := job.Args
-	ids, err := w.Store.ShardClaimIDs(ctx, store.ShardClaimIDsParams{TaskID: a.TaskID, ClaimFrom: a.ClaimFrom, ClaimTo: a.ClaimTo})
+	ids, err := w.store.ShardClaimIDs(ctx, store.ShardClaimIDsParams{TaskID: a.TaskID, ClaimFrom: a.ClaimFrom, ClaimTo: a.ClaimTo})
 	if err != nil {
 		return false, fmt.Errorf("read the shard's claims: %w", err)
 	}
@@ -132,19 +155,19 @@ func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyN
 			return true, nil
 		}
 		reason := fmt.Sprintf("its worker process died %d times while verifying it alone", solo)
-		err := w.Store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
+		err := w.store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
 			return q.RefuseClaims(ctx, store.RefuseClaimsParams{TaskID: a.TaskID, Ids: ids, Reasons: []string{reason}})
 		})
 		if err != nil {
 			return false, fmt.Errorf("refuse claim %d: %w", ids[0], err)
 		}
-		logger(w.Logger).WarnContext(ctx, "claim refused: its verification kills the worker", slog.Int64("job_id", job.ID),
+		w.logger.WarnContext(ctx, "claim refused: its verification kills the worker", slog.Int64("job_id", job.ID),
 			slog.Int64("task_id", a.TaskID), slog.Int64("claim_id", ids[0]), slog.Int("worker_deaths", deaths), slog.Int("alone", solo))
 		return false, fail(ClaimKillsWorker, fmt.Errorf("claim %d refused: %s; the task's other claims are verified", ids[0], reason))
 	}
 	var out SplitOutput
 	out.WorkerDeaths = deaths
-	err = w.Store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
+	err = w.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
 		var params []river.InsertManyParams
 		if len(ids) > 1 {
 			mid := ids[len(ids)/2]
@@ -161,32 +184,7 @@ func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyN
 	if err != nil {
 		return false, fmt.Errorf("split verify_nli shard: %w", err)
 	}
-	logger(w.Logger).WarnContext(ctx, "verify_nli shard split: its worker died under it", slog.Int64("job_id", job.ID),
+	w.logger.WarnContext(ctx, "verify_nli shard split: its worker died under it", slog.Int64("job_id", job.ID),
 		slog.Int64("task_id", a.TaskID), slog.Int("worker_deaths", deaths), slog.Any("into", out.Into))
 	return false, nil
-}
-
-// keep cuts the plan to at most budget pairs and reports whether pairs were
-// left out. Whole claims are kept while they fit, so that a claim's pairs
-// (at most MaxPairsPerClaim of its ranking) are judged by one job; only a
-// first claim with more pairs than the budget (MaxPairsPerClaim above
-// JobPairs, as in exhaustive mode, where the pairs left are exactly those a
-// successor selects) is cut inside.
-func (p *verifyPlan) keep(budget int) bool {
-	if len(p.pairs) <= budget {
-		return false
-	}
-	if budget <= 0 {
-		p.pairs, p.meta = nil, nil
-		return true
-	}
-	n := budget
-	for i := budget; i > 0; i-- {
-		if p.meta[i].claimID != p.meta[i-1].claimID {
-			n = i
-			break
-		}
-	}
-	p.pairs, p.meta = p.pairs[:n], p.meta[:n]
-	return true
 }
