@@ -57,7 +57,7 @@ type Worker struct {
 	client  *river.Client[pgx.Tx]
 	metrics *metrics.Metrics
 	fetcher *crawl.Fetcher
-	deps    *workers.Deps
+	jobs    *services
 	ready   atomic.Bool
 
 	id       string    // River client id, the key of the liveness lock
@@ -77,27 +77,30 @@ type Worker struct {
 // completes them into a process (queues, periodic jobs, client id); the
 // harness works jobs with the same parts in a test transaction.
 type Parts struct {
-	Deps    *workers.Deps
-	Fetcher *crawl.Fetcher
-	River   *river.Config
+	Workers  workers.Set
+	Fetcher  *crawl.Fetcher
+	River    *river.Config
+	services *services
 }
 
 // Build assembles the Parts of a worker for cfg on st.
 func Build(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (*Parts, error) {
-	deps, fetcher, err := newDeps(cfg, st, log, m)
+	svc, err := newServices(cfg, log, m)
 	if err != nil {
 		return nil, err
 	}
+	set := svc.workers(cfg, st, m, log)
 	registry := river.NewWorkers()
-	if err := workers.AddWorkers(registry, deps); err != nil {
-		fetcher.Close()
+	if err := set.Add(registry); err != nil {
+		svc.fetcher.Close()
 		return nil, err
 	}
 	rc := riverSettings(cfg, log)
-	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}, &jobCost{st: st, m: m, log: log}}, workers.Middleware(st, deps.Waits, log)...)
+	waits := workers.ServerWaits{Max: cfg.ServerWaitMax, Snoozes: cfg.ServerWaitSnoozes}
+	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}, &jobCost{st: st, m: m, log: log}}, workers.Middleware(st, waits, log)...)
 	rc.Middleware = append(rc.Middleware, workers.PausedTasks(st, cfg.PausedSnooze), workers.FairShares(st, cfg.OrgShare, cfg.OrgShareSnooze))
 	rc.Workers = registry
-	return &Parts{Deps: deps, Fetcher: fetcher, River: rc}, nil
+	return &Parts{Workers: set, Fetcher: svc.fetcher, River: rc, services: svc}, nil
 }
 
 // riverSettings is the River client configuration of a worker without its
@@ -112,8 +115,25 @@ func riverSettings(cfg config.Config, log *slog.Logger) *river.Config {
 	}
 }
 
-// newDeps builds the job dependencies from the configuration.
-func newDeps(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (*workers.Deps, *crawl.Fetcher, error) {
+// services are what a worker process's jobs use, built once from its
+// configuration: models, fetcher, search and academic APIs, the domain
+// policy, the page memory budget and verify_nli's task indexes.
+type services struct {
+	models    configured.Models
+	fetcher   *crawl.Fetcher
+	sources   workers.TargetSources
+	citations workers.CitationSource // nil without academic APIs
+	policy    *domainpolicy.Policy
+	memory    *membudget.Budget
+	taskIndex *taskindex.Cache
+}
+
+// newServices builds the jobs' services from the configuration.
+func newServices(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*services, error) {
+	svc, err := newModelServices(cfg, log, m)
+	if err != nil {
+		return nil, err
+	}
 	fc := crawl.DefaultConfig()
 	fc.UserAgent = cfg.UserAgent
 	fc.Timeout = cfg.FetchTimeout
@@ -126,22 +146,42 @@ func newDeps(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Me
 	if cfg.ReplayDir != "" || cfg.FetchDelay <= 0 {
 		fc.DomainDelay = -1 // no floor asked for, or nothing to be polite to
 	}
-	fetcher, err := crawl.New(fc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("fetcher: %w", err)
+	if svc.fetcher, err = crawl.New(fc); err != nil {
+		return nil, fmt.Errorf("fetcher: %w", err)
 	}
-	deps, err := newModelDeps(cfg, log, m)
-	if err != nil {
-		fetcher.Close()
-		return nil, nil, err
-	}
-	deps.Store, deps.Fetcher = st, fetcher
 	plan := PageMemoryPlan(cfg, membudget.MemoryLimit())
-	deps.Memory = plan.New()
+	svc.memory = plan.New()
 	if log != nil {
 		log.Info(plan.String(), slog.Int64("page_memory_budget_bytes", plan.Budget), slog.Int64("page_memory_max_bytes", plan.PageMax))
 	}
-	return deps, fetcher, nil
+	return svc, nil
+}
+
+// workers builds one worker of every kind on st, each with what it uses.
+func (svc *services) workers(cfg config.Config, st *store.Store, m *metrics.Metrics, log *slog.Logger) workers.Set {
+	var observe workers.Observer // a nil *metrics.Metrics would be a non-nil Observer
+	if m != nil {
+		observe = m
+	}
+	mc := cfg.Models()
+	embed := workers.EmbedConfig{BatchSize: mc["embed"].Batch}
+	pages := workers.PageSettings{Policy: svc.policy, Embed: embed, Extract: workers.ExtractConfig{
+		Fragments:        extract.FragmentOptions{MaxRunes: cfg.FragmentMax},
+		MaxClaimsPerPage: cfg.ClaimsPerPage,
+		MaxElements:      cfg.PageMaxElements,
+		MaxFragments:     cfg.PageMaxFragments,
+	}}
+	md := svc.models
+	verify := workers.VerifyConfigFrom(cfg, md.MinSimilarity)
+	recall := workers.NewRecaller(st, md.Embedder, svc.taskIndex, verify.Recall(), observe)
+	return workers.Set{
+		TargetQueue:   workers.NewTargetQueueWorker(st, svc.fetcher, md.Embedder, md.LLM, svc.sources, pages, svc.memory, observe, log),
+		Embed:         workers.NewEmbedWorker(st, md.Embedder, embed, log),
+		VerifyNLI:     workers.NewVerifyNLIWorker(st, md.Embedder, md.NLI, recall, verify, observe, log),
+		Rerank:        workers.NewRerankWorker(st, md.Embedder, md.Reranker, workers.RerankConfigFrom(cfg), log),
+		CitationGraph: workers.NewCitationGraphWorker(st, svc.citations, md.Embedder, md.LLM, pages, observe, log),
+		Cleanup:       workers.NewCleanupWorker(st, 0, log),
+	}
 }
 
 // PageMemoryPlan is the byte budget of a worker's page work
@@ -184,56 +224,29 @@ func newSearcher(cfg config.Config, log *slog.Logger) (search.Searcher, error) {
 	return nil, nil
 }
 
-// newModelDeps builds the job dependencies other than the store and the
-// fetcher: models, search, academic APIs and the jobs' settings.
-func newModelDeps(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*workers.Deps, error) {
+// newModelServices builds the services other than the fetcher and the
+// page memory: models, search, academic APIs, the domain policy and the
+// task indexes.
+func newModelServices(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*services, error) {
 	models, err := configured.New(cfg, m)
 	if err != nil {
 		return nil, err
 	}
-	mc := cfg.Models()
-	verify := workers.VerifyConfigFrom(cfg, models.MinSimilarity)
 	searcher, err := newSearcher(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	var resolver workers.PaperResolver // stay nil interfaces without APIs
-	var citations workers.CitationSource
-	var scholar workers.ScholarSearch
+	svc := &services{models: models, sources: workers.TargetSources{Search: searcher, SearchResults: cfg.SearchResults},
+		taskIndex: taskindex.NewCache(int64(cfg.TaskIndexMB) << 20)}
 	if r, err := newPaperResolver(cfg, m, log); err != nil {
 		return nil, err
-	} else if r != nil {
-		resolver, citations, scholar = r, r, r
+	} else if r != nil { // stay nil interfaces without APIs
+		svc.sources.Papers, svc.sources.Scholar, svc.citations = r, r, r
 	}
-	policy, err := domainpolicy.Load(cfg.DomainPolicy)
-	if err != nil {
+	if svc.policy, err = domainpolicy.Load(cfg.DomainPolicy); err != nil {
 		return nil, err
 	}
-	return &workers.Deps{
-		Policy:        policy,
-		Papers:        resolver,
-		Citations:     citations,
-		Scholar:       scholar,
-		Search:        searcher,
-		SearchResults: cfg.SearchResults,
-		Embedder:      models.Embedder,
-		NLI:           models.NLI,
-		Reranker:      models.Reranker,
-		LLM:           models.LLM,
-		Logger:        log,
-		Metrics:       m,
-		Extract: workers.ExtractConfig{
-			Fragments:        extract.FragmentOptions{MaxRunes: cfg.FragmentMax},
-			MaxClaimsPerPage: cfg.ClaimsPerPage,
-			MaxElements:      cfg.PageMaxElements,
-			MaxFragments:     cfg.PageMaxFragments,
-		},
-		Verify:    verify,
-		Embed:     workers.EmbedConfig{BatchSize: mc["embed"].Batch},
-		Rerank:    workers.RerankConfigFrom(cfg),
-		Waits:     workers.ServerWaits{Max: cfg.ServerWaitMax, Snoozes: cfg.ServerWaitSnoozes},
-		TaskIndex: taskindex.NewCache(int64(cfg.TaskIndexMB) << 20),
-	}, nil
+	return svc, nil
 }
 
 // PoolSize is the connection pool size for the configured concurrency: one
@@ -285,7 +298,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, err
 		pool.Close()
 		return nil, err
 	}
-	w.fetcher, w.deps = parts.Fetcher, parts.Deps
+	w.fetcher, w.jobs = parts.Fetcher, parts.services
 	queues, err := workers.Queues(cfg.Queues, cfg.Concurrency())
 	if err != nil {
 		parts.Fetcher.Close()
@@ -398,9 +411,9 @@ func (w *Worker) Start(ctx context.Context) error {
 func (w *Worker) settleTasks(ctx context.Context) {
 	st := store.NewStore(w.pool)
 	plan := planner.New(st, w.client, w.logger())
-	plan.NoSearch = w.deps.Search == nil // its queries are web searches
+	plan.NoSearch = w.jobs.sources.Search == nil // its queries are web searches
 	if w.cfg.LLM.Backend != "builtin" {
-		plan.LLM = w.deps.LLM // the built-in is no language model: it splits nothing
+		plan.LLM = w.jobs.models.LLM // the built-in is no language model: it splits nothing
 	}
 	t := time.NewTicker(w.cfg.TaskSettle)
 	defer t.Stop()
@@ -430,7 +443,7 @@ func (w *Worker) settleTasks(ctx context.Context) {
 // applyPolicy reloads the domain policy into the levels of record
 // (store.ApplyPolicy) before any job runs.
 func (w *Worker) applyPolicy(ctx context.Context) error {
-	policy := w.deps.Policy
+	policy := w.jobs.policy
 	n, err := store.NewStore(w.pool).ApplyPolicy(ctx, func(domain string) store.PolicyLevel {
 		d := policy.Decide(domain)
 		return store.PolicyLevel{Level: d.Level, Rule: d.Rule}
@@ -509,10 +522,10 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	log.Info("worker started", slog.String("client_id", w.ID()), slog.Any("queues", cfg.Queues), slog.String("ops_addr", ln.Addr().String()),
-		slog.String("embedder", w.deps.Embedder.Model()), slog.String("nli", w.deps.NLI.Model()),
-		slog.String("reranker", w.deps.Reranker.Model()), slog.String("llm", w.deps.LLM.Model()),
+		slog.String("embedder", w.jobs.models.Embedder.Model()), slog.String("nli", w.jobs.models.NLI.Model()),
+		slog.String("reranker", w.jobs.models.Reranker.Model()), slog.String("llm", w.jobs.models.LLM.Model()),
 		slog.Bool("replay", cfg.ReplayDir != ""))
-	if banner := modelcard.Banner([]string{w.deps.Embedder.Model(), w.deps.NLI.Model(), w.deps.Reranker.Model(), w.deps.LLM.Model()}); banner != "" {
+	if banner := modelcard.Banner([]string{w.jobs.models.Embedder.Model(), w.jobs.models.NLI.Model(), w.jobs.models.Reranker.Model(), w.jobs.models.LLM.Model()}); banner != "" {
 		log.Warn(banner)
 	}
 	var lost error

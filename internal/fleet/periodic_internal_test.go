@@ -64,7 +64,9 @@ func TestOrphanSweepFromALeaderWithoutMaintenance(t *testing.T) {
 		t.Fatal("the process serves maintenance: the test proves nothing")
 	}
 	registry := river.NewWorkers()
-	if err := workers.AddWorkers(registry, &workers.Deps{}); err != nil {
+	set := workers.Set{TargetQueue: &workers.TargetQueueWorker{}, Embed: &workers.EmbedWorker{}, VerifyNLI: &workers.VerifyNLIWorker{},
+		Rerank: &workers.RerankWorker{}, CitationGraph: &workers.CitationGraphWorker{}, Cleanup: &workers.CleanupWorker{}}
+	if err := set.Add(registry); err != nil {
 		t.Fatal(err)
 	}
 	rc := riverSettings(config.Config{JobTimeout: time.Minute, RescueStuckAfter: time.Hour}, nil)

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
-	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/models/configured"
 	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -25,15 +25,13 @@ func TestCandidatesInMemoryMatchPostgres(t *testing.T) {
 	b := setupVerify(t)
 	ctx := context.Background()
 	m := metrics.New()
-	parts, err := fleet.Build(b.f.Config, b.f.Store, nil, m)
+	md, err := configured.New(b.f.Config, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts.Fetcher.Close()
-	deps := parts.Deps
-	deps.Verify.RecallLimit = 1 << 20
-	deps.Verify.RecallMaxTermFreq = 1 // no pruning: the OR of every term
-	claims, err := deps.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: b.task, ClaimIds: []int64{}, MaxChars: jobs.MaxTextRunes})
+	embedder := md.Embedder
+	recallAll := store.Recall{PerClaim: 1 << 20, MaxTermFreq: 1} // no pruning: the OR of every term
+	claims, err := b.f.Store.TaskClaimsForVerification(ctx, store.TaskClaimsForVerificationParams{TaskID: b.task, ClaimIds: []int64{}, MaxChars: jobs.MaxTextRunes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,13 +40,13 @@ func TestCandidatesInMemoryMatchPostgres(t *testing.T) {
 	}
 	var recall []workers.RecallClaim
 	for _, c := range claims {
-		vecs, err := deps.Embedder.Embed(ctx, []string{c.Text})
+		vecs, err := embedder.Embed(ctx, []string{c.Text})
 		if err != nil {
 			t.Fatal(err)
 		}
 		recall = append(recall, workers.RecallClaim{ID: c.ID, Text: c.Text, Lexemes: c.Lexemes, Vec: vecs[0], ExcludeDomain: c.OriginDomain})
 	}
-	state, err := deps.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: b.task, EmbedModel: models.PassageModel(deps.Embedder)})
+	state, err := b.f.Store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: b.task, EmbedModel: models.PassageModel(embedder)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +54,11 @@ func TestCandidatesInMemoryMatchPostgres(t *testing.T) {
 		t.Fatalf("task state %+v: want embedded fragments", state)
 	}
 
-	deps.TaskIndex = taskindex.NewCache(64 << 20)
-	inMemory, err := deps.Recaller().Candidates(ctx, b.task, state, recall)
+	inMemory, err := workers.NewRecaller(b.f.Store, embedder, taskindex.NewCache(64<<20), recallAll, m).Candidates(ctx, b.task, state, recall)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps.TaskIndex = nil
-	viaSQL, err := deps.Recaller().Candidates(ctx, b.task, state, recall)
+	viaSQL, err := workers.NewRecaller(b.f.Store, embedder, nil, recallAll, m).Candidates(ctx, b.task, state, recall)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,15 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/pageproc"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -47,15 +44,22 @@ const (
 // CitationGraphWorker works citation_graph jobs.
 type CitationGraphWorker struct {
 	river.WorkerDefaults[jobs.CitationGraphArgs]
-	Store     *store.Store
-	Citations CitationSource // nil: no academic API, the job completes as skipped
-	Embedder  models.Embedder
-	LLM       models.LLM // relevance; nil: the built-in
-	Extract   ExtractConfig
-	Embed     EmbedConfig
-	Policy    *domainpolicy.Policy // levels of the cited pages' domains on first sight
-	Metrics   *metrics.Metrics
-	Logger    *slog.Logger
+	store     *store.Store
+	citations CitationSource // nil: no academic API, the job completes as skipped
+	embedder  models.Embedder
+	llm       models.LLM // relevance
+	pages     PageSettings
+	observe   Observer
+	logger    *slog.Logger
+}
+
+// NewCitationGraphWorker is the citation_graph worker: citations gives
+// papers' neighbours (nil: none configured, jobs complete as skipped), llm
+// judges their relevance (nil: the built-in); a nil observer or logger
+// records nothing.
+func NewCitationGraphWorker(st *store.Store, citations CitationSource, embedder models.Embedder, llm models.LLM, pages PageSettings, observe Observer, log *slog.Logger) *CitationGraphWorker {
+	return &CitationGraphWorker{store: st, citations: citations, embedder: embedder, llm: claimExtractor(llm), pages: pages,
+		observe: observer(observe), logger: logger(log)}
 }
 
 // CitationOutput is recorded as the job's output.
@@ -84,13 +88,13 @@ type CitationOutput struct {
 // hypothesis; the ten most relevant are stored as abstract-only pages of
 // the task with cites edges, and the job completes, in one transaction.
 func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.CitationGraphArgs]) error {
-	log := logger(w.Logger).With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID), slog.Int64("page_id", job.Args.PageID))
+	log := w.logger.With(slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID), slog.Int64("page_id", job.Args.PageID))
 	// Task state first: a job of a missing or stopped task asks no API.
-	task, err := w.Store.ActiveTask(ctx, job.Args.TaskID)
+	task, err := w.store.ActiveTask(ctx, job.Args.TaskID)
 	if err != nil {
 		return err
 	}
-	src, err := w.Store.CitationSourcePage(ctx, store.CitationSourcePageParams{TaskID: job.Args.TaskID, PageID: job.Args.PageID})
+	src, err := w.store.CitationSourcePage(ctx, store.CitationSourcePageParams{TaskID: job.Args.TaskID, PageID: job.Args.PageID})
 	if store.IsNotFound(err) {
 		return fmt.Errorf("citation graph of page %d: not a page of task %d: %w", job.Args.PageID, job.Args.TaskID, errs.ErrPageNotFound)
 	}
@@ -100,7 +104,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 	var out CitationOutput
 	skip := func(reason, metric string) error {
 		out.Skipped = reason
-		w.Metrics.Academic("citation_graph", metric)
+		w.observe.Academic("citation_graph", metric)
 		log.WarnContext(ctx, "citation graph skipped: "+reason)
 		return river.RecordOutput(ctx, out)
 	}
@@ -109,15 +113,15 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		return skip("not an academic page (no DOI, S2 or OpenAlex id)", "skipped")
 	}
 	sourceText := strings.TrimSpace(src.Title + "\n\n" + src.Content)
-	cands, found, err := w.Store.PaperCandidatesOf(ctx, src.ID)
+	cands, found, err := w.store.PaperCandidatesOf(ctx, src.ID)
 	if err != nil {
 		return err
 	}
 	if !found {
-		if w.Citations == nil {
+		if w.citations == nil {
 			return skip("no academic API configured (EVF_S2_URL, EVF_OPENALEX_URL)", "skipped")
 		}
-		busy, err := w.Store.EarlierCitationGraphRunning(ctx, store.EarlierCitationGraphRunningParams{JobID: job.ID, PageID: src.ID})
+		busy, err := w.store.EarlierCitationGraphRunning(ctx, store.EarlierCitationGraphRunningParams{JobID: job.ID, PageID: src.ID})
 		if err != nil {
 			return fmt.Errorf("read running citation graphs of page %d: %w", src.ID, err)
 		}
@@ -126,13 +130,13 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 			// paper: wait for its record rather than ask them again.
 			return wait(PeerBusy, citationPeerWait, fmt.Errorf("an older job asks the academic APIs for page %d's paper", src.ID))
 		}
-		neighbors, err := w.Citations.Neighbors(ctx, ref, citationFetch)
+		neighbors, err := w.citations.Neighbors(ctx, ref, citationFetch)
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("citation graph of page %d: %w", job.Args.PageID, err)
 			}
 			// Retried, then the job ends as the error table's row says.
-			w.Metrics.Academic("citation_graph", "unavailable")
+			w.observe.Academic("citation_graph", "unavailable")
 			return fail(CitationsDown, fmt.Errorf("academic APIs unreachable for page %d: %w", job.Args.PageID, err))
 		}
 		out.AskedAPIs = true
@@ -140,7 +144,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 		if err != nil {
 			return err
 		}
-		if cands, _, err = w.Store.RecordPaperCandidates(ctx, mine); err != nil {
+		if cands, _, err = w.store.RecordPaperCandidates(ctx, mine); err != nil {
 			return err
 		}
 	}
@@ -152,24 +156,24 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 	out.Selected = len(selected)
 	write := store.CitationGraphWrite{TaskID: job.Args.TaskID, SourcePageID: src.ID, SourceDepth: int(src.Depth)}
 	for _, c := range selected {
-		p := pageproc.Read(ctx, pageproc.FromPaper(&c.paper), w.Extract)
+		p := pageproc.Read(ctx, pageproc.FromPaper(&c.paper), w.pages.Extract)
 		if p.Status != pageproc.StatusOK {
 			continue // neither title nor abstract: nothing to keep
 		}
 		if strings.TrimSpace(c.paper.Abstract) == "" {
 			out.Placeholders++
 		}
-		write.Pages = append(write.Pages, store.CitedPage{Page: pageWrite(p, models.PassageModel(w.Embedder), w.Policy),
+		write.Pages = append(write.Pages, store.CitedPage{Page: pageWrite(p, models.PassageModel(w.embedder), w.pages.Policy),
 			Reference: c.Reference, Sources: c.Sources})
 	}
-	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err = w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		res, err := q.WriteCitationGraph(ctx, write)
 		if err != nil {
 			return err
 		}
 		out.EdgesNew, out.PagesNew = res.EdgesNew, res.PagesNew
 		if out.PagesNew > 0 {
-			if err := insertFollowUps(ctx, tx, job.Args.TaskID, targetOutput{PageID: src.ID, ToEmbed: res.ToEmbed}, w.Embed); err != nil {
+			if err := insertFollowUps(ctx, tx, job.Args.TaskID, targetOutput{PageID: src.ID, ToEmbed: res.ToEmbed}, w.pages.Embed); err != nil {
 				return err
 			}
 		}
@@ -178,7 +182,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 	if err != nil {
 		return fmt.Errorf("store citation graph of page %d: %w", job.Args.PageID, err)
 	}
-	w.Metrics.Academic("citation_graph", "ok")
+	w.observe.Academic("citation_graph", "ok")
 	log.InfoContext(ctx, "citation graph", slog.Bool("asked_apis", out.AskedAPIs), slog.Int("neighbors", out.Neighbors),
 		slog.Int("selected", out.Selected), slog.Int("pages_new", out.PagesNew), slog.Int("edges_new", out.EdgesNew),
 		slog.Int("llm_fallbacks", out.LLMFallbacks))
@@ -189,7 +193,7 @@ func (w *CitationGraphWorker) Work(ctx context.Context, job *river.Job[jobs.Cita
 // ARCHITECTURE.md §5.4: 0.5 · influential + 0.5 · cosine(source text,
 // candidate title and abstract), top 30, as the page's record.
 func (w *CitationGraphWorker) stage1(ctx context.Context, pageID int64, sourceText string, neighbors []papers.Neighbor) (store.PaperCandidates, error) {
-	rec := store.PaperCandidates{PageID: pageID, Neighbors: len(neighbors), EmbedModel: w.Embedder.Model()}
+	rec := store.PaperCandidates{PageID: pageID, Neighbors: len(neighbors), EmbedModel: w.embedder.Model()}
 	if len(neighbors) == 0 {
 		return rec, nil
 	}
@@ -198,12 +202,12 @@ func (w *CitationGraphWorker) stage1(ctx context.Context, pageID int64, sourceTe
 	for _, n := range neighbors {
 		texts = append(texts, candidateText(n.Paper))
 	}
-	vecs, err := w.Embedder.Embed(ctx, texts)
+	vecs, err := w.embedder.Embed(ctx, texts)
 	if err == nil {
-		err = checkVectors(vecs, len(texts), w.Embedder.Dim())
+		err = checkVectors(vecs, len(texts), w.embedder.Dim())
 	}
 	if err != nil {
-		return rec, modelErr(err, "embed citation candidates with "+w.Embedder.Model())
+		return rec, modelErr(err, "embed citation candidates with "+w.embedder.Model())
 	}
 	cands := make([]CitationCandidate, len(neighbors))
 	for i, n := range neighbors {
@@ -240,7 +244,7 @@ func (w *CitationGraphWorker) stage2(ctx context.Context, hypothesis, sourceText
 			return nil, fmt.Errorf("decode citation candidate %d of page %d: %w", c.Position, rec.PageID, err)
 		}
 		cands[i] = CitationCandidate{Index: i, Influential: c.Influential, Similarity: c.Similarity}
-		r, err := claimExtractor(w.LLM).CitationRelevance(ctx, models.CitationQuestion{Hypothesis: hypothesis,
+		r, err := claimExtractor(w.llm).CitationRelevance(ctx, models.CitationQuestion{Hypothesis: hypothesis,
 			Source: sourceText, Candidate: candidateText(staged[i].paper)})
 		if err != nil || math.IsNaN(r) || r < 0 || r > 10 {
 			out.LLMFallbacks++

@@ -15,9 +15,16 @@ import (
 // CleanupWorker works cleanup jobs (ARCHITECTURE.md §5.6).
 type CleanupWorker struct {
 	river.WorkerDefaults[jobs.CleanupArgs]
-	Store       *store.Store
-	OrphanBatch int // rows of each kind one sweep takes; 0 means store.OrphanBatch
-	Logger      *slog.Logger
+	store       *store.Store
+	orphanBatch int // rows of each kind one sweep takes; 0 means store.OrphanBatch
+	logger      *slog.Logger
+}
+
+// NewCleanupWorker is the cleanup worker: each orphan sweep takes at most
+// orphanBatch rows of each kind (0: store.OrphanBatch); a nil logger
+// records nothing.
+func NewCleanupWorker(st *store.Store, orphanBatch int, log *slog.Logger) *CleanupWorker {
+	return &CleanupWorker{store: st, orphanBatch: orphanBatch, logger: logger(log)}
 }
 
 // CleanupOutput is recorded as the job's output: rows deleted by kind.
@@ -29,11 +36,11 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArg
 	// Orphans go in bounded batches, one transaction each (committed sweeps
 	// stay done if the job dies); the last one completes the job.
 	req := store.CleanupRequest{Mode: job.Args.Mode, TaskID: job.Args.TaskID,
-		Task: job.Args.Mode != jobs.CleanupOrphans, Orphans: job.Args.Mode != jobs.CleanupSoft, Batch: w.OrphanBatch}
+		Task: job.Args.Mode != jobs.CleanupOrphans, Orphans: job.Args.Mode != jobs.CleanupSoft, Batch: w.orphanBatch}
 	out := CleanupOutput{Mode: req.Mode, TaskID: req.TaskID}
 	for sweep := 1; ; sweep++ {
 		last, more := sweep == maxSweepsPerJob, false
-		err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		err := w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 			res, err := q.Cleanup(ctx, req)
 			if err != nil {
 				return err
@@ -52,7 +59,7 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArg
 		}
 		req.Task = false // the task's own rows went with the first sweep
 	}
-	logger(w.Logger).InfoContext(ctx, "cleanup done", slog.Int64("job_id", job.ID), slog.Any("deleted", out))
+	w.logger.InfoContext(ctx, "cleanup done", slog.Int64("job_id", job.ID), slog.Any("deleted", out))
 	return nil
 }
 

@@ -44,7 +44,7 @@ func TestCleanupWorker(t *testing.T) {
 		b.onlyA = fixture.PageOf(t, tx, b.a, "https://a.example.org/only", "Polar bears depend on sea ice.")
 		b.claimA = fixture.Claim(t, tx, b.a, "Sea ice is melting.")
 		b.claimB = fixture.Claim(t, tx, b.b, "Glaciers are retreating.")
-		w := &workers.CleanupWorker{Store: store.NewStore(tx)}
+		w := workers.NewCleanupWorker(store.NewStore(tx), 0, nil)
 		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
 	}
 	count := func(t *testing.T, tx pgx.Tx, sql string, args ...any) int {
@@ -104,7 +104,7 @@ func TestCleanupWorker(t *testing.T) {
 			fixture.PageOf(t, b.tx, b.a, u, "Sea ice thins.")
 		}
 		w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(b.tx), workers.ServerWaits{}, nil)},
-			&workers.CleanupWorker{Store: store.NewStore(b.tx), OrphanBatch: 1})
+			workers.NewCleanupWorker(store.NewStore(b.tx), 1, nil))
 		res, err := w.Work(ctx, t, b.tx, jobs.CleanupArgs{TaskID: b.a, Mode: jobs.CleanupHard}, nil)
 		if err != nil || res.EventKind != river.EventKindJobCompleted {
 			t.Fatalf("work: %v, %+v", err, res)

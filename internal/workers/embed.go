@@ -19,20 +19,25 @@ import (
 // EmbedWorker works embed jobs.
 type EmbedWorker struct {
 	river.WorkerDefaults[jobs.EmbedArgs]
-	Store    *store.Store
-	Embedder models.Embedder
-	Embed    EmbedConfig
-	Logger   *slog.Logger
+	store    *store.Store
+	embedder models.Embedder
+	cfg      EmbedConfig
+	logger   *slog.Logger
+}
+
+// NewEmbedWorker is the embed worker; a nil logger records nothing.
+func NewEmbedWorker(st *store.Store, embedder models.Embedder, cfg EmbedConfig, log *slog.Logger) *EmbedWorker {
+	return &EmbedWorker{store: st, embedder: embedder, cfg: cfg, logger: logger(log)}
 }
 
 // Work embeds in batches and stores the vectors with the completion. A
 // fragment is embedded with its page title (models.PassageVector) and
 // recorded under models.PassageModel.
 func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) error {
-	model := models.PassageModel(w.Embedder)
+	model := models.PassageModel(w.embedder)
 	ids := job.Args.FragmentIDs
 	if job.Args.PageVersionID != 0 {
-		rows, err := w.Store.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: job.Args.PageVersionID, EmbedModel: model})
+		rows, err := w.store.VersionFragments(ctx, store.VersionFragmentsParams{PageVersionID: job.Args.PageVersionID, EmbedModel: model})
 		if err != nil {
 			return fmt.Errorf("read fragments of version %d: %w", job.Args.PageVersionID, err)
 		}
@@ -41,11 +46,11 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 			ids = append(ids, r.ID)
 		}
 	}
-	todo, err := w.Store.FragmentsToEmbed(ctx, store.FragmentsToEmbedParams{Ids: ids, EmbedModel: model})
+	todo, err := w.store.FragmentsToEmbed(ctx, store.FragmentsToEmbedParams{Ids: ids, EmbedModel: model})
 	if err != nil {
 		return fmt.Errorf("read fragments to embed: %w", err)
 	}
-	batch := w.Embed.BatchSize
+	batch := w.cfg.BatchSize
 	if batch <= 0 {
 		batch = 64
 	}
@@ -56,14 +61,14 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 		for _, f := range todo[start:end] {
 			fragIDs = append(fragIDs, f.ID)
 		}
-		vecs, err := embedPassages(ctx, w.Embedder, todo[start:end])
+		vecs, err := embedPassages(ctx, w.embedder, todo[start:end])
 		if err != nil {
 			return modelErr(err, fmt.Sprintf("embed %d fragments with %s", end-start, model))
 		}
 		vectors = append(vectors, vecs...)
 	}
 	var stored int64
-	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err = w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		res, err := q.WriteEmbeddings(ctx, job.Args.TaskID, fragIDs, vectors, model)
 		if err != nil {
 			return err
@@ -81,7 +86,7 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[jobs.EmbedArgs]) 
 	if err != nil {
 		return fmt.Errorf("store embeddings: %w", err)
 	}
-	logger(w.Logger).DebugContext(ctx, "fragments embedded", slog.Int64("job_id", job.ID), slog.Int64("embedded", stored))
+	w.logger.DebugContext(ctx, "fragments embedded", slog.Int64("job_id", job.ID), slog.Int64("embedded", stored))
 	return nil
 }
 

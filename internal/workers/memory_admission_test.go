@@ -47,8 +47,9 @@ func TestTargetQueueAdmitsPagesByMemory(t *testing.T) {
 	setup := func(t *testing.T, budget *membudget.Budget) (*rivertest.Worker[jobs.TargetQueueArgs, pgx.Tx], pgx.Tx, int64) {
 		t.Helper()
 		tx := pgtest.Tx(t)
-		w := &workers.TargetQueueWorker{Store: store.NewStore(tx), Fetcher: fetcher, Embedder: builtin.NewHashEmbedder(256), Memory: budget,
-			Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20, MaxElements: 50_000}}
+		w := workers.NewTargetQueueWorker(store.NewStore(tx), fetcher, builtin.NewHashEmbedder(256), nil, workers.TargetSources{},
+			workers.PageSettings{Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20, MaxElements: 50_000}},
+			budget, nil, nil)
 		task := fixture.Task(t, tx, "Sea level rise is accelerating.")
 		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), tx, task
 	}

@@ -110,7 +110,7 @@ func TestOversizedTextEndsOnceWithTheReason(t *testing.T) {
 		// the test's transaction down with it.
 		pool := pgtest.Pool(t)
 		task := fixture.Task(t, pool, huge) // written around intake, which refuses it
-		w := &workers.RerankWorker{Store: store.NewStore(pool), Embedder: builtin.NewHashEmbedder(256), Reranker: builtin.NewBM25Reranker()}
+		w := workers.NewRerankWorker(store.NewStore(pool), builtin.NewHashEmbedder(256), builtin.NewBM25Reranker(), workers.RerankConfig{}, nil)
 		tx, err := pool.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -55,30 +55,30 @@ func (e *PoliteWaitError) Error() string {
 // fetch failure of robots.txt (which a disallowed URL fails before it
 // takes a turn).
 func (w *TargetQueueWorker) politeTurn(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], target jobs.Target) error {
-	if w.Fetcher.Replay() {
+	if w.fetcher.Replay() {
 		return nil
 	}
-	crawlDelay, err := w.Fetcher.CheckRobots(ctx, target.Value)
+	crawlDelay, err := w.fetcher.CheckRobots(ctx, target.Value)
 	if err != nil {
 		return w.fetchFailed(target, pageproc.PageResult{Status: pageproc.StatusFetchFailed, Err: err})
 	}
 	domain := ident.Domain(target.Value)
-	d := w.Policy.Decide(domain)
+	d := w.pages.Policy.Decide(domain)
 	req := store.FetchSlotRequest{Domain: domain, Spacing: d.Spacing(crawlDelay), Budget: d.RequestsPerDay,
 		URL: target.Value, JobID: job.ID}
-	slot, err := w.Store.ReserveFetchSlot(ctx, req)
+	slot, err := w.store.ReserveFetchSlot(ctx, req)
 	if err != nil {
 		return err
 	}
 	if slot.Granted {
 		if slot.UsedUpBudget(req.Budget) {
-			w.Metrics.BudgetExhausted()
-			logger(w.Logger).InfoContext(ctx, "domain's fetch budget used up for the UTC day", slog.String("domain", domain),
+			w.observe.BudgetExhausted()
+			w.logger.InfoContext(ctx, "domain's fetch budget used up for the UTC day", slog.String("domain", domain),
 				slog.Int("budget", req.Budget), slog.Int64("job_id", job.ID))
 		}
 		return nil
 	}
-	w.Metrics.PoliteWait(slot.Reason)
+	w.observe.PoliteWait(slot.Reason)
 	return fail(PoliteWait, &PoliteWaitError{Domain: domain, Reason: slot.Reason, At: slot.At, Wait: slot.Wait(),
 		Spacing: req.Spacing, Budget: req.Budget})
 }

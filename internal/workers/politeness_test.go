@@ -68,9 +68,9 @@ func TestLiveFetchesTakeTheirDomainsTurn(t *testing.T) {
 		t.Helper()
 		tx := pgtest.Tx(t)
 		b := &testBundle{tx: tx, task: fixture.Task(t, tx, "Arctic sea ice is declining."), metrics: metrics.New()}
-		w := &workers.TargetQueueWorker{Store: store.NewStore(tx), Fetcher: fetcher, Embedder: builtin.NewHashEmbedder(256),
-			Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20},
-			Policy:  policy, Metrics: b.metrics}
+		w := workers.NewTargetQueueWorker(store.NewStore(tx), fetcher, builtin.NewHashEmbedder(256), nil, workers.TargetSources{},
+			workers.PageSettings{Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20}, Policy: policy},
+			nil, b.metrics, nil)
 		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
 	}
 	// The subtests fetch the server under two names, two domains, so that

@@ -9,9 +9,20 @@ import (
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
-// AddWorkers registers the workers of every implemented kind.
-func AddWorkers(workers *river.Workers, d *Deps) error {
-	for _, r := range d.registrations() {
+// Set is one worker of every kind, each built by its constructor with
+// what it uses.
+type Set struct {
+	TargetQueue   *TargetQueueWorker
+	Embed         *EmbedWorker
+	VerifyNLI     *VerifyNLIWorker
+	Rerank        *RerankWorker
+	CitationGraph *CitationGraphWorker
+	Cleanup       *CleanupWorker
+}
+
+// Add registers the set's workers.
+func (s Set) Add(workers *river.Workers) error {
+	for _, r := range s.registrations() {
 		if err := r.add(workers); err != nil {
 			return fmt.Errorf("register workers: %w", err)
 		}
@@ -19,7 +30,7 @@ func AddWorkers(workers *river.Workers, d *Deps) error {
 	return nil
 }
 
-// registration is one worker AddWorkers registers, with the kind it works.
+// registration is one worker Add registers, with the kind it works.
 type registration struct {
 	kind string
 	add  func(*river.Workers) error
@@ -30,50 +41,17 @@ func register[T river.JobArgs](w river.Worker[T]) registration {
 	return registration{kind: args.Kind(), add: func(ws *river.Workers) error { return river.AddWorkerSafely(ws, w) }}
 }
 
-// registrations are the workers of these dependencies, one per kind of
-// jobs.Kinds (TestEveryKindHasOneWorker).
-func (d *Deps) registrations() []registration {
+// registrations are the set's workers, one per kind of jobs.Kinds
+// (TestEveryKindHasOneWorker).
+func (s Set) registrations() []registration {
 	return []registration{
-		register(d.TargetQueueWorker()),
-		register(d.EmbedWorker()),
-		register(d.VerifyNLIWorker()),
-		register(d.RerankWorker()),
-		register(d.CitationGraphWorker()),
-		register(d.CleanupWorker()),
+		register(s.TargetQueue),
+		register(s.Embed),
+		register(s.VerifyNLI),
+		register(s.Rerank),
+		register(s.CitationGraph),
+		register(s.Cleanup),
 	}
-}
-
-// TargetQueueWorker is the target_queue worker of these dependencies.
-func (d *Deps) TargetQueueWorker() *TargetQueueWorker {
-	return &TargetQueueWorker{Store: d.Store, Fetcher: d.Fetcher, Embedder: d.Embedder, LLM: d.LLM,
-		Papers: d.Papers, Scholar: d.Scholar, Search: d.Search, SearchResults: d.SearchResults,
-		Extract: d.Extract, Embed: d.Embed, Waits: d.Waits, Policy: d.Policy, Memory: d.Memory, Metrics: d.Metrics, Logger: d.Logger}
-}
-
-// EmbedWorker is the embed worker of these dependencies.
-func (d *Deps) EmbedWorker() *EmbedWorker {
-	return &EmbedWorker{Store: d.Store, Embedder: d.Embedder, Embed: d.Embed, Logger: d.Logger}
-}
-
-// VerifyNLIWorker is the verify_nli worker of these dependencies.
-func (d *Deps) VerifyNLIWorker() *VerifyNLIWorker {
-	return NewVerifyNLIWorker(d.Store, d.Embedder, d.NLI, d.Recaller(), d.Verify, d.observer(), d.Logger)
-}
-
-// RerankWorker is the rerank worker of these dependencies.
-func (d *Deps) RerankWorker() *RerankWorker {
-	return &RerankWorker{Store: d.Store, Embedder: d.Embedder, Reranker: d.Reranker, Rerank: d.Rerank, Logger: d.Logger}
-}
-
-// CitationGraphWorker is the citation_graph worker of these dependencies.
-func (d *Deps) CitationGraphWorker() *CitationGraphWorker {
-	return &CitationGraphWorker{Store: d.Store, Citations: d.Citations, Embedder: d.Embedder, LLM: d.LLM,
-		Extract: d.Extract, Embed: d.Embed, Policy: d.Policy, Metrics: d.Metrics, Logger: d.Logger}
-}
-
-// CleanupWorker is the cleanup worker of these dependencies.
-func (d *Deps) CleanupWorker() *CleanupWorker {
-	return &CleanupWorker{Store: d.Store, Logger: d.Logger}
 }
 
 // Queues builds River's queue config for the queues this process serves,

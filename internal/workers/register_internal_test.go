@@ -9,13 +9,13 @@ import (
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
-// TestEveryKindHasOneWorker checks AddWorkers against the contract: every
+// TestEveryKindHasOneWorker checks Set against the contract: every
 // kind of jobs.Kinds has exactly one worker, and no worker works a kind the
 // contract does not declare.
 func TestEveryKindHasOneWorker(t *testing.T) {
 	t.Parallel()
 	count := map[string]int{}
-	for _, r := range (&Deps{}).registrations() {
+	for _, r := range (Set{}).registrations() {
 		count[r.kind]++
 	}
 	for _, kind := range jobs.Kinds() {
@@ -28,7 +28,9 @@ func TestEveryKindHasOneWorker(t *testing.T) {
 			t.Errorf("a worker works kind %s, which jobs does not declare", kind)
 		}
 	}
-	if err := AddWorkers(river.NewWorkers(), &Deps{}); err != nil {
-		t.Fatalf("AddWorkers: %v", err)
+	set := Set{TargetQueue: &TargetQueueWorker{}, Embed: &EmbedWorker{}, VerifyNLI: &VerifyNLIWorker{}, Rerank: &RerankWorker{},
+		CitationGraph: &CitationGraphWorker{}, Cleanup: &CleanupWorker{}}
+	if err := set.Add(river.NewWorkers()); err != nil {
+		t.Fatalf("Add: %v", err)
 	}
 }

@@ -43,11 +43,16 @@ import (
 // their posteriors are never read or written.
 type RerankWorker struct {
 	river.WorkerDefaults[jobs.RerankArgs]
-	Store    *store.Store
-	Embedder models.Embedder
-	Reranker models.Reranker
-	Rerank   RerankConfig
-	Logger   *slog.Logger
+	store    *store.Store
+	embedder models.Embedder
+	reranker models.Reranker
+	cfg      RerankConfig
+	logger   *slog.Logger
+}
+
+// NewRerankWorker is the rerank worker; a nil logger records nothing.
+func NewRerankWorker(st *store.Store, embedder models.Embedder, reranker models.Reranker, cfg RerankConfig, log *slog.Logger) *RerankWorker {
+	return &RerankWorker{store: st, embedder: embedder, reranker: reranker, cfg: cfg, logger: logger(log)}
 }
 
 // RerankOutput is recorded as the job's output: counts per stage.
@@ -83,11 +88,11 @@ func rerankConfig(c RerankConfig) RerankConfig {
 
 // Work ranks and stores the ranking together with the job's completion.
 func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]) error {
-	if w.Reranker == nil {
+	if w.reranker == nil {
 		return fmt.Errorf("rerank: no reranker configured (RerankWorker.Reranker is nil)")
 	}
-	cfg := rerankConfig(w.Rerank)
-	task, err := w.Store.ExistingTask(ctx, job.Args.TaskID)
+	cfg := rerankConfig(w.cfg)
+	task, err := w.store.ExistingTask(ctx, job.Args.TaskID)
 	if err != nil {
 		return err
 	}
@@ -108,9 +113,9 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 	if err != nil {
 		return err
 	}
-	err = w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err = w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		res, err := q.WriteRanking(ctx, job.Args.TaskID, out.QueryHash,
-			rankingRows(job.Args.TaskID, query, out.QueryHash, models.PassageModel(w.Embedder), w.Reranker.Model(), ranked))
+			rankingRows(job.Args.TaskID, query, out.QueryHash, models.PassageModel(w.embedder), w.reranker.Model(), ranked))
 		if err != nil {
 			return err
 		}
@@ -131,7 +136,7 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 	if err != nil {
 		return fmt.Errorf("store ranking of task %d: %w", job.Args.TaskID, err)
 	}
-	logger(w.Logger).InfoContext(ctx, "fragments ranked", slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
+	w.logger.InfoContext(ctx, "fragments ranked", slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
 		slog.Int("lexical", out.Lexical), slog.Int("reranked", out.Reranked), slog.Int("ranked", out.Ranked),
 		slog.Bool("successor", out.Successor))
 	return nil
@@ -140,8 +145,8 @@ func (w *RerankWorker) Work(ctx context.Context, job *river.Job[jobs.RerankArgs]
 // score reads the candidates and runs the three stages.
 func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs], query string, lexN, shortN, topK int,
 	cfg RerankConfig, out *RerankOutput) ([]rank.Entry, error) {
-	rows, err := w.Store.RankingCandidates(ctx, store.RankingCandidatesParams{
-		TaskID: job.Args.TaskID, Query: query, EmbedModel: models.PassageModel(w.Embedder),
+	rows, err := w.store.RankingCandidates(ctx, store.RankingCandidatesParams{
+		TaskID: job.Args.TaskID, Query: query, EmbedModel: models.PassageModel(w.embedder),
 		ExcludedLevels: rank.ExcludedLevels(), MaxCandidates: int32(lexN)})
 	if err != nil {
 		return nil, fmt.Errorf("read ranking candidates: %w", err)
@@ -163,12 +168,12 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs
 			out.NotEmbedded++
 		}
 	}
-	vecs, err := w.Embedder.Embed(ctx, []string{query})
+	vecs, err := w.embedder.Embed(ctx, []string{query})
 	if err == nil {
-		err = checkVectors(vecs, 1, w.Embedder.Dim())
+		err = checkVectors(vecs, 1, w.embedder.Dim())
 	}
 	if err != nil {
-		return nil, modelErr(err, fmt.Sprintf("rerank: embed the query with %s", w.Embedder.Model()))
+		return nil, modelErr(err, fmt.Sprintf("rerank: embed the query with %s", w.embedder.Model()))
 	}
 	short, err := rank.Shortlist(cands, vecs[0], cfg.LexicalWeight, shortN)
 	if err != nil {
@@ -182,12 +187,12 @@ func (w *RerankWorker) score(ctx context.Context, job *river.Job[jobs.RerankArgs
 	// One call for the whole shortlist: a Reranker's scores are comparable
 	// within one call only (the built-in BM25 takes its collection statistics
 	// from the call's documents); HTTP backends batch internally.
-	scores, err := w.Reranker.Rerank(ctx, query, docs)
+	scores, err := w.reranker.Rerank(ctx, query, docs)
 	if err == nil {
 		err = checkScores(scores, len(docs))
 	}
 	if err != nil {
-		return nil, modelErr(err, fmt.Sprintf("rerank: rerank %d fragments with %s", len(docs), w.Reranker.Model()))
+		return nil, modelErr(err, fmt.Sprintf("rerank: rerank %d fragments with %s", len(docs), w.reranker.Model()))
 	}
 	ranked, err := rank.Finish(short, scores, topK)
 	if err != nil {

@@ -48,7 +48,7 @@ func TestRerankWorker(t *testing.T) {
 				fixture.Embed(t, tx, id, models.PassageModel(embedder), vec[0])
 			}
 		}
-		w := &workers.RerankWorker{Store: store.NewStore(tx), Embedder: embedder, Reranker: builtin.NewBM25Reranker()}
+		w := workers.NewRerankWorker(store.NewStore(tx), embedder, builtin.NewBM25Reranker(), workers.RerankConfig{}, nil)
 		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
 	}
 	ranking := func(t *testing.T, tx pgx.Tx, task int64) (rows int, exact bool) {

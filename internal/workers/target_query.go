@@ -31,9 +31,9 @@ type queryOutput struct {
 // Targets are unique per task and their jobs unique per task and target, so
 // a URL two queries return is fetched once.
 func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target) error {
-	scholarly := w.Scholar != nil && papers.LooksAcademic(target.Value)
-	if w.Search == nil && !scholarly {
-		w.Metrics.Search("not_configured")
+	scholarly := w.sources.Scholar != nil && papers.LooksAcademic(target.Value)
+	if w.sources.Search == nil && !scholarly {
+		w.observe.Search("not_configured")
 		return fail(TargetFailed, search.ErrNotConfigured)
 	}
 	out, targets, webErr := w.searchTargets(ctx, job, target.Value, scholarly)
@@ -45,7 +45,7 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 		}
 		return err // busy (Retry-After: a snooze) or the network: retried, the last attempt fails the target
 	}
-	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+	err := w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		written, err := q.WriteQuerySearch(ctx, store.QuerySearch{TaskID: job.Args.TaskID, TargetID: targetID,
 			Query: target.Value, Results: out.Results, Register: registerResults(tx, job.Args, targetID, targets)})
 		if err != nil {
@@ -57,7 +57,7 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 	if err != nil {
 		return fmt.Errorf("register results of %q: %w", target.Value, err)
 	}
-	logger(w.Logger).InfoContext(ctx, "query searched", slog.Int64("job_id", job.ID), slog.String("query", target.Value),
+	w.logger.InfoContext(ctx, "query searched", slog.Int64("job_id", job.ID), slog.String("query", target.Value),
 		slog.Int("results", out.Results), slog.Int("registered", out.Registered), slog.Int("known", out.Known))
 	return nil
 }
@@ -67,7 +67,7 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 // doi targets, each once. webErr is the web search's failure; the academic
 // search's is logged (it only adds targets).
 func (w *TargetQueueWorker) searchTargets(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], query string, scholarly bool) (out queryOutput, targets []jobs.Target, webErr error) {
-	limit := w.SearchResults
+	limit := w.sources.SearchResults
 	if limit <= 0 {
 		limit = 10
 	}
@@ -78,13 +78,13 @@ func (w *TargetQueueWorker) searchTargets(ctx context.Context, job *river.Job[jo
 			targets = append(targets, t)
 		}
 	}
-	if w.Search != nil {
-		results, err := w.Search.Search(ctx, query, limit)
+	if w.sources.Search != nil {
+		results, err := w.sources.Search.Search(ctx, query, limit)
 		if err != nil {
-			w.Metrics.Search("error")
+			w.observe.Search("error")
 			webErr = err
 		} else {
-			w.Metrics.Search("ok")
+			w.observe.Search("ok")
 			out.Results = len(results)
 			for _, r := range results {
 				t, err := jobs.Target{Kind: jobs.TargetURL, Value: r.URL}.Normalized()
@@ -99,12 +99,12 @@ func (w *TargetQueueWorker) searchTargets(ctx context.Context, job *river.Job[jo
 	if scholarly {
 		// Research literature: the academic APIs' papers become doi targets;
 		// after that starting point they go the same path as any target.
-		dois, err := w.Scholar.SearchDOIs(ctx, query, limit)
+		dois, err := w.sources.Scholar.SearchDOIs(ctx, query, limit)
 		if err != nil {
-			w.Metrics.Academic("search", "unavailable")
-			logger(w.Logger).WarnContext(ctx, "academic search skipped", slog.Int64("job_id", job.ID), slog.String("error", err.Error()))
+			w.observe.Academic("search", "unavailable")
+			w.logger.WarnContext(ctx, "academic search skipped", slog.Int64("job_id", job.ID), slog.String("error", err.Error()))
 		} else {
-			w.Metrics.Academic("search", "ok")
+			w.observe.Academic("search", "ok")
 			out.Papers = len(dois)
 			for _, doi := range dois {
 				add(jobs.Target{Kind: jobs.TargetDOI, Value: doi})

@@ -17,7 +17,6 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/membudget"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/pageproc"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
@@ -29,23 +28,46 @@ import (
 // TargetQueueWorker works target_queue jobs.
 type TargetQueueWorker struct {
 	river.WorkerDefaults[jobs.TargetQueueArgs]
-	Store         *store.Store
-	Fetcher       *crawl.Fetcher
-	Embedder      models.Embedder // its model id marks the fragments to embed
-	LLM           models.LLM      // claim extraction; nil: the built-in sentence extractor
+	store    *store.Store
+	fetcher  *crawl.Fetcher
+	embedder models.Embedder // its model id marks the fragments to embed
+	llm      models.LLM      // claim extraction
+	sources  TargetSources
+	pages    PageSettings
+	// memory admits each page's work by the bytes it may hold (pageproc:
+	// Estimate), from the page in hand until it is stored; nil admits all.
+	memory  *membudget.Budget
+	observe Observer
+	logger  *slog.Logger
+}
+
+// TargetSources are where target_queue finds pages besides the web: the
+// academic APIs and the search backend (each nil when none is
+// configured: such targets then fail with a clear error).
+type TargetSources struct {
 	Papers        PaperResolver
 	Scholar       ScholarSearch
 	Search        search.Searcher
-	SearchResults int
-	Extract       ExtractConfig
-	Embed         EmbedConfig
-	Waits         ServerWaits
-	Policy        *domainpolicy.Policy // levels on first sight, domains never fetched
-	// Memory admits each page's work by the bytes it may hold (pageproc:
-	// Estimate), from the page in hand until it is stored; nil admits all.
-	Memory  *membudget.Budget
-	Metrics *metrics.Metrics
-	Logger  *slog.Logger
+	SearchResults int // result URLs a query target registers (10)
+}
+
+// PageSettings are how the workers that store pages (target_queue,
+// citation_graph) process them, embed their fragments and judge their
+// domains on first sight (the domain policy; nil: the built-in one).
+type PageSettings struct {
+	Extract ExtractConfig
+	Embed   EmbedConfig
+	Policy  *domainpolicy.Policy
+}
+
+// NewTargetQueueWorker is the target_queue worker: fetcher takes URLs,
+// embedder names the fragments to embed, llm extracts claims (nil: the
+// built-in sentence extractor), memory admits pages (nil: all at once); a
+// nil observer or logger records nothing.
+func NewTargetQueueWorker(st *store.Store, fetcher *crawl.Fetcher, embedder models.Embedder, llm models.LLM, sources TargetSources,
+	pages PageSettings, memory *membudget.Budget, observe Observer, log *slog.Logger) *TargetQueueWorker {
+	return &TargetQueueWorker{store: st, fetcher: fetcher, embedder: embedder, llm: claimExtractor(llm), sources: sources,
+		pages: pages, memory: memory, observe: observer(observe), logger: logger(log)}
 }
 
 // Work fetches and processes the target, writing everything and the job's
@@ -54,10 +76,10 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 	target, _ := job.Args.Target.Normalized()
 	// Task state first: a job of a missing or stopped task registers,
 	// fetches and asks nothing.
-	if _, err := w.Store.ActiveTask(ctx, job.Args.TaskID); err != nil {
+	if _, err := w.store.ActiveTask(ctx, job.Args.TaskID); err != nil {
 		return err
 	}
-	tgt, err := w.Store.EnsureTarget(ctx, store.EnsureTargetParams{TaskID: job.Args.TaskID, Kind: target.Kind, Value: target.Value})
+	tgt, err := w.store.EnsureTarget(ctx, store.EnsureTargetParams{TaskID: job.Args.TaskID, Kind: target.Kind, Value: target.Value})
 	if err != nil {
 		if isForeignKeyViolation(err) {
 			return errs.Task(job.Args.TaskID, errs.ErrTaskNotFound)
@@ -66,7 +88,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 	}
 	if tgt.Status == "extracted" {
 		// Extracted once per task, never again.
-		return completeAlone(ctx, w.Store, job)
+		return completeAlone(ctx, w.store, job)
 	}
 	return w.workTarget(ctx, job, tgt, target)
 }
@@ -92,18 +114,18 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 		if err := w.politeTurn(ctx, job, target); err != nil {
 			return err
 		}
-		in = pageproc.URL(w.Fetcher, target.Value)
+		in = pageproc.URL(w.fetcher, target.Value)
 	default:
 		return fail(TargetFailed, fmt.Errorf("unknown target kind %q", target.Kind))
 	}
 	// The page's memory is held from its admission (before it is parsed)
 	// until it is stored or has failed.
-	hold := w.Memory.Hold()
+	hold := w.memory.Hold()
 	defer hold.Release()
 	in.Memory = hold
-	page := pageproc.Process(ctx, in, w.Extract, claimExtractor(w.LLM))
+	page := pageproc.Process(ctx, in, w.pages.Extract, claimExtractor(w.llm))
 	if target.Kind == jobs.TargetURL && page.Status != pageproc.StatusFetchFailed {
-		w.Metrics.Fetch("ok", len(page.Fetch.Body), page.FetchTime.Seconds())
+		w.observe.Fetch("ok", len(page.Fetch.Body), page.FetchTime.Seconds())
 	}
 	switch page.Status {
 	case pageproc.StatusFetchFailed:
@@ -117,7 +139,7 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 		return fmt.Errorf("wait for page memory (%s): %w", target.Value, page.Err) // the job's context ended: retried
 	case pageproc.StatusClaimsFailed:
 		if errors.Is(page.Err, remoteerr.ErrUnavailable) {
-			logger(w.Logger).WarnContext(ctx, "claim extraction waits for the LLM", slog.Int64("job_id", job.ID),
+			w.logger.WarnContext(ctx, "claim extraction waits for the LLM", slog.Int64("job_id", job.ID),
 				slog.Int64("task_id", job.Args.TaskID), slog.String("target_kind", target.Kind), slog.String("error", page.Err.Error()))
 		}
 		return modelErr(page.Err, "extract claims from "+target.Value)
@@ -131,7 +153,7 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 // paper the academic APIs resolve it to. done means the job is finished
 // with err.
 func (w *TargetQueueWorker) doiInput(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, doi string) (in pageproc.Input, done bool, err error) {
-	known, ok, err := w.Store.KnownDOIVersion(ctx, doi)
+	known, ok, err := w.store.KnownDOIVersion(ctx, doi)
 	if err != nil {
 		return in, true, err
 	}
@@ -155,12 +177,12 @@ func (w *TargetQueueWorker) fetchFailed(target jobs.Target, page pageproc.PageRe
 	var te *crawl.TransientError
 	switch {
 	case errors.As(err, &pe):
-		w.Metrics.Fetch(pe.Reason, 0, fetchSeconds)
+		w.observe.Fetch(pe.Reason, 0, fetchSeconds)
 		return err
 	case errors.As(err, &te):
-		w.Metrics.Fetch(te.Reason, 0, fetchSeconds)
+		w.observe.Fetch(te.Reason, 0, fetchSeconds)
 	default:
-		w.Metrics.Fetch("error", 0, fetchSeconds)
+		w.observe.Fetch("error", 0, fetchSeconds)
 	}
 	return fmt.Errorf("fetch %s: %w", target.Value, err)
 }
@@ -170,13 +192,13 @@ func (w *TargetQueueWorker) fetchFailed(target jobs.Target, page pageproc.PageRe
 // one transaction.
 func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], tgt store.EnsureTargetRow, target jobs.Target, page pageproc.PageResult) error {
 	var out targetOutput
-	err := w.Store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		wr, err := q.WritePage(ctx, pageWrite(page, models.PassageModel(w.Embedder), w.Policy), pageForTask(job.Args, tgt, target.Kind, page))
+	err := w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		wr, err := q.WritePage(ctx, pageWrite(page, models.PassageModel(w.embedder), w.pages.Policy), pageForTask(job.Args, tgt, target.Kind, page))
 		if err != nil {
 			return err
 		}
 		out = outputOf(wr, page)
-		if err := insertFollowUps(ctx, tx, job.Args.TaskID, out, w.Embed); err != nil {
+		if err := insertFollowUps(ctx, tx, job.Args.TaskID, out, w.pages.Embed); err != nil {
 			return err
 		}
 		return completeTx(ctx, tx, job, out)
@@ -184,10 +206,10 @@ func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.T
 	if err != nil {
 		return fmt.Errorf("store page %s: %w", target.Value, err)
 	}
-	w.Metrics.Claims("stored", out.ClaimsNew)
-	w.Metrics.Claims("dropped_quote", out.QuotesRejected)
-	w.Metrics.Claims("dropped_span", out.ClaimsDropped)
-	logger(w.Logger).InfoContext(ctx, "target extracted", slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
+	w.observe.Claims("stored", out.ClaimsNew)
+	w.observe.Claims("dropped_quote", out.QuotesRejected)
+	w.observe.Claims("dropped_span", out.ClaimsDropped)
+	w.logger.InfoContext(ctx, "target extracted", slog.Int64("job_id", job.ID), slog.Int64("task_id", job.Args.TaskID),
 		slog.String("target_kind", target.Kind), slog.Int64("page_id", out.PageID),
 		slog.Int("fragments", out.Fragments), slog.Int("claims_new", out.ClaimsNew))
 	return nil
@@ -198,10 +220,10 @@ func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.T
 // block, or its own), before anything is fetched.
 func (w *TargetQueueWorker) refuseBlocked(ctx context.Context, taskID int64, rawURL string) error {
 	domain := ident.Domain(rawURL)
-	if d := w.Policy.Decide(domain); d.Blocked {
+	if d := w.pages.Policy.Decide(domain); d.Blocked {
 		return fail(TargetFailed, fmt.Errorf("blocked_domain: %s is denied by %s: %s", domain, d.Rule, d.Reason))
 	}
-	level, err := w.Store.DomainTrustLevel(ctx, store.DomainTrustLevelParams{TaskID: taskID, Domain: domain})
+	level, err := w.store.DomainTrustLevel(ctx, store.DomainTrustLevelParams{TaskID: taskID, Domain: domain})
 	if err != nil {
 		return fmt.Errorf("read the level of %s: %w", domain, err)
 	}
@@ -312,22 +334,22 @@ func completeAlone[T river.JobArgs](ctx context.Context, s *store.Store, job *ri
 // failed (not found, no API configured or reachable — the fleet goes on) or
 // the job was cancelled.
 func (w *TargetQueueWorker) resolveDOI(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, doi string) (*academic.Paper, error) {
-	log := logger(w.Logger).With(slog.Int64("job_id", job.ID), slog.String("doi", doi))
-	if w.Papers == nil {
-		w.Metrics.Academic("doi", "skipped")
+	log := w.logger.With(slog.Int64("job_id", job.ID), slog.String("doi", doi))
+	if w.sources.Papers == nil {
+		w.observe.Academic("doi", "skipped")
 		log.WarnContext(ctx, "DOI target skipped: not a known page and no academic API is configured")
 		return nil, fail(TargetFailed, fmt.Errorf("DOI %s is not a known page and no academic API is configured to resolve it (EVF_S2_URL, EVF_OPENALEX_URL)", doi))
 	}
-	paper, err := w.Papers.ResolveDOI(ctx, doi)
+	paper, err := w.sources.Papers.ResolveDOI(ctx, doi)
 	switch {
 	case err == nil:
-		w.Metrics.Academic("doi", "ok")
+		w.observe.Academic("doi", "ok")
 		return paper, nil
 	case errors.Is(err, remoteerr.ErrNotFound):
-		w.Metrics.Academic("doi", "not_found")
+		w.observe.Academic("doi", "not_found")
 		return nil, fail(TargetFailed, fmt.Errorf("DOI %s: not found in the academic APIs", doi))
 	default:
-		w.Metrics.Academic("doi", "unavailable")
+		w.observe.Academic("doi", "unavailable")
 		log.WarnContext(ctx, "DOI target skipped: academic APIs unreachable", slog.String("error", err.Error()))
 		return nil, fail(TargetFailed, fmt.Errorf("DOI %s: academic APIs unreachable after retries: %w", doi, err))
 	}

@@ -47,8 +47,8 @@ func TestTargetQueueWorker(t *testing.T) {
 	setup := func(t *testing.T) (*rivertest.Worker[jobs.TargetQueueArgs, pgx.Tx], *testBundle) {
 		t.Helper()
 		tx := pgtest.Tx(t)
-		w := &workers.TargetQueueWorker{Store: store.NewStore(tx), Fetcher: fetcher, Embedder: builtin.NewHashEmbedder(256),
-			Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20}}
+		w := workers.NewTargetQueueWorker(store.NewStore(tx), fetcher, builtin.NewHashEmbedder(256), nil, workers.TargetSources{},
+			workers.PageSettings{Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20}}, nil, nil, nil)
 		b := &testBundle{tx: tx, task: fixture.Task(t, tx, "Glaciers are retreating worldwide.")}
 		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
 	}

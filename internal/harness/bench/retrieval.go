@@ -22,7 +22,7 @@ import (
 // recall in the task, stage 2 cosine ranking and pair selection, the claim's
 // embedding included) as the graph grows: the measured task keeps
 // RetrievalTaskFragments fragments while other tasks' pages fill the graph
-// to each size. Both paths of workers.Deps.Candidates are timed: the in-memory
+// to each size. Both paths of workers.Recaller.Candidates are timed: the in-memory
 // task index (warm, and the one-off load per task state) and Postgres
 // full-text search (tasks over the index budget).
 func (h *harness) retrieval(ctx context.Context) error {
@@ -42,7 +42,7 @@ func (h *harness) retrieval(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	deps := &workers.Deps{Store: store.NewStore(pool), Embedder: models.Embedder, Verify: workers.VerifyConfigFrom(config.Defaults(), models.MinSimilarity)}
+	deps := &retrievalDeps{Store: store.NewStore(pool), Embedder: models.Embedder, Verify: workers.VerifyConfigFrom(config.Defaults(), models.MinSimilarity)}
 	graph := task.Fragments
 	sec := fmt.Sprintf("candidate retrieval per claim (task of %d fragments in a growing graph)", task.Fragments)
 	for i, size := range h.opts.RetrievalSizes {
@@ -110,8 +110,22 @@ func (h *harness) retrieval(ctx context.Context) error {
 	return nil
 }
 
+// retrievalDeps are what verify_nli's recall uses; TaskIndex nil recalls
+// through Postgres.
+type retrievalDeps struct {
+	Store     *store.Store
+	Embedder  embedmodels.Embedder
+	Verify    workers.VerifyConfig
+	TaskIndex *taskindex.Cache
+}
+
+// Recaller is the recall of these dependencies, as a worker holds it.
+func (d *retrievalDeps) Recaller() *workers.Recaller {
+	return workers.NewRecaller(d.Store, d.Embedder, d.TaskIndex, d.Verify.Recall(), nil)
+}
+
 // timeRetrievals times retrieveOne for each text; the first 20 warm the caches.
-func timeRetrievals(ctx context.Context, deps *workers.Deps, state store.TaskVerifyStateRow, taskID int64, texts []string, lexemes [][]string) ([]float64, error) {
+func timeRetrievals(ctx context.Context, deps *retrievalDeps, state store.TaskVerifyStateRow, taskID int64, texts []string, lexemes [][]string) ([]float64, error) {
 	recall := deps.Recaller() // as a worker holds it: built once
 	lat := make([]float64, 0, len(texts))
 	for q, text := range texts {
@@ -140,7 +154,7 @@ func claimLexemes(ctx context.Context, pool *pgxpool.Pool, texts []string) ([][]
 }
 
 // retrieveOne is verify_nli's candidate path for one claim, without the NLI.
-func retrieveOne(ctx context.Context, deps *workers.Deps, recall *workers.Recaller, state store.TaskVerifyStateRow, taskID, claimID int64, text string, lexemes []string) (int, error) {
+func retrieveOne(ctx context.Context, deps *retrievalDeps, recall *workers.Recaller, state store.TaskVerifyStateRow, taskID, claimID int64, text string, lexemes []string) (int, error) {
 	vecs, err := deps.Embedder.Embed(ctx, []string{text})
 	if err != nil {
 		return 0, err

@@ -53,26 +53,27 @@ func InTx(t testing.TB, opts Options) *TxFleet {
 	log := testLogger(t)
 	m := metrics.New()
 	tx := pgtest.Tx(t)
-	parts, err := fleet.Build(cfg, store.NewStore(tx), log, m)
+	st := store.NewStore(tx)
+	parts, err := fleet.Build(cfg, st, log, m)
 	if err != nil {
 		t.Fatalf("worker parts: %v", err)
 	}
 	t.Cleanup(parts.Fetcher.Close)
-	deps := parts.Deps
+	set := parts.Workers
 	client, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
 	if err != nil {
 		t.Fatalf("insert client: %v", err)
 	}
-	f := &TxFleet{intake: intake{store: deps.Store, client: client}, Tx: tx, Store: deps.Store, Client: client,
+	f := &TxFleet{intake: intake{store: st, client: client}, Tx: tx, Store: st, Client: client,
 		Metrics: m, Config: cfg, work: map[string]func(context.Context, *rivertype.JobRow) (*rivertest.WorkResult, error){}}
 	rc := parts.River
 	rc.Middleware = append(rc.Middleware, &uniqueInserts{client: client})
-	addWorker(t, f, rc, deps.TargetQueueWorker())
-	addWorker(t, f, rc, deps.EmbedWorker())
-	addWorker(t, f, rc, deps.VerifyNLIWorker())
-	addWorker(t, f, rc, deps.RerankWorker())
-	addWorker(t, f, rc, deps.CitationGraphWorker())
-	addWorker(t, f, rc, deps.CleanupWorker())
+	addWorker(t, f, rc, set.TargetQueue)
+	addWorker(t, f, rc, set.Embed)
+	addWorker(t, f, rc, set.VerifyNLI)
+	addWorker(t, f, rc, set.Rerank)
+	addWorker(t, f, rc, set.CitationGraph)
+	addWorker(t, f, rc, set.Cleanup)
 	return f
 }
 

@@ -5,62 +5,13 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
-
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/config"
-	"github.com/evidencefleet/evidencefleet/internal/crawl"
-	"github.com/evidencefleet/evidencefleet/internal/membudget"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/pageproc"
-	"github.com/evidencefleet/evidencefleet/internal/search"
-	"github.com/evidencefleet/evidencefleet/internal/taskindex"
 	"github.com/evidencefleet/evidencefleet/store"
 )
-
-// Deps is what the process that runs the workers provides; AddWorkers gives
-// each worker only the part it uses.
-type Deps struct {
-	Store    *store.Store
-	Fetcher  *crawl.Fetcher
-	Embedder models.Embedder
-	NLI      models.NLI
-	Reranker models.Reranker
-	LLM      models.LLM // claim extraction; nil means the built-in sentence extractor
-	Logger   *slog.Logger
-	Metrics  *metrics.Metrics // may be nil
-	Extract  ExtractConfig
-	Verify   VerifyConfig
-	Embed    EmbedConfig
-	Rerank   RerankConfig
-	Waits    ServerWaits // Retry-After of web servers and the search backend
-	// Papers resolves DOIs through the academic APIs; nil when none is
-	// configured (unknown DOIs then fail with a clear error).
-	Papers PaperResolver
-	// Citations gives papers' references and citations for citation_graph;
-	// nil when no academic API is configured (the job is then skipped).
-	Citations CitationSource
-	// Scholar searches the academic APIs for queries that look academic
-	// (papers.LooksAcademic); nil when none is configured.
-	Scholar ScholarSearch
-	// Search answers query targets; nil means no search backend is
-	// configured (query targets fail with a clear error).
-	Search search.Searcher
-	// SearchResults is how many result URLs a query target registers (10).
-	SearchResults int
-	// TaskIndex keeps in-memory search indexes of tasks for verify_nli
-	// (Candidates); nil recalls through Postgres full-text search only.
-	TaskIndex *taskindex.Cache
-	// Policy is the domain policy (ARCHITECTURE.md §5.5): the level a domain
-	// gets on first sight, and the domains never fetched. nil means the
-	// built-in one.
-	Policy *domainpolicy.Policy
-	// Memory is the process's byte budget for page work (membudget.Plan);
-	// nil admits every page at once.
-	Memory *membudget.Budget
-}
 
 // RerankConfig tunes the rerank job (ARCHITECTURE.md §5.3).
 type RerankConfig struct {
@@ -140,19 +91,6 @@ func VerifyConfigFrom(cfg config.Config, minSimilarity float64) VerifyConfig {
 // Recall is stage 1's bounds for store.RecallCandidates.
 func (c VerifyConfig) Recall() store.Recall {
 	return store.Recall{PerClaim: c.RecallLimit, MaxTermFreq: c.RecallMaxTermFreq, MinTerms: c.RecallMinTerms}
-}
-
-// Recaller is the candidate recall of these dependencies.
-func (d *Deps) Recaller() *Recaller {
-	return NewRecaller(d.Store, d.Embedder, d.TaskIndex, d.Verify.Recall(), d.observer())
-}
-
-// observer is the metrics as an Observer: nil metrics record nothing.
-func (d *Deps) observer() Observer {
-	if d.Metrics == nil {
-		return nil
-	}
-	return d.Metrics
 }
 
 // logger is l, or a logger that discards when l is nil.
