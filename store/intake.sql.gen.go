@@ -57,7 +57,7 @@ func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, e
 	return i, err
 }
 
-const ensureTargets = `-- name: EnsureTargets :exec
+const ensureTargets = `-- name: EnsureTargets :execrows
 INSERT INTO targets (task_id, kind, value, via, source_target_id)
 SELECT $1, unnest($2::text[]), unnest($3::text[]), $4::text, $5::bigint
 ON CONFLICT (task_id, kind, value) DO NOTHING
@@ -73,16 +73,19 @@ type EnsureTargetsParams struct {
 
 // Registers targets with how they came (@via: user, or query with the
 // query target as @source_target_id); a target already registered keeps
-// its first origin.
-func (q *Queries) EnsureTargets(ctx context.Context, arg EnsureTargetsParams) error {
-	_, err := q.db.Exec(ctx, ensureTargets,
+// its first origin. It counts the targets new to the task.
+func (q *Queries) EnsureTargets(ctx context.Context, arg EnsureTargetsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, ensureTargets,
 		arg.TaskID,
 		arg.Kinds,
 		arg.Vals,
 		arg.Via,
 		arg.SourceTargetID,
 	)
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const existingHypotheses = `-- name: ExistingHypotheses :many

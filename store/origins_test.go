@@ -31,7 +31,7 @@ func (b originsBundle) target(t *testing.T, kind, value string, query int64) sto
 	t.Helper()
 	ctx := context.Background()
 	if query != 0 {
-		if err := b.q.EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: b.task, Kinds: []string{kind},
+		if _, err := b.q.EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: b.task, Kinds: []string{kind},
 			Vals: []string{value}, Via: store.ViaQuery, SourceTargetID: &query}); err != nil {
 			t.Fatal(err)
 		}

@@ -48,13 +48,28 @@ func TestWriteQuerySearch(t *testing.T) {
 	t.Run("registered and searched", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		seen := store.TargetRef{Kind: "url", Value: "https://known.example.org/"}
+		if _, err := b.q.EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: b.task, Kinds: []string{seen.Kind}, Vals: []string{seen.Value}, Via: store.ViaUser}); err != nil {
+			t.Fatal(err)
+		}
+		fetch := []store.TargetRef{{Kind: "url", Value: "https://a.example.org/"}, {Kind: "doi", Value: "10.1/x"}, {Kind: "url", Value: "https://b.example.org/"}, seen}
+		deferred := []store.TargetRef{{Kind: "url", Value: "https://later.example.org/"}}
 		out, err := b.q.WriteQuerySearch(ctx, store.QuerySearch{TaskID: b.task, TargetID: b.target, Query: "sea ice", Results: 4,
-			Register: func(context.Context) (int, int, error) { return 3, 1, nil }})
+			Fetch: fetch, Deferred: deferred})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if out != (store.QuerySearched{Registered: 3, Known: 1}) {
-			t.Errorf("%+v, want the registration's counts", out)
+			t.Errorf("%+v, want 3 results new to the task and 1 known", out)
+		}
+		var viaQuery, stillUser, later int
+		if err := b.tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE via = 'query' AND source_target_id = $2 AND stage IS DISTINCT FROM 'deferred'),
+			count(*) FILTER (WHERE value = $3 AND via = 'user'), count(*) FILTER (WHERE stage = 'deferred')
+			FROM targets WHERE task_id = $1`, b.task, b.target, seen.Value).Scan(&viaQuery, &stillUser, &later); err != nil {
+			t.Fatal(err)
+		}
+		if viaQuery != 3 || stillUser != 1 || later != 1 {
+			t.Errorf("targets: %d via the query, known one via user %d, deferred %d; want 3, 1, 1", viaQuery, stillUser, later)
 		}
 		if status, stage := targetState(t, b); status != "extracted" || stage != "searched" {
 			t.Errorf("target %s/%s, want extracted/searched", status, stage)
@@ -88,7 +103,7 @@ func TestWriteQuerySearch(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := b.q.WriteQuerySearch(ctx, store.QuerySearch{TaskID: b.task, TargetID: b.target, Query: "sea ice",
-			Register: func(context.Context) (int, int, error) { t.Error("registered on a stopped task"); return 0, 0, nil }})
+			Fetch: []store.TargetRef{{Kind: "url", Value: "https://a.example.org/"}}})
 		if !errors.Is(err, errs.ErrTaskStopped) {
 			t.Errorf("%v, want the task stopped", err)
 		}
@@ -96,14 +111,10 @@ func TestWriteQuerySearch(t *testing.T) {
 	t.Run("registration fails", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		refused := errors.New("refused")
 		_, err := b.q.WriteQuerySearch(ctx, store.QuerySearch{TaskID: b.task, TargetID: b.target, Query: "sea ice",
-			Register: func(context.Context) (int, int, error) { return 0, 0, refused }})
-		if !errors.Is(err, refused) {
-			t.Errorf("%v, want the registration's error", err)
-		}
-		if status, _ := targetState(t, b); status == "extracted" {
-			t.Error("target marked searched after its registration failed")
+			Fetch: []store.TargetRef{{Kind: "nonsense", Value: "x"}}}) // the targets' kind check refuses it
+		if err == nil {
+			t.Fatal("a target of no known kind was registered")
 		}
 	})
 }

@@ -358,37 +358,59 @@ type QuerySearch struct {
 	TaskID, TargetID int64
 	Query            string
 	Results          int // result URLs the search returned
-	// Register registers the results as targets of the task with their
-	// target_queue jobs (intake.AddQueryResults: River's insert, which the
-	// store does not make) and counts them: with a new job, or known to the
-	// task already. nil when there is nothing to register.
-	Register func(ctx context.Context) (registered, known int, err error)
+	// Fetch are the results fetched now: the caller inserts their
+	// target_queue jobs in the same transaction. Deferred are registered
+	// with no job, for the task's retrieval planner to release.
+	Fetch, Deferred []TargetRef
 }
 
-// QuerySearched is what WriteQuerySearch did.
+// TargetRef names a target of a task.
+type TargetRef struct{ Kind, Value string }
+
+// QuerySearched is what WriteQuerySearch did: of the results fetched now,
+// Registered were new to the task, Known it had already (their jobs exist
+// or the task's retrieval planner deferred them).
 type QuerySearched struct{ Registered, Known int }
 
 // WriteQuerySearch is a query target's one write: under the task's row lock
-// (an active task), its results registered (s.Register), the query target
-// marked extracted at stage "searched", and a query_searched event of the
-// task with the counts. Lock order: the task row before the targets'
-// inserts, which take a key-share lock on it.
+// (an active task), its results registered as found by the query (via
+// query, ARCHITECTURE.md §3; a result the task already has keeps its first
+// origin), the deferred ones with stage 'deferred', the query target marked
+// extracted at stage "searched", and a query_searched event of the task
+// with the counts. Lock order: the task row before the targets' inserts,
+// which take a key-share lock on it.
 func (q *Queries) WriteQuerySearch(ctx context.Context, s QuerySearch) (QuerySearched, error) {
 	var out QuerySearched
 	if _, err := q.LockActiveTask(ctx, s.TaskID); err != nil {
 		return out, err
 	}
-	if s.Register != nil {
-		var err error
-		if out.Registered, out.Known, err = s.Register(ctx); err != nil {
-			return out, err
+	if len(s.Fetch) > 0 {
+		p := EnsureTargetsParams{TaskID: s.TaskID, Via: ViaQuery, SourceTargetID: &s.TargetID}
+		for _, t := range s.Fetch {
+			p.Kinds, p.Vals = append(p.Kinds, t.Kind), append(p.Vals, t.Value)
+		}
+		n, err := q.EnsureTargets(ctx, p)
+		if err != nil {
+			return out, fmt.Errorf("register results: %w", err)
+		}
+		out.Registered = int(n)
+		out.Known = len(s.Fetch) - out.Registered
+	}
+	if len(s.Deferred) > 0 {
+		p := RegisterDeferredTargetsParams{TaskID: s.TaskID, SourceTargetID: s.TargetID}
+		for _, t := range s.Deferred {
+			p.Kinds, p.Vals = append(p.Kinds, t.Kind), append(p.Vals, t.Value)
+		}
+		if err := q.RegisterDeferredTargets(ctx, p); err != nil {
+			return out, fmt.Errorf("register deferred results: %w", err)
 		}
 	}
 	if err := q.FinishTarget(ctx, FinishTargetParams{ID: s.TargetID, Status: "extracted", Stage: "searched"}); err != nil {
 		return out, fmt.Errorf("mark query target searched: %w", err)
 	}
 	// A map of a string and ints always encodes.
-	payload, _ := json.Marshal(map[string]any{"query": s.Query, "results": s.Results, "registered": out.Registered, "known": out.Known})
+	payload, _ := json.Marshal(map[string]any{"query": s.Query, "results": s.Results, "registered": out.Registered, "known": out.Known,
+		"deferred": len(s.Deferred)})
 	if err := q.InsertEvent(ctx, InsertEventParams{TaskID: &s.TaskID, EventType: "query_searched", Payload: payload}); err != nil {
 		return out, fmt.Errorf("record search event: %w", err)
 	}

@@ -182,27 +182,6 @@ func AddTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, ta
 	return addTargets(ctx, client, tx, taskID, 0, store.ViaUser, nil, targets)
 }
 
-// AddQueryResults is AddTargets for the results of the task's query target
-// queryTargetID at queryDepth: they are registered as found by that query
-// (via query, ARCHITECTURE.md §3) and enter one level deeper. A result the
-// task already has keeps its first origin. With fetch > 0 only the first
-// fetch results get their jobs; the others are registered deferred (no
-// job), for the task's retrieval planner to release.
-func AddQueryResults(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID, queryTargetID int64, queryDepth, fetch int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
-	if fetch > 0 && len(targets) > fetch {
-		later := targets[fetch:]
-		p := store.RegisterDeferredTargetsParams{TaskID: taskID, SourceTargetID: queryTargetID}
-		for _, t := range later {
-			p.Kinds, p.Vals = append(p.Kinds, t.Kind), append(p.Vals, t.Value)
-		}
-		if err := store.New(tx).RegisterDeferredTargets(ctx, p); err != nil {
-			return nil, fmt.Errorf("register deferred results: %w", err)
-		}
-		targets = targets[:fetch]
-	}
-	return addTargets(ctx, client, tx, taskID, queryDepth+1, store.ViaQuery, &queryTargetID, targets)
-}
-
 // ReleaseTargets inserts the target_queue jobs of deferred targets (the
 // results of a query, one level below it), in the caller's transaction.
 func ReleaseTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
@@ -231,7 +210,7 @@ func addTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, ta
 	if _, err := store.New(tx).ActiveTask(ctx, taskID); err != nil {
 		return nil, err
 	}
-	if err := store.New(tx).EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals,
+	if _, err := store.New(tx).EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals,
 		Via: via, SourceTargetID: source}); err != nil {
 		return nil, fmt.Errorf("register targets: %w", err)
 	}

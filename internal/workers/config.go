@@ -7,9 +7,11 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/academic"
 	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/pageproc"
+	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -29,6 +31,25 @@ func RerankConfigFrom(cfg config.Config) RerankConfig {
 
 // ExtractConfig tunes page processing in target_queue (the pageproc stage).
 type ExtractConfig = pageproc.Config
+
+// TargetSources are where target_queue finds pages besides the web: the
+// academic APIs and the search backend (each nil when none is
+// configured: such targets then fail with a clear error).
+type TargetSources struct {
+	Papers        PaperResolver
+	Scholar       ScholarSearch
+	Search        search.Searcher
+	SearchResults int // result URLs a query target registers (10)
+}
+
+// PageSettings are how the workers that store pages (target_queue,
+// citation_graph) process them, embed their fragments and judge their
+// domains on first sight (the domain policy; nil: the built-in one).
+type PageSettings struct {
+	Extract ExtractConfig
+	Embed   EmbedConfig
+	Policy  *domainpolicy.Policy
+}
 
 // EmbedConfig tunes the embed job.
 type EmbedConfig struct {

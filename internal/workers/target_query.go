@@ -10,7 +10,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic/papers"
-	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/search"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -19,17 +18,19 @@ import (
 // queryOutput is recorded as a query target's job output.
 type queryOutput struct {
 	Results    int `json:"results"`     // result URLs the search returned
-	Registered int `json:"registered"`  // url targets registered with a new job
-	Known      int `json:"known"`       // result URLs the task had already (their job exists)
+	Registered int `json:"registered"`  // results fetched now that were new to the task
+	Known      int `json:"known"`       // results fetched now that the task had already (their job exists, or was deferred)
 	Invalid    int `json:"invalid_url"` // result URLs refused by URL normalisation
 	Papers     int `json:"papers"`      // DOIs from the academic search (an academic query)
 }
 
 // workQuery asks the search backend and registers its result URLs as url
-// targets of the task, one level deeper, each with its target_queue job, in
-// one store call (store.WriteQuerySearch) with the job's completion.
-// Targets are unique per task and their jobs unique per task and target, so
-// a URL two queries return is fetched once.
+// targets of the task with one store call (store.WriteQuerySearch), then
+// inserts the target_queue jobs of those fetched now, one level deeper,
+// and completes, in one transaction. With args.Fetch > 0 only the first
+// Fetch results are fetched now; the others wait, deferred, for the task's
+// retrieval planner. Targets are unique per task and their jobs unique per
+// task and target, so a URL two queries return is fetched once.
 func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], targetID int64, target jobs.Target) error {
 	scholarly := w.sources.Scholar != nil && papers.LooksAcademic(target.Value)
 	if w.sources.Search == nil && !scholarly {
@@ -45,13 +46,26 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 		}
 		return err // busy (Retry-After: a snooze) or the network: retried, the last attempt fails the target
 	}
+	now, later := targets, []jobs.Target(nil)
+	if f := job.Args.Fetch; f > 0 && len(targets) > f {
+		now, later = targets[:f], targets[f:]
+	}
 	err := w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		written, err := q.WriteQuerySearch(ctx, store.QuerySearch{TaskID: job.Args.TaskID, TargetID: targetID,
-			Query: target.Value, Results: out.Results, Register: registerResults(tx, job.Args, targetID, targets)})
+			Query: target.Value, Results: out.Results, Fetch: targetRefs(now), Deferred: targetRefs(later)})
 		if err != nil {
 			return err
 		}
 		out.Registered, out.Known = written.Registered, written.Known
+		if len(now) > 0 {
+			params := make([]river.InsertManyParams, len(now))
+			for i, t := range now {
+				params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: job.Args.TaskID, Target: t, Depth: job.Args.Depth + 1}}
+			}
+			if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertManyTx(ctx, tx, params); err != nil {
+				return fmt.Errorf("insert target_queue jobs: %w", err)
+			}
+		}
 		return completeTx(ctx, tx, job, out)
 	})
 	if err != nil {
@@ -114,26 +128,11 @@ func (w *TargetQueueWorker) searchTargets(ctx context.Context, job *river.Job[jo
 	return out, targets, webErr
 }
 
-// registerResults is the QuerySearch.Register of a query's targets: they
-// enter the task as the query target's results, one level deeper than the
-// query, with their target_queue jobs (intake.AddQueryResults), in tx. nil
-// when there are none.
-func registerResults(tx pgx.Tx, args jobs.TargetQueueArgs, queryTargetID int64, targets []jobs.Target) func(context.Context) (int, int, error) {
-	if len(targets) == 0 {
-		return nil
+// targetRefs are the store's names of ts.
+func targetRefs(ts []jobs.Target) []store.TargetRef {
+	out := make([]store.TargetRef, len(ts))
+	for i, t := range ts {
+		out[i] = store.TargetRef{Kind: t.Kind, Value: t.Value}
 	}
-	return func(ctx context.Context) (registered, known int, err error) {
-		res, err := intake.AddQueryResults(ctx, river.ClientFromContext[pgx.Tx](ctx), tx, args.TaskID, queryTargetID, args.Depth, args.Fetch, targets)
-		if err != nil {
-			return 0, 0, err
-		}
-		for _, r := range res {
-			if r.UniqueSkippedAsDuplicate {
-				known++
-			} else {
-				registered++
-			}
-		}
-		return registered, known, nil
-	}
+	return out
 }

@@ -21,10 +21,10 @@ SELECT @task_id, unnest(@evidence_nos::int[]), unnest(@texts::text[]), unnest(@t
 ON CONFLICT DO NOTHING
 RETURNING id, evidence_no;
 
--- name: EnsureTargets :exec
+-- name: EnsureTargets :execrows
 -- Registers targets with how they came (@via: user, or query with the
 -- query target as @source_target_id); a target already registered keeps
--- its first origin.
+-- its first origin. It counts the targets new to the task.
 INSERT INTO targets (task_id, kind, value, via, source_target_id)
 SELECT @task_id, unnest(@kinds::text[]), unnest(@vals::text[]), @via::text, sqlc.narg(source_target_id)::bigint
 ON CONFLICT (task_id, kind, value) DO NOTHING;
