@@ -1,8 +1,8 @@
-// Package errs is the fleet's one vocabulary of permanent problems, in the
-// manner of pkgsite's derrors: sentinel errors that callers wrap with %w, and
-// one place each that maps them to an outcome — Permanent for River (the
-// worker middleware cancels such a job instead of retrying it) and ExitCode
-// for the enqueue CLI. It imports the standard library only.
+// Package errs is the fleet's one vocabulary of problems, in the manner of
+// pkgsite's derrors: sentinel errors that callers wrap with %w, the error
+// table (table.go: every kind of job failure and what River does with it,
+// applied by the worker middleware, internal/workers) and ExitCode for the
+// enqueue CLI. It imports the standard library only.
 package errs
 
 import (
@@ -46,20 +46,6 @@ func (e *TaskError) Error() string {
 }
 
 func (e *TaskError) Unwrap() error { return e.Err }
-
-// permanent are the sentinels no retry can fix.
-var permanent = []error{ErrTaskNotFound, ErrTaskStopped, ErrPageNotFound, ErrBadInput}
-
-// Permanent reports whether err is, or wraps, a problem no retry can fix:
-// one of the sentinels, or data the database refuses (DataRefused).
-func Permanent(err error) bool {
-	for _, p := range permanent {
-		if errors.Is(err, p) {
-			return true
-		}
-	}
-	return DataRefused(err)
-}
 
 // DataRefused reports whether err is, or wraps, Postgres refusing the data
 // itself: SQLSTATE class 22, data exception (a NUL or an invalid byte

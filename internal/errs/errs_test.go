@@ -22,21 +22,17 @@ func TestVocabulary(t *testing.T) {
 		t.Errorf("message %q", stopped)
 	}
 	tests := []struct {
-		err       error
-		permanent bool
-		exit      int
+		err  error
+		exit int
 	}{
-		{nil, false, ExitOK},
-		{missing, true, ExitFailure},
-		{stopped, true, ExitFailure},
-		{fmt.Errorf("page 9: %w", ErrPageNotFound), true, ExitFailure},
-		{fmt.Errorf("field \"depth\": %w", ErrBadInput), true, ExitUsage},
-		{errors.New("connection refused"), false, ExitFailure},
+		{nil, ExitOK},
+		{missing, ExitFailure},
+		{stopped, ExitFailure},
+		{fmt.Errorf("page 9: %w", ErrPageNotFound), ExitFailure},
+		{fmt.Errorf("field \"depth\": %w", ErrBadInput), ExitUsage},
+		{errors.New("connection refused"), ExitFailure},
 	}
 	for _, tt := range tests {
-		if got := Permanent(tt.err); got != tt.permanent {
-			t.Errorf("Permanent(%v) = %v, want %v", tt.err, got, tt.permanent)
-		}
 		if got := ExitCode(tt.err); got != tt.exit {
 			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.exit)
 		}
@@ -59,8 +55,8 @@ func TestDataRefused(t *testing.T) {
 		{"40P01", false}, {"57014", false}, {"23505", false}, {"08006", false},
 	} {
 		err := fmt.Errorf("write: %w", &pgconn.PgError{Code: tc.code, Message: "x"})
-		if DataRefused(err) != tc.want || Permanent(err) != tc.want {
-			t.Errorf("SQLSTATE %s: DataRefused %v, Permanent %v; want %v", tc.code, DataRefused(err), Permanent(err), tc.want)
+		if DataRefused(err) != tc.want {
+			t.Errorf("SQLSTATE %s: DataRefused %v, want %v", tc.code, DataRefused(err), tc.want)
 		}
 	}
 	if DataRefused(errors.New("string is too long for tsvector")) {

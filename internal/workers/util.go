@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -54,4 +55,38 @@ func completeTx[T river.JobArgs](ctx context.Context, tx pgx.Tx, job *river.Job[
 		return fmt.Errorf("complete job: %w", err)
 	}
 	return nil
+}
+
+// jobCounts are the counts a job's metadata keeps: River's snoozes, the
+// lifeline's deaths of its worker (all, and those during attempts the job
+// ran alone among its kind in its process), target_queue's politeness
+// waits with the time of the first (notePoliteWait), the waits of a
+// paused task (notePausedWait) and those of an organisation over its share
+// (noteShareWait).
+type jobCounts struct {
+	Snoozes          int64     `json:"snoozes"`
+	WorkerDeaths     int       `json:"worker_deaths"`
+	WorkerDeathsSolo int       `json:"worker_deaths_solo"`
+	PoliteWaits      int64     `json:"polite_waits"`
+	PoliteSince      time.Time `json:"polite_since"`
+	PausedWaits      int64     `json:"paused_waits"`
+	ShareWaits       int64     `json:"share_waits"`
+}
+
+func countsOf(metadata []byte) jobCounts {
+	var c jobCounts
+	_ = json.Unmarshal(metadata, &c)
+	return c
+}
+
+// workerDeaths counts the attempts of job whose worker process died under it.
+func workerDeaths(job *rivertype.JobRow) int { return countsOf(job.Metadata).WorkerDeaths }
+
+// snoozeCount is how often River has snoozed the job for anything but
+// politeness, whose waits have their own bound (errs.MaxPoliteWait), its
+// task's pauses, which have none (a person resumes the task), and its
+// organisation's fair share, which ends with the other organisations' work.
+func snoozeCount(metadata []byte) int64 {
+	c := countsOf(metadata)
+	return c.Snoozes - c.PoliteWaits - c.PausedWaits - c.ShareWaits
 }

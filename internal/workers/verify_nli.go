@@ -124,6 +124,29 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 	}
 }
 
+// admit lets a shard job run: beside the process's other verify_nli jobs,
+// or, once its worker has died under it errs.MaxWorkerDeaths times, split
+// (split) or, when it is one suspect claim, alone. release ends its turn;
+// nil means the job already ended, with err.
+func (w *VerifyNLIWorker) admit(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) (release func(), err error) {
+	n := workerDeaths(job.JobRow)
+	if n < errs.MaxWorkerDeaths {
+		w.solo.RLock()
+		return w.solo.RUnlock, nil
+	}
+	if suspect, err := w.split(ctx, job, n); !suspect {
+		return nil, err
+	}
+	// One claim that may be killing its worker, or may have died beside
+	// the one that does: it runs alone, so that a death now is its own.
+	w.solo.Lock()
+	if err := w.store.MarkSoloAttempt(ctx, store.MarkSoloAttemptParams{ID: job.ID, Attempt: int32(job.Attempt)}); err != nil {
+		w.solo.Unlock()
+		return nil, fmt.Errorf("mark the attempt solo: %w", err)
+	}
+	return w.solo.Unlock, nil
+}
+
 // readState reads the task's state; a stopped task's claims are not judged.
 func (w *VerifyNLIWorker) readState(ctx context.Context, taskID int64) (store.TaskVerifyStateRow, error) {
 	state, err := w.store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: taskID, EmbedModel: models.PassageModel(w.embedder)})
