@@ -34,6 +34,9 @@ type ArgsError struct {
 // the workers cancel on and the CLI reports as a usage error.
 func (e *ArgsError) Unwrap() error { return errs.ErrBadInput }
 
+// Failure is the error table's row of args the contract refuses.
+func (e *ArgsError) Failure() errs.Failure { return errs.BadArgs }
+
 // Error names the field and the problem; what it repeats of the input (a
 // field name, a value) is clipped, since River stores it with the job.
 func (e *ArgsError) Error() string {

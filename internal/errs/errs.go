@@ -12,23 +12,24 @@ import (
 	"time"
 )
 
-// Sentinels. Wrap them; compare with errors.Is.
+// Sentinels. Wrap them; compare with errors.Is. Those of a job's failure
+// name their row of the error table (KindOf).
 var (
 	// ErrTaskNotFound: no task has this id (never created, or deleted).
-	ErrTaskNotFound = errors.New("task does not exist")
+	ErrTaskNotFound = Sentinel("task does not exist", TaskNotFound)
 	// ErrTaskStopped: the task was stopped (enqueue task stop, cleanup); it
 	// takes no new work and its waiting jobs end.
-	ErrTaskStopped = errors.New("task is stopped")
+	ErrTaskStopped = Sentinel("task is stopped", TaskStopped)
 	// ErrTaskPaused: the task is paused (enqueue task pause); its jobs wait,
 	// using no attempt, until it is resumed. Not permanent.
-	ErrTaskPaused = errors.New("task is paused")
+	ErrTaskPaused = Sentinel("task is paused", TaskPaused)
 	// ErrPageNotFound: no page has this id.
-	ErrPageNotFound = errors.New("page does not exist")
+	ErrPageNotFound = Sentinel("page does not exist", PageNotFound)
 	// ErrClaimNotFound: no claim has this id.
 	ErrClaimNotFound = errors.New("claim does not exist")
 	// ErrBadInput: input that can never succeed as given (job args, a
 	// target, a flag value); the error text names the field.
-	ErrBadInput = errors.New("invalid input")
+	ErrBadInput = Sentinel("invalid input", BadInput)
 )
 
 // TaskError is a problem with one task: "task 7 does not exist".
@@ -46,6 +47,9 @@ func (e *TaskError) Error() string {
 }
 
 func (e *TaskError) Unwrap() error { return e.Err }
+
+// Failure is the row of the task's problem.
+func (e *TaskError) Failure() Failure { return KindOf(e.Err) }
 
 // DataRefused reports whether err is, or wraps, Postgres refusing the data
 // itself: SQLSTATE class 22, data exception (a NUL or an invalid byte

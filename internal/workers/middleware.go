@@ -97,9 +97,9 @@ func (m *outcomes) failTarget(ctx context.Context, job *rivertype.JobRow, d Deci
 		cause = fmt.Errorf("the database refuses this target's data: %w", d.Err)
 	}
 	var fetched *crawl.Result
-	var fe *FailureError
-	if errors.As(d.Err, &fe) {
-		fetched = fe.Fetch
+	var ff *fetchedFailure
+	if errors.As(d.Err, &ff) {
+		fetched = ff.Fetch
 	}
 	if err := m.recordTargetFailure(ctx, job, fetched, cause); err != nil {
 		cause = fmt.Errorf("%w (recording the failure failed too: %v)", cause, err)

@@ -17,7 +17,7 @@ import (
 // internal/workers/middleware.go only, the classifier's there and in
 // outcome.go, where it is defined, so that every kind's failure is a returned error value that the
 // one middleware classifies once. A worker that waits or gives up returns
-// a FailureError (fail, wait) naming its row.
+// an errs.Error (fail, wait) naming its row.
 func TestOneClassifier(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join("..", "..")

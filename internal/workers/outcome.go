@@ -11,7 +11,6 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/internal/search"
-	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
 // The error table (errs.ErrorTable): for every way a job can fail, what River does with it and
@@ -55,28 +54,22 @@ const (
 	Cancel = errs.Cancel
 )
 
-// FailureError is an error of a known kind: the one way a worker tells the
-// error table what happened. Wait is how long a waiting kind asks to wait
-// (0: the table's or the server's); Fetch is the fetched page of a target
-// that failed after its fetch (recorded with the failure).
-type FailureError struct {
-	Kind  Failure
-	Err   error
-	Wait  time.Duration
-	Fetch *crawl.Result
-}
-
-func (e *FailureError) Error() string { return e.Err.Error() }
-func (e *FailureError) Unwrap() error { return e.Err }
-
-// fail marks err as a failure of kind k.
-func fail(k Failure, err error) error { return &FailureError{Kind: k, Err: err} }
+// fail marks err as a failure of kind k (errs.Fail).
+func fail(k Failure, err error) error { return errs.Fail(k, err) }
 
 // wait marks err, why the job cannot go on yet, as a failure of kind k
-// (a row whose outcome is to snooze) asking to wait d.
-func wait(k Failure, d time.Duration, err error) error {
-	return &FailureError{Kind: k, Err: err, Wait: d}
+// (a row whose outcome is to snooze) asking to wait d (errs.Wait).
+func wait(k Failure, d time.Duration, err error) error { return errs.Wait(k, d, err) }
+
+// fetchedFailure is a target's failure after its page was fetched: the
+// fetch is recorded with the target's failure.
+type fetchedFailure struct {
+	Fetch *crawl.Result
+	Err   error
 }
+
+func (e *fetchedFailure) Error() string { return e.Err.Error() }
+func (e *fetchedFailure) Unwrap() error { return e.Err }
 
 // Waits of a job whose model backend is unavailable and gave no hint.
 const (
@@ -148,50 +141,32 @@ func decided(job *rivertype.JobRow, kind Failure, err error, wait time.Duration)
 	return d
 }
 
-// classify names err's row of the error table, and the wait its server
-// asked for.
+// classify names err's row of the error table (errs.KindOf) and the wait
+// asked for with it: the job's own (errs.Wait) or its server's
+// Retry-After.
 func classify(err error) (Failure, time.Duration) {
-	var fe *FailureError
-	var ae *jobs.ArgsError
-	var pe *crawl.PermanentError
-	var se *search.StatusError
-	switch {
-	case errors.As(err, &fe):
-		if fe.Wait > 0 {
-			return fe.Kind, fe.Wait
+	kind := errs.KindOf(err)
+	if kind == Transient {
+		if wait, ok := crawl.RetryAfter(err); ok {
+			return ServerBusy, wait // a web server's Retry-After
 		}
-		if fe.Kind == ServerBusy || fe.Kind == ModelUnavailable {
-			return fe.Kind, retryAfter(err)
+		var se *search.StatusError
+		if errors.As(err, &se) && se.Temporary() && retryAfter(err) > 0 {
+			return ServerBusy, retryAfter(err)
 		}
-		return fe.Kind, 0
-	case errors.As(err, &ae):
-		return BadArgs, 0
-	case errors.Is(err, errs.ErrTaskNotFound):
-		return TaskNotFound, 0
-	case errors.Is(err, errs.ErrTaskStopped):
-		return TaskStopped, 0
-	case errors.Is(err, errs.ErrTaskPaused):
-		return TaskPaused, 0
-	case errors.Is(err, errs.ErrPageNotFound):
-		return PageNotFound, 0
-	case errors.Is(err, errs.ErrBadInput):
-		return BadInput, 0
-	case errs.DataRefused(err):
-		return DataRefused, 0
-	case errors.Is(err, remoteerr.ErrUnavailable):
-		return ModelUnavailable, retryAfter(err)
-	case errors.As(err, &pe):
-		return TargetFailed, 0
-	case errors.As(err, &se) && se.Temporary() && retryAfter(err) > 0:
-		return ServerBusy, retryAfter(err)
+		var pe *crawl.PermanentError
+		if errors.As(err, &pe) {
+			return TargetFailed, 0
+		}
+		if errors.Is(err, remoteerr.ErrUnavailable) {
+			return ModelUnavailable, retryAfter(err)
+		}
+		return Transient, 0
 	}
-	if wait, ok := crawl.RetryAfter(err); ok {
-		return ServerBusy, wait
-	}
-	return Transient, 0
+	return kind, retryAfter(err)
 }
 
-// retryAfter is the wait a server asked for, wherever the error says it.
+// retryAfter is the wait asked for, wherever the error says it.
 func retryAfter(err error) time.Duration {
 	if d, ok := remoteerr.RetryAfter(err); ok {
 		return d

@@ -110,10 +110,10 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 	case pageproc.StatusFetchFailed:
 		return w.fetchFailed(target, page)
 	case pageproc.StatusUnreadable:
-		return &FailureError{Kind: TargetFailed, Err: page.Err, Fetch: page.Fetch}
+		return &fetchedFailure{Fetch: page.Fetch, Err: fail(TargetFailed, page.Err)}
 	case pageproc.StatusNotAdmitted:
 		if errors.Is(page.Err, membudget.ErrPageTooLarge) {
-			return &FailureError{Kind: TargetFailed, Err: page.Err, Fetch: page.Fetch}
+			return &fetchedFailure{Fetch: page.Fetch, Err: fail(TargetFailed, page.Err)}
 		}
 		return fmt.Errorf("wait for page memory (%s): %w", target.Value, page.Err) // the job's context ended: retried
 	case pageproc.StatusClaimsFailed:
