@@ -476,38 +476,11 @@ func classify(resp *http.Response) *failure {
 		f.reason = fmt.Sprintf("unexpected status %d", code)
 	}
 	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
-		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if d, ok := remoteerr.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 			f.retryAfter = d
 		}
 	}
 	return f
-}
-
-// parseRetryAfter reads a Retry-After value: delta-seconds or an HTTP-date
-// (a date in the past means 0).
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		if secs > int64((100*365*24*time.Hour)/time.Second) {
-			secs = int64((100 * 365 * 24 * time.Hour) / time.Second)
-		}
-		return time.Duration(secs) * time.Second, true
-	}
-	t, err := http.ParseTime(v)
-	if err != nil {
-		return 0, false
-	}
-	d := t.Sub(now)
-	if d < 0 {
-		d = 0
-	}
-	return d, true
 }
 
 // ErrorMessage extracts a backend's error message from an error body: TEI's
