@@ -5,7 +5,8 @@
 // Retry-After, a consecutive-failure circuit breaker, errors that wrap the
 // error kinds of internal/remoteerr (remoteerr.ErrUnavailable,
 // remoteerr.ErrRejected, remoteerr.ErrBadResponse) and carry a retry hint
-// (remoteerr.RetryAfterer), and Prometheus metrics per attempt.
+// (remoteerr.RetryAfterer), and a report of every attempt to an Observer
+// (observer.go; internal/metrics turns it into Prometheus series).
 //
 // Every 2xx answer is read within a Bound computed from its request
 // (bounds.go: the batch's embeddings, the chat answer's max_tokens, the
@@ -59,7 +60,6 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/clock"
 	"github.com/evidencefleet/evidencefleet/internal/cost"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
@@ -94,7 +94,7 @@ type Options struct {
 	// MaxRetryAfter caps an honoured Retry-After; a larger one makes the
 	// request give up at once with ErrUnavailable.
 	MaxRetryAfter time.Duration
-	Metrics       *metrics.Metrics  // nil: no metrics
+	Observer      Observer          // nil: NoObserver
 	Transport     http.RoundTripper // nil: a clone of http.DefaultTransport
 	// Call is what every request handed to the transport counts as in the
 	// job's cost meter (cost.From of the request's context): a model call
@@ -147,7 +147,10 @@ type Client struct {
 
 // New returns a Client with o's zero fields set to their defaults.
 func New(o Options) *Client {
-	o.Metrics.PrepareModel(o.Backend, o.Capability)
+	if o.Observer == nil {
+		o.Observer = NoObserver
+	}
+	o.Observer.PrepareModel(o.Backend, o.Capability)
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -204,9 +207,9 @@ func (c *Client) Backend() string { return c.o.Backend }
 // Capability returns the capability label the client was configured with.
 func (c *Client) Capability() string { return c.o.Capability }
 
-// Metrics returns the metrics the client records to (possibly nil, which is
-// safe to call).
-func (c *Client) Metrics() *metrics.Metrics { return c.o.Metrics }
+// Observer returns the observer the client reports to (NoObserver when
+// none was given).
+func (c *Client) Observer() Observer { return c.o.Observer }
 
 // Breaker reports the circuit breaker's state; an open breaker whose cooldown
 // has passed reports HalfOpen.
@@ -314,7 +317,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	attempts := 0
 	for {
 		if err := ctx.Err(); err != nil {
-			c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "canceled")
+			c.o.Observer.ModelError(c.o.Backend, c.o.Capability, "canceled")
 			closeBody()
 			return nil, mkErr(err, last, attempts, "context ended")
 		}
@@ -369,7 +372,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 			return nil, e
 		}
 		if err := c.o.sleep(ctx, wait); err != nil {
-			c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "canceled")
+			c.o.Observer.ModelError(c.o.Backend, c.o.Capability, "canceled")
 			closeBody()
 			return nil, mkErr(err, f, attempts, "context ended while waiting to retry")
 		}
@@ -385,7 +388,7 @@ var errCircuitOpen = errors.New("circuit open")
 // It counts in *sends every request handed to the transport.
 func (c *Client) attempt(ctx context.Context, req *http.Request, n int, sends *int) (*http.Response, *failure, error) {
 	if err := c.slots.AcquirePermit(ctx); err != nil { // only ctx's error
-		c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "canceled")
+		c.o.Observer.ModelError(c.o.Backend, c.o.Capability, "canceled")
 		return nil, nil, err
 	}
 	var once sync.Once
@@ -393,7 +396,7 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, n int, sends *i
 	probe, ok := c.admit()
 	if !ok {
 		release()
-		c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "circuit_open")
+		c.o.Observer.ModelError(c.o.Backend, c.o.Capability, "circuit_open")
 		return nil, nil, errCircuitOpen
 	}
 	actx, cancel := context.WithTimeout(ctx, c.o.Timeout)
@@ -417,10 +420,10 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, n int, sends *i
 	secs := c.o.now().Sub(start).Seconds()
 	if err != nil {
 		finish()
-		c.o.Metrics.ModelRequest(c.o.Backend, c.o.Capability, "error", secs)
+		c.o.Observer.ModelRequest(c.o.Backend, c.o.Capability, "error", secs)
 		if ctx.Err() != nil {
 			c.settle(probe, outcomeNeutral)
-			c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "canceled")
+			c.o.Observer.ModelError(c.o.Backend, c.o.Capability, "canceled")
 			return nil, nil, ctx.Err()
 		}
 		f := &failure{kind: "connection", retryable: true, breaker: true, retryAfter: -1, sentinel: remoteerr.ErrUnavailable,
@@ -429,20 +432,20 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, n int, sends *i
 		if errors.Is(actx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 			f.kind, f.reason = "timeout", fmt.Sprintf("timeout after %s", c.o.Timeout)
 		}
-		c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, f.kind)
+		c.o.Observer.ModelError(c.o.Backend, c.o.Capability, f.kind)
 		c.settle(probe, outcomeFailure)
 		return nil, f, nil
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		c.o.Metrics.ModelRequest(c.o.Backend, c.o.Capability, "ok", secs)
+		c.o.Observer.ModelRequest(c.o.Backend, c.o.Capability, "ok", secs)
 		c.settle(probe, outcomeSuccess)
 		resp.Body = &releasingBody{ReadCloser: resp.Body, done: finish}
 		return resp, nil, nil
 	}
 	f := classify(resp)
 	finish()
-	c.o.Metrics.ModelRequest(c.o.Backend, c.o.Capability, "error", secs)
-	c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, f.kind)
+	c.o.Observer.ModelRequest(c.o.Backend, c.o.Capability, "error", secs)
+	c.o.Observer.ModelError(c.o.Backend, c.o.Capability, f.kind)
 	if f.breaker {
 		c.settle(probe, outcomeFailure)
 	} else {

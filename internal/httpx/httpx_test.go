@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/cost"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
@@ -59,17 +58,17 @@ func (f *fakeClock) waits() []time.Duration {
 }
 
 // newTestClient returns a client with a fake clock, jitter fixed at 0.5 and
-// fresh metrics.
-func newTestClient(o Options) (*Client, *fakeClock, *metrics.Metrics) {
+// a fresh recorder.
+func newTestClient(o Options) (*Client, *fakeClock, *recorder) {
 	clk := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	m := metrics.New()
+	m := &recorder{}
 	if o.Backend == "" {
 		o.Backend = "tei"
 	}
 	if o.Capability == "" {
 		o.Capability = "embed"
 	}
-	o.Metrics = m
+	o.Observer = m
 	o.now, o.sleep = clk.now, clk.sleep
 	o.rand = func() float64 { return 0.5 }
 	return New(o), clk, m
@@ -704,16 +703,6 @@ func TestBaseURL(t *testing.T) {
 			t.Errorf("BaseURL(%q) = %q, %v; want %q, ok=%v", tt.in, got, err, tt.want, tt.ok)
 		}
 	}
-}
-
-// counter returns the metrics.Sum of name over the series whose labels include want.
-func counter(t *testing.T, m *metrics.Metrics, name string, want map[string]string) float64 {
-	t.Helper()
-	v, err := m.Sum(name, want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // TestRedirectToAnotherHostDropsTheKey: an API key sent as a header goes
