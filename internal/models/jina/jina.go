@@ -38,7 +38,7 @@ type Options struct {
 	// HTTP is the client to use; nil builds one with httpx defaults, backend
 	// "jina", capability "rerank" and Observer. Usage tokens are reported to
 	// the client's observer.
-	HTTP    *httpx.Client
+	HTTP     *httpx.Client
 	Observer httpx.Observer // used only when HTTP is nil; nil records nothing
 }
 
