@@ -132,7 +132,7 @@ func (c *Client) BadResponse(target, reason string) error {
 }
 
 func (c *Client) badResponse(path string, status int, reason string, body []byte) *httpx.Error {
-	c.hc.Metrics().ModelError(c.backend, c.capability, "bad_response")
+	c.hc.Observer().ModelError(c.backend, c.capability, "bad_response")
 	return &httpx.Error{Backend: c.backend, Capability: c.capability, Path: path, Status: status, Attempts: 1,
 		Reason: reason, Message: httpx.Snippet(string(bytes.TrimSpace(body)), 200), Err: remoteerr.ErrBadResponse}
 }

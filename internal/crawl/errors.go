@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // Reasons carried by PermanentError and TransientError. They are short,
@@ -32,10 +33,6 @@ const (
 	ReasonRedirectURLTooLong = "redirect_url_too_long"
 )
 
-// maxRetryAfter caps a server-supplied Retry-After so that a hostile or
-// broken server cannot park a job for years.
-const maxRetryAfter = 24 * time.Hour
-
 // PermanentError marks a fetch failure that must not be retried: an invalid
 // URL, a blocked address, a robots.txt disallow, a 4xx status other than 408
 // and 429, an unsupported content type, a body that is too large or too many
@@ -58,7 +55,7 @@ func (e *PermanentError) Unwrap() error { return e.Err }
 
 // TransientError marks a fetch failure worth retrying later (network errors,
 // timeouts, 5xx, 408, 429). RetryAfter is set from a 429/503 Retry-After
-// header when the server sent one, else it is zero.
+// header when the server sent one (retryAfter), else it is zero.
 type TransientError struct {
 	Reason     string        // one of the Reason* constants
 	RetryAfter time.Duration // server-requested wait, 0 when none
@@ -124,7 +121,7 @@ func classifyStatus(url string, status int, h http.Header, now time.Time) error 
 	case status == http.StatusRequestTimeout:
 		return &TransientError{Reason: ReasonHTTPStatus, Err: se}
 	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
-		return &TransientError{Reason: ReasonHTTPStatus, RetryAfter: parseRetryAfter(h.Get("Retry-After"), now), Err: se}
+		return &TransientError{Reason: ReasonHTTPStatus, RetryAfter: retryAfter(h.Get("Retry-After"), now), Err: se}
 	case status >= 500:
 		return &TransientError{Reason: ReasonHTTPStatus, Err: se}
 	default: // 1xx, unfollowed 3xx, 4xx
@@ -132,27 +129,9 @@ func classifyStatus(url string, status int, h http.Header, now time.Time) error 
 	}
 }
 
-// parseRetryAfter reads a Retry-After value given in seconds or as an HTTP
-// date. Unparsable or past values give 0; values are capped at 24h.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	var d time.Duration
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		if secs > int64(maxRetryAfter/time.Second) {
-			return maxRetryAfter
-		}
-		d = time.Duration(secs) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = t.Sub(now)
-	}
-	if d < 0 {
-		return 0
-	}
-	return min(d, maxRetryAfter)
+// retryAfter is the wait a Retry-After header value asks for, bounded by
+// remoteerr.MaxRetryAfter; 0 when there is none or it is invalid.
+func retryAfter(v string, now time.Time) time.Duration {
+	d, _ := remoteerr.ParseRetryAfter(v, now)
+	return d
 }

@@ -492,7 +492,7 @@ func (t *exchangeTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	clock := clockFrom(ctx)
 	domain := ident.HostDomain(req.URL.Hostname())
 	clock.stop()
-	err := t.limiter.wait(ctx, domain)
+	slot, err := t.limiter.wait(ctx, domain)
 	clock.start()
 	if err != nil {
 		if req.Body != nil {
@@ -500,10 +500,11 @@ func (t *exchangeTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 		return nil, err
 	}
+	defer t.limiter.done(slot)
 	clock.request(req.URL.String())
-	if t.limiter != nil && t.limiter.delay > 0 {
+	if slot != nil {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteRequest: func(httptrace.WroteRequestInfo) { t.limiter.sent(domain, time.Now()) },
+			WroteRequest: func(httptrace.WroteRequestInfo) { t.limiter.sent(slot, time.Now()) },
 		})
 		req = req.WithContext(ctx)
 	}

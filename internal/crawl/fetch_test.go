@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/cost"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 const okHTML = "<!doctype html><html><head><title>ok</title></head><body><p>Hello, world.</p></body></html>"
@@ -601,22 +602,30 @@ func TestReplayManifestErrors(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
+// TestStatusRetryAfter: a 429 or 503 carries the wait its Retry-After asks
+// for (remoteerr.ParseRetryAfter: seconds or a date, bounded by
+// remoteerr.MaxRetryAfter); other statuses and bad values carry none.
+func TestStatusRetryAfter(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := map[string]time.Duration{
-		"":                              0,
-		"120":                           120 * time.Second,
-		"0":                             0,
-		"-5":                            0,
-		"soon":                          0,
-		"Thu, 02 Jan 2025 03:05:05 GMT": time.Minute,
-		"Thu, 02 Jan 2025 03:00:00 GMT": 0,
-		"999999999999":                  24 * time.Hour,
+	tests := []struct {
+		status int
+		header string
+		want   time.Duration
+	}{
+		{429, "120", 120 * time.Second},
+		{503, "Thu, 02 Jan 2025 03:05:05 GMT", time.Minute},
+		{429, "Thu, 02 Jan 2025 03:00:00 GMT", 0},
+		{429, "999999999999", remoteerr.MaxRetryAfter},
+		{429, "-5", 0},
+		{503, "soon", 0},
+		{500, "120", 0},
 	}
-	for in, want := range tests {
-		if got := parseRetryAfter(in, now); got != want {
-			t.Errorf("parseRetryAfter(%q) = %s, want %s", in, got, want)
+	for _, tt := range tests {
+		err := classifyStatus("http://a.example/", tt.status, http.Header{"Retry-After": {tt.header}}, now)
+		got, _ := RetryAfter(err)
+		if got != tt.want {
+			t.Errorf("status %d, Retry-After %q: wait %s, want %s", tt.status, tt.header, got, tt.want)
 		}
 	}
 }

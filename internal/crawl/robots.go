@@ -244,7 +244,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, origin string) (*robotstxt.Ro
 	case s == http.StatusTooManyRequests || s >= 500:
 		return nil, 0, &TransientError{
 			Reason:     ReasonRobotsUnavailable,
-			RetryAfter: parseRetryAfter(ex.header.Get("Retry-After"), time.Now()),
+			RetryAfter: retryAfter(ex.header.Get("Retry-After"), time.Now()),
 			Err:        fmt.Errorf("%s: HTTP %d", target, s),
 		}
 	default: // 4xx, unfollowed 3xx: no robots.txt, everything allowed

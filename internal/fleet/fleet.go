@@ -582,7 +582,7 @@ func newPaperResolver(cfg config.Config, m *metrics.Metrics, log *slog.Logger) (
 			oaURL = ""
 		}
 	}
-	httpOpts := httpx.Options{Timeout: cfg.FetchTimeout, MaxRetries: 3, Metrics: m}
+	httpOpts := httpx.Options{Timeout: cfg.FetchTimeout, MaxRetries: 3, Observer: m}
 	if s2URL != "" {
 		if r.S2, err = s2.New(s2.Options{BaseURL: s2URL, APIKey: cfg.S2APIKey, UserAgent: cfg.UserAgent, HTTP: httpOpts}); err != nil {
 			return nil, fmt.Errorf("EVF_S2_URL: %w", err)

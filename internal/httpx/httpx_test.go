@@ -17,60 +17,45 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/cost"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
-// fakeClock is an injected clock: sleeping records the wait and advances the
-// clock instead of blocking.
-type fakeClock struct {
+// waitLog is the retry policy's wait hook in tests: it records each planned
+// wait and has the policy sleep none of it.
+type waitLog struct {
 	mu     sync.Mutex
-	t      time.Time
 	sleeps []time.Duration
 }
 
-func (f *fakeClock) now() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.t
+func (w *waitLog) record(d time.Duration) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sleeps = append(w.sleeps, d)
+	return 0
 }
 
-func (f *fakeClock) advance(d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.t = f.t.Add(d)
+func (w *waitLog) waits() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Duration(nil), w.sleeps...)
 }
 
-func (f *fakeClock) sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.sleeps = append(f.sleeps, d)
-	f.t = f.t.Add(d)
-	return nil
-}
-
-func (f *fakeClock) waits() []time.Duration {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]time.Duration(nil), f.sleeps...)
-}
-
-// newTestClient returns a client with a fake clock, jitter fixed at 0.5 and
-// fresh metrics.
-func newTestClient(o Options) (*Client, *fakeClock, *metrics.Metrics) {
-	clk := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	m := metrics.New()
+// newTestClient returns a client whose retries record their planned waits
+// and sleep none (unless o sets its own hook), with jitter fixed at 0.5 and
+// a fresh recorder.
+func newTestClient(o Options) (*Client, *waitLog, *recorder) {
+	clk := &waitLog{}
+	m := &recorder{}
 	if o.Backend == "" {
 		o.Backend = "tei"
 	}
 	if o.Capability == "" {
 		o.Capability = "embed"
 	}
-	o.Metrics = m
-	o.now, o.sleep = clk.now, clk.sleep
+	o.Observer = m
+	if o.waitFor == nil {
+		o.waitFor = clk.record
+	}
 	o.rand = func() float64 { return 0.5 }
 	return New(o), clk, m
 }
@@ -302,21 +287,22 @@ func TestCallerCancel(t *testing.T) {
 	t.Run("while waiting to retry", func(t *testing.T) {
 		srv, hits := scripted(step{503, map[string]string{"Retry-After": "30"}, ""}, step{200, nil, "{}"})
 		defer srv.Close()
-		c, _, _ := newTestClient(Options{})
 		ctx, cancel := context.WithCancel(context.Background())
 		var waited time.Duration
-		c.o.sleep = func(ctx context.Context, d time.Duration) error {
+		c, _, m := newTestClient(Options{waitFor: func(d time.Duration) time.Duration {
 			waited = d
 			cancel()
-			<-ctx.Done()
-			return ctx.Err()
-		}
+			return d // the retry policy's wait ends with the context
+		}})
 		_, err := get(t, c, ctx, srv.URL+"/embed")
-		if !errors.Is(err, context.Canceled) || errors.Is(err, remoteerr.ErrUnavailable) {
-			t.Fatalf("err = %v, want context.Canceled", err)
+		if !errors.Is(err, context.Canceled) || errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "waiting to retry") {
+			t.Fatalf("err = %v, want context.Canceled while waiting to retry", err)
 		}
 		if hits.Load() != 1 || waited != 30*time.Second {
 			t.Fatalf("hits %d, waited %v: want 1 hit and a 30s wait", hits.Load(), waited)
+		}
+		if got := counter(t, m, "evidencefleet_model_errors_total", map[string]string{"kind": "canceled"}); got != 1 {
+			t.Fatalf("model_errors{canceled} = %v, want 1", got)
 		}
 	})
 	t.Run("deadline before the next retry", func(t *testing.T) {
@@ -374,6 +360,10 @@ func TestConnectionErrorRetried(t *testing.T) {
 	}
 }
 
+// TestBreaker: consecutive failed attempts open the breaker, which then
+// fails fast naming the rest of its cooldown; after the cooldown (ended here
+// by the breaker's own HalfOpen, the transition its clock makes) a failed
+// probe opens it again and a good one closes it.
 func TestBreaker(t *testing.T) {
 	var status atomic.Int32
 	status.Store(500)
@@ -383,7 +373,7 @@ func TestBreaker(t *testing.T) {
 		w.WriteHeader(int(status.Load()))
 	}))
 	defer srv.Close()
-	c, clk, m := newTestClient(Options{MaxRetries: -1, BreakerFailures: 3, BreakerCooldown: time.Minute})
+	c, _, m := newTestClient(Options{MaxRetries: -1, BreakerFailures: 3, BreakerCooldown: time.Hour})
 
 	for i := 0; i < 3; i++ {
 		if c.Breaker() != Closed {
@@ -405,16 +395,13 @@ func TestBreaker(t *testing.T) {
 		t.Fatalf("model_errors{circuit_open} = %v, want 1", got)
 	}
 	// The error tells a waiting job when to ask again: the rest of the cooldown.
-	clk.advance(20 * time.Second)
-	_, err = get(t, c, context.Background(), srv.URL)
 	var he *Error
-	if !errors.As(err, &he) || he.RetryAfter() != 40*time.Second {
-		t.Fatalf("open breaker after 20s of a 1m cooldown: %v, want RetryAfter 40s", err)
+	if !errors.As(err, &he) || he.RetryAfter() <= 0 || he.RetryAfter() > time.Hour {
+		t.Fatalf("open breaker: %v, want RetryAfter within the 1h cooldown", err)
 	}
-	clk.advance(-20 * time.Second)
 
 	// half-open: a failed probe opens it again
-	clk.advance(time.Minute)
+	c.breaker.HalfOpen()
 	if c.Breaker() != HalfOpen {
 		t.Fatalf("breaker %v after the cooldown, want half-open", c.Breaker())
 	}
@@ -426,9 +413,29 @@ func TestBreaker(t *testing.T) {
 		t.Fatalf("breaker %v after a failed probe, want open", c.Breaker())
 	}
 	// half-open again: a successful probe closes it
-	clk.advance(time.Minute)
+	c.breaker.HalfOpen()
 	status.Store(200)
 	if _, err := get(t, c, context.Background(), srv.URL); err != nil || hits.Load() != 5 {
+		t.Fatalf("probe: err %v, hits %d", err, hits.Load())
+	}
+	if c.Breaker() != Closed {
+		t.Fatalf("breaker %v after a good probe, want closed", c.Breaker())
+	}
+}
+
+// TestBreakerCooldownPasses: an open breaker reports half-open once its
+// (short) cooldown has passed on the wall clock, and lets a probe through.
+func TestBreakerCooldownPasses(t *testing.T) {
+	srv, hits := scripted(step{503, nil, ""}, step{200, nil, "{}"})
+	defer srv.Close()
+	c, _, _ := newTestClient(Options{MaxRetries: -1, BreakerFailures: 1, BreakerCooldown: 5 * time.Millisecond})
+	if _, err := get(t, c, context.Background(), srv.URL); !errors.Is(err, remoteerr.ErrUnavailable) {
+		t.Fatalf("err = %v", err)
+	}
+	for c.Breaker() != HalfOpen { // the test's own deadline bounds the wait
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := get(t, c, context.Background(), srv.URL); err != nil || hits.Load() != 2 {
 		t.Fatalf("probe: err %v, hits %d", err, hits.Load())
 	}
 	if c.Breaker() != Closed {
@@ -439,12 +446,12 @@ func TestBreaker(t *testing.T) {
 func TestBreakerOneProbeAtATime(t *testing.T) {
 	srv, arrived, release := blockingServer()
 	defer srv.Close()
-	c, clk, _ := newTestClient(Options{MaxRetries: -1, BreakerFailures: 1, BreakerCooldown: time.Second, Timeout: time.Minute})
-	c.settle(false, outcomeFailure) // one failure opens it
+	c, _, _ := newTestClient(Options{MaxRetries: -1, BreakerFailures: 1, BreakerCooldown: time.Hour, Timeout: time.Minute})
+	c.breaker.RecordFailure() // one failure opens it
 	if c.Breaker() != Open {
 		t.Fatalf("breaker %v, want open", c.Breaker())
 	}
-	clk.advance(time.Second)
+	c.breaker.HalfOpen()
 	done := make(chan error, 1)
 	go func() { _, err := get(t, c, context.Background(), srv.URL); done <- err }()
 	<-arrived // the probe is in flight
@@ -458,6 +465,26 @@ func TestBreakerOneProbeAtATime(t *testing.T) {
 	}
 	if c.Breaker() != Closed || len(arrived) != 0 {
 		t.Fatalf("breaker %v, extra arrivals %d", c.Breaker(), len(arrived))
+	}
+}
+
+// TestBreakerCancelledProbe: a probe whose caller gives up proves nothing,
+// and failsafe-go's breaker takes its permit back only with an outcome: it
+// counts as a failure, so the breaker opens again instead of closing.
+func TestBreakerCancelledProbe(t *testing.T) {
+	srv, arrived, release := blockingServer()
+	defer srv.Close()
+	defer close(release)
+	c, _, _ := newTestClient(Options{MaxRetries: -1, BreakerFailures: 1, BreakerCooldown: time.Hour})
+	c.breaker.RecordFailure()
+	c.breaker.HalfOpen()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-arrived; cancel() }()
+	if _, err := get(t, c, ctx, srv.URL); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if c.Breaker() != Open {
+		t.Fatalf("breaker %v after a cancelled probe, want open", c.Breaker())
 	}
 }
 
@@ -665,32 +692,6 @@ func TestPostJSONBodyTooLarge(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"0", 0, true},
-		{"17", 17 * time.Second, true},
-		{" 5 ", 5 * time.Second, true},
-		{"Sat, 01 Mar 2025 12:00:42 GMT", 42 * time.Second, true},
-		{"Saturday, 01-Mar-25 12:01:00 GMT", time.Minute, true}, // RFC 850
-		{"Sat Mar  1 12:00:09 2025", 9 * time.Second, true},     // ANSI C
-		{"Sat, 01 Mar 2025 11:00:00 GMT", 0, true},
-		{"-3", 0, false},
-		{"soon", 0, false},
-		{"", 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := parseRetryAfter(tt.in, now)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestSnippet(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -730,16 +731,6 @@ func TestBaseURL(t *testing.T) {
 			t.Errorf("BaseURL(%q) = %q, %v; want %q, ok=%v", tt.in, got, err, tt.want, tt.ok)
 		}
 	}
-}
-
-// counter returns the metrics.Sum of name over the series whose labels include want.
-func counter(t *testing.T, m *metrics.Metrics, name string, want map[string]string) float64 {
-	t.Helper()
-	v, err := m.Sum(name, want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // TestRedirectToAnotherHostDropsTheKey: an API key sent as a header goes

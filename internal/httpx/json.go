@@ -31,7 +31,7 @@ func (c *Client) PostJSON(ctx context.Context, target string, header http.Header
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	if batch > 0 {
-		c.o.Metrics.ModelBatch(c.o.Backend, c.o.Capability, batch)
+		c.o.Observer.ModelBatch(c.o.Backend, c.o.Capability, batch)
 	}
 	resp, err := c.Do(req)
 	if err != nil {
@@ -69,7 +69,7 @@ func (c *Client) ReadJSON(ctx context.Context, resp *http.Response, path string,
 		e.Reason, e.Err = "context ended while reading the body", ctx.Err()
 		return e
 	case br.ReadErr() != nil:
-		c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "connection")
+		c.o.Observer.ModelError(c.o.Backend, c.o.Capability, "connection")
 		e.Reason, e.Err = "reading the body: "+shortNetErr(br.ReadErr()), remoteerr.ErrUnavailable
 		return e
 	case errors.As(err, &tooLarge):
@@ -77,7 +77,7 @@ func (c *Client) ReadJSON(ctx context.Context, resp *http.Response, path string,
 	default:
 		e.Reason = "decoding the JSON answer: " + err.Error()
 	}
-	c.o.Metrics.ModelError(c.o.Backend, c.o.Capability, "bad_response")
+	c.o.Observer.ModelError(c.o.Backend, c.o.Capability, "bad_response")
 	e.Message, e.Err = Snippet(string(bytes.TrimSpace(br.Head())), snippetBytes), remoteerr.ErrBadResponse
 	return e
 }

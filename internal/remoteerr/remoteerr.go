@@ -8,6 +8,9 @@ package remoteerr
 
 import (
 	"errors"
+	"net/http"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -52,4 +55,30 @@ func RetryAfter(err error) (time.Duration, bool) {
 		}
 	}
 	return 0, false
+}
+
+// MaxRetryAfter bounds a parsed Retry-After, so that a hostile or broken
+// server cannot park a job for years.
+const MaxRetryAfter = 24 * time.Hour
+
+// ParseRetryAfter reads a Retry-After header value (RFC 9110 §10.2.3):
+// delta-seconds or an HTTP-date, relative to now. A date in the past gives
+// 0; a value past MaxRetryAfter gives MaxRetryAfter. ok is false for an
+// empty, negative or unparsable value.
+func ParseRetryAfter(header string, now time.Time) (d time.Duration, ok bool) {
+	v := strings.TrimSpace(header)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if err != nil || secs > uint64(MaxRetryAfter/time.Second) {
+			return MaxRetryAfter, true
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return min(max(t.Sub(now), 0), MaxRetryAfter), true
 }

@@ -55,3 +55,35 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"0", 0, true},
+		{"17", 17 * time.Second, true},
+		{" 5 ", 5 * time.Second, true},
+		{"Sat, 01 Mar 2025 12:00:42 GMT", 42 * time.Second, true},
+		{"Saturday, 01-Mar-25 12:01:00 GMT", time.Minute, true}, // RFC 850
+		{"Sat Mar  1 12:00:09 2025", 9 * time.Second, true},     // ANSI C
+		{"Sat, 01 Mar 2025 11:00:00 GMT", 0, true},              // in the past
+		{"Mon, 01 Mar 2125 12:00:00 GMT", remoteerr.MaxRetryAfter, true},
+		{"86401", remoteerr.MaxRetryAfter, true},
+		{"999999999999999999999999", remoteerr.MaxRetryAfter, true},
+		{"-3", 0, false},
+		{"+3", 0, false},
+		{"1.5", 0, false},
+		{"soon", 0, false},
+		{"", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := remoteerr.ParseRetryAfter(tt.in, now)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
 // Result is one search hit.
@@ -104,7 +105,9 @@ func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]Result
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, errorBodyBytes))
-		return nil, &StatusError{Host: s.base.Host, Status: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
+		ra := resp.Header.Get("Retry-After")
+		wait, _ := remoteerr.ParseRetryAfter(ra, time.Now())
+		return nil, &StatusError{Host: s.base.Host, Status: resp.StatusCode, RetryAfter: ra, Wait: wait}
 	}
 	bound := PageBound(limit)
 	if resp.ContentLength > bound.Bytes { // declared too large: not read at all
@@ -123,9 +126,14 @@ func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]Result
 
 // StatusError is a non-200 answer of the search backend.
 type StatusError struct {
-	Host       string
-	Status     int
+	Host   string
+	Status int
+	// RetryAfter is the answer's raw Retry-After header; callers use Wait.
 	RetryAfter string
+	// Wait is the wait RetryAfter asks for (remoteerr.ParseRetryAfter:
+	// seconds or an HTTP-date, bounded by remoteerr.MaxRetryAfter); 0 when
+	// the header is absent or invalid.
+	Wait time.Duration
 }
 
 func (e *StatusError) Error() string {

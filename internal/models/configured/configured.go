@@ -4,7 +4,7 @@
 // server (openai), Hugging Face text-embeddings-inference (tei) or a
 // Jina-style /v1/rerank server (jina), each behind its own resilient HTTP
 // client (retries honouring Retry-After, circuit breaker, bounded
-// concurrency, per-backend metrics).
+// concurrency, per-backend observations such as metrics).
 package configured
 
 import (
@@ -12,7 +12,6 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/models/jina"
@@ -31,39 +30,40 @@ type Models struct {
 	MinSimilarity float64
 }
 
-// New builds the configured capabilities.
-func New(cfg config.Config, m *metrics.Metrics) (Models, error) {
+// New builds the configured capabilities, reporting to obs (internal/metrics
+// in a worker; nil records nothing).
+func New(cfg config.Config, obs httpx.Observer) (Models, error) {
 	var out Models
 	var err error
 	models := cfg.Models()
-	if out.Embedder, out.MinSimilarity, err = newEmbedder(models["embed"], cfg.EmbedDim, m); err != nil {
+	if out.Embedder, out.MinSimilarity, err = newEmbedder(models["embed"], cfg.EmbedDim, obs); err != nil {
 		return out, fmt.Errorf("embed backend: %w", err)
 	}
 	if cfg.MinSimilarity >= 0 {
 		out.MinSimilarity = cfg.MinSimilarity
 	}
-	if out.NLI, err = NewNLI(cfg, m); err != nil {
+	if out.NLI, err = NewNLI(cfg, obs); err != nil {
 		return out, err
 	}
-	if out.Reranker, err = newReranker(models["rerank"], m); err != nil {
+	if out.Reranker, err = newReranker(models["rerank"], obs); err != nil {
 		return out, fmt.Errorf("rerank backend: %w", err)
 	}
-	if out.LLM, err = newLLM(models["llm"], m); err != nil {
+	if out.LLM, err = newLLM(models["llm"], obs); err != nil {
 		return out, fmt.Errorf("llm backend: %w", err)
 	}
 	return out, nil
 }
 
 // NewNLI builds only the configured NLI capability (for evaluation).
-func NewNLI(cfg config.Config, m *metrics.Metrics) (models.NLI, error) {
-	n, err := newNLI(cfg.Models()["nli"], cfg.NLITemp, m)
+func NewNLI(cfg config.Config, obs httpx.Observer) (models.NLI, error) {
+	n, err := newNLI(cfg.Models()["nli"], cfg.NLITemp, obs)
 	if err != nil {
 		return nil, fmt.Errorf("nli backend: %w", err)
 	}
 	return n, nil
 }
 
-func newEmbedder(mc config.Model, dim int, m *metrics.Metrics) (models.Embedder, float64, error) {
+func newEmbedder(mc config.Model, dim int, obs httpx.Observer) (models.Embedder, float64, error) {
 	switch mc.Backend {
 	case "builtin":
 		e, err := builtin.NewHybridEmbedder(dim)
@@ -71,10 +71,10 @@ func newEmbedder(mc config.Model, dim int, m *metrics.Metrics) (models.Embedder,
 	case "hash":
 		return builtin.NewHashEmbedder(dim), builtin.HashEmbedderMinSimilarity, nil
 	case "openai":
-		e, err := oai.NewEmbedder(openAIOptions(mc, "embed", dim, m))
+		e, err := oai.NewEmbedder(openAIOptions(mc, "embed", dim, obs))
 		return e, NeuralMinSimilarity, err
 	case "tei":
-		o := teiOptions(mc, "embed", m)
+		o := teiOptions(mc, "embed", obs)
 		o.Dim = dim
 		e, err := tei.NewEmbedder(o)
 		return e, NeuralMinSimilarity, err
@@ -82,41 +82,41 @@ func newEmbedder(mc config.Model, dim int, m *metrics.Metrics) (models.Embedder,
 	return nil, 0, fmt.Errorf("backend %q is not available for embeddings", mc.Backend)
 }
 
-func newNLI(mc config.Model, temperature float64, m *metrics.Metrics) (models.NLI, error) {
+func newNLI(mc config.Model, temperature float64, obs httpx.Observer) (models.NLI, error) {
 	switch mc.Backend {
 	case "builtin":
 		return builtin.NewLearnedNLI()
 	case "lexical":
 		return builtin.NewLexicalNLI(), nil
 	case "openai":
-		return oai.NewNLI(openAIOptions(mc, "nli", 0, m))
+		return oai.NewNLI(openAIOptions(mc, "nli", 0, obs))
 	case "tei":
-		o := teiOptions(mc, "nli", m)
+		o := teiOptions(mc, "nli", obs)
 		o.Temperature = temperature
 		return tei.NewNLI(o)
 	}
 	return nil, fmt.Errorf("backend %q is not available for NLI", mc.Backend)
 }
 
-func newReranker(mc config.Model, m *metrics.Metrics) (models.Reranker, error) {
+func newReranker(mc config.Model, obs httpx.Observer) (models.Reranker, error) {
 	switch mc.Backend {
 	case "builtin":
 		return builtin.NewBM25Reranker(), nil
 	case "tei":
-		return tei.NewReranker(teiOptions(mc, "rerank", m))
+		return tei.NewReranker(teiOptions(mc, "rerank", obs))
 	case "jina":
 		return jina.New(jina.Options{BaseURL: mc.URL, Model: mc.ModelName, APIKey: mc.APIKey, BatchSize: mc.Batch,
-			HTTP: httpClient(mc, "rerank", m), Metrics: m})
+			HTTP: httpClient(mc, "rerank", obs), Observer: obs})
 	}
 	return nil, fmt.Errorf("backend %q is not available for reranking", mc.Backend)
 }
 
-func newLLM(mc config.Model, m *metrics.Metrics) (models.LLM, error) {
+func newLLM(mc config.Model, obs httpx.Observer) (models.LLM, error) {
 	switch mc.Backend {
 	case "builtin":
 		return builtin.NewSentenceLLM(), nil
 	case "openai":
-		return oai.NewLLM(openAIOptions(mc, "llm", 0, m))
+		return oai.NewLLM(openAIOptions(mc, "llm", 0, obs))
 	}
 	return nil, fmt.Errorf("backend %q is not available for the LLM", mc.Backend)
 }
@@ -127,7 +127,7 @@ func newLLM(mc config.Model, m *metrics.Metrics) (models.LLM, error) {
 const NeuralMinSimilarity = 0.55
 
 // httpClient is the resilient HTTP client of one capability's backend.
-func httpClient(mc config.Model, capability string, m *metrics.Metrics) *httpx.Client {
+func httpClient(mc config.Model, capability string, obs httpx.Observer) *httpx.Client {
 	retries := mc.Retries
 	if retries == 0 {
 		retries = -1 // httpx reads 0 as "default"
@@ -135,18 +135,18 @@ func httpClient(mc config.Model, capability string, m *metrics.Metrics) *httpx.C
 	return httpx.New(httpx.Options{
 		Backend: mc.Backend, Capability: capability, Timeout: mc.Timeout, MaxRetries: retries,
 		MaxConcurrency: mc.Concurrency, BreakerFailures: mc.BreakerFailures, BreakerCooldown: mc.BreakerCooldown,
-		Metrics: m,
+		Observer: obs,
 	})
 }
 
-func teiOptions(mc config.Model, capability string, m *metrics.Metrics) tei.Options {
+func teiOptions(mc config.Model, capability string, obs httpx.Observer) tei.Options {
 	return tei.Options{BaseURL: mc.URL, Model: mc.ModelName, APIKey: mc.APIKey, BatchSize: mc.Batch,
-		HTTP: httpClient(mc, capability, m), Metrics: m}
+		HTTP: httpClient(mc, capability, obs), Observer: obs}
 }
 
-func openAIOptions(mc config.Model, capability string, dim int, m *metrics.Metrics) oai.Options {
+func openAIOptions(mc config.Model, capability string, dim int, obs httpx.Observer) oai.Options {
 	return oai.Options{
 		BaseURL: mc.URL, Model: mc.ModelName, APIKey: mc.APIKey, BatchSize: mc.Batch, Dim: dim,
-		Concurrency: mc.Concurrency, HTTP: httpClient(mc, capability, m), Metrics: m,
+		Concurrency: mc.Concurrency, HTTP: httpClient(mc, capability, obs), Observer: obs,
 	}
 }

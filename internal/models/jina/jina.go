@@ -20,7 +20,6 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
@@ -37,10 +36,10 @@ type Options struct {
 	APIKey    string // sent as "Authorization: Bearer <APIKey>" when set
 	BatchSize int    // documents per request (default 32)
 	// HTTP is the client to use; nil builds one with httpx defaults, backend
-	// "jina", capability "rerank" and Metrics. Usage tokens are reported to
-	// the client's metrics.
-	HTTP    *httpx.Client
-	Metrics *metrics.Metrics // used only when HTTP is nil
+	// "jina", capability "rerank" and Observer. Usage tokens are reported to
+	// the client's observer.
+	HTTP     *httpx.Client
+	Observer httpx.Observer // used only when HTTP is nil; nil records nothing
 }
 
 // Reranker is a models.Reranker speaking the Jina-style /v1/rerank API.
@@ -73,7 +72,7 @@ func New(o Options) (*Reranker, error) {
 		r.batch = DefaultBatchSize
 	}
 	if r.http == nil {
-		r.http = httpx.New(httpx.Options{Backend: "jina", Capability: "rerank", Metrics: o.Metrics})
+		r.http = httpx.New(httpx.Options{Backend: "jina", Capability: "rerank", Observer: o.Observer})
 	}
 	return r, nil
 }
@@ -140,7 +139,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, docs []string) ([]f
 				tokens = u.PromptTokens
 			}
 			if tokens != nil {
-				r.http.Metrics().ModelTokens(r.http.Backend(), r.http.Capability(), "prompt", *tokens)
+				r.http.Observer().ModelTokens(r.http.Backend(), r.http.Capability(), "prompt", *tokens)
 				cost.From(ctx).Tokens(*tokens, 0)
 			}
 		}
@@ -151,6 +150,6 @@ func (r *Reranker) Rerank(ctx context.Context, query string, docs []string) ([]f
 // bad counts a validation failure and returns a remoteerr.ErrBadResponse error
 // naming the endpoint and the problem.
 func (r *Reranker) bad(format string, args ...any) error {
-	r.http.Metrics().ModelError(r.http.Backend(), r.http.Capability(), "bad_response")
+	r.http.Observer().ModelError(r.http.Backend(), r.http.Capability(), "bad_response")
 	return fmt.Errorf("%s %s %s: %w: %s", r.http.Backend(), r.http.Capability(), r.url, remoteerr.ErrBadResponse, fmt.Sprintf(format, args...))
 }

@@ -147,7 +147,7 @@ func testHTTP(m *metrics.Metrics, timeout time.Duration) *httpx.Client {
 	return httpx.New(httpx.Options{
 		Backend: "jina", Capability: "rerank", Timeout: timeout, MaxRetries: 2,
 		BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxRetryAfter: time.Second,
-		BreakerFailures: 100, Metrics: m,
+		BreakerFailures: 100, Observer: m,
 	})
 }
 

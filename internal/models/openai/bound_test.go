@@ -45,7 +45,7 @@ func TestEmbedAnswerOf64MiBRefusedAtTheBatchBound(t *testing.T) {
 					"-0.0123456789012345,", `0.5]}],"model":"m","usage":{"prompt_tokens":1,"total_tokens":1}}`, body)
 			})
 			m := metrics.New()
-			e, err := NewEmbedder(Options{BaseURL: srv.URL + "/v1", Model: "m", Dim: tc.dim, HTTP: resilient("embed", 2, m), Metrics: m})
+			e, err := NewEmbedder(Options{BaseURL: srv.URL + "/v1", Model: "m", Dim: tc.dim, HTTP: resilient("embed", 2, m), Observer: m})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +119,7 @@ func TestChatAnswerPaddedTo50MiBRefusedAtTheMaxTokensBound(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := chatServer(t, chatWant{Model: "m"}, func(w http.ResponseWriter, c chatCall) { paddedCompletion(w, tc.content, body) })
 			m := metrics.New()
-			o := Options{BaseURL: srv.URL + "/v1", Model: "m", HTTP: resilient("llm", 2, m), Metrics: m}
+			o := Options{BaseURL: srv.URL + "/v1", Model: "m", HTTP: resilient("llm", 2, m), Observer: m}
 			var err error
 			alloc := hostiletest.Allocated(func() { err = tc.call(o) })
 			t.Logf("%s: allocated %s while answering a %s body; error: %v", tc.name, hostiletest.MiB(alloc), hostiletest.MiB(body), err)

@@ -96,7 +96,7 @@ func (c *client) chat(ctx context.Context, capability string, msgs []openai.Chat
 	if c.apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	}
-	c.metrics.ModelBatch(backendName, capability, 1)
+	c.obs.ModelBatch(backendName, capability, 1)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return "", c.bad(capability, err)
@@ -112,8 +112,8 @@ func (c *client) chat(ctx context.Context, capability string, msgs []openai.Chat
 		return "", c.bad(capability, fmt.Errorf("openai backend: POST /chat/completions: %w: the answer is not a chat.completion object: %v (body starts %q)",
 			remoteerr.ErrBadResponse, err, snippet(head, 120)))
 	}
-	c.metrics.ModelTokens(backendName, capability, "prompt", res.Usage.PromptTokens)
-	c.metrics.ModelTokens(backendName, capability, "completion", res.Usage.CompletionTokens)
+	c.obs.ModelTokens(backendName, capability, "prompt", res.Usage.PromptTokens)
+	c.obs.ModelTokens(backendName, capability, "completion", res.Usage.CompletionTokens)
 	cost.From(ctx).Tokens(res.Usage.PromptTokens, res.Usage.CompletionTokens)
 	content, err := firstContent(res, head)
 	if err != nil {

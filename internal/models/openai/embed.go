@@ -116,7 +116,7 @@ func (e *embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 
 // embedBatch sends one request and returns its vectors in the order of batch.
 func (e *embedder) embedBatch(ctx context.Context, batch []string) ([][]float32, error) {
-	e.c.metrics.ModelBatch(backendName, "embed", len(batch))
+	e.c.obs.ModelBatch(backendName, "embed", len(batch))
 	// go-openai reads the body itself: the wireDoer bounds it by this.
 	ctx = httpx.WithBound(ctx, httpx.EmbeddingsBound(len(batch), e.Dim()))
 	res, err := e.oai.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
@@ -133,7 +133,7 @@ func (e *embedder) embedBatch(ctx context.Context, batch []string) ([][]float32,
 		// is the decoding of that body.
 		return nil, e.c.bad("embed", fmt.Errorf("openai backend: POST /embeddings: %w: decoding the answer: %v", remoteerr.ErrBadResponse, err))
 	}
-	e.c.metrics.ModelTokens(backendName, "embed", "prompt", res.Usage.PromptTokens)
+	e.c.obs.ModelTokens(backendName, "embed", "prompt", res.Usage.PromptTokens)
 	cost.From(ctx).Tokens(res.Usage.PromptTokens, 0)
 	vs, err := e.check(res.Data, len(batch))
 	if err != nil {

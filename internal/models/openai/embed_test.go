@@ -140,7 +140,7 @@ func TestEmbedMatchesByIndexBatchesAndNormalises(t *testing.T) {
 		writeJSON(w, embeddingList(vecsFor(c.Input, dim), order, 3*len(c.Input)))
 	})
 	m := metrics.New()
-	e, err := NewEmbedder(Options{BaseURL: srv.URL + "/v1", Model: "nomic-embed-text", BatchSize: 2, Dim: dim, Metrics: m})
+	e, err := NewEmbedder(Options{BaseURL: srv.URL + "/v1", Model: "nomic-embed-text", BatchSize: 2, Dim: dim, Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestEmbedRejectsGarbage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := embedServer(t, "m", func(w http.ResponseWriter, c embedCall) { tc.reply(w, c.Input) })
 			m := metrics.New()
-			e, err := NewEmbedder(Options{BaseURL: srv.URL + "/v1", Model: "m", Dim: dim, Metrics: m})
+			e, err := NewEmbedder(Options{BaseURL: srv.URL + "/v1", Model: "m", Dim: dim, Observer: m})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -27,7 +27,7 @@ func resilient(capability string, retries int, m *metrics.Metrics) *httpx.Client
 	return httpx.New(httpx.Options{
 		Backend: "openai", Capability: capability, Timeout: 5 * time.Second, MaxRetries: retries,
 		BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxConcurrency: 4,
-		BreakerFailures: 50, BreakerCooldown: time.Minute, Metrics: m,
+		BreakerFailures: 50, BreakerCooldown: time.Minute, Observer: m,
 	})
 }
 
@@ -75,7 +75,7 @@ func TestHTTPXChat429RetryAfterThenSuccess(t *testing.T) {
 		answer(w, claimsContent(claimJSON{"The sky is blue.", "The sky is blue.", 0.8}))
 	})
 	m := metrics.New()
-	l, err := NewLLM(Options{BaseURL: srv.URL + "/v1", Model: llmModel, HTTP: resilient("llm", 3, m), Metrics: m})
+	l, err := NewLLM(Options{BaseURL: srv.URL + "/v1", Model: llmModel, HTTP: resilient("llm", 3, m), Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}

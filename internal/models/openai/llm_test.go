@@ -69,7 +69,7 @@ func TestExtractClaimsHappyPath(t *testing.T) {
 		))
 	})
 	m := metrics.New()
-	l, err := NewLLM(Options{BaseURL: srv.URL + "/v1/", Model: llmModel, APIKey: "sk-test", Seed: &seed, Metrics: m})
+	l, err := NewLLM(Options{BaseURL: srv.URL + "/v1/", Model: llmModel, APIKey: "sk-test", Seed: &seed, Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestExtractClaimsRejectsGarbage(t *testing.T) {
 				answer(w, tc.content)
 			})
 			m := metrics.New()
-			l, err := NewLLM(Options{BaseURL: srv.URL + "/v1", Model: llmModel, Metrics: m})
+			l, err := NewLLM(Options{BaseURL: srv.URL + "/v1", Model: llmModel, Observer: m})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -400,7 +400,7 @@ func TestRelevanceFallsBackOnlyOnUnusableContent(t *testing.T) {
 				answer(w, content)
 			})
 			m := metrics.New()
-			l, err := NewLLM(Options{BaseURL: srv.URL + "/v1", Model: llmModel, Metrics: m})
+			l, err := NewLLM(Options{BaseURL: srv.URL + "/v1", Model: llmModel, Observer: m})
 			if err != nil {
 				t.Fatal(err)
 			}

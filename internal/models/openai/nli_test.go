@@ -58,7 +58,7 @@ func TestNLIJudgesPairsConcurrentlyWithinTheBound(t *testing.T) {
 		mu.Unlock()
 	})
 	m := metrics.New()
-	n, err := NewNLI(Options{BaseURL: srv.URL + "/v1", Model: llmModel, Concurrency: limit, Metrics: m})
+	n, err := NewNLI(Options{BaseURL: srv.URL + "/v1", Model: llmModel, Concurrency: limit, Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}

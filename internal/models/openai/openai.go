@@ -78,7 +78,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
@@ -143,9 +143,9 @@ type Options struct {
 	// HTTP sends the requests; nil uses a plain http.Client with a 120 s
 	// timeout and no retries. Production passes an *httpx.Client.
 	HTTP Doer
-	// Metrics receives token counts, batch sizes and bad-answer counts; nil
+	// Observer receives token counts, batch sizes and bad-answer counts; nil
 	// records nothing.
-	Metrics *metrics.Metrics
+	Observer httpx.Observer
 }
 
 // client is the part shared by the Embedder, LLM and NLI.
@@ -154,7 +154,7 @@ type client struct {
 	model       string
 	apiKey      string
 	http        *wireDoer
-	metrics     *metrics.Metrics
+	obs         httpx.Observer // never nil
 	seed        *int
 	batch       int
 	dim         int
@@ -190,9 +190,12 @@ func newClient(o Options) (*client, error) {
 		return nil, fmt.Errorf("openai backend: Concurrency %d is negative", o.Concurrency)
 	}
 	c := &client{
-		base: base, model: strings.TrimSpace(o.Model), apiKey: o.APIKey, metrics: o.Metrics,
+		base: base, model: strings.TrimSpace(o.Model), apiKey: o.APIKey, obs: o.Observer,
 		batch: o.BatchSize, dim: o.Dim, chunkChars: o.MaxChunkChars, maxTokens: o.MaxTokens,
 		concurrency: o.Concurrency,
+	}
+	if c.obs == nil {
+		c.obs = httpx.NoObserver
 	}
 	if o.Seed != nil {
 		s := *o.Seed
@@ -224,7 +227,7 @@ func (c *client) shortTokens() int { return min(c.maxTokens, shortAnswerTokens) 
 // bad counts a bad answer of capability and returns err unchanged.
 func (c *client) bad(capability string, err error) error {
 	if errors.Is(err, remoteerr.ErrBadResponse) {
-		c.metrics.ModelError(backendName, capability, "bad_response")
+		c.obs.ModelError(backendName, capability, "bad_response")
 	}
 	return err
 }

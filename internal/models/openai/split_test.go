@@ -81,7 +81,7 @@ func TestSplitHypothesisRefusesJunk(t *testing.T) {
 			t.Parallel()
 			srv := chatServer(t, chatWant{Model: llmModel}, func(w http.ResponseWriter, _ chatCall) { answer(w, tc.content) })
 			m := metrics.New()
-			l, err := NewLLM(Options{BaseURL: srv.URL + "/v1", Model: llmModel, Metrics: m})
+			l, err := NewLLM(Options{BaseURL: srv.URL + "/v1", Model: llmModel, Observer: m})
 			if err != nil {
 				t.Fatal(err)
 			}

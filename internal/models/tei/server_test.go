@@ -257,7 +257,7 @@ func testHTTP(m *metrics.Metrics, capability string, timeout time.Duration) *htt
 	return httpx.New(httpx.Options{
 		Backend: "tei", Capability: capability, Timeout: timeout, MaxRetries: 2,
 		BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxRetryAfter: time.Second,
-		BreakerFailures: 100, Metrics: m,
+		BreakerFailures: 100, Observer: m,
 	})
 }
 

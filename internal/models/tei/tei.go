@@ -18,7 +18,6 @@ import (
 	"strconv"
 
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
-	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
@@ -47,9 +46,9 @@ type Options struct {
 	LabelMap map[string]string
 
 	// HTTP is the client to use; nil builds one with httpx defaults, backend
-	// "tei", the capability's label and Metrics.
-	HTTP    *httpx.Client
-	Metrics *metrics.Metrics // used only when HTTP is nil
+	// "tei", the capability's label and Observer.
+	HTTP     *httpx.Client
+	Observer httpx.Observer // used only when HTTP is nil; nil records nothing
 }
 
 // endpoint is what every capability shares.
@@ -78,7 +77,7 @@ func newEndpoint(o Options, path, capability string) (endpoint, error) {
 		e.batch = DefaultBatchSize
 	}
 	if e.http == nil {
-		e.http = httpx.New(httpx.Options{Backend: "tei", Capability: capability, Metrics: o.Metrics})
+		e.http = httpx.New(httpx.Options{Backend: "tei", Capability: capability, Observer: o.Observer})
 	}
 	return e, nil
 }
@@ -86,7 +85,7 @@ func newEndpoint(o Options, path, capability string) (endpoint, error) {
 // bad counts a validation failure and returns a remoteerr.ErrBadResponse error
 // naming the endpoint and the problem.
 func (e *endpoint) bad(format string, args ...any) error {
-	e.http.Metrics().ModelError(e.http.Backend(), e.http.Capability(), "bad_response")
+	e.http.Observer().ModelError(e.http.Backend(), e.http.Capability(), "bad_response")
 	return fmt.Errorf("%s %s %s: %w: %s", e.http.Backend(), e.http.Capability(), e.url, remoteerr.ErrBadResponse, fmt.Sprintf(format, args...))
 }
 
