@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
 
@@ -53,13 +54,29 @@ func (e *PermanentError) Error() string {
 // Unwrap returns the underlying cause.
 func (e *PermanentError) Unwrap() error { return e.Err }
 
+// Failure is the error table's row of a fetch that must not be retried:
+// its target fails.
+func (e *PermanentError) Failure() errs.Failure { return errs.TargetFailed }
+
 // TransientError marks a fetch failure worth retrying later (network errors,
-// timeouts, 5xx, 408, 429). RetryAfter is set from a 429/503 Retry-After
-// header when the server sent one (retryAfter), else it is zero.
+// timeouts, 5xx, 408, 429). Wait is set from a 429/503 Retry-After header
+// when the server sent one (retryAfter), else it is zero.
 type TransientError struct {
-	Reason     string        // one of the Reason* constants
-	RetryAfter time.Duration // server-requested wait, 0 when none
-	Err        error         // underlying cause, may be nil
+	Reason string        // one of the Reason* constants
+	Wait   time.Duration // server-requested wait, 0 when none
+	Err    error         // underlying cause, may be nil
+}
+
+// RetryAfter is the server's wait (remoteerr.RetryAfterer).
+func (e *TransientError) RetryAfter() time.Duration { return e.Wait }
+
+// Failure is the error table's row: a server that asked to come back
+// later is busy; any other transient failure names none (an attempt).
+func (e *TransientError) Failure() errs.Failure {
+	if e.Wait > 0 {
+		return errs.ServerBusy
+	}
+	return ""
 }
 
 // Error describes the failure, prefixed "transient fetch error".
@@ -67,9 +84,9 @@ func (e *TransientError) Error() string {
 	var b strings.Builder
 	b.WriteString("transient fetch error: ")
 	b.WriteString(e.Reason)
-	if e.RetryAfter > 0 {
+	if e.Wait > 0 {
 		b.WriteString(" (retry after ")
-		b.WriteString(e.RetryAfter.String())
+		b.WriteString(e.Wait.String())
 		b.WriteString(")")
 	}
 	if e.Err != nil {
@@ -86,16 +103,6 @@ func (e *TransientError) Unwrap() error { return e.Err }
 func IsPermanent(err error) bool {
 	var pe *PermanentError
 	return errors.As(err, &pe)
-}
-
-// RetryAfter returns the server-requested retry delay carried by a
-// *TransientError in err's chain, and whether there was one.
-func RetryAfter(err error) (time.Duration, bool) {
-	var te *TransientError
-	if errors.As(err, &te) && te.RetryAfter > 0 {
-		return te.RetryAfter, true
-	}
-	return 0, false
 }
 
 func permanent(reason string, format string, args ...any) *PermanentError {
@@ -121,7 +128,7 @@ func classifyStatus(url string, status int, h http.Header, now time.Time) error 
 	case status == http.StatusRequestTimeout:
 		return &TransientError{Reason: ReasonHTTPStatus, Err: se}
 	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
-		return &TransientError{Reason: ReasonHTTPStatus, RetryAfter: retryAfter(h.Get("Retry-After"), now), Err: se}
+		return &TransientError{Reason: ReasonHTTPStatus, Wait: retryAfter(h.Get("Retry-After"), now), Err: se}
 	case status >= 500:
 		return &TransientError{Reason: ReasonHTTPStatus, Err: se}
 	default: // 1xx, unfollowed 3xx, 4xx

@@ -243,11 +243,11 @@ func TestFetchClassification(t *testing.T) {
 				if te.Reason != tt.wantReason {
 					t.Fatalf("reason %q, want %q (%v)", te.Reason, tt.wantReason, err)
 				}
-				if te.RetryAfter < tt.wantRetry {
-					t.Fatalf("RetryAfter %s, want >= %s", te.RetryAfter, tt.wantRetry)
+				if te.Wait < tt.wantRetry {
+					t.Fatalf("RetryAfter %s, want >= %s", te.Wait, tt.wantRetry)
 				}
 				if tt.wantRetry > 0 {
-					if d, ok := RetryAfter(err); !ok || d != te.RetryAfter {
+					if d, ok := remoteerr.RetryAfter(err); !ok || d != te.Wait {
 						t.Fatalf("RetryAfter(err) = %s, %v", d, ok)
 					}
 				}
@@ -539,7 +539,7 @@ func TestReplayMode(t *testing.T) {
 						t.Fatalf("reason %q, want %q", pe.Reason, tt.wantReason)
 					}
 				case errors.As(err, &te) && tt.wantRetry > 0:
-					if te.Reason != tt.wantReason || te.RetryAfter != tt.wantRetry {
+					if te.Reason != tt.wantReason || te.Wait != tt.wantRetry {
 						t.Fatalf("got %v", te)
 					}
 				default:
@@ -623,7 +623,7 @@ func TestStatusRetryAfter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := classifyStatus("http://a.example/", tt.status, http.Header{"Retry-After": {tt.header}}, now)
-		got, _ := RetryAfter(err)
+		got, _ := remoteerr.RetryAfter(err)
 		if got != tt.want {
 			t.Errorf("status %d, Retry-After %q: wait %s, want %s", tt.status, tt.header, got, tt.want)
 		}

@@ -229,9 +229,9 @@ func (f *Fetcher) fetchRobots(ctx context.Context, origin string) (*robotstxt.Ro
 		}
 		retry := time.Duration(0)
 		if te != nil {
-			retry = te.RetryAfter
+			retry = te.Wait
 		}
-		return nil, 0, &TransientError{Reason: ReasonRobotsUnavailable, RetryAfter: retry, Err: cerr}
+		return nil, 0, &TransientError{Reason: ReasonRobotsUnavailable, Wait: retry, Err: cerr}
 	}
 	switch s := ex.status; {
 	case s >= 200 && s <= 299:
@@ -243,9 +243,9 @@ func (f *Fetcher) fetchRobots(ctx context.Context, origin string) (*robotstxt.Ro
 		return data, cost, nil
 	case s == http.StatusTooManyRequests || s >= 500:
 		return nil, 0, &TransientError{
-			Reason:     ReasonRobotsUnavailable,
-			RetryAfter: retryAfter(ex.header.Get("Retry-After"), time.Now()),
-			Err:        fmt.Errorf("%s: HTTP %d", target, s),
+			Reason: ReasonRobotsUnavailable,
+			Wait:   retryAfter(ex.header.Get("Retry-After"), time.Now()),
+			Err:    fmt.Errorf("%s: HTTP %d", target, s),
 		}
 	default: // 4xx, unfollowed 3xx: no robots.txt, everything allowed
 		return allowAllRobots, 0, nil

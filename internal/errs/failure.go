@@ -1,7 +1,6 @@
 package errs
 
 import (
-	"errors"
 	"time"
 )
 
@@ -41,14 +40,37 @@ type Classified interface {
 // else (the network, a deadlock, a garbage answer) is worth another
 // attempt.
 func KindOf(err error) Failure {
-	var c Classified
-	switch {
-	case errors.As(err, &c) && c.Failure() != "":
-		return c.Failure()
-	case DataRefused(err):
+	if f := named(err); f != "" {
+		return f
+	}
+	if DataRefused(err) {
 		return DataRefusedFailure
 	}
 	return Transient
+}
+
+// named is the first row named in err's tree (depth first, as errors.As
+// walks it); "" when none is.
+func named(err error) Failure {
+	for err != nil {
+		if c, ok := err.(Classified); ok && c.Failure() != "" {
+			return c.Failure()
+		}
+		switch x := err.(type) {
+		case interface{ Unwrap() error }:
+			err = x.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				if f := named(e); f != "" {
+					return f
+				}
+			}
+			return ""
+		default:
+			return ""
+		}
+	}
+	return ""
 }
 
 // kind is a sentinel error that names its row.

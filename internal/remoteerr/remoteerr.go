@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 )
 
 // Kinds of failure. Wrap them with %w; test them with errors.Is.
@@ -20,7 +22,7 @@ var (
 	// refused, timeout, 429/5xx after retries, or its circuit breaker open.
 	// Jobs that meet it wait and retry later; it is never a permanent
 	// failure.
-	ErrUnavailable = errors.New("model backend unavailable")
+	ErrUnavailable = errs.Sentinel("model backend unavailable", errs.ModelUnavailable)
 
 	// ErrBadResponse marks an answer that does not have the documented
 	// shape: non-JSON, wrong fields, wrong number of results, NaN scores, a
@@ -45,13 +47,27 @@ type RetryAfterer interface {
 	RetryAfter() time.Duration
 }
 
-// RetryAfter returns the hint of the first error in err's tree that is a
-// RetryAfterer, and whether that hint is positive.
+// RetryAfter returns the first positive hint of a RetryAfterer in err's
+// tree (depth first, as errors.As walks it), and whether there was one.
 func RetryAfter(err error) (time.Duration, bool) {
-	var hint RetryAfterer
-	if errors.As(err, &hint) {
-		if d := hint.RetryAfter(); d > 0 {
-			return d, true
+	for err != nil {
+		if h, ok := err.(RetryAfterer); ok {
+			if d := h.RetryAfter(); d > 0 {
+				return d, true
+			}
+		}
+		switch x := err.(type) {
+		case interface{ Unwrap() error }:
+			err = x.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				if d, ok := RetryAfter(e); ok {
+					return d, true
+				}
+			}
+			return 0, false
+		default:
+			return 0, false
 		}
 	}
 	return 0, false

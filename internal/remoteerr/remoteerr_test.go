@@ -45,8 +45,12 @@ func TestRetryAfter(t *testing.T) {
 		{"wrapped hint", fmt.Errorf("embed: %w", &hinted{remoteerr.ErrUnavailable, time.Minute}), time.Minute, true},
 		{"zero hint", &hinted{remoteerr.ErrUnavailable, 0}, 0, false},
 		{"negative hint", &hinted{remoteerr.ErrUnavailable, -time.Second}, 0, false},
-		// The first carrier in the chain decides, as errors.As finds it.
-		{"outer zero hint", &hinted{&hinted{remoteerr.ErrUnavailable, time.Minute}, 0}, 0, false},
+		// A carrier that names no wait (a failure marked with its row of
+		// the error table) does not hide its cause's: the first positive
+		// hint in the tree counts.
+		{"outer zero hint", &hinted{&hinted{remoteerr.ErrUnavailable, time.Minute}, 0}, time.Minute, true},
+		{"outer hint first", &hinted{&hinted{remoteerr.ErrUnavailable, time.Minute}, time.Second}, time.Second, true},
+		{"joined", errors.Join(errors.New("x"), &hinted{remoteerr.ErrUnavailable, time.Hour}), time.Hour, true},
 	}
 	for _, tt := range tests {
 		got, ok := remoteerr.RetryAfter(tt.err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/cost"
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 )
@@ -107,7 +108,7 @@ func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]Result
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, errorBodyBytes))
 		ra := resp.Header.Get("Retry-After")
 		wait, _ := remoteerr.ParseRetryAfter(ra, time.Now())
-		return nil, &StatusError{Host: s.base.Host, Status: resp.StatusCode, RetryAfter: ra, Wait: wait}
+		return nil, &StatusError{Host: s.base.Host, Status: resp.StatusCode, Wait: wait}
 	}
 	bound := PageBound(limit)
 	if resp.ContentLength > bound.Bytes { // declared too large: not read at all
@@ -128,12 +129,26 @@ func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]Result
 type StatusError struct {
 	Host   string
 	Status int
-	// RetryAfter is the answer's raw Retry-After header; callers use Wait.
-	RetryAfter string
-	// Wait is the wait RetryAfter asks for (remoteerr.ParseRetryAfter:
-	// seconds or an HTTP-date, bounded by remoteerr.MaxRetryAfter); 0 when
-	// the header is absent or invalid.
+	// Wait is the wait the answer's Retry-After asks for
+	// (remoteerr.ParseRetryAfter: seconds or an HTTP-date, bounded by
+	// remoteerr.MaxRetryAfter); 0 when the header is absent or invalid.
 	Wait time.Duration
+}
+
+// RetryAfter is the server's wait (remoteerr.RetryAfterer).
+func (e *StatusError) RetryAfter() time.Duration { return e.Wait }
+
+// Failure is the error table's row: a refusal (4xx other than 429) fails
+// the query target; a busy backend with a Retry-After snoozes the job;
+// any other answer names none (an attempt).
+func (e *StatusError) Failure() errs.Failure {
+	switch {
+	case !e.Temporary():
+		return errs.TargetFailed
+	case e.Wait > 0:
+		return errs.ServerBusy
+	}
+	return ""
 }
 
 func (e *StatusError) Error() string {

@@ -1,7 +1,6 @@
 package workers
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
-	"github.com/evidencefleet/evidencefleet/internal/search"
 )
 
 // The error table (errs.ErrorTable): for every way a job can fail, what River does with it and
@@ -142,43 +140,9 @@ func decided(job *rivertype.JobRow, kind Failure, err error, wait time.Duration)
 }
 
 // classify names err's row of the error table (errs.KindOf) and the wait
-// asked for with it: the job's own (errs.Wait) or its server's
-// Retry-After.
+// asked for with it, wherever in err the job (errs.Wait) or its server
+// (Retry-After: crawl, search, the model and academic clients) said it.
 func classify(err error) (Failure, time.Duration) {
-	kind := errs.KindOf(err)
-	if kind == Transient {
-		if wait, ok := crawl.RetryAfter(err); ok {
-			return ServerBusy, wait // a web server's Retry-After
-		}
-		var se *search.StatusError
-		if errors.As(err, &se) && se.Temporary() && retryAfter(err) > 0 {
-			return ServerBusy, retryAfter(err)
-		}
-		var pe *crawl.PermanentError
-		if errors.As(err, &pe) {
-			return TargetFailed, 0
-		}
-		if errors.Is(err, remoteerr.ErrUnavailable) {
-			return ModelUnavailable, retryAfter(err)
-		}
-		return Transient, 0
-	}
-	return kind, retryAfter(err)
-}
-
-// retryAfter is the wait asked for, wherever the error says it.
-func retryAfter(err error) time.Duration {
-	if d, ok := remoteerr.RetryAfter(err); ok {
-		return d
-	}
-	if d, ok := crawl.RetryAfter(err); ok {
-		return d
-	}
-	var se *search.StatusError
-	if errors.As(err, &se) && se.RetryAfter != "" {
-		if d, err := time.ParseDuration(se.RetryAfter + "s"); err == nil && d > 0 {
-			return d
-		}
-	}
-	return 0
+	wait, _ := remoteerr.RetryAfter(err)
+	return errs.KindOf(err), wait
 }

@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 
@@ -40,11 +39,13 @@ func (w *TargetQueueWorker) workQuery(ctx context.Context, job *river.Job[jobs.T
 	out, targets, webErr := w.searchTargets(ctx, job, target.Value, scholarly)
 	if webErr != nil && len(targets) == 0 {
 		err := fmt.Errorf("search %q: %w", target.Value, webErr)
-		var se *search.StatusError
-		if errors.As(webErr, &se) && !se.Temporary() || ctx.Err() != nil {
-			return fail(TargetFailed, err) // a refusal: asking again gets the same answer
+		if ctx.Err() != nil {
+			return fail(TargetFailed, err)
 		}
-		return err // busy (Retry-After: a snooze) or the network: retried, the last attempt fails the target
+		// A refusal fails the target (search.StatusError names its row); a
+		// busy backend's Retry-After snoozes the job; the network is retried
+		// and its last attempt fails the target.
+		return err
 	}
 	now, later := targets, []jobs.Target(nil)
 	if f := job.Args.Fetch; f > 0 && len(targets) > f {
