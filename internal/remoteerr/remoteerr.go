@@ -2,8 +2,11 @@
 // services: the model backends (models/openai, models/tei, models/jina on
 // internal/httpx) and the scholarly-metadata APIs (internal/academic). Their
 // failures wrap one of the kinds below, which callers test with errors.Is,
-// and may carry a hint of when asking again can succeed (RetryAfterer). It
-// imports the standard library only.
+// and may carry a hint of when asking again can succeed (RetryAfterer,
+// read by RetryAfter; ParseRetryAfter is the fleet's one Retry-After
+// parser). ErrUnavailable names its row of the error table
+// (errs.ModelUnavailable); it imports internal/errs and the standard
+// library only.
 package remoteerr
 
 import (
