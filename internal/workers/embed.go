@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/models"
-	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -124,23 +122,4 @@ func embedPassages(ctx context.Context, e models.Embedder, frags []store.Fragmen
 		}
 	}
 	return vecs, nil
-}
-
-// checkVectors rejects an embedder answer with the wrong number of vectors,
-// a wrong dimension or non-finite values.
-func checkVectors(vecs [][]float32, n, dim int) error {
-	if len(vecs) != n {
-		return fmt.Errorf("%w: %d vectors for %d texts", remoteerr.ErrBadResponse, len(vecs), n)
-	}
-	for i, v := range vecs {
-		if len(v) != dim {
-			return fmt.Errorf("%w: vector %d has dimension %d, want %d", remoteerr.ErrBadResponse, i, len(v), dim)
-		}
-		for _, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("%w: vector %d holds %v", remoteerr.ErrBadResponse, i, x)
-			}
-		}
-	}
-	return nil
 }

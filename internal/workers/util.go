@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -11,6 +12,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -89,4 +91,23 @@ func workerDeaths(job *rivertype.JobRow) int { return countsOf(job.Metadata).Wor
 func snoozeCount(metadata []byte) int64 {
 	c := countsOf(metadata)
 	return c.Snoozes - c.PoliteWaits - c.PausedWaits - c.ShareWaits
+}
+
+// checkVectors rejects an embedder answer with the wrong number of vectors,
+// a wrong dimension or non-finite values.
+func checkVectors(vecs [][]float32, n, dim int) error {
+	if len(vecs) != n {
+		return fmt.Errorf("%w: %d vectors for %d texts", remoteerr.ErrBadResponse, len(vecs), n)
+	}
+	for i, v := range vecs {
+		if len(v) != dim {
+			return fmt.Errorf("%w: vector %d has dimension %d, want %d", remoteerr.ErrBadResponse, i, len(v), dim)
+		}
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("%w: vector %d holds %v", remoteerr.ErrBadResponse, i, x)
+			}
+		}
+	}
+	return nil
 }

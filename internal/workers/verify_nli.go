@@ -381,3 +381,11 @@ func (c VerifyConfig) selectLimits() evidence.SelectLimits {
 func (c VerifyConfig) edgeRules() verifyplan.EdgeRules {
 	return verifyplan.EdgeRules{MinConfidence: c.MinNLIConfidence, SaveNeutral: c.SaveNeutral, HoldBack: c.HoldBack}
 }
+
+// jobPairs bounds the pairs one job judges (defaultJobPairs when unset).
+func (c VerifyConfig) jobPairs() int {
+	if c.JobPairs <= 0 {
+		return defaultJobPairs
+	}
+	return c.JobPairs
+}

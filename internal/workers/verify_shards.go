@@ -33,13 +33,6 @@ func (c VerifyConfig) shardClaims() int64 {
 	return int64(c.ShardClaims)
 }
 
-func (c VerifyConfig) jobPairs() int {
-	if c.JobPairs <= 0 {
-		return defaultJobPairs
-	}
-	return c.JobPairs
-}
-
 // DispatchOutput is the output of a dispatching verify_nli job.
 type DispatchOutput struct {
 	Shards   int `json:"shards"`   // shards of this page of the claims with no job waiting or running
