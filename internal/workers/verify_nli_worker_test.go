@@ -63,7 +63,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 		}
 		st := store.NewStore(tx)
 		verify := workers.VerifyConfigFrom(config.Defaults(), builtin.HashEmbedderMinSimilarity)
-		b.nli = &countingNLI{NLI: builtin.NewLexicalNLI()}
+		b.nli = &countingNLI{NLI: learnedNLI(t)}
 		w := &workers.VerifyNLIWorker{Store: st, Embedder: embedder, NLI: b.nli, Verify: verify,
 			Recall: &workers.Recaller{Store: st, Embedder: embedder, TaskIndex: taskindex.NewCache(16 << 20), Verify: verify}}
 		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(workers.ServerWaits{})}, w), b
