@@ -103,10 +103,6 @@ type EdgeCorrectionResult struct {
 	Verdict  string `json:"claim_verdict"` // the claim's verdict after it
 }
 
-// ErrEdgeNotFound is the error of a correction of an edge that is not an
-// NLI edge.
-var ErrEdgeNotFound = errors.New("no NLI edge has this id")
-
 // CorrectEdge applies a person's correction of an NLI edge in one
 // transaction: the model's judgement is kept beside it (model_relation,
 // model_confidence), the person's counts at confidence 1, the claim's
@@ -121,7 +117,7 @@ func (s *Store) CorrectEdge(ctx context.Context, c EdgeCorrection) (EdgeCorrecti
 		}
 		e, err := q.LockNLIEdge(ctx, c.EdgeID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("edge %d: %w", c.EdgeID, ErrEdgeNotFound)
+			return fmt.Errorf("edge %d: %w", c.EdgeID, errs.ErrEdgeNotFound)
 		}
 		if err != nil {
 			return err

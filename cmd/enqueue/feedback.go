@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/evidencefleet/evidencefleet/store"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
 // feedbackCmd is a reviewer's word on claims, every use audited.
@@ -39,7 +39,7 @@ func (a *app) edgeCorrectCmd() *cobra.Command {
 			if err := a.connect(cmd.Context()); err != nil {
 				return err
 			}
-			res, err := a.svc.CorrectEdge(cmd.Context(), a.org, store.EdgeCorrection{EdgeID: edgeID, Relation: relation, Reason: reason, By: by})
+			res, err := a.svc.CorrectEdge(cmd.Context(), a.org, service.EdgeCorrection{EdgeID: edgeID, Relation: relation, Reason: reason, By: by})
 			if err != nil {
 				return err
 			}
@@ -107,7 +107,7 @@ func (a *app) claimFeedbackCmd(use, short string, reject bool) *cobra.Command {
 			if err := a.connect(cmd.Context()); err != nil {
 				return err
 			}
-			res, err := a.svc.ClaimFeedback(cmd.Context(), a.org, store.ClaimVerdictFeedback{ClaimID: claimID, Reject: reject, Reason: reason, By: by})
+			res, err := a.svc.ClaimFeedback(cmd.Context(), a.org, service.ClaimVerdictFeedback{ClaimID: claimID, Reject: reject, Reason: reason, By: by})
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/evidencefleet/evidencefleet/internal/service"
-	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // registerDomains adds the organisation's view of domain trust
@@ -40,8 +39,8 @@ type domainViewInput struct {
 	}
 }
 
-func (h *handlers) changeDomainView(ctx context.Context, in *domainViewInput) (*body[store.DomainLevelChanged], error) {
+func (h *handlers) changeDomainView(ctx context.Context, in *domainViewInput) (*body[service.DomainLevelChanged], error) {
 	res, err := h.svc.ChangeDomainView(ctx, org(ctx), in.Domain, service.DomainViewChange{Action: in.Body.Action, Level: in.Body.Level,
 		Reason: in.Body.Reason, By: reviewer(ctx, in.Body.Reviewer), TokenID: callerOf(ctx).TokenID})
-	return &body[store.DomainLevelChanged]{res}, h.problem(err)
+	return &body[service.DomainLevelChanged]{res}, h.problem(err)
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
-	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 
@@ -19,7 +18,6 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/jobs"
-	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // handlers are the /v1 operations, each one call of the service layer
@@ -74,7 +72,7 @@ func (h *handlers) register(api huma.API) {
 	created.Responses = map[string]*huma.Response{"200": {
 		Description: "The task an earlier create with this Idempotency-Key made (nothing new was made).",
 		Content: map[string]*huma.MediaType{"application/json": {
-			Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[CreatedTask](), true, "CreatedTask")}},
+			Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[service.CreatedTask](), true, "CreatedTask")}},
 	}}
 	huma.Register(api, created, h.createTask)
 	huma.Register(api, op("list-tasks", http.MethodGet, "/v1/tasks", "The organisation's tasks, newest first", "tasks"), h.listTasks)
@@ -115,7 +113,7 @@ func (h *handlers) problem(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, errs.ErrTaskNotFound), errors.Is(err, errs.ErrClaimNotFound), errors.Is(err, errs.ErrPageNotFound),
-		errors.Is(err, service.ErrPageNotFound), errors.Is(err, service.ErrJobNotFound), errors.Is(err, store.ErrEdgeNotFound):
+		errors.Is(err, errs.ErrEdgeNotFound), errors.Is(err, service.ErrJobNotFound):
 		return huma.Error404NotFound(err.Error())
 	case errors.Is(err, intake.ErrIdempotencyConflict):
 		return huma.Error409Conflict(err.Error())
@@ -149,22 +147,11 @@ type createTaskInput struct {
 	}
 }
 
-// CreatedTask is a task as created.
-type CreatedTask struct {
-	TaskID         int64     `json:"task_id"`
-	OrganizationID string    `json:"organization_id"`
-	Hypothesis     string    `json:"hypothesis"`
-	Budget         string    `json:"budget"`
-	Retrieval      string    `json:"retrieval"`
-	Status         string    `json:"status"`
-	CreatedAt      time.Time `json:"created_at"`
-}
-
 // createTaskOutput is 201 with a new task, 200 with the task an earlier
 // create of the same idempotency key made.
 type createTaskOutput struct {
 	Status int
-	Body   CreatedTask
+	Body   service.CreatedTask
 }
 
 func (h *handlers) createTask(ctx context.Context, in *createTaskInput) (*createTaskOutput, error) {
@@ -177,7 +164,7 @@ func (h *handlers) createTask(ctx context.Context, in *createTaskInput) (*create
 	if created {
 		status = http.StatusCreated
 	}
-	return &createTaskOutput{status, CreatedTask{TaskID: t.ID, OrganizationID: t.OrganizationID, Hypothesis: t.Hypothesis, Budget: t.BudgetClass, Retrieval: t.Retrieval, Status: t.Status, CreatedAt: t.CreatedAt}}, nil
+	return &createTaskOutput{status, t}, nil
 }
 
 func (h *handlers) listTasks(ctx context.Context, in *PageQuery) (*body[service.TaskPage], error) {
@@ -397,11 +384,11 @@ type claimFeedbackInput struct {
 	}
 }
 
-func (h *handlers) claimFeedback(ctx context.Context, in *claimFeedbackInput) (*body[store.ClaimFeedbackResult], error) {
-	res, err := h.svc.ClaimFeedback(ctx, org(ctx), store.ClaimVerdictFeedback{
+func (h *handlers) claimFeedback(ctx context.Context, in *claimFeedbackInput) (*body[service.ClaimFeedbackResult], error) {
+	res, err := h.svc.ClaimFeedback(ctx, org(ctx), service.ClaimVerdictFeedback{
 		ClaimID: in.ClaimID, Reject: in.Body.Action == "reject", Reason: in.Body.Reason, By: reviewer(ctx, in.Body.Reviewer),
 		TokenID: callerOf(ctx).TokenID})
-	return &body[store.ClaimFeedbackResult]{res}, h.problem(err)
+	return &body[service.ClaimFeedbackResult]{res}, h.problem(err)
 }
 
 type correctEdgeInput struct {
@@ -413,9 +400,9 @@ type correctEdgeInput struct {
 	}
 }
 
-func (h *handlers) correctEdge(ctx context.Context, in *correctEdgeInput) (*body[store.EdgeCorrectionResult], error) {
-	res, err := h.svc.CorrectEdge(ctx, org(ctx), store.EdgeCorrection{
+func (h *handlers) correctEdge(ctx context.Context, in *correctEdgeInput) (*body[service.EdgeCorrectionResult], error) {
+	res, err := h.svc.CorrectEdge(ctx, org(ctx), service.EdgeCorrection{
 		EdgeID: in.EdgeID, Relation: in.Body.Relation, Reason: in.Body.Reason, By: reviewer(ctx, in.Body.Reviewer),
 		TokenID: callerOf(ctx).TokenID})
-	return &body[store.EdgeCorrectionResult]{res}, h.problem(err)
+	return &body[service.EdgeCorrectionResult]{res}, h.problem(err)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -96,7 +97,7 @@ func TestTaskThroughTheAPIOnly(t *testing.T) {
 	}
 	c := client{t: t, base: ts.URL, token: secret}
 
-	var task api.CreatedTask
+	var task service.CreatedTask
 	if status := c.do(http.MethodPost, "/v1/tasks", map[string]any{"hypothesis": hypothesis, "budget": "minimal"}, &task); status != http.StatusCreated {
 		t.Fatalf("create: %d, want 201", status)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 	"github.com/evidencefleet/evidencefleet/internal/apitoken"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -102,7 +103,7 @@ func TestLimitsAreSharedByReplicas(t *testing.T) {
 		}
 		servers := replicas(apiserver.Options{Events: api.EventOptions{Poll: 20 * time.Millisecond, PerToken: 2}})
 		resp := send(ctx, servers[0], secret, http.MethodPost, "/v1/tasks", `{"hypothesis": "Glaciers are retreating."}`)
-		var task api.CreatedTask
+		var task service.CreatedTask
 		err = json.NewDecoder(resp.Body).Decode(&task)
 		resp.Body.Close()
 		if err != nil || resp.StatusCode != http.StatusCreated {

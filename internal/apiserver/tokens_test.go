@@ -20,6 +20,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 	"github.com/evidencefleet/evidencefleet/internal/apitoken"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -73,7 +74,7 @@ func createTask(t *testing.T, base, secret string) int64 {
 	t.Helper()
 	resp := call(t, context.Background(), http.DefaultClient, http.MethodPost, base+"/v1/tasks", secret, `{"hypothesis": "Glaciers are retreating."}`)
 	defer resp.Body.Close()
-	var task api.CreatedTask
+	var task service.CreatedTask
 	if err := json.NewDecoder(resp.Body).Decode(&task); err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create a task: %d, %v", resp.StatusCode, err)
 	}

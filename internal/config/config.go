@@ -229,7 +229,7 @@ func (c Config) TrustedProxies() ([]netip.Prefix, error) {
 // Model configures one model capability (embed, nli, rerank, llm); its
 // variables are EVF_<CAPABILITY>_<NAME>, e.g. EVF_NLI_BACKEND=tei.
 type Model struct {
-	Backend         string        `envconfig:"BACKEND" default:"builtin" desc:"builtin | hash | lexical | openai | tei | jina (embed: builtin, hash (the previous built-in, hashed n-grams only), openai, tei; nli: builtin (the learned built-in), lexical (the previous, hand-fitted one), tei, openai; rerank: builtin, tei, jina; llm: builtin, openai)"`
+	Backend         string        `envconfig:"BACKEND" default:"builtin" desc:"builtin | hash | openai | tei | jina (embed: builtin, hash (the previous built-in, hashed n-grams only), openai, tei; nli: builtin (the learned built-in), tei, openai; rerank: builtin, tei, jina; llm: builtin, openai)"`
 	URL             string        `envconfig:"URL" desc:"base URL of the model server (openai: including /v1, e.g. http://localhost:11434/v1)"`
 	ModelName       string        `envconfig:"MODEL" desc:"model name sent to the server and stored with results"`
 	APIKey          string        `envconfig:"API_KEY" desc:"bearer token, if the server wants one"`
@@ -247,7 +247,7 @@ var (
 	defaultTimeout = map[string]time.Duration{"embed": 30 * time.Second, "nli": 30 * time.Second, "rerank": 30 * time.Second, "llm": 120 * time.Second}
 	allowedBackend = map[string][]string{
 		"embed":  {"builtin", "hash", "openai", "tei"},
-		"nli":    {"builtin", "lexical", "tei", "openai"},
+		"nli":    {"builtin", "tei", "openai"},
 		"rerank": {"builtin", "tei", "jina"},
 		"llm":    {"builtin", "openai"},
 	}
@@ -302,7 +302,7 @@ func (c Config) validate() error {
 		if !slices.Contains(allowedBackend[name], m.Backend) {
 			return fmt.Errorf("config: %sBACKEND=%q is not a %s backend (want one of %s)", env, m.Backend, name, strings.Join(allowedBackend[name], ", "))
 		}
-		if m.Backend == "builtin" || m.Backend == "lexical" || m.Backend == "hash" {
+		if m.Backend == "builtin" || m.Backend == "hash" {
 			continue // in process: no URL
 		}
 		if m.URL == "" {

@@ -23,10 +23,14 @@ var (
 	// ErrTaskPaused: the task is paused (enqueue task pause); its jobs wait,
 	// using no attempt, until it is resumed. Not permanent.
 	ErrTaskPaused = Sentinel("task is paused", TaskPaused)
-	// ErrPageNotFound: no page has this id.
+	// ErrPageNotFound: no page has this id (or, to an organisation, no
+	// task of its reaches the page).
 	ErrPageNotFound = Sentinel("page does not exist", PageNotFound)
 	// ErrClaimNotFound: no claim has this id.
 	ErrClaimNotFound = errors.New("claim does not exist")
+	// ErrEdgeNotFound: no NLI edge has this id (a reviewer's correction
+	// names an edge that is missing, not an NLI edge, or not theirs).
+	ErrEdgeNotFound = errors.New("no NLI edge has this id")
 	// ErrBadInput: input that can never succeed as given (job args, a
 	// target, a flag value); the error text names the field.
 	ErrBadInput = Sentinel("invalid input", BadInput)

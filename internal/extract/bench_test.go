@@ -26,24 +26,6 @@ func BenchmarkFragmentsSmall(b *testing.B) {
 	}
 }
 
-func BenchmarkSentences(b *testing.B) {
-	text := wikiText(b)
-	b.SetBytes(int64(len(text)))
-	b.ReportAllocs()
-	for b.Loop() {
-		Sentences(text)
-	}
-}
-
-func BenchmarkBuiltinClaims(b *testing.B) {
-	text := wikiText(b)
-	b.SetBytes(int64(len(text)))
-	b.ReportAllocs()
-	for b.Loop() {
-		BuiltinClaims(text, 20)
-	}
-}
-
 func BenchmarkLocateQuote(b *testing.B) {
 	text := wikiText(b)
 	// a quote near the end, with straight quotes and collapsed whitespace so

@@ -1,13 +1,15 @@
 // Package extract turns fetched pages into the canonical text of a page
-// version and cuts that text into spans: fragments, sentences, claim
-// candidates and located quotes.
+// version and cuts that text into spans: fragments (at the sentence
+// boundaries of internal/sentence, which also holds the built-in claim
+// picker) and located quotes.
 //
 // Offsets. Every offset this package returns is a RUNE (Unicode code point)
 // offset into the version text, half-open [start, end). That is what
 // Postgres substring(content from start+1 for end-start) counts, so a span
 // stored in the database reads back the same text. Go strings index bytes;
 // the byte→rune conversion happens in RuneSpan (and in an internal
-// forward-only cursor built on the same counting rule), nowhere else.
+// forward-only cursor built on the same counting rule; internal/sentence
+// keeps one alike for its own spans), nowhere else.
 //
 // Canonical text. FromHTML and FromPlainText produce text made of blocks
 // (paragraphs, headings, list items, table rows) separated by exactly

@@ -1,12 +1,12 @@
 package extract
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/clipperhouse/uax29/v2/sentences"
 	"github.com/clipperhouse/uax29/v2/words"
+
+	"github.com/evidencefleet/evidencefleet/internal/sentence"
 )
 
 // Fragment is a span of a version text in rune offsets [Start, End).
@@ -113,16 +113,6 @@ func terminalPunct(r rune) bool {
 	return false
 }
 
-// isClosing reports closing quotes and brackets that may follow terminal
-// punctuation.
-func isClosing(r rune) bool {
-	switch r {
-	case '"', '\'', ')', ']', '}', '”', '’', '»', '」', '』', '）', '〕', '】':
-		return true
-	}
-	return false
-}
-
 // isHeadingBlock is the heuristic used to recognise a heading in plain
 // canonical text (which carries no markup): a single-line block of at most
 // maxRunes runes (and 120) and 15 words, containing a letter, starting with
@@ -163,7 +153,7 @@ func isHeadingBlock(s string, runes, maxRunes int) bool {
 	t := s
 	for len(t) > 0 {
 		c, size := utf8.DecodeLastRuneInString(t)
-		if !isClosing(c) {
+		if !sentence.IsClosing(c) {
 			last = c
 			break
 		}
@@ -267,7 +257,7 @@ func splitBlock(text string, b span, max int, cur *runeCursor) []span {
 	var out []span
 	var chunk span
 	have := false
-	forEachSentence(text[b.bs:b.be], func(bs, be int) {
+	sentence.ForEach(text[b.bs:b.be], func(bs, be int) {
 		bs, be = b.bs+bs, b.bs+be
 		s := span{bs: bs, be: be, rs: cur.at(bs), re: cur.at(be)}
 		if have && s.re-chunk.rs <= max {
@@ -340,180 +330,4 @@ func isSpaceToken(tok string) bool {
 		}
 	}
 	return true
-}
-
-// trimSpan shrinks the byte span [bs, be) of text to exclude leading and
-// trailing Unicode whitespace.
-func trimSpan(text string, bs, be int) (int, int) {
-	for bs < be {
-		c, size := utf8.DecodeRuneInString(text[bs:be])
-		if !unicode.IsSpace(c) {
-			break
-		}
-		bs += size
-	}
-	for be > bs {
-		c, size := utf8.DecodeLastRuneInString(text[bs:be])
-		if !unicode.IsSpace(c) {
-			break
-		}
-		be -= size
-	}
-	return bs, be
-}
-
-// Sentence is one sentence span in rune offsets [Start, End).
-type Sentence struct {
-	Start, End int
-	Text       string
-}
-
-// Sentences splits text into UAX #29 sentences (line and paragraph breaks
-// also end a sentence), each trimmed of surrounding whitespace; empty ones
-// are dropped. Offsets are rune offsets into text. Two repairs are applied to
-// the UAX #29 boundaries: reference markers like "[3]" stay with the sentence
-// they follow, and a break after a common abbreviation ("Dr.", "et al.",
-// "Fig.", "U.S.") or an initial ("J.") is removed unless a line break follows.
-func Sentences(text string) []Sentence {
-	out := make([]Sentence, 0, len(text)/80+1)
-	cur := &runeCursor{s: text}
-	forEachSentence(text, func(bs, be int) {
-		out = append(out, Sentence{Start: cur.at(bs), End: cur.at(be), Text: text[bs:be]})
-	})
-	return out
-}
-
-// forEachSentence calls fn with the trimmed, non-empty byte span of each
-// UAX #29 sentence of text, in order, with two adjustments:
-//   - rule SB11 treats "[" as Close, so "end.[3] Next" breaks after "end.[",
-//     leaving "3]" at the start of the next sentence; such bracketed reference
-//     markers are moved back to the sentence they follow;
-//   - a sentence ending in a common abbreviation ("Dr.", "et al.", "Fig.",
-//     "U.S.") or a single-letter initial ("J.") is joined with the next one
-//     unless a line break separates them.
-func forEachSentence(text string, fn func(bs, be int)) {
-	pendS, pendE := -1, -1
-	emit := func(bs, be int) {
-		if pendS >= 0 {
-			if strings.ContainsAny(text[pendE:bs], "\n\r\u0085\u2028\u2029") {
-				fn(pendS, pendE)
-			} else {
-				bs = pendS
-			}
-			pendS = -1
-		}
-		if endsWithAbbrev(text[bs:be]) {
-			pendS, pendE = bs, be
-			return
-		}
-		fn(bs, be)
-	}
-	it := sentences.FromString(text)
-	start := 0
-	for it.Next() {
-		end := it.End()
-		if end <= start {
-			continue // swallowed by a previous marker extension
-		}
-		if end < len(text) && text[end-1] == '[' {
-			end = skipRefMarkers(text, end-1, end)
-		}
-		// SB8 keeps "end.[citation needed] Next" together because of the
-		// lower-case letters inside the marker; cut after such markers.
-		for {
-			cut := refMarkerCut(text, start, end)
-			if cut < 0 {
-				break
-			}
-			if bs, be := trimSpan(text, start, cut); bs < be {
-				emit(bs, be)
-			}
-			start = cut
-		}
-		if bs, be := trimSpan(text, start, end); bs < be {
-			emit(bs, be)
-		}
-		start = end
-	}
-	if pendS >= 0 {
-		fn(pendS, pendE)
-	}
-}
-
-// abbreviations (lower case, without the final '.') after which UAX #29
-// wrongly ends a sentence when a capitalised word follows.
-var abbreviations = toSet(`dr mr mrs ms prof st jr sr mt ft vs fig figs vol
-	al eq eqs ref refs approx inc ltd co corp gen gov sen rep rev capt col lt sgt
-	jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k e.g i.e cf ca pp ed eds`)
-
-// endsWithAbbrev reports whether sentence s ends with an abbreviation or a
-// single-letter initial followed by '.'.
-func endsWithAbbrev(s string) bool {
-	if !strings.HasSuffix(s, ".") {
-		return false
-	}
-	w := s[:len(s)-1]
-	if i := strings.LastIndexFunc(w, func(r rune) bool { return unicode.IsSpace(r) || r == '(' || r == '"' }); i >= 0 {
-		_, size := utf8.DecodeRuneInString(w[i:])
-		w = w[i+size:]
-	}
-	if w == "" || len(w) > 6 {
-		return false
-	}
-	if r, size := utf8.DecodeRuneInString(w); size == len(w) && unicode.IsUpper(r) {
-		return true // initial: "J."
-	}
-	return abbreviations[strings.ToLower(w)]
-}
-
-// refMarkerCut finds, in text[bs:be], terminal punctuation followed by
-// reference markers, whitespace and an upper-case letter or digit, and
-// returns the byte offset just after the markers, or -1.
-func refMarkerCut(text string, bs, be int) int {
-	for i := bs; i < be-1; {
-		j := strings.IndexByte(text[i:be], '[')
-		if j < 0 {
-			return -1
-		}
-		p := i + j
-		i = p + 1
-		if p == bs || !strings.ContainsRune(".!?", rune(text[p-1])) {
-			continue
-		}
-		end := skipRefMarkers(text, p, -1)
-		if end < 0 || end >= be {
-			continue
-		}
-		k := end
-		for k < be {
-			c, size := utf8.DecodeRuneInString(text[k:be])
-			if !unicode.IsSpace(c) {
-				break
-			}
-			k += size
-		}
-		if k == end || k >= be {
-			continue
-		}
-		if c, _ := utf8.DecodeRuneInString(text[k:be]); unicode.IsUpper(c) || unicode.IsDigit(c) {
-			return end
-		}
-	}
-	return -1
-}
-
-// skipRefMarkers returns the end of the run of reference markers ("[3]",
-// "[a]", "[citation needed]") starting at the '[' at byte i, or def if there
-// is none.
-func skipRefMarkers(text string, i, def int) int {
-	end := def
-	for i < len(text) && text[i] == '[' {
-		j := strings.IndexByte(text[i:min(len(text), i+42)], ']')
-		if j < 0 || !isRefMarker(strings.ToLower(text[i+1:i+j])) {
-			break
-		}
-		i += j + 1
-		end = i
-	}
-	return end
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/evidencefleet/evidencefleet/internal/sentence"
 )
 
 // checkFragments verifies the documented invariants, and that no
@@ -196,62 +198,6 @@ func TestIsHeadingBlock(t *testing.T) {
 	}
 }
 
-func TestSentences(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		text string
-		want []string
-	}{
-		{"english", "Sea level is rising. Why? Dr. Smith said so!  It is 3.7 mm/yr.",
-			[]string{"Sea level is rising.", "Why?", "Dr. Smith said so!", "It is 3.7 mm/yr."}},
-		{"paragraph breaks", "Heading\n\nFirst sentence. Second one.\nThird",
-			[]string{"Heading", "First sentence.", "Second one.", "Third"}},
-		{"reference markers stay", "Founded in 1998.[1] It grew quickly.[2][3] Done.[citation needed]",
-			[]string{"Founded in 1998.[1]", "It grew quickly.[2][3]", "Done.[citation needed]"}},
-		{"abbreviations", "Smith et al. Found warming. The U.S. Congress met. J. Doe agreed. It rained etc. Then sun.",
-			[]string{"Smith et al. Found warming.", "The U.S. Congress met.", "J. Doe agreed.", "It rained etc.", "Then sun."}},
-		{"japanese", "地球は温暖化している。海面が上昇した！本当？",
-			[]string{"地球は温暖化している。", "海面が上昇した！", "本当？"}},
-		{"emoji and accents", "Café 😀 opened. Naïve 👩‍🔬 tests ran.",
-			[]string{"Café 😀 opened.", "Naïve 👩‍🔬 tests ran."}},
-		{"empty", "  \n ", nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got := Sentences(tc.text)
-			var texts []string
-			for _, s := range got {
-				if runeSub(tc.text, s.Start, s.End) != s.Text {
-					t.Fatalf("span [%d,%d) != %q", s.Start, s.End, s.Text)
-				}
-				texts = append(texts, s.Text)
-			}
-			if strings.Join(texts, "|") != strings.Join(tc.want, "|") {
-				t.Fatalf("got %q\nwant %q", texts, tc.want)
-			}
-		})
-	}
-}
-
-func TestSentencesWikipediaInvariant(t *testing.T) {
-	t.Parallel()
-	text := wikiText(t)
-	ss := Sentences(text)
-	if len(ss) < 50 {
-		t.Fatalf("only %d sentences", len(ss))
-	}
-	runes := []rune(text)
-	prev := 0
-	for _, s := range ss {
-		if s.Start < prev || s.Start >= s.End || string(runes[s.Start:s.End]) != s.Text || s.Text != strings.TrimSpace(s.Text) {
-			t.Fatalf("bad sentence %+v", s)
-		}
-		prev = s.End
-	}
-}
-
 func FuzzFragments(f *testing.F) {
 	for _, s := range fragmentTexts {
 		f.Add(s, 50, 10)
@@ -267,7 +213,7 @@ func FuzzFragments(f *testing.F) {
 			return // Text equality with []rune slicing needs valid UTF-8
 		}
 		checkFragments(t, text, opt, frags)
-		for _, s := range Sentences(text) {
+		for _, s := range sentence.Split(text) {
 			if runeSub(text, s.Start, s.End) != s.Text {
 				t.Fatalf("sentence span mismatch %+v", s)
 			}

@@ -3,7 +3,30 @@ package extract
 import (
 	"testing"
 	"unicode/utf8"
+
+	"github.com/evidencefleet/evidencefleet/internal/sentence"
 )
+
+// TestSentenceClaimsAreLocated: the quote span of every claim the built-in
+// extractor picks (sentence.Claims) is where LocateQuote finds its text,
+// as the fleet locates an extractor's quotes in the version text.
+func TestSentenceClaimsAreLocated(t *testing.T) {
+	t.Parallel()
+	texts := []string{wikiText(t),
+		"Café 🌍 notes\n\nIn Montréal, the café’s owner said summer temperatures rose by 2 °C between 1990 and 2020 👩‍🔬.",
+		"Done.[1] Multiple instrumental datasets confirm that the 2009–2018 decade was 0.93 °C warmer than 1850–1900.[12] Sea levels rose."}
+	for _, text := range texts {
+		claims := sentence.Claims(text, 1000)
+		if len(claims) == 0 {
+			t.Fatalf("no claims in %.40q", text)
+		}
+		for _, c := range claims {
+			if s, e, ok := LocateQuote(text, c.Text); !ok || s != c.QuoteStart || e != c.QuoteEnd {
+				t.Errorf("LocateQuote(%q) = %d,%d,%v; the claim's span is %d,%d", c.Text, s, e, ok, c.QuoteStart, c.QuoteEnd)
+			}
+		}
+	}
+}
 
 func TestLocateQuote(t *testing.T) {
 	t.Parallel()

@@ -341,9 +341,9 @@ type FeedbackInput struct {
 // Feedback is feedback's output: the claim's (kind claim) or the edge's
 // (kind edge) result.
 type Feedback struct {
-	Kind  string                      `json:"kind"`
-	Claim *store.ClaimFeedbackResult  `json:"claim,omitempty"`
-	Edge  *store.EdgeCorrectionResult `json:"edge,omitempty"`
+	Kind  string                        `json:"kind"`
+	Claim *service.ClaimFeedbackResult  `json:"claim,omitempty"`
+	Edge  *service.EdgeCorrectionResult `json:"edge,omitempty"`
 }
 
 func feedbackSchema() *jsonschema.Schema {
@@ -373,7 +373,7 @@ func (h handlers) feedback(ctx context.Context, req *mcp.CallToolRequest, in Fee
 		if in.Verdict != "reject" && in.Verdict != "restore" {
 			return nil, out, fmt.Errorf("verdict %q: want reject or restore", in.Verdict)
 		}
-		res, err := h.svc.ClaimFeedback(ctx, org, store.ClaimVerdictFeedback{ClaimID: in.ClaimID, Reject: in.Verdict == "reject", Reason: in.Reason, By: in.By, TokenID: tokenOf(req)})
+		res, err := h.svc.ClaimFeedback(ctx, org, service.ClaimVerdictFeedback{ClaimID: in.ClaimID, Reject: in.Verdict == "reject", Reason: in.Reason, By: in.By, TokenID: tokenOf(req)})
 		if err != nil {
 			return nil, out, err
 		}
@@ -387,7 +387,7 @@ func (h handlers) feedback(ctx context.Context, req *mcp.CallToolRequest, in Fee
 		default:
 			return nil, out, fmt.Errorf("relation %q: want supports, refutes or neutral", in.Relation)
 		}
-		res, err := h.svc.CorrectEdge(ctx, org, store.EdgeCorrection{EdgeID: in.EdgeID, Relation: in.Relation, Reason: in.Reason, By: in.By, TokenID: tokenOf(req)})
+		res, err := h.svc.CorrectEdge(ctx, org, service.EdgeCorrection{EdgeID: in.EdgeID, Relation: in.Relation, Reason: in.Reason, By: in.By, TokenID: tokenOf(req)})
 		if err != nil {
 			return nil, out, err
 		}

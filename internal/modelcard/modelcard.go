@@ -23,7 +23,6 @@ const builtinPrefix = "builtin-"
 const (
 	BuiltinHashEmbedder = builtinPrefix + "hash-ngram-v1"      // builtin.HashEmbedder
 	BuiltinEmbedder     = builtinPrefix + "hash-glove-v1"      // builtin.HybridEmbedder
-	BuiltinLexicalNLI   = builtinPrefix + "lexical-nli-v3"     // builtin.LexicalNLI
 	BuiltinLearnedNLI   = builtinPrefix + "learned-nli-v2"     // builtin.LearnedNLI
 	BuiltinBM25Reranker = builtinPrefix + "bm25-v1"            // builtin.BM25Reranker
 	BuiltinSentenceLLM  = builtinPrefix + "sentence-claims-v1" // builtin.SentenceLLM
@@ -49,11 +48,6 @@ var NLIReportAccuracy = map[string][]Measured{
 		{Data: "SNLI", File: "snli.tsv", Accuracy: 0.727},
 		{Data: "MNLI-m", File: "mnli_matched.tsv", Accuracy: 0.633},
 		{Data: "MNLI-mm", File: "mnli_mismatched.tsv", Accuracy: 0.554},
-	},
-	BuiltinLexicalNLI: {
-		{Data: "SNLI", File: "snli.tsv", Accuracy: 0.581},
-		{Data: "MNLI-m", File: "mnli_matched.tsv", Accuracy: 0.577},
-		{Data: "MNLI-mm", File: "mnli_mismatched.tsv", Accuracy: 0.566},
 	},
 }
 

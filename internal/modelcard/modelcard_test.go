@@ -24,7 +24,7 @@ func TestNLIFiguresAreMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nlis := map[string]models.NLI{modelcard.BuiltinLexicalNLI: builtin.NewLexicalNLI(), modelcard.BuiltinLearnedNLI: learned}
+	nlis := map[string]models.NLI{modelcard.BuiltinLearnedNLI: learned}
 	if len(modelcard.NLIReportAccuracy) != len(nlis) {
 		t.Fatalf("figures quoted for %d models, want the %d built-in NLIs", len(modelcard.NLIReportAccuracy), len(nlis))
 	}
@@ -50,11 +50,11 @@ func TestBanner(t *testing.T) {
 	if b := modelcard.Banner([]string{"cross-encoder/nli-deberta-v3-base", "BAAI/bge-reranker-base"}); b != "" {
 		t.Errorf("banner for trained models only = %q, want none", b)
 	}
-	b := modelcard.Banner([]string{"BAAI/bge-m3", builtin.LexicalNLIModel, builtin.HashEmbedderModel, builtin.LexicalNLIModel})
+	b := modelcard.Banner([]string{"BAAI/bge-m3", builtin.LearnedNLIModel, builtin.HashEmbedderModel, builtin.LearnedNLIModel})
 	if b == "" || strings.Contains(b, "\n") {
 		t.Fatalf("banner = %q, want one line", b)
 	}
-	for _, want := range []string{builtin.LexicalNLIModel, builtin.HashEmbedderModel, "deterministic", "SNLI"} {
+	for _, want := range []string{builtin.LearnedNLIModel, builtin.HashEmbedderModel, "deterministic", "SNLI"} {
 		if !strings.Contains(b, want) {
 			t.Errorf("banner %q does not name %q", b, want)
 		}
@@ -62,7 +62,7 @@ func TestBanner(t *testing.T) {
 	if strings.Contains(b, "bge-m3") {
 		t.Errorf("banner %q names a trained model", b)
 	}
-	if strings.Count(b, builtin.LexicalNLIModel) != 1 {
+	if strings.Count(b, builtin.LearnedNLIModel) != 1 {
 		t.Errorf("banner %q repeats a model", b)
 	}
 }

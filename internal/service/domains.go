@@ -50,20 +50,28 @@ type DomainViewChange struct {
 	TokenID                   int64
 }
 
+// DomainLevelChanged is what a change of a domain's level did.
+type DomainLevelChanged struct {
+	Domain   string `json:"domain"`
+	OldLevel string `json:"old_level"`
+	Level    string `json:"level"`
+	Changed  bool   `json:"changed"` // false: the domain already had this level from a person
+}
+
 // ChangeDomainView changes the organisation's own view of a domain
 // (store.ChangeDomainLevel with Org): its tasks see it at once; the
 // fleet's level of record moves only by an operator or a quorum of
 // organisations, and a fleet-wide block is not a view's to lift.
-func (s *Service) ChangeDomainView(ctx context.Context, org, domain string, c DomainViewChange) (store.DomainLevelChanged, error) {
+func (s *Service) ChangeDomainView(ctx context.Context, org, domain string, c DomainViewChange) (DomainLevelChanged, error) {
 	d, err := domainpolicy.NormalizeDomain(domain)
 	if err != nil {
-		return store.DomainLevelChanged{}, fmt.Errorf("%w: domain: %v", errs.ErrBadInput, err)
+		return DomainLevelChanged{}, fmt.Errorf("%w: domain: %v", errs.ErrBadInput, err)
 	}
 	edit := store.DomainLevelEdit{Domain: d, Reason: c.Reason, By: c.By, Org: org, TokenID: c.TokenID}
 	switch c.Action {
 	case "set":
 		if !domainpolicy.IsLevel(c.Level) || c.Level == domainpolicy.Blocked {
-			return store.DomainLevelChanged{}, fmt.Errorf("%w: level %q: want PRIMARY, GOVERNMENT, ACADEMIC, TRUSTED, LOW or UNVERIFIED (block with action block)", errs.ErrBadInput, c.Level)
+			return DomainLevelChanged{}, fmt.Errorf("%w: level %q: want PRIMARY, GOVERNMENT, ACADEMIC, TRUSTED, LOW or UNVERIFIED (block with action block)", errs.ErrBadInput, c.Level)
 		}
 		edit.Level = c.Level
 	case "block":
@@ -73,7 +81,12 @@ func (s *Service) ChangeDomainView(ctx context.Context, org, domain string, c Do
 	case "clear":
 		edit.Clear = true
 	default:
-		return store.DomainLevelChanged{}, fmt.Errorf("%w: action %q: want set, block, unblock or clear", errs.ErrBadInput, c.Action)
+		return DomainLevelChanged{}, fmt.Errorf("%w: action %q: want set, block, unblock or clear", errs.ErrBadInput, c.Action)
 	}
-	return s.st.ChangeDomainLevel(ctx, edit)
+	r, err := s.st.ChangeDomainLevel(ctx, edit)
+	if err != nil {
+		// store's error names the domain already; its text is the API's answer
+		return DomainLevelChanged{Domain: d}, err
+	}
+	return DomainLevelChanged{Domain: r.Domain, OldLevel: r.OldLevel, Level: r.Level, Changed: r.Changed}, nil
 }

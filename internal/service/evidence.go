@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -98,7 +99,7 @@ func (s *Service) EvidenceList(ctx context.Context, org string, f EvidenceFilter
 			return out, fmt.Errorf("read page %d: %w", f.PageID, err)
 		}
 		if !reached {
-			return out, fmt.Errorf("page %d: %w", f.PageID, ErrPageNotFound)
+			return out, fmt.Errorf("page %d: %w", f.PageID, errs.ErrPageNotFound)
 		}
 		p.PageID = &f.PageID
 	}
@@ -127,9 +128,6 @@ func (s *Service) EvidenceList(ctx context.Context, org string, f EvidenceFilter
 	}
 	return out, nil
 }
-
-// ErrPageNotFound: no task of the caller's organisation reaches the page.
-var ErrPageNotFound = errors.New("page does not exist")
 
 // parseCursor reads a cursor of EvidenceList ("rank.key"; "" is the start).
 func parseCursor(c string) (int32, int64, error) {

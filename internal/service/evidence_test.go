@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 )
@@ -198,7 +199,7 @@ func TestEvidenceListFilters(t *testing.T) {
 		}
 	})
 	t.Run("another organisation's page is not found", func(t *testing.T) {
-		if _, err := b.svc.EvidenceList(context.Background(), "beta", service.EvidenceFilter{PageID: b.page1}, 0, ""); !errors.Is(err, service.ErrPageNotFound) {
+		if _, err := b.svc.EvidenceList(context.Background(), "beta", service.EvidenceFilter{PageID: b.page1}, 0, ""); !errors.Is(err, errs.ErrPageNotFound) {
 			t.Errorf("beta listing alpha's page: %v, want not found", err)
 		}
 	})

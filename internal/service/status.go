@@ -33,11 +33,11 @@ type Status struct {
 	Failed   []FailedTarget            `json:"failed_targets"`
 	// Blocked are the BLOCKED domains among the task's pages and targets,
 	// Flagged those source verification shows to a person.
-	Blocked []BlockedDomain                `json:"blocked_domains"`
-	Flagged []store.FlaggedDomainsAmongRow `json:"flagged_domains"`
-	Models  []ModelUse                     `json:"models"`           // the models behind the judgements so far
-	Notice  string                         `json:"notice,omitempty"` // baseline banner (internal/modelcard)
-	Costs   Costs                          `json:"costs"`
+	Blocked []BlockedDomain `json:"blocked_domains"`
+	Flagged []FlaggedDomain `json:"flagged_domains"`
+	Models  []ModelUse      `json:"models"`           // the models behind the judgements so far
+	Notice  string          `json:"notice,omitempty"` // baseline banner (internal/modelcard)
+	Costs   Costs           `json:"costs"`
 }
 
 // Costs are what the task's jobs spent outside the fleet so far, per stage
@@ -58,8 +58,29 @@ type StageCost struct {
 
 // BlockedDomain is a block with its cause and how to undo it.
 type BlockedDomain struct {
-	store.BlockedDomainsAmongRow
+	Domain             string    `json:"domain"`
+	Scope              string    `json:"scope"` // whose block: fleet or organization
+	BlockedAt          time.Time `json:"blocked_at"`
+	BlockReason        string    `json:"block_reason"`
+	Reason             string    `json:"reason"`
+	SetBy              string    `json:"set_by"`
+	OriginalTrustLevel string    `json:"original_trust_level"`
+	// CauseClaimIds and CauseEdgeIds are the caller's own claims and edges
+	// among the block's cause.
+	CauseClaimIds []int64 `json:"cause_claim_ids"`
+	CauseEdgeIds  []int64 `json:"cause_edge_ids"`
+	Cause         string  `json:"cause"`
+	CauseChangeID any     `json:"cause_change_id"` // the domain level change behind it, or null
 	verification.Restore
+}
+
+// FlaggedDomain is a domain source verification shows to a person, and why.
+type FlaggedDomain struct {
+	Domain     string    `json:"domain"`
+	TrustLevel string    `json:"trust_level"`
+	FlaggedAt  time.Time `json:"flagged_at"`
+	FlagReason string    `json:"flag_reason"`
+	Scope      string    `json:"scope"`
 }
 
 type JobProblem struct {
@@ -179,7 +200,7 @@ func taskCosts(ctx context.Context, st *store.Store, taskID int64) (Costs, error
 // blockedDomains are the BLOCKED domains among the task's pages and its
 // failed URL targets, and the flagged ones, in the organisation's view
 // (the fleet's blocks and its own).
-func blockedDomains(ctx context.Context, st *store.Store, org string, taskID int64, failed []store.TaskFailedTargetsRow) ([]BlockedDomain, []store.FlaggedDomainsAmongRow, error) {
+func blockedDomains(ctx context.Context, st *store.Store, org string, taskID int64, failed []store.TaskFailedTargetsRow) ([]BlockedDomain, []FlaggedDomain, error) {
 	domains, err := st.TaskPageDomains(ctx, taskID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("task domains: %w", err)
@@ -203,15 +224,18 @@ func blockedDomains(ctx context.Context, st *store.Store, org string, taskID int
 		if r.CauseEdgeIds, err = st.OrgEdgeIDs(ctx, store.OrgEdgeIDsParams{Ids: r.CauseEdgeIds, OrganizationID: org}); err != nil {
 			return nil, nil, fmt.Errorf("blocked domains: %w", err)
 		}
-		r.CauseClaimIds, r.CauseEdgeIds = orEmpty(r.CauseClaimIds), orEmpty(r.CauseEdgeIds)
-		blocked[i] = BlockedDomain{BlockedDomainsAmongRow: r, Restore: verification.RestoreFor(r.Domain, r.BlockReason)}
+		blocked[i] = BlockedDomain{Domain: r.Domain, Scope: r.Scope, BlockedAt: r.BlockedAt, BlockReason: r.BlockReason, Reason: r.Reason,
+			SetBy: r.SetBy, OriginalTrustLevel: r.OriginalTrustLevel, CauseClaimIds: orEmpty(r.CauseClaimIds),
+			CauseEdgeIds: orEmpty(r.CauseEdgeIds), Cause: r.Cause, CauseChangeID: r.CauseChangeID,
+			Restore: verification.RestoreFor(r.Domain, r.BlockReason)}
 	}
-	flagged, err := st.FlaggedDomainsAmong(ctx, store.FlaggedDomainsAmongParams{OrganizationID: org, Domains: domains})
+	flags, err := st.FlaggedDomainsAmong(ctx, store.FlaggedDomainsAmongParams{OrganizationID: org, Domains: domains})
 	if err != nil {
 		return nil, nil, fmt.Errorf("flagged domains: %w", err)
 	}
-	if flagged == nil {
-		flagged = []store.FlaggedDomainsAmongRow{}
+	flagged := make([]FlaggedDomain, len(flags))
+	for i, r := range flags {
+		flagged[i] = FlaggedDomain{Domain: r.Domain, TrustLevel: r.TrustLevel, FlaggedAt: r.FlaggedAt, FlagReason: r.FlagReason, Scope: r.Scope}
 	}
 	return blocked, flagged, nil
 }

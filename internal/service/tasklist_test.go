@@ -120,7 +120,7 @@ func TestConcurrentCreatesWithOneIdempotencyKey(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-			ids[i], created[i] = task.ID, made
+			ids[i], created[i] = task.TaskID, made
 		})
 	}
 	wg.Wait()

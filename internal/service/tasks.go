@@ -21,14 +21,36 @@ import (
 // CreateTask creates a task of the organisation (intake.TaskSpec: its
 // hypothesis, which becomes claim E1, budget class and retrieval).
 func (s *Service) CreateTask(ctx context.Context, org string, spec intake.TaskSpec) (store.Task, error) {
-	task, _, err := s.CreateTaskOnce(ctx, org, spec)
+	task, _, err := s.createTaskOnce(ctx, org, spec)
 	return task, err
+}
+
+// CreatedTask is a task as created.
+type CreatedTask struct {
+	TaskID         int64     `json:"task_id"`
+	OrganizationID string    `json:"organization_id"`
+	Hypothesis     string    `json:"hypothesis"`
+	Budget         string    `json:"budget"`
+	Retrieval      string    `json:"retrieval"`
+	Status         string    `json:"status"`
+	CreatedAt      time.Time `json:"created_at"`
 }
 
 // CreateTaskOnce is CreateTask that says whether it made the task: with
 // an idempotency key the organisation used before, it returns that task
 // (intake.CreateTaskOnce).
-func (s *Service) CreateTaskOnce(ctx context.Context, org string, spec intake.TaskSpec) (store.Task, bool, error) {
+func (s *Service) CreateTaskOnce(ctx context.Context, org string, spec intake.TaskSpec) (CreatedTask, bool, error) {
+	t, created, err := s.createTaskOnce(ctx, org, spec)
+	if err != nil {
+		return CreatedTask{}, false, err
+	}
+	return CreatedTask{TaskID: t.ID, OrganizationID: t.OrganizationID, Hypothesis: t.Hypothesis, Budget: t.BudgetClass,
+		Retrieval: t.Retrieval, Status: t.Status, CreatedAt: t.CreatedAt}, created, nil
+}
+
+// createTaskOnce creates the task, or finds the one its idempotency key
+// made, in one transaction.
+func (s *Service) createTaskOnce(ctx context.Context, org string, spec intake.TaskSpec) (store.Task, bool, error) {
 	var task store.Task
 	var created bool
 	err := s.st.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {

@@ -139,11 +139,11 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		return err
 	},
 	"ClaimFeedback": func(ctx context.Context, b *tenancyBundle, org string) error {
-		_, err := b.svc.ClaimFeedback(ctx, org, store.ClaimVerdictFeedback{ClaimID: b.claim, Reject: true, Reason: "r", By: "x"})
+		_, err := b.svc.ClaimFeedback(ctx, org, service.ClaimVerdictFeedback{ClaimID: b.claim, Reject: true, Reason: "r", By: "x"})
 		return err
 	},
 	"CorrectEdge": func(ctx context.Context, b *tenancyBundle, org string) error {
-		_, err := b.svc.CorrectEdge(ctx, org, store.EdgeCorrection{EdgeID: b.edge, Relation: "refutes", Reason: "r", By: "x"})
+		_, err := b.svc.CorrectEdge(ctx, org, service.EdgeCorrection{EdgeID: b.edge, Relation: "refutes", Reason: "r", By: "x"})
 		return err
 	},
 	"CorrectedPairs": func(ctx context.Context, b *tenancyBundle, org string) error {
@@ -264,7 +264,7 @@ func TestOtherOrganisationsRowsAreNotFound(t *testing.T) {
 	}
 	slices.Sort(names)
 	names = append(names, "StopTask")
-	notFound := []error{errs.ErrTaskNotFound, errs.ErrClaimNotFound, store.ErrEdgeNotFound, service.ErrPageNotFound, service.ErrJobNotFound}
+	notFound := []error{errs.ErrTaskNotFound, errs.ErrClaimNotFound, errs.ErrEdgeNotFound, errs.ErrPageNotFound, service.ErrJobNotFound}
 	for _, name := range names {
 		err := probes[name](ctx, b, b.strangerOrg)
 		if !slices.ContainsFunc(notFound, func(nf error) bool { return errors.Is(err, nf) }) {

@@ -1,6 +1,6 @@
 // Package stopwords is the fleet's list of English function words: the
-// built-in embedder damps them, the lexical NLI skips them, and query
-// generation leaves them out of search queries.
+// built-in embedder damps them, the built-in BM25 reranker skips them, and
+// query generation leaves them out of search queries.
 package stopwords
 
 // English holds English function words. The built-in HashEmbedder's

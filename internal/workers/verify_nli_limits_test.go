@@ -67,8 +67,18 @@ func verifyPolar(t *testing.T, adjust func(*workers.VerifyConfig)) pgx.Tx {
 	if adjust != nil {
 		adjust(&verify)
 	}
-	workVerify(t, tx, task, embedder, builtin.NewLexicalNLI(), verify)
+	workVerify(t, tx, task, embedder, learnedNLI(t), verify)
 	return tx
+}
+
+// learnedNLI is the built-in NLI.
+func learnedNLI(t testing.TB) *builtin.LearnedNLI {
+	t.Helper()
+	nli, err := builtin.NewLearnedNLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nli
 }
 
 // workVerify works one verify_nli job on the whole task in tx with these
@@ -228,7 +238,7 @@ func TestSiblingSubdomainsAreOneSource(t *testing.T) {
 				index = taskindex.NewCache(16 << 20)
 			}
 			recall := workers.NewRecaller(st, embedder, index, verify.Recall(), nil)
-			w := workers.NewVerifyNLIWorker(st, embedder, builtin.NewLexicalNLI(), recall, verify, nil, nil)
+			w := workers.NewVerifyNLIWorker(st, embedder, learnedNLI(t), recall, verify, nil, nil)
 			if res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w).
 				Work(ctx, t, tx, jobs.VerifyShard(task, claimID, claimID), nil); err != nil || res.EventKind != river.EventKindJobCompleted {
 				t.Fatalf("verify_nli: %v, %+v", err, res)

@@ -59,7 +59,11 @@ func standard(path string) bool {
 //     imports neither River nor database/sql itself (the contract it uses
 //     for its text bounds imports River's insert API);
 //   - a model backend imports no other backend (what two share lives in
-//     internal/models or internal/httpx; models/configured chooses among them);
+//     internal/models or internal/httpx; models/configured chooses among them),
+//     and no model package depends on page parsing (internal/extract): the
+//     built-in claim extractor's sentences come from internal/sentence;
+//   - the HTTP API (internal/api) imports no store: it speaks the service's
+//     types;
 //   - no product package links go-trafilatura, which make extract-eval
 //     compares with: its date parser costs every process 0.17 s and 78 MB
 //     of allocation at start-up and brings a WebAssembly runtime.
@@ -116,9 +120,18 @@ func TestDependencyRules(t *testing.T) {
 	}); i >= 0 {
 		t.Errorf("pageproc imports %s", pkgs["internal/pageproc"].imports[i])
 	}
+	if slices.Contains(pkgs["internal/api"].imports, module+"/store") {
+		t.Error("internal/api imports store: it speaks internal/service's types")
+	}
 	backends := 0
 	for p, pkg := range pkgs {
 		name, ok := strings.CutPrefix(p, "internal/models/")
+		if !ok && p != "internal/models" {
+			continue
+		}
+		if slices.Contains(pkg.deps, module+"/internal/extract") {
+			t.Errorf("%s depends on internal/extract: a model package needs no page parsing", p)
+		}
 		if !ok || name == "configured" {
 			continue
 		}

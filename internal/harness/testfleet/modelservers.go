@@ -211,7 +211,7 @@ var nliLabelName = map[string]string{models.Supports: "entailment", models.Refut
 
 // teiPredict: POST /predict {"inputs": [[premise, hypothesis], …]} → one
 // list of {"label","score"} per pair, sorted by score as TEI sorts them.
-// The lexical NLI gives its top label and probability; the rest is split
+// The built-in NLI gives its top label and probability; the rest is split
 // evenly between the other two labels.
 func (s *ModelServers) teiPredict(w http.ResponseWriter, r *http.Request) {
 	var req struct {
@@ -377,7 +377,7 @@ func between(s, begin, end string) (string, bool) {
 // format: "claims" (the built-in sentence extractor on the page text between
 // the prompt's markers), "relevance" and "citation_relevance" (the
 // built-in's relevance), "split_hypothesis" (SplitAnswer) and
-// "nli_judgement" (the lexical NLI).
+// "nli_judgement" (the built-in NLI).
 func (s *ModelServers) chatAnswer(r *http.Request, format, user string) (any, error) {
 	switch format {
 	case "claims":

@@ -59,13 +59,18 @@ func benchEmbed(b *testing.B, e models.Embedder, n int) {
 	}
 }
 
-func BenchmarkLexicalNLI(b *testing.B) {
+// BenchmarkLearnedNLI judges one claim against one fragment.
+func BenchmarkLearnedNLI(b *testing.B) {
 	ctx := context.Background()
 	pairs := []models.Pair{{Premise: benchFragment, Hypothesis: benchClaim}}
 	b.ReportAllocs()
 	for b.Loop() {
-		// A new LexicalNLI each time: the premise is analysed every time.
-		if _, err := builtin.NewLexicalNLI().Judge(ctx, pairs); err != nil {
+		// A new LearnedNLI each time: the premise is analysed every time.
+		nli, err := builtin.NewLearnedNLI()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := nli.Judge(ctx, pairs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -109,22 +114,15 @@ func nliBatch(b *testing.B, file string, claims, fragsPerClaim, fragmentLen int)
 	return pairs
 }
 
-// BenchmarkLexicalNLIBatch judges one verify_nli-shaped batch of 10 claims ×
+// BenchmarkLearnedNLIBatch judges one verify_nli-shaped batch of 10 claims ×
 // 20 fragments (200 pairs, claim by claim, each fragment judged against
 // about three claims) and reports the time per pair: "sentence" uses single
 // SNLI premises as fragments, "fragment300" joins MNLI premises to fragments
 // of about 300 bytes. The whole batch goes to one Judge call, except in the
 // "calls32" shapes, which send it in calls of 32 pairs as verify_nli's
-// default NLI batch size does. Every iteration uses a new LexicalNLI, so
+// default NLI batch size does. Every iteration uses a new LearnedNLI, so
 // that no premise analysis is kept from the previous one, except in "warm",
 // where they all are (the same fragments judged again for other claims).
-func BenchmarkLexicalNLIBatch(b *testing.B) {
-	benchNLIBatch(b, func() models.NLI { return builtin.NewLexicalNLI() })
-}
-
-// BenchmarkLearnedNLIBatch is BenchmarkLexicalNLIBatch for the learned NLI:
-// "fragment300" beside the lexical one's compares the per-pair cost of the
-// two built-ins.
 func BenchmarkLearnedNLIBatch(b *testing.B) {
 	benchNLIBatch(b, func() models.NLI {
 		nli, err := builtin.NewLearnedNLI()
@@ -135,7 +133,7 @@ func BenchmarkLearnedNLIBatch(b *testing.B) {
 	})
 }
 
-// benchNLIBatch runs the shapes of BenchmarkLexicalNLIBatch on the NLI
+// benchNLIBatch runs the shapes of BenchmarkLearnedNLIBatch on the NLI
 // newNLI makes.
 func benchNLIBatch(b *testing.B, newNLI func() models.NLI) {
 	shapes := []struct {

@@ -21,7 +21,7 @@ const (
 // BM25Reranker is a deterministic, offline Reranker: Okapi BM25 over the
 // documents of one call, which form the whole collection (document
 // frequencies and the average length come from them). Texts are tokenised,
-// stemmed and stripped of stop words exactly as LexicalNLI does; numbers are
+// stemmed (stem) and stripped of stop words (bm25_words.go); numbers are
 // terms ("1,000" and "1000" are one term). The IDF of a term in n of N
 // documents is ln(1 + (N−n+0.5)/(n+0.5)), which is never negative, and each
 // distinct query term counts once.
@@ -124,22 +124,18 @@ func BM25Terms(text string) []string { return bm25Terms(text) }
 // bm25Terms returns the index terms of text: the stems of its words other
 // than stop words, and its numbers in normalised form.
 func bm25Terms(text string) []string {
-	words := nliWords(text)
+	words := textWords(text)
 	out := words[:0]
 	for _, w := range words {
-		var e wordEntry
-		if v := vocab.find(w); v != nil && v.isWord {
-			e = v.word
-		}
 		switch {
-		case e.flags&wStop != 0:
+		case bm25Stop[w]:
 			continue
 		case isNumber(w):
 			out = append(out, normaliseNumber(w))
-		case e.stem != "":
-			out = append(out, e.stem)
+		case bm25Unstemmed[w]:
+			out = append(out, w)
 		default:
-			out = append(out, stemRegular(w)) // not in wordTable, which holds every irregular form
+			out = append(out, stem(w))
 		}
 	}
 	return out

@@ -11,8 +11,8 @@ import (
 
 // The NLI samples are committed under testdata/nli (see its ATTRIBUTION.md),
 // each split by a content-blind rule into a tuning part and a report part.
-// The built-in lexical NLI may be designed by reading its errors on the
-// tuning part only; its accuracy is reported on the report part only.
+// A built-in model's errors may be read on the tuning part only; its
+// accuracy is reported on the report part only.
 const (
 	nliTuneDir   = "../../../testdata/nli/tune"
 	nliReportDir = "../../../testdata/nli/report"

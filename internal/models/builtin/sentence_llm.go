@@ -3,9 +3,9 @@ package builtin
 import (
 	"context"
 
-	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
 	"github.com/evidencefleet/evidencefleet/internal/models"
+	"github.com/evidencefleet/evidencefleet/internal/sentence"
 )
 
 // SentenceLLMModel is the model id of SentenceLLM.
@@ -13,7 +13,7 @@ const SentenceLLMModel = modelcard.BuiltinSentenceLLM
 
 // SentenceLLM is the built-in, deterministic stand-in for an LLM — a
 // BASELINE, not a language model. ExtractClaims proposes the page's most
-// checkable declarative sentences (extract.BuiltinClaims) as claims, each
+// checkable declarative sentences (sentence.Claims) as claims, each
 // quoting itself, with the sentence score as confidence. Relevance is the
 // hashed n-gram cosine of query and text scaled to 0–10; CitationRelevance
 // is the Relevance of the candidate to the hypothesis (a heuristic: the
@@ -38,7 +38,7 @@ func (*SentenceLLM) ExtractClaims(ctx context.Context, req models.ClaimRequest) 
 	}
 	runes := []rune(req.Text)
 	var out []models.LLMClaim
-	for _, c := range extract.BuiltinClaims(req.Text, req.MaxClaims) {
+	for _, c := range sentence.Claims(req.Text, req.MaxClaims) {
 		q := string(runes[c.QuoteStart:c.QuoteEnd])
 		out = append(out, models.LLMClaim{Claim: c.Text, Quote: q, Confidence: c.Confidence})
 	}

@@ -86,8 +86,6 @@ func newNLI(mc config.Model, temperature float64, obs httpx.Observer) (models.NL
 	switch mc.Backend {
 	case "builtin":
 		return builtin.NewLearnedNLI()
-	case "lexical":
-		return builtin.NewLexicalNLI(), nil
 	case "openai":
 		return oai.NewNLI(openAIOptions(mc, "nli", 0, obs))
 	case "tei":

@@ -17,8 +17,6 @@ func TestNewSelectsTheConfiguredBackends(t *testing.T) {
 		minSim float64
 	}{
 		{"builtin", nil, [4]string{"builtin-hash-glove", "builtin-learned-nli", "builtin-bm25", "builtin-sentence-claims"}, builtin.EmbedderMinSimilarity},
-		{"the lexical nli, no URL", map[string]string{"EVF_NLI_BACKEND": "lexical"},
-			[4]string{"builtin-hash-glove", "builtin-lexical-nli", "builtin-bm25", "builtin-sentence-claims"}, builtin.EmbedderMinSimilarity},
 		{"the previous hashed n-gram embedder, no URL", map[string]string{"EVF_EMBED_BACKEND": "hash"},
 			[4]string{"builtin-hash-ngram-v1", "builtin-learned-nli", "builtin-bm25", "builtin-sentence-claims"}, builtin.HashEmbedderMinSimilarity},
 		{"http", map[string]string{

@@ -34,6 +34,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/models/builtin"
 	"github.com/evidencefleet/evidencefleet/internal/search"
+	"github.com/evidencefleet/evidencefleet/internal/sentence"
 	"github.com/evidencefleet/evidencefleet/internal/textclip"
 )
 
@@ -370,7 +371,7 @@ func passages(text string) []string {
 		}
 		var cur strings.Builder
 		curRunes := 0
-		for _, s := range extract.Sentences(block) {
+		for _, s := range sentence.Split(block) {
 			r := len([]rune(s.Text))
 			if curRunes > 0 && curRunes+1+r > SnippetRunes {
 				out = append(out, cur.String())

@@ -1,4 +1,4 @@
-// Tokenising: splitting a text into lowercase words and clause boundaries.
+// Tokenising: splitting a text into lowercase words (and clause boundaries).
 
 package builtin
 
@@ -11,16 +11,13 @@ import (
 // boundaryMark is the token scanWords emits for clause punctuation.
 const boundaryMark = ","
 
-// noToken stands for the missing neighbour of the first and last token.
-var noToken lexToken
-
-// nliWords splits text into lowercase words of letters, digits and marks.
+// textWords splits text into lowercase words of letters, digits and marks.
 // An apostrophe inside a word is kept long enough to expand "n't" into "not"
 // and is then dropped with what follows it ("dog's" → "dog"). Digits joined
 // by "," or "." stay one token ("1,000", "3.5").
-func nliWords(text string) []string { return scanWords(text, false) }
+func textWords(text string) []string { return scanWords(text, false) }
 
-// scanWords is nliWords that, with boundaries, also emits boundaryMark for
+// scanWords is textWords that, with boundaries, also emits boundaryMark for
 // clause punctuation (, ; : . ! ? and brackets).
 //
 // A first pass writes the lowercase bytes of the words one after another

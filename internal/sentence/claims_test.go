@@ -1,4 +1,4 @@
-package extract
+package sentence
 
 import (
 	"strings"
@@ -30,7 +30,7 @@ This website uses cookies to ensure you get the best experience on our website.
 
 We think you should really read our other articles about the weather in your town.`
 
-func checkClaims(t *testing.T, text string, max int, claims []ExtractedClaim) {
+func checkClaims(t *testing.T, text string, max int, claims []Claim) {
 	t.Helper()
 	if len(claims) > max {
 		t.Fatalf("%d claims > max %d", len(claims), max)
@@ -47,15 +47,12 @@ func checkClaims(t *testing.T, text string, max int, claims []ExtractedClaim) {
 		if c.Confidence < 0 || c.Confidence > 1 {
 			t.Fatalf("confidence %v out of range", c.Confidence)
 		}
-		if s, e, ok := LocateQuote(text, c.Text); !ok || s != c.QuoteStart || e != c.QuoteEnd {
-			t.Fatalf("LocateQuote disagrees for %q: %d,%d,%v", c.Text, s, e, ok)
-		}
 	}
 }
 
-func TestBuiltinClaims(t *testing.T) {
+func TestClaims(t *testing.T) {
 	t.Parallel()
-	all := BuiltinClaims(claimsText, 100)
+	all := Claims(claimsText, 100)
 	checkClaims(t, claimsText, 100, all)
 	got := map[string]float64{}
 	for _, c := range all {
@@ -89,21 +86,21 @@ func TestBuiltinClaims(t *testing.T) {
 		t.Errorf("scores not ordered as expected: %v", got)
 	}
 
-	top := BuiltinClaims(claimsText, 2)
+	top := Claims(claimsText, 2)
 	checkClaims(t, claimsText, 2, top)
 	if len(top) != 2 || top[0].Text != want[1] || top[1].Text != want[3] {
 		t.Errorf("top 2 = %+v", top)
 	}
-	if BuiltinClaims(claimsText, 0) != nil || BuiltinClaims("", 5) != nil {
+	if Claims(claimsText, 0) != nil || Claims("", 5) != nil {
 		t.Error("max 0 or empty text must give nil")
 	}
 }
 
-func TestBuiltinClaimsWikipedia(t *testing.T) {
+func TestClaimsWikipedia(t *testing.T) {
 	t.Parallel()
 	text := wikiText(t)
 	for _, max := range []int{1, 10, 1000} {
-		claims := BuiltinClaims(text, max)
+		claims := Claims(text, max)
 		checkClaims(t, text, max, claims)
 		if len(claims) == 0 {
 			t.Fatalf("max %d: no claims", max)
@@ -115,7 +112,7 @@ func TestBuiltinClaimsWikipedia(t *testing.T) {
 			}
 		}
 	}
-	a, b := BuiltinClaims(text, 10), BuiltinClaims(text, 10)
+	a, b := Claims(text, 10), Claims(text, 10)
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatal("not deterministic")
@@ -123,10 +120,10 @@ func TestBuiltinClaimsWikipedia(t *testing.T) {
 	}
 }
 
-func TestBuiltinClaimsOffsetsNonASCII(t *testing.T) {
+func TestClaimsOffsetsNonASCII(t *testing.T) {
 	t.Parallel()
 	text := "Café 🌍 notes\n\nIn Montréal, the café’s owner said summer temperatures rose by 2 °C between 1990 and 2020 👩‍🔬."
-	claims := BuiltinClaims(text, 5)
+	claims := Claims(text, 5)
 	checkClaims(t, text, 5, claims)
 	if len(claims) != 1 || claims[0].QuoteStart != 14 {
 		t.Fatalf("got %+v", claims)
@@ -151,7 +148,7 @@ func TestTrimRefMarkers(t *testing.T) {
 	}
 }
 
-func TestBuiltinClaimsFilters(t *testing.T) {
+func TestClaimsFilters(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		sentence string
@@ -174,7 +171,7 @@ func TestBuiltinClaimsFilters(t *testing.T) {
 		{strings.Repeat("Temperatures rose again and ", 16) + "then fell.", false}, // > 60 words
 	}
 	for _, tc := range tests {
-		got := BuiltinClaims(tc.sentence, 1)
+		got := Claims(tc.sentence, 1)
 		if (len(got) == 1) != tc.keep {
 			t.Errorf("%q: got %+v, keep=%v", tc.sentence, got, tc.keep)
 		}
