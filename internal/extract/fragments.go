@@ -186,7 +186,7 @@ func Fragments(text string, opt FragmentOptions) []Fragment {
 	opt = opt.norm()
 	blocks := textBlocks(text)
 	units := make([]unit, 0, len(blocks))
-	cur := &runeCursor{s: text}
+	cur := sentence.NewRuneCursor(text)
 	heading := ""
 	for _, b := range blocks {
 		n := b.re - b.rs
@@ -200,7 +200,7 @@ func Fragments(text string, opt FragmentOptions) []Fragment {
 			units = append(units, unit{span: b, ctx: heading})
 			continue
 		}
-		cur.b, cur.r = b.bs, b.rs
+		cur.Seek(b.bs, b.rs)
 		for _, c := range splitBlock(text, b, opt.MaxRunes, cur) {
 			units = append(units, unit{span: c, ctx: heading})
 		}
@@ -253,13 +253,13 @@ func mergeUnits(text string, units []unit, opt FragmentOptions, merge bool) []Fr
 
 // splitBlock cuts block b (longer than max runes) into chunks of at most max
 // runes at sentence boundaries. cur must be positioned at b.bs.
-func splitBlock(text string, b span, max int, cur *runeCursor) []span {
+func splitBlock(text string, b span, max int, cur *sentence.RuneCursor) []span {
 	var out []span
 	var chunk span
 	have := false
 	sentence.ForEach(text[b.bs:b.be], func(bs, be int) {
 		bs, be = b.bs+bs, b.bs+be
-		s := span{bs: bs, be: be, rs: cur.at(bs), re: cur.at(be)}
+		s := span{bs: bs, be: be, rs: cur.At(bs), re: cur.At(be)}
 		if have && s.re-chunk.rs <= max {
 			chunk.be, chunk.re = s.be, s.re
 			return

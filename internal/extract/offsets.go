@@ -58,20 +58,3 @@ func alignRuneEnd(s string, i int) int {
 	_, size := utf8.DecodeRuneInString(s[j:])
 	return j + size
 }
-
-// runeCursor converts increasing byte offsets of one string into rune offsets
-// in a single forward pass overall (moving backwards restarts from 0). All
-// offsets passed to it must be on rune boundaries.
-type runeCursor struct {
-	s    string
-	b, r int
-}
-
-func (c *runeCursor) at(b int) int {
-	if b < c.b {
-		c.b, c.r = 0, 0
-	}
-	c.r += utf8.RuneCountInString(c.s[c.b:b])
-	c.b = b
-	return c.r
-}

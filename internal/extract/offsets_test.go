@@ -3,7 +3,6 @@ package extract
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // runeSub is the reference semantics of a stored span: Postgres
@@ -69,27 +68,5 @@ func TestRuneSpanSubstring(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-func TestRuneCursor(t *testing.T) {
-	t.Parallel()
-	s := "aé日👍b"
-	c := &runeCursor{s: s}
-	want := map[int]int{}
-	r := 0
-	for i := range s {
-		want[i] = r
-		r++
-	}
-	want[len(s)] = r
-	// forward, then backwards (restart), then forward again
-	for _, b := range []int{0, 1, 3, 6, 10, 11, 3, 0, 11} {
-		if got := c.at(b); got != want[b] {
-			t.Fatalf("at(%d) = %d want %d", b, got, want[b])
-		}
-	}
-	if utf8.RuneCountInString(s) != r {
-		t.Fatal("bad setup")
 	}
 }

@@ -51,7 +51,7 @@ func Claims(text string, max int) []Claim {
 	}
 	var cands []cand
 	seen := map[string]bool{}
-	cur := &runeCursor{s: text}
+	cur := NewRuneCursor(text)
 	ForEach(text, func(bs, be int) {
 		be = trimRefMarkers(text, bs, be)
 		if bs >= be {
@@ -63,8 +63,8 @@ func Claims(text string, max int) []Claim {
 			return
 		}
 		seen[s] = true
-		rs := cur.at(bs)
-		re := cur.at(be)
+		rs := cur.At(bs)
+		re := cur.At(be)
 		cands = append(cands, cand{c: Claim{Text: s, QuoteStart: rs, QuoteEnd: re, Confidence: score}, idx: len(cands)})
 	})
 	slices.SortStableFunc(cands, func(a, b cand) int {

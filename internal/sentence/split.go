@@ -31,9 +31,9 @@ type Span struct {
 // "Fig.", "U.S.") or an initial ("J.") is removed unless a line break follows.
 func Split(text string) []Span {
 	out := make([]Span, 0, len(text)/80+1)
-	cur := &runeCursor{s: text}
+	cur := NewRuneCursor(text)
 	ForEach(text, func(bs, be int) {
-		out = append(out, Span{Start: cur.at(bs), End: cur.at(be), Text: text[bs:be]})
+		out = append(out, Span{Start: cur.At(bs), End: cur.At(be), Text: text[bs:be]})
 	})
 	return out
 }
@@ -261,15 +261,22 @@ func toSet(s string) map[string]bool {
 	return m
 }
 
-// runeCursor converts increasing byte offsets of one string into rune offsets
-// in a single forward pass overall (moving backwards restarts from 0). All
-// offsets passed to it must be on rune boundaries.
-type runeCursor struct {
+// RuneCursor converts increasing byte offsets of one string into rune
+// offsets in a single forward pass overall (moving backwards restarts from
+// 0). All offsets passed to it must be on rune boundaries.
+type RuneCursor struct {
 	s    string
 	b, r int
 }
 
-func (c *runeCursor) at(b int) int {
+// NewRuneCursor is a RuneCursor over s.
+func NewRuneCursor(s string) *RuneCursor { return &RuneCursor{s: s} }
+
+// Seek moves the cursor to byte offset b, known to be rune offset r.
+func (c *RuneCursor) Seek(b, r int) { c.b, c.r = b, r }
+
+// At is the rune offset of byte offset b.
+func (c *RuneCursor) At(b int) int {
 	if b < c.b {
 		c.b, c.r = 0, 0
 	}

@@ -81,7 +81,7 @@ func TestSplitWikipediaInvariant(t *testing.T) {
 func TestRuneCursor(t *testing.T) {
 	t.Parallel()
 	s := "aé日👍b"
-	c := &runeCursor{s: s}
+	c := NewRuneCursor(s)
 	want := map[int]int{}
 	r := 0
 	for i := range s {
@@ -91,7 +91,7 @@ func TestRuneCursor(t *testing.T) {
 	want[len(s)] = r
 	// forward, then backwards (restart), then forward again
 	for _, b := range []int{0, 1, 3, 6, 10, 11, 3, 0, 11} {
-		if got := c.at(b); got != want[b] {
+		if got := c.At(b); got != want[b] {
 			t.Fatalf("at(%d) = %d want %d", b, got, want[b])
 		}
 	}
