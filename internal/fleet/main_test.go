@@ -2,18 +2,16 @@ package fleet_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime"
-	"strconv"
 	"syscall"
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 )
 
 // workerProcessEnv, set to 1, turns the test binary into a worker process:
@@ -27,24 +25,13 @@ func TestMain(m *testing.M) {
 		os.Exit(runWorkerProcess())
 	}
 	// The tests spend most of their time waiting on worker processes and
-	// Postgres, so more of them run at once than go test's default
-	// (-parallel = GOMAXPROCS, 2 on a 2-CPU machine); an explicit -parallel
-	// wins.
-	flag.Parse()
-	parallelSet := false
-	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
-	if !parallelSet {
-		if err := flag.Set("test.parallel", strconv.Itoa(max(testParallel, runtime.GOMAXPROCS(0)))); err != nil {
-			fmt.Fprintln(os.Stderr, "fleet tests:", err)
-			os.Exit(2)
-		}
+	// Postgres: more of them run at once than go test's default.
+	if err := pgtest.SetDefaultParallel(4); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	os.Exit(m.Run())
 }
-
-// testParallel is how many of this package's parallel tests run at once
-// unless -parallel says otherwise.
-const testParallel = 4
 
 // runWorkerProcess is the body of a worker subprocess; it returns the exit
 // code: 0 after a clean shutdown, 1 when Run failed, 2 on a bad configuration.
