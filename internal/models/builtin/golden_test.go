@@ -130,6 +130,7 @@ func checkDigest(t *testing.T, what, got, want string) {
 // TestLexicalNLIGolden pins every judgement on goldenNLIPairs, judged as one
 // batch, and requires the same judgements whatever the batching.
 func TestLexicalNLIGolden(t *testing.T) {
+	t.Parallel()
 	pairs := goldenNLIPairs(goldenRows(t))
 	nli := builtin.NewLexicalNLI()
 	ctx := context.Background()
@@ -167,6 +168,7 @@ func goldenEmbedTexts(rows []nliRow) []string {
 // samples and goldenTexts, at the default, a non-power-of-two and a small
 // dimension, and the cosines of each premise with its hypothesis.
 func TestHashEmbedderGoldenDigest(t *testing.T) {
+	t.Parallel()
 	embed, cos := embedDigests(t, func(dim int) models.Embedder { return builtin.NewHashEmbedder(dim) }, builtin.HashEmbedderDim, 300, 64)
 	checkDigest(t, "embedding", embed, goldenEmbedDigest)
 	checkDigest(t, "cosine", cos, goldenCosineDigest)
@@ -176,6 +178,7 @@ func TestHashEmbedderGoldenDigest(t *testing.T) {
 // vectors, weights and common direction included): a change of any of them
 // needs a new EmbedderModel id.
 func TestEmbedderGoldenDigest(t *testing.T) {
+	t.Parallel()
 	embed, cos := embedDigests(t, func(dim int) models.Embedder { return newEmbedder(t, dim) }, builtin.EmbedderDim, 400, 116)
 	checkDigest(t, "embedding", embed, goldenHybridEmbedDigest)
 	checkDigest(t, "cosine", cos, goldenHybridCosineDigest)
@@ -224,6 +227,7 @@ func embedDigests(t *testing.T, newEmbedder func(dim int) models.Embedder, dims 
 // TestBM25Golden pins every score of BM25Reranker over the samples: each
 // hypothesis (and each goldenText) against windows of 50 premises.
 func TestBM25Golden(t *testing.T) {
+	t.Parallel()
 	rows := goldenRows(t)
 	docs := make([]string, len(rows))
 	for i, r := range rows {

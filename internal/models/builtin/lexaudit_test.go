@@ -194,6 +194,7 @@ func readAuditRows(t *testing.T, path string) []auditRow {
 // removed relation is not derived through other entries either is checked
 // by TestLexiconAuditRemovalsHold.
 func TestLexiconNotDerivedFromReportSplit(t *testing.T) {
+	t.Parallel()
 	tune := readAuditRows(t, auditTuneSNLI)
 	report := readAuditRows(t, auditReportSNLI)
 	type tally struct{ entries, onTune, onReport, flagged int }
@@ -280,6 +281,7 @@ var auditRemoved = []struct{ kind, a, b, with string }{
 // none of the pairs in auditRemoved, directly or through other entries, so
 // that a removal is not undone by an entry added later.
 func TestLexiconAuditRemovalsHold(t *testing.T) {
+	t.Parallel()
 	// conflict reports whether stems a and b are alternatives of one group
 	// that conflict, as LexicalNLI.conflict sees their sides.
 	conflict := func(a, b string) bool {

@@ -10,6 +10,7 @@ import (
 // wordTable and no stem of the lexicon starts with a digit, so that a
 // token that looks like a number but is none has no lexicon entry.
 func TestLexiconDigitFree(t *testing.T) {
+	t.Parallel()
 	for w := range wordTable {
 		if isNumber(w) {
 			t.Errorf("wordTable word %q starts with a digit", w)
@@ -25,6 +26,7 @@ func TestLexiconDigitFree(t *testing.T) {
 // TestContentTokenInfo checks on varied texts that every content token
 // carries the lexicon entry of its stem (lexToken.implies).
 func TestContentTokenInfo(t *testing.T) {
+	t.Parallel()
 	texts := []string{
 		"A 3d printer prints 1st-class 4x4 parts; 19th-century carriers carry dozens.",
 		"All of them, only because the women were not dancers, failed to win.",
@@ -43,6 +45,7 @@ func TestContentTokenInfo(t *testing.T) {
 // TestPremiseCacheBounded fills a premise cache beyond its budget and
 // checks that it keeps at most two generations of bounded size.
 func TestPremiseCacheBounded(t *testing.T) {
+	t.Parallel()
 	c := newPremiseCache()
 	text := func(i int) string {
 		return "Premise number " + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676%26)) +
@@ -92,6 +95,7 @@ func TestPremiseCacheBounded(t *testing.T) {
 // TestPremiseCacheReuse checks that a premise judged in several calls, and
 // against several hypotheses, is analysed once.
 func TestPremiseCacheReuse(t *testing.T) {
+	t.Parallel()
 	n := NewLexicalNLI()
 	premise := "Two women are walking their dogs in the park."
 	for _, h := range []string{"People are walking dogs.", "The women are asleep.", "People are walking dogs."} {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestLexicalNLICases(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, premise, hypothesis string
 		want                      string
@@ -102,6 +103,7 @@ func TestLexicalNLICases(t *testing.T) {
 }
 
 func TestLexicalNLIHedgeLowersConfidence(t *testing.T) {
+	t.Parallel()
 	nli := builtin.NewLexicalNLI()
 	out, err := nli.Judge(context.Background(), []models.Pair{
 		{Premise: "The new policy reduced emissions in the city.", Hypothesis: "The policy reduced emissions."},
@@ -119,6 +121,7 @@ func TestLexicalNLIHedgeLowersConfidence(t *testing.T) {
 }
 
 func TestLexicalNLIInvariants(t *testing.T) {
+	t.Parallel()
 	nli := builtin.NewLexicalNLI()
 	if nli.Model() != "builtin-lexical-nli-v3" {
 		t.Errorf("Model = %q", nli.Model())
@@ -168,6 +171,7 @@ func TestLexicalNLIInvariants(t *testing.T) {
 // TestLexicalNLIConcurrent judges the same pairs from several goroutines
 // (run with -race) and requires the sequential answers.
 func TestLexicalNLIConcurrent(t *testing.T) {
+	t.Parallel()
 	nli := builtin.NewLexicalNLI()
 	pairs := []models.Pair{
 		{Premise: "Two women are walking their dogs in the park.", Hypothesis: "People are walking dogs."},

@@ -26,6 +26,7 @@ const minNLIConfidence = 0.6
 // logged for comparison only: their figures are not a measure of the
 // model.
 func TestLexicalNLIAccuracy(t *testing.T) {
+	t.Parallel()
 	floors := map[string]struct{ accuracy, macroF1 float64 }{
 		"snli.tsv":            {0.570, 0.549},
 		"mnli_matched.tsv":    {0.566, 0.560},
