@@ -43,7 +43,9 @@ explore: build
 NORACE_PKGS = $(patsubst $(CURDIR)/%,./%,$(sort $(dir $(shell grep -l 'hostiletest\.SkipUnderRace' /dev/null $$($(GO) list -f '{{$$d := .Dir}}{{range .TestGoFiles}}{{$$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$$d}}/{{.}} {{end}}' $(PKGS))))))
 test:
 	$(GO) build -o $(BIN)/testsummary ./internal/harness/cmd/testsummary
-	scripts/with-postgres.sh sh -c '$(BIN)/testsummary $(GO) test -json -race -count=1 $(PKGS) $(if $(NORACE_PKGS),&& echo "make test: without -race: $(NORACE_PKGS)" && $(BIN)/testsummary $(GO) test -json -count=1 $(NORACE_PKGS))'
+	scripts/with-postgres.sh sh -c '$(BIN)/testsummary $(GO) test -json -race -count=1 $(PKGS); status=$$?; \
+	  $(if $(NORACE_PKGS),echo "make test: without -race: $(NORACE_PKGS)"; $(BIN)/testsummary $(GO) test -json -count=1 $(NORACE_PKGS) || status=1;) \
+	  exit $$status'
 
 # helm for the chart tests (internal/harness/chartcheck), built from the Go
 # module proxy.
