@@ -16,7 +16,8 @@ import (
 )
 
 // exampleDB is a migrated scratch database on the server of DATABASE_URL
-// (make test starts one); the returned function drops it. Errors panic, as
+// (make test starts one; without it TestMain leaves these examples out of
+// the run, see dbExamples); the returned function drops it. Errors panic, as
 // in River's own examples.
 func exampleDB(ctx context.Context) (*pgxpool.Pool, func()) {
 	url, drop, err := scratchdb.Create(ctx, os.Getenv("DATABASE_URL"), "evf_example_")

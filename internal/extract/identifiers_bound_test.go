@@ -17,6 +17,7 @@ import (
 // TestEachMatchFindsWhatFindAllFinds: walking the matches one by one finds
 // what FindAllStringSubmatch finds, word boundaries included.
 func TestEachMatchFindsWhatFindAllFinds(t *testing.T) {
+	hostiletest.SkipUnderRace(t)
 	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	parts := []string{"10.1234/abc", "10.55555/x(1)", "PMID: 123", "PMID 4567", "pmid:89", "arXiv:2101.01234v2",
@@ -49,6 +50,7 @@ func TestEachMatchFindsWhatFindAllFinds(t *testing.T) {
 // at most twice that many, not of all (before: a set and a slice of all
 // of them, 44 MiB held). Not parallel: it measures the heap.
 func TestIdentifierFloodsAreBounded(t *testing.T) {
+	hostiletest.SkipUnderRace(t)
 	var b strings.Builder
 	var dois []string
 	for i := 0; b.Len() < bodyLimit-64; i++ {

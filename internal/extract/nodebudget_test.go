@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 	"golang.org/x/net/html"
 )
 
@@ -94,6 +95,7 @@ func soup(r *rand.Rand, n int) []byte {
 // pages of the replay corpus, checkBuild's estimate is never below what
 // html.Parse builds from the page it hands over.
 func TestBuildEstimateBoundsTheParser(t *testing.T) {
+	hostiletest.SkipUnderRace(t)
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	pages, worst := 0, 0.0

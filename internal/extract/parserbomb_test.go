@@ -97,6 +97,7 @@ func parserBombs() []parserBomb {
 // copied gigabytes or ran for minutes. Not parallel: it measures the
 // process's allocations.
 func TestParserBombsFailUnparsed(t *testing.T) {
+	hostiletest.SkipUnderRace(t)
 	u, _ := url.Parse("https://bombs.example.org/")
 	for _, b := range parserBombs() {
 		t.Run(fmt.Sprintf("%s-%dKB", b.name, len(b.body)/1000), func(t *testing.T) {
@@ -119,6 +120,7 @@ func TestParserBombsFailUnparsed(t *testing.T) {
 // page is extracted with a small part of heapBound. Before, the tokenizer
 // counted one element and the parser built five million.
 func TestParserBombsHiddenFromTheTokenizer(t *testing.T) {
+	hostiletest.SkipUnderRace(t)
 	u, _ := url.Parse("https://hidden.example.org/")
 	bomb := string(formattingBomb("", "<p>x</p>", 20_000))
 	for _, b := range []parserBomb{
@@ -178,6 +180,7 @@ func largestPassing(t *testing.T, page func(n int) []byte, max int) []byte {
 // heap estimate of its token pass (Prepared.HeapEstimate), by which the
 // worker admits it.
 func TestPagesJustUnderTheLimitsStayUnderTheHeapBound(t *testing.T) {
+	hostiletest.SkipUnderRace(t)
 	u, _ := url.Parse("https://large.example.org/")
 	paragraphs := func(n int) string {
 		var b strings.Builder

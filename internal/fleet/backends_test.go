@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,14 +61,11 @@ func renameModels(g graph, names map[string]string) graph {
 // hold-backs (models.Judgement.HoldBack, which a served model's answer has
 // no field for), so the reference run does not honour them.
 func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
+	t.Parallel()
 	w := climateWorkload(t, 8)
 	servers := testfleet.StartModelServers(t)
 	ref := deterministicEnv()
 	ref["EVF_NLI_HOLD_BACK"] = "false"
-	want := runWorkload(t, "builtin", w, ref)
-	if len(want["claims"]) < 2 || countNLI(want) == 0 || len(want["rankings"]) == 0 {
-		t.Fatalf("the reference graph is trivial (%s): the comparison would prove nothing", want.Summary())
-	}
 	embedModel := builtin.EmbedderModel
 	cases := []struct {
 		name   string
@@ -95,15 +93,43 @@ func TestHTTPBackendsBuildTheSameGraph(t *testing.T) {
 			rename: map[string]string{"openai:hash": embedModel, "openai-nli:learned+nli.v1": builtin.LearnedNLIModel, "tei:bm25": builtin.BM25RerankerModel},
 		},
 	}
-	for _, tc := range cases {
-		env := deterministicEnv()
-		for k, v := range tc.env {
-			env[k] = v
+	// The three runs at once, each on its own database; compared when all
+	// have ended.
+	var mu sync.Mutex
+	graphs := map[string]graph{}
+	t.Run("runs", func(t *testing.T) {
+		t.Run("builtin", func(t *testing.T) {
+			t.Parallel()
+			g := runWorkload(t, "builtin", w, ref)
+			mu.Lock()
+			graphs["builtin"] = g
+			mu.Unlock()
+		})
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				env := deterministicEnv()
+				for k, v := range tc.env {
+					env[k] = v
+				}
+				// The built-in calibrated cosine floor: the served model is the built-in embedder.
+				env["EVF_MIN_SIMILARITY"] = strconv.FormatFloat(builtin.EmbedderMinSimilarity, 'g', -1, 64)
+				g := renameModels(runWorkload(t, tc.name, w, env), tc.rename)
+				mu.Lock()
+				graphs[tc.name] = g
+				mu.Unlock()
+			})
 		}
-		// The built-in calibrated cosine floor: the served model is the built-in embedder.
-		env["EVF_MIN_SIMILARITY"] = strconv.FormatFloat(builtin.EmbedderMinSimilarity, 'g', -1, 64)
-		got := renameModels(runWorkload(t, tc.name, w, env), tc.rename)
-		if d := diffGraphs(want, got, 10); d != "" {
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	want := graphs["builtin"]
+	if len(want["claims"]) < 2 || countNLI(want) == 0 || len(want["rankings"]) == 0 {
+		t.Fatalf("the reference graph is trivial (%s): the comparison would prove nothing", want.Summary())
+	}
+	for _, tc := range cases {
+		if d := diffGraphs(want, graphs[tc.name], 10); d != "" {
 			t.Errorf("%s: the graph differs from the built-in run:\n%s", tc.name, d)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 // must end with exactly one NLI edge, and the jobs' recorded outputs must
 // account for every edge exactly once.
 func TestTwoWorkerProcessesLeaveOneEdgePerPair(t *testing.T) {
+	t.Parallel()
 	w := climateWorkload(t, 20)
 	url := pgtest.URL(t)
 	pool := openPool(t, url)

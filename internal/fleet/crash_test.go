@@ -56,6 +56,7 @@ func (p progress) String() string {
 // and posteriors by natural key, no duplicate rows, cached posteriors equal to
 // a recomputation from the edges.
 func TestKilledWorkerEndsWithSameGraph(t *testing.T) {
+	t.Parallel()
 	w := climateWorkload(t, 40)
 	env := deterministicEnv()
 	// The slowest job, a verify_nli judging every candidate pair of 40
@@ -173,6 +174,7 @@ func TestKilledWorkerEndsWithSameGraph(t *testing.T) {
 // Timings are scaled down; the ratio (rescue after the verify wait) is the
 // default one.
 func TestEmbedJobsRescuedAfterVerifyGaveUpGetJudged(t *testing.T) {
+	t.Parallel()
 	w := climateWorkload(t, 10)
 	env := deterministicEnv()
 	env["EVF_VERIFY_EMBED_WAIT"] = "100ms"

@@ -304,31 +304,46 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
-// waitIdle waits for the queue to drain; on timeout it fails with the job
-// dump and the workers' logs.
+// waitIdle waits for the queue to drain; it fails, with the job dump and
+// the workers' logs, when the jobs have made no progress (no job finished,
+// none attempted anew, none added) for timeout, or after five times
+// timeout in all: a run that moves slowly on a machine busy with the
+// package's other process tests still ends, a stuck one fails.
 func waitIdle(t *testing.T, pool *pgxpool.Pool, timeout time.Duration, procs ...*workerProc) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	for _, p := range procs {
 		if !p.running() {
 			t.Fatalf("worker %s exited while work was pending\n%s\n%s", p.name, testfleet.JobDump(t, pool), p.logTail(40))
 		}
 	}
 	quiet := 0
+	var last [3]int
 	for quiet < 3 {
-		n := queryInt(t, pool, `SELECT count(*) FROM river_job
-			WHERE state IN ('available','running','retryable','scheduled','pending')`)
+		var n, finalized, attempts int
+		if err := pool.QueryRow(context.Background(), `SELECT
+			count(*) FILTER (WHERE state IN ('available','running','retryable','scheduled','pending')),
+			count(*) FILTER (WHERE state IN ('completed','cancelled','discarded')), COALESCE(sum(attempt), 0)
+			FROM river_job`).Scan(&n, &finalized, &attempts); err != nil {
+			t.Fatalf("waitIdle: %v", err)
+		}
 		if n == 0 {
 			quiet++
 		} else {
 			quiet = 0
 		}
-		if time.Now().After(deadline) {
+		if now := [3]int{n, finalized, attempts}; now != last {
+			last = now
+			deadline = time.Now().Add(timeout)
+		}
+		if now := time.Now(); now.After(deadline) || now.Sub(start) > 5*timeout {
 			var logs []string
 			for _, p := range procs {
 				logs = append(logs, p.logTail(30))
 			}
-			t.Fatalf("%d jobs still unfinished after %s:\n%s\n%s", n, timeout, testfleet.JobDump(t, pool), strings.Join(logs, "\n"))
+			t.Fatalf("%d jobs still unfinished after %s (no progress for %s, or %s in all):\n%s\n%s", n, now.Sub(start).Round(time.Second),
+				timeout, 5*timeout, testfleet.JobDump(t, pool), strings.Join(logs, "\n"))
 		}
 		for _, p := range procs {
 			if !p.running() {

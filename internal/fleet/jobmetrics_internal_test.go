@@ -13,6 +13,7 @@ import (
 )
 
 func TestJobOutcome(t *testing.T) {
+	t.Parallel()
 	row := func(attempt, max int) *rivertype.JobRow { return &rivertype.JobRow{Attempt: attempt, MaxAttempts: max} }
 	tests := []struct {
 		name string
@@ -37,6 +38,7 @@ func TestJobOutcome(t *testing.T) {
 }
 
 func TestJobMetricsMiddleware(t *testing.T) {
+	t.Parallel()
 	m := metrics.New()
 	mw := &jobMetrics{m: m}
 	scheduled := time.Now().Add(-3 * time.Second)

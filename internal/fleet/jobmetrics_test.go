@@ -16,6 +16,7 @@ import (
 // per kind, completed and cancelled against the jobs' final states, snoozed
 // against the snoozes River counted in each job's metadata.
 func TestJobCountersMatchTheJobTable(t *testing.T) {
+	t.Parallel()
 	pages := []corpus.Page{
 		testfleet.Page("https://a.example.org/ice", "Sea ice", "Arctic sea ice extent declined sharply over the last four decades.", "Satellite records show the summer minimum falling."),
 		testfleet.Page("https://b.example.net/bears", "Polar bears", "Polar bear populations depend on sea ice for hunting seals.", "Some subpopulations are declining."),

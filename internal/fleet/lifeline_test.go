@@ -57,6 +57,7 @@ func lifelineRun(t *testing.T, llm *slowLLM, extra map[string]string) (workload,
 // waits 15 minutes): another process finds its liveness lock free and the
 // job completes there within 20 s of the kill.
 func TestKilledWorkersJobResumesWithinSeconds(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	llm := newSlowLLM(t, func() { <-release })
 	t.Cleanup(func() {
@@ -112,6 +113,7 @@ func TestKilledWorkersJobResumesWithinSeconds(t *testing.T) {
 // intervals on a live process, with another process watching, is never
 // taken from it.
 func TestLiveSlowWorkerIsNeverRescued(t *testing.T) {
+	t.Parallel()
 	const interval = 300 * time.Millisecond
 	llm := newSlowLLM(t, func() { time.Sleep(15 * interval) })
 	w, env := lifelineRun(t, llm, map[string]string{"EVF_LIFELINE_INTERVAL": interval.String()})

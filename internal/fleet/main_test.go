@@ -11,6 +11,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 )
 
 // workerProcessEnv, set to 1, turns the test binary into a worker process:
@@ -22,6 +23,12 @@ const workerProcessEnv = "EVF_TEST_WORKER_PROCESS"
 func TestMain(m *testing.M) {
 	if os.Getenv(workerProcessEnv) == "1" {
 		os.Exit(runWorkerProcess())
+	}
+	// The tests spend most of their time waiting on worker processes and
+	// Postgres: more of them run at once than go test's default.
+	if err := pgtest.SetDefaultParallel(4); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	os.Exit(m.Run())
 }

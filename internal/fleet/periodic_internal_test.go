@@ -19,6 +19,7 @@ import (
 // serves, since River enqueues periodic jobs only from the elected leader and
 // the leader may be a process that does not serve maintenance.
 func TestPeriodicOrphanSweep(t *testing.T) {
+	t.Parallel()
 	maintenance := map[string]river.QueueConfig{jobs.QueueMaintenance: {MaxWorkers: 1}}
 	other := map[string]river.QueueConfig{jobs.QueueNLI: {MaxWorkers: 2}}
 	tests := []struct {
@@ -54,6 +55,7 @@ func TestPeriodicOrphanSweep(t *testing.T) {
 // serves only nli, with the periodic jobs a worker of that process registers:
 // as the elected leader it enqueues the sweep into the maintenance queue.
 func TestOrphanSweepFromALeaderWithoutMaintenance(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	ctx := context.Background()
 	queues, err := workers.Queues([]string{jobs.QueueNLI}, nil)

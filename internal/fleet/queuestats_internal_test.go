@@ -15,6 +15,7 @@ import (
 )
 
 func TestQueueStats(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	ctx := context.Background()
 	insert := func(queue, state string, priority int, dueAgo time.Duration) {

@@ -17,6 +17,7 @@ import (
 // TestSourceStats: domains per level and flagged, and the audit rows per
 // action and source (the base pairs at 0 until the first).
 func TestSourceStats(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.Pool(t)
 	ctx := context.Background()
 	if _, err := pool.Exec(ctx, `INSERT INTO domains (domain, trust_level, flagged_at) VALUES

@@ -18,6 +18,7 @@ const benchFragment = "According to the latest assessment report, global mean su
 const benchClaim = "Human greenhouse gas emissions did not cause global warming since 1850."
 
 func TestCosine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		a, b []float32
@@ -41,6 +42,7 @@ func TestCosine(t *testing.T) {
 }
 
 func TestTopK(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	tests := []struct {
 		name   string
@@ -80,6 +82,7 @@ func TestTopK(t *testing.T) {
 // TestTopKMatchesSort compares TopK with a full stable sort on
 // pseudo-random scores with many ties.
 func TestTopKMatchesSort(t *testing.T) {
+	t.Parallel()
 	x := uint64(42)
 	next := func() float64 {
 		x ^= x << 13

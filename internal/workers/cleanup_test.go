@@ -230,6 +230,7 @@ func TestHardCleanupRemovesExactlyTheOrphans(t *testing.T) {
 // deletes it first, and then C's fetch fails its foreign key, retries and
 // stores the page again.
 func TestCleanupConcurrentWithVerifyLosesNothing(t *testing.T) {
+	t.Parallel()
 	const hypothesisC = "Polar bears are related to brown bears."
 	all := []string{jobs.QueueNLI, jobs.QueueMaintenance, jobs.QueueTarget, jobs.QueueEmbed}
 

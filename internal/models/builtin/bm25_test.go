@@ -34,6 +34,7 @@ func rerank(t *testing.T, query string, docs []string) []float64 {
 // query terms first, rare terms weighing more than common ones, short docs
 // beating long docs with the same matches, inflections matching.
 func TestBM25Ranking(t *testing.T) {
+	t.Parallel()
 	filler := strings.Repeat("The committee met on Tuesday and discussed the agenda at length. ", 6)
 	tests := []struct {
 		name   string
@@ -125,6 +126,7 @@ func TestBM25Ranking(t *testing.T) {
 // TestBM25Squashing checks the documented mapping: no query term → 0, a
 // document of average length holding every query term once → 0.5.
 func TestBM25Squashing(t *testing.T) {
+	t.Parallel()
 	s := rerank(t, "glacier retreat", []string{
 		"glacier retreat observed",
 		"river flood warning",
@@ -145,6 +147,7 @@ func TestBM25Squashing(t *testing.T) {
 }
 
 func TestBM25EdgeCases(t *testing.T) {
+	t.Parallel()
 	r := builtin.NewBM25Reranker()
 	if r.Model() != "builtin-bm25-v1" {
 		t.Errorf("Model = %q", r.Model())
@@ -178,6 +181,7 @@ func TestBM25EdgeCases(t *testing.T) {
 }
 
 func TestBM25Deterministic(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		"Sea levels rose by 20 cm since 1900.",
 		"Sea ice extent declined in the Arctic.",
@@ -207,6 +211,7 @@ func TestBM25Deterministic(t *testing.T) {
 }
 
 func TestBM25Cancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := builtin.NewBM25Reranker().Rerank(ctx, "q", []string{"q"})

@@ -30,6 +30,7 @@ func quantile(sorted []float64, q float64) float64 {
 // HashEmbedderMinSimilarity keeps most related pairs and drops most
 // unrelated ones (see its doc comment for the rule and the numbers).
 func TestHashEmbedderCalibration(t *testing.T) {
+	t.Parallel()
 	checkCalibration(t, builtin.NewHashEmbedder(builtin.HashEmbedderDim), builtin.HashEmbedderMinSimilarity)
 }
 
@@ -37,6 +38,7 @@ func TestHashEmbedderCalibration(t *testing.T) {
 // EmbedderMinSimilarity, and checks that its word vectors separate related
 // from unrelated pairs better than hashed n-grams alone.
 func TestEmbedderCalibration(t *testing.T) {
+	t.Parallel()
 	e, err := builtin.NewHybridEmbedder(0)
 	if err != nil {
 		t.Fatal(err)

@@ -89,6 +89,7 @@ func inReportPart(line string) bool {
 // of each part satisfies the hash rule of that part, no row is in both
 // parts, and each part has the committed number of rows.
 func TestNLISplit(t *testing.T) {
+	t.Parallel()
 	want := map[string][2]int{ // tune, report
 		"snli.tsv":            {516, 484},
 		"mnli_matched.tsv":    {523, 477},

@@ -31,6 +31,7 @@ func l2(v []float32) float64 {
 }
 
 func TestHashEmbedderModelAndDim(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		dim       int
 		wantDim   int
@@ -64,6 +65,7 @@ func checkModelAndDim(t *testing.T, e models.Embedder, dim, wantDim int, wantMod
 }
 
 func TestHashEmbedderNormAndDeterminism(t *testing.T) {
+	t.Parallel()
 	texts := []string{
 		"The quick brown fox jumps over the lazy dog.",
 		"a",
@@ -112,6 +114,7 @@ func TestHashEmbedderNormAndDeterminism(t *testing.T) {
 // hashing (which would invalidate stored embeddings) is noticed; bump the
 // model id when it is intended.
 func TestHashEmbedderGolden(t *testing.T) {
+	t.Parallel()
 	v := embedOne(t, builtin.NewHashEmbedder(builtin.HashEmbedderDim), "Evidence supports the claim.")
 	var nz int
 	var sum float64
@@ -128,6 +131,7 @@ func TestHashEmbedderGolden(t *testing.T) {
 }
 
 func TestHashEmbedderEmpty(t *testing.T) {
+	t.Parallel()
 	e := builtin.NewHashEmbedder(0)
 	other := embedOne(t, e, "some text")
 	for _, text := range []string{"", "   ", "\t\n", "!!! ... ---"} {
@@ -149,6 +153,7 @@ func TestHashEmbedderEmpty(t *testing.T) {
 }
 
 func TestHashEmbedderSimilarity(t *testing.T) {
+	t.Parallel()
 	e := builtin.NewHashEmbedder(0)
 	tests := []struct{ a, b, unrelated string }{
 		{
@@ -183,6 +188,7 @@ func TestHashEmbedderSimilarity(t *testing.T) {
 }
 
 func TestHashEmbedderCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := builtin.NewHashEmbedder(0).Embed(ctx, []string{"x"})

@@ -107,6 +107,7 @@ func goldenEmbedTexts(rows []nliRow) []string {
 // samples and goldenTexts, at the default, a non-power-of-two and a small
 // dimension, and the cosines of each premise with its hypothesis.
 func TestHashEmbedderGoldenDigest(t *testing.T) {
+	t.Parallel()
 	embed, cos := embedDigests(t, func(dim int) models.Embedder { return builtin.NewHashEmbedder(dim) }, builtin.HashEmbedderDim, 300, 64)
 	checkDigest(t, "embedding", embed, goldenEmbedDigest)
 	checkDigest(t, "cosine", cos, goldenCosineDigest)
@@ -116,6 +117,7 @@ func TestHashEmbedderGoldenDigest(t *testing.T) {
 // vectors, weights and common direction included): a change of any of them
 // needs a new EmbedderModel id.
 func TestEmbedderGoldenDigest(t *testing.T) {
+	t.Parallel()
 	embed, cos := embedDigests(t, func(dim int) models.Embedder { return newEmbedder(t, dim) }, builtin.EmbedderDim, 400, 116)
 	checkDigest(t, "embedding", embed, goldenHybridEmbedDigest)
 	checkDigest(t, "cosine", cos, goldenHybridCosineDigest)
@@ -164,6 +166,7 @@ func embedDigests(t *testing.T, newEmbedder func(dim int) models.Embedder, dims 
 // TestBM25Golden pins every score of BM25Reranker over the samples: each
 // hypothesis (and each goldenText) against windows of 50 premises.
 func TestBM25Golden(t *testing.T) {
+	t.Parallel()
 	rows := goldenRows(t)
 	docs := make([]string, len(rows))
 	for i, r := range rows {

@@ -152,6 +152,7 @@ func testHTTP(m *metrics.Metrics, timeout time.Duration) *httpx.Client {
 }
 
 func TestNewValidatesOptions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		o       Options
 		wantErr string
@@ -173,6 +174,7 @@ func TestNewValidatesOptions(t *testing.T) {
 }
 
 func TestRerankContract(t *testing.T) {
+	t.Parallel()
 	query := "capital of France"
 	docs := []string{"The capital of Brazil is Brasilia.", "The capital of France is Paris.", "Horses and cows are both animals.", "France exports wine.", "Paris, capital city"}
 	tests := []struct {
@@ -239,6 +241,7 @@ func TestRerankContract(t *testing.T) {
 }
 
 func TestRerankBadResponses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body, want string
 	}{
@@ -282,6 +285,7 @@ func TestRerankBadResponses(t *testing.T) {
 }
 
 func TestRerankTransportFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		statuses []int

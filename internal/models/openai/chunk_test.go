@@ -35,6 +35,7 @@ func checkPieces(t *testing.T, text string, limit int, pieces []string) {
 }
 
 func TestSplitChunks(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		text  string
@@ -125,6 +126,7 @@ func FuzzSplitChunks(f *testing.F) {
 }
 
 func TestUnwrapContent(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		`{"a":1}`:                          `{"a":1}`,
 		"```json\n{\"a\":1}\n```":          `{"a":1}`,

@@ -124,6 +124,7 @@ func unit(v []float32) []float64 {
 }
 
 func TestEmbedMatchesByIndexBatchesAndNormalises(t *testing.T) {
+	t.Parallel()
 	const dim = 8
 	texts := []string{"alpha", "beta gamma", "", "delta", "epsilon zeta eta", "  ", "theta"}
 	var mu sync.Mutex
@@ -191,6 +192,7 @@ func TestEmbedMatchesByIndexBatchesAndNormalises(t *testing.T) {
 }
 
 func TestEmbedLearnsDimensionThenEnforcesIt(t *testing.T) {
+	t.Parallel()
 	dim := 6
 	var mu sync.Mutex
 	srv := embedServer(t, "m", func(w http.ResponseWriter, c embedCall) {
@@ -235,6 +237,7 @@ func float32Base64(v []float32) string {
 }
 
 func TestEmbedRejectsGarbage(t *testing.T) {
+	t.Parallel()
 	const dim = 4
 	ok := func(in []string) []any { return vecsFor(in, dim) }
 	cases := []struct {
@@ -306,6 +309,7 @@ func TestEmbedRejectsGarbage(t *testing.T) {
 }
 
 func TestEmbedStatusesAndTransport(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		status   int
 		sentinel error
@@ -347,6 +351,7 @@ func hangingServer(t *testing.T) *httptest.Server {
 }
 
 func TestEmbedTimeoutRefusedAndCancel(t *testing.T) {
+	t.Parallel()
 	hang := hangingServer(t)
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closedURL := closed.URL

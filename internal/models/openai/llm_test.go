@@ -44,6 +44,7 @@ func firstSentence(s string) string {
 const llmModel = "qwen2.5:7b-instruct"
 
 func TestExtractClaimsHappyPath(t *testing.T) {
+	t.Parallel()
 	page := "The Eiffel Tower is 330 metres tall. It was completed in 1889.\n\nParis is the capital of France."
 	seed := 42
 	want := chatWant{Model: llmModel, APIKey: "sk-test", Seed: &seed}
@@ -115,6 +116,7 @@ func paragraphNumber(t *testing.T, chunk string) int {
 }
 
 func TestExtractClaimsChunksLongPagesAndMerges(t *testing.T) {
+	t.Parallel()
 	const limit = 250
 	const paras = 9
 	page := paragraphPage(paras)
@@ -167,6 +169,7 @@ func TestExtractClaimsChunksLongPagesAndMerges(t *testing.T) {
 }
 
 func TestExtractClaimsDropsRepeatsAndCutsOverDelivery(t *testing.T) {
+	t.Parallel()
 	page := paragraphPage(4)
 	srv := chatServer(t, chatWant{Model: llmModel}, func(w http.ResponseWriter, c chatCall) {
 		// Every piece repeats the same claim (spacing and case differ),
@@ -197,6 +200,7 @@ func TestExtractClaimsDropsRepeatsAndCutsOverDelivery(t *testing.T) {
 }
 
 func TestExtractClaimsWithoutRequest(t *testing.T) {
+	t.Parallel()
 	srv := chatServer(t, chatWant{Model: llmModel}, func(w http.ResponseWriter, c chatCall) {
 		t.Errorf("unexpected request: %s", c.Body)
 		answer(w, claimsContent())
@@ -216,6 +220,7 @@ func TestExtractClaimsWithoutRequest(t *testing.T) {
 }
 
 func TestExtractClaimsToleratesWrappedJSON(t *testing.T) {
+	t.Parallel()
 	obj := claimsContent(claimJSON{"A claim.", "A quote.", 0.7})
 	for name, content := range map[string]string{
 		"json fence":        "```json\n" + obj + "\n```",
@@ -271,6 +276,7 @@ var garbageAnswers = []struct {
 }
 
 func TestExtractClaimsRejectsGarbage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range garbageAnswers {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := chatServer(t, chatWant{Model: llmModel}, func(w http.ResponseWriter, c chatCall) {
@@ -297,6 +303,7 @@ func TestExtractClaimsRejectsGarbage(t *testing.T) {
 }
 
 func TestRelevance(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		content string
 		want    float64
@@ -334,6 +341,7 @@ func TestRelevance(t *testing.T) {
 // TestCitationRelevance: the prompt carries the hypothesis and both
 // papers, each cut to its first piece; the answer is read like Relevance's.
 func TestCitationRelevance(t *testing.T) {
+	t.Parallel()
 	const limit = 120
 	source := paragraphPage(5)
 	srv := chatServer(t, chatWant{Model: llmModel}, func(w http.ResponseWriter, c chatCall) {
@@ -366,6 +374,7 @@ func TestCitationRelevance(t *testing.T) {
 }
 
 func TestRelevanceCutsLongText(t *testing.T) {
+	t.Parallel()
 	const limit = 120
 	text := paragraphPage(5)
 	srv := chatServer(t, chatWant{Model: llmModel}, func(w http.ResponseWriter, c chatCall) {
@@ -385,6 +394,7 @@ func TestRelevanceCutsLongText(t *testing.T) {
 }
 
 func TestRelevanceFallsBackOnlyOnUnusableContent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range garbageAnswers {
 		t.Run(tc.name, func(t *testing.T) {
 			content := tc.content

@@ -29,6 +29,7 @@ func nliReply(t *testing.T, c chatCall) string {
 }
 
 func TestNLIJudgesPairsConcurrentlyWithinTheBound(t *testing.T) {
+	t.Parallel()
 	const limit = 2
 	var (
 		mu       sync.Mutex
@@ -103,6 +104,7 @@ func TestNLIJudgesPairsConcurrentlyWithinTheBound(t *testing.T) {
 }
 
 func TestNLIUnusableAnswerMakesItsPairUnjudgeable(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ content, want string }{
 		{`{"label":"ENTAILMENT","confidence":0.9}`, `label "ENTAILMENT"`},
 		{`{"label":"supports","confidence":0.9}`, `label "supports"`},

@@ -7,6 +7,7 @@ import (
 )
 
 func TestOptionsValidation(t *testing.T) {
+	t.Parallel()
 	ok := Options{BaseURL: "http://localhost:11434/v1", Model: "m"}
 	cases := []struct {
 		name string
@@ -48,6 +49,7 @@ func TestOptionsValidation(t *testing.T) {
 }
 
 func TestOptionsDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := newClient(Options{BaseURL: "http://h/v1/", Model: " m "})
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 var ctx = context.Background()
 
 func TestNewValidatesOptions(t *testing.T) {
+	t.Parallel()
 	ok := Options{BaseURL: "http://tei:8080", Model: "m"}
 	with := func(f func(*Options)) Options { o := ok; f(&o); return o }
 	tests := []struct {
@@ -68,6 +69,7 @@ func TestNewValidatesOptions(t *testing.T) {
 }
 
 func TestEmbedContract(t *testing.T) {
+	t.Parallel()
 	f, srv := newFakeTEI(t)
 	f.apiKey = "sekret"
 	m := metrics.New()
@@ -131,6 +133,7 @@ func norm(v []float32) float64 {
 }
 
 func TestEmbedNormalisesAndProbes(t *testing.T) {
+	t.Parallel()
 	f, srv := newFakeTEI(t)
 	f.answer = func(w http.ResponseWriter, _ string, n int) bool {
 		raw(w, "["+strings.TrimSuffix(strings.Repeat("[3,4],", n), ",")+"]")
@@ -162,6 +165,7 @@ func TestEmbedNormalisesAndProbes(t *testing.T) {
 }
 
 func TestEmbedBadResponses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body, want string
 		dim              int
@@ -208,6 +212,7 @@ func TestEmbedBadResponses(t *testing.T) {
 }
 
 func TestNLIContract(t *testing.T) {
+	t.Parallel()
 	f, srv := newFakeTEI(t)
 	m := metrics.New()
 	n, err := NewNLI(Options{BaseURL: srv.URL, Model: "cross-encoder/nli-deberta-v3-small", BatchSize: 2, HTTP: testHTTP(m, "nli", 5*time.Second)})
@@ -247,6 +252,7 @@ func TestNLIContract(t *testing.T) {
 }
 
 func TestNLILabels(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		labels [3]string // entailment, contradiction, neutral as the model spells them
@@ -277,6 +283,7 @@ func TestNLILabels(t *testing.T) {
 }
 
 func TestNLITemperature(t *testing.T) {
+	t.Parallel()
 	for _, temp := range []float64{0.5, 1, 2, 4} {
 		t.Run(fmt.Sprint(temp), func(t *testing.T) {
 			_, srv := newFakeTEI(t)
@@ -302,6 +309,7 @@ func TestNLITemperature(t *testing.T) {
 }
 
 func TestNLIShapes(t *testing.T) {
+	t.Parallel()
 	single := `[{"score":0.9,"label":"entailment"},{"score":0.07,"label":"neutral"},{"score":0.03,"label":"contradiction"}]`
 	tests := []struct {
 		name  string
@@ -356,6 +364,7 @@ func TestNLIShapes(t *testing.T) {
 }
 
 func TestRerankContract(t *testing.T) {
+	t.Parallel()
 	f, srv := newFakeTEI(t)
 	f.apiKey = "k"
 	m := metrics.New()
@@ -389,6 +398,7 @@ func TestRerankContract(t *testing.T) {
 }
 
 func TestRerankBadResponses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body, want string
 	}{
@@ -455,6 +465,7 @@ var calls = []call{
 }
 
 func TestTransportFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		statuses []int // the server's answers in order; 200 = the normal answer
@@ -545,6 +556,7 @@ func TestTransportFailures(t *testing.T) {
 }
 
 func TestEmbedConcurrentCallsLearnOneDim(t *testing.T) {
+	t.Parallel()
 	f, srv := newFakeTEI(t)
 	e, err := NewEmbedder(Options{BaseURL: srv.URL, Model: "m", BatchSize: 2, HTTP: testHTTP(nil, "embed", 5*time.Second)})
 	if err != nil {

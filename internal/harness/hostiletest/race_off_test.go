@@ -1,0 +1,5 @@
+//go:build !race
+
+package hostiletest
+
+const builtWithRace = false
