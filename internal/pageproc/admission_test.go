@@ -102,6 +102,7 @@ func TestReadAdmitsThePageBeforeParsing(t *testing.T) {
 // extractor, and checks it stays within the page's Estimate beyond its
 // body. Not parallel: it measures the process's heap.
 func TestEstimateCoversThePeakHeap(t *testing.T) {
+	hostiletest.SkipUnderRace(t)
 	if testing.Short() {
 		t.Skip("parses pages of 5 MB")
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"errors"
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 	"io"
 	"net/url"
 	"os"
@@ -31,6 +32,7 @@ const (
 // limit and its start tags under the element limit, and the shapes are the
 // sizes the section promises.
 func TestHostilePagesStayUnderTheLimits(t *testing.T) {
+	hostiletest.SkipUnderRace(t)
 	t.Parallel()
 	pages := HostilePages(testMaxBytes, testMaxElements)
 	byName := map[string]HostilePage{}
@@ -91,6 +93,7 @@ func TestHostilePagesStayUnderTheLimits(t *testing.T) {
 // (about 5.1 MB) pass every limit and are extracted, at the worker's
 // defaults.
 func TestAtOncePagesAreWhatTheRunPromises(t *testing.T) {
+	hostiletest.SkipUnderRace(t)
 	t.Parallel()
 	u, _ := url.Parse("https://at-once.example.org/")
 	lim := extract.Limits{MaxElements: testMaxElements}
@@ -134,6 +137,7 @@ func gunzipCount(t *testing.T, body []byte) int64 {
 // TestHostilePagesAreDeterministic: the same limits give the same pages,
 // byte for byte, and they make a valid replay archive.
 func TestHostilePagesAreDeterministic(t *testing.T) {
+	hostiletest.SkipUnderRace(t)
 	t.Parallel()
 	digest := func(pages []HostilePage) [][32]byte {
 		var out [][32]byte
