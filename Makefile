@@ -41,10 +41,25 @@ explore: build
 # by that call in their test files) run a second time without -race, where
 # those checks run and fail.
 NORACE_PKGS = $(patsubst $(CURDIR)/%,./%,$(sort $(dir $(shell grep -l 'hostiletest\.SkipUnderRace' /dev/null $$($(GO) list -f '{{$$d := .Dir}}{{range .TestGoFiles}}{{$$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$$d}}/{{.}} {{end}}' $(PKGS))))))
+# go test runs as many packages at once as there are cores (-p; TEST_P
+# sets another number) and starts them in the order given. The packages that
+# take longest, mostly waiting on worker processes and Postgres, go first
+# (SLOW_PKGS), so that the many short ones fill the time around them rather
+# than leaving one long package alone at the end. The race detector sleeps a
+# second at every process exit by default, for goroutines still running to
+# report (GORACE atexit_sleep_ms): the tests end what they start, and the
+# suite's 80 test binaries and dozens of worker processes would sleep
+# minutes. The run without -race goes beside the race run, its output
+# printed after it.
+SLOW_PKGS := ./internal/fleet ./internal/api ./internal/workers ./internal/harness/eval ./cmd/enqueue ./internal/harness/cmd/eval
+TEST_PKGS = $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS) $(filter-out $(SLOW_PKGS),$(patsubst $(shell $(GO) list -m)/%,./%,$(shell $(GO) list $(PKGS)))),$(PKGS))
+TEST_P ?=
 test:
 	$(GO) build -o $(BIN)/testsummary ./internal/harness/cmd/testsummary
-	scripts/with-postgres.sh sh -c '$(BIN)/testsummary $(GO) test -json -race -count=1 $(PKGS); status=$$?; \
-	  $(if $(NORACE_PKGS),echo "make test: without -race: $(NORACE_PKGS)"; $(BIN)/testsummary $(GO) test -json -count=1 $(NORACE_PKGS) || status=1;) \
+	GORACE="$${GORACE:-atexit_sleep_ms=0}" scripts/with-postgres.sh sh -c '\
+	  $(if $(NORACE_PKGS),$(BIN)/testsummary $(GO) test -json -count=1 $(NORACE_PKGS) > $(BIN)/test-norace.log 2>&1 & norace=$$!;) \
+	  $(BIN)/testsummary $(GO) test -json -race -count=1 $(if $(TEST_P),-p $(TEST_P)) $(TEST_PKGS); status=$$?; \
+	  $(if $(NORACE_PKGS),wait $$norace || status=1; echo "make test: without -race (beside the run above): $(NORACE_PKGS)"; cat $(BIN)/test-norace.log;) \
 	  exit $$status'
 
 # helm for the chart tests (internal/harness/chartcheck), built from the Go

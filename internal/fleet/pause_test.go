@@ -108,10 +108,14 @@ func TestPausedRunEndsWithSameGraph(t *testing.T) {
 		}
 	}
 	pool := paused.fleet.Pool
-	// No job started while paused: the last attempt of every job (those held
-	// back were fetched again after the resume) and every failed one lie
-	// outside the pause.
-	inPause := queryStrings(t, pool, `SELECT concat_ws(' ', id, kind, attempted_at) FROM river_job WHERE attempted_at > $1 AND attempted_at < $2
+	// No job ran while paused: none whose last attempt (those held back were
+	// fetched again after the resume) both started and ended inside the
+	// pause, and no failure inside it. attempted_at is the start of River's
+	// fetch transaction, so on a busy machine a fetch that began just before
+	// the resume and returned after it carries a time inside the pause: its
+	// job ends after the resume.
+	inPause := queryStrings(t, pool, `SELECT concat_ws(' ', id, kind, attempted_at, finalized_at) FROM river_job
+		WHERE attempted_at > $1 AND finalized_at < $2
 		UNION ALL SELECT concat_ws(' ', j.id, j.kind, e ->> 'at') FROM river_job j, unnest(j.errors) e
 		WHERE (e ->> 'at')::timestamptz > $1 AND (e ->> 'at')::timestamptz < $2`, pausedFrom, resumeFrom)
 	if len(inPause) > 0 {

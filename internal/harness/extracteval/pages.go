@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -37,16 +36,19 @@ func HalfOf(name string) string {
 }
 
 // LoadPages reads every <dir>/<name>/source.html.gz with its
-// expected.html.gz, in name order.
-func LoadPages(dir string) ([]Page, error) {
+// expected.html.gz, in name order; with limit > 0, only the first limit.
+func LoadPages(dir string, limit int) ([]Page, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("extracteval: read pages: %w", err)
 	}
 	var pages []Page
-	for _, e := range entries {
+	for _, e := range entries { // os.ReadDir sorts by name
 		if !e.IsDir() {
 			continue
+		}
+		if limit > 0 && len(pages) == limit {
+			break
 		}
 		p, err := loadPage(filepath.Join(dir, e.Name()))
 		if err != nil {
@@ -57,7 +59,6 @@ func LoadPages(dir string) ([]Page, error) {
 	if len(pages) == 0 {
 		return nil, fmt.Errorf("extracteval: no pages under %s", dir)
 	}
-	sort.Slice(pages, func(i, j int) bool { return pages[i].Name < pages[j].Name })
 	return pages, nil
 }
 

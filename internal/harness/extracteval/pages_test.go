@@ -2,6 +2,8 @@ package extracteval
 
 import (
 	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 )
 
 func TestHTMLTextBreaksBlocksNotInlineElements(t *testing.T) {
@@ -18,8 +20,9 @@ func TestHTMLTextBreaksBlocksNotInlineElements(t *testing.T) {
 }
 
 func TestHalfOfSplitsTheDevelopmentSet(t *testing.T) {
+	hostiletest.SkipUnderRace(t) // reads all 130 pages
 	t.Parallel()
-	pages, err := LoadPages("../../../testdata/extract-dev/readability")
+	pages, err := LoadPages("../../../testdata/extract-dev/readability", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,11 +40,11 @@ func TestHalfOfSplitsTheDevelopmentSet(t *testing.T) {
 
 func TestRunScoresTheFleetOnTheDevelopmentSet(t *testing.T) {
 	t.Parallel()
-	pages, err := LoadPages("../../../testdata/extract-dev/readability")
+	pages, err := LoadPages("../../../testdata/extract-dev/readability", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(pages[:10], []Extractor{Fleet(50000)})
+	res, err := Run(pages, []Extractor{Fleet(50000)})
 	if err != nil {
 		t.Fatal(err)
 	}

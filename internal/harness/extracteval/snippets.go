@@ -84,8 +84,9 @@ type snippetRecord struct {
 }
 
 // LoadSnippetPages reads <dir>/snippets.jsonl and each page it names from
-// <dir>/pages/<file>.gz, in file order.
-func LoadSnippetPages(dir string) ([]SnippetPage, error) {
+// <dir>/pages/<file>.gz, in file order; with limit > 0, only the first
+// limit.
+func LoadSnippetPages(dir string, limit int) ([]SnippetPage, error) {
 	f, err := os.Open(filepath.Join(dir, "snippets.jsonl"))
 	if err != nil {
 		return nil, fmt.Errorf("extracteval: %w", err)
@@ -94,7 +95,7 @@ func LoadSnippetPages(dir string) ([]SnippetPage, error) {
 	var pages []SnippetPage
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
+	for (limit <= 0 || len(pages) < limit) && sc.Scan() {
 		var r snippetRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("extracteval: snippets.jsonl line %d: %w", len(pages)+1, err)

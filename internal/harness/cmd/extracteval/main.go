@@ -49,12 +49,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	pages, err := extracteval.LoadPages(*dir)
+	pages, err := extracteval.LoadPages(*dir, *limit)
 	if err != nil {
 		return err
-	}
-	if *limit > 0 {
-		pages = pages[:min(*limit, len(pages))]
 	}
 	var exs []extracteval.Extractor
 	for _, ex := range []extracteval.Extractor{
@@ -75,12 +72,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	var snips []extracteval.SnippetResult
 	if *snipDir != "" {
-		sp, err := extracteval.LoadSnippetPages(*snipDir)
+		sp, err := extracteval.LoadSnippetPages(*snipDir, *limit)
 		if err != nil {
 			return err
-		}
-		if *limit > 0 {
-			sp = sp[:min(*limit, len(sp))]
 		}
 		if snips, err = extracteval.RunSnippets(sp, exs); err != nil {
 			return err

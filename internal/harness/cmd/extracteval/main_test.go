@@ -6,9 +6,13 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 )
 
 func TestRunReportsEverySetAndExtractor(t *testing.T) {
+	// Three extractors on twelve pages, one goroutine each.
+	hostiletest.SkipUnderRace(t)
 	t.Parallel()
 	args := []string{"-limit", "6",
 		"-pages", "../../../../testdata/extract-dev/readability",
