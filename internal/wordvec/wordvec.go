@@ -6,11 +6,9 @@ package wordvec
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 )
 
@@ -168,17 +166,4 @@ func DecodeVectors(data []byte) (*Vectors, error) {
 		return nil, fmt.Errorf("wordvec: %d bytes after the last word vector", len(rest))
 	}
 	return v, nil
-}
-
-// ReadVectors reads a gzip-compressed word vector file.
-func ReadVectors(r io.Reader) (*Vectors, error) {
-	zr, err := gzip.NewReader(r)
-	if err != nil {
-		return nil, fmt.Errorf("wordvec: word vectors: %w", err)
-	}
-	data, err := io.ReadAll(io.LimitReader(zr, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("wordvec: word vectors: %w", err)
-	}
-	return DecodeVectors(data)
 }
