@@ -41,9 +41,10 @@ explore: build
 # by that call in their test files) run a second time without -race, where
 # those checks run and fail.
 NORACE_PKGS = $(patsubst $(CURDIR)/%,./%,$(sort $(dir $(shell grep -l 'hostiletest\.SkipUnderRace' /dev/null $$($(GO) list -f '{{$$d := .Dir}}{{range .TestGoFiles}}{{$$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$$d}}/{{.}} {{end}}' $(PKGS))))))
-# go test runs as many packages at once as there are cores (-p; TEST_P
-# sets another number) and starts them in the order given. The packages that
-# take longest, mostly waiting on worker processes and Postgres, go first
+# go test runs one package more at once than there are cores (TEST_P; go
+# test's default is the number of cores): its slots both link test binaries
+# and run them, and the longest packages mostly wait on worker processes and
+# Postgres. It starts them in the order given: the longest first
 # (SLOW_PKGS), so that the many short ones fill the time around them rather
 # than leaving one long package alone at the end. The race detector sleeps a
 # second at every process exit by default, for goroutines still running to
@@ -51,14 +52,14 @@ NORACE_PKGS = $(patsubst $(CURDIR)/%,./%,$(sort $(dir $(shell grep -l 'hostilete
 # suite's 80 test binaries and dozens of worker processes would sleep
 # minutes. The run without -race goes beside the race run, its output
 # printed after it.
-SLOW_PKGS := ./internal/fleet ./internal/api ./internal/workers ./internal/harness/eval ./cmd/enqueue ./internal/harness/cmd/eval
+SLOW_PKGS := ./internal/fleet ./internal/api ./internal/workers ./cmd/enqueue ./internal/harness/eval ./internal/harness/cmd/eval ./store
 TEST_PKGS = $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS) $(filter-out $(SLOW_PKGS),$(patsubst $(shell $(GO) list -m)/%,./%,$(shell $(GO) list $(PKGS)))),$(PKGS))
-TEST_P ?=
+TEST_P ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 )))
 test:
 	$(GO) build -o $(BIN)/testsummary ./internal/harness/cmd/testsummary
 	GORACE="$${GORACE:-atexit_sleep_ms=0}" scripts/with-postgres.sh sh -c '\
 	  $(if $(NORACE_PKGS),$(BIN)/testsummary $(GO) test -json -count=1 $(NORACE_PKGS) > $(BIN)/test-norace.log 2>&1 & norace=$$!;) \
-	  $(BIN)/testsummary $(GO) test -json -race -count=1 $(if $(TEST_P),-p $(TEST_P)) $(TEST_PKGS); status=$$?; \
+	  $(BIN)/testsummary $(GO) test -json -race -count=1 -p $(TEST_P) $(TEST_PKGS); status=$$?; \
 	  $(if $(NORACE_PKGS),wait $$norace || status=1; echo "make test: without -race (beside the run above): $(NORACE_PKGS)"; cat $(BIN)/test-norace.log;) \
 	  exit $$status'
 
