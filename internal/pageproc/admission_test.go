@@ -130,13 +130,23 @@ func TestEstimateCoversThePeakHeap(t *testing.T) {
 			ContentType: tc.contentType, Body: []byte(tc.body)}
 		var admitted int64
 		var r pageproc.PageResult
-		peak := hostiletest.PeakHeap(func() {
-			in := pageproc.URL(fetcher{res: res}, res.URL)
-			h := membudget.New(1<<40, 0).Hold()
-			in.Memory = h
-			r = pageproc.Process(t.Context(), in, cfg, builtin.NewSentenceLLM())
-			admitted = h.Held()
-		})
+		measure := func() uint64 {
+			return hostiletest.PeakHeap(func() {
+				in := pageproc.URL(fetcher{res: res}, res.URL)
+				h := membudget.New(1<<40, 0).Hold()
+				in.Memory = h
+				r = pageproc.Process(t.Context(), in, cfg, builtin.NewSentenceLLM())
+				admitted = h.Held()
+			})
+		}
+		peak := measure()
+		// The heap sampled counts objects dead but not yet swept, and a busy
+		// machine delays the sweeper: the error only ever raises a
+		// measurement. Over the estimate, the least of three counts.
+		for try := 2; try <= 3 && int64(peak) > admitted-int64(len(tc.body)); try++ {
+			t.Logf("%s: peak heap %s over the estimate: measuring again (%d of 3)", tc.name, hostiletest.MiB(peak), try)
+			peak = min(peak, measure())
+		}
 		ratio := float64(peak) / float64(len(tc.body))
 		t.Logf("%s: %d bytes, %d fragments: peak heap %s (%.1f× the body), estimate beyond the body %s", tc.name, len(tc.body),
 			len(r.Page.Fragments), hostiletest.MiB(peak), ratio, hostiletest.MiB(uint64(admitted-int64(len(tc.body)))))
