@@ -37,6 +37,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/membudget"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/modelcard"
+	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/models/configured"
 	"github.com/evidencefleet/evidencefleet/internal/pageproc"
 	"github.com/evidencefleet/evidencefleet/internal/planner"
@@ -83,11 +84,24 @@ type Parts struct {
 	services *services
 }
 
+// Option changes what New and Build assemble.
+type Option func(*configured.Models)
+
+// WithNLI makes the worker judge with nli instead of the configured NLI
+// backend (the bench's instant model, which separates the fleet's own cost
+// from a model's).
+func WithNLI(nli models.NLI) Option {
+	return func(m *configured.Models) { m.NLI = nli }
+}
+
 // Build assembles the Parts of a worker for cfg on st.
-func Build(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (*Parts, error) {
+func Build(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics, opts ...Option) (*Parts, error) {
 	svc, err := newServices(cfg, log, m)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range opts {
+		o(&svc.models)
 	}
 	set := svc.workers(cfg, st, m, log)
 	registry := river.NewWorkers()
@@ -286,14 +300,14 @@ func NewPool(ctx context.Context, cfg config.Config, m *metrics.Metrics) (*pgxpo
 }
 
 // New connects and builds a worker; Start runs it.
-func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Worker, error) {
+func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Option) (*Worker, error) {
 	m := metrics.New()
 	pool, err := NewPool(ctx, cfg, m)
 	if err != nil {
 		return nil, err
 	}
 	w := &Worker{cfg: cfg, log: log, pool: pool, metrics: m}
-	parts, err := Build(cfg, store.NewStore(pool), log, m)
+	parts, err := Build(cfg, store.NewStore(pool), log, m, opts...)
 	if err != nil {
 		pool.Close()
 		return nil, err

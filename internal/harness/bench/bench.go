@@ -189,6 +189,7 @@ func (h *harness) want(section string) bool {
 type baseline struct {
 	insertRate float64 // jobs/s, InsertManyFast
 	workRate   float64 // jobs/s, no-op burn-down
+	slotRate   float64 // jobs/s, no-op burn-down with a verify_nli process's slots and the fleet's fetch settings
 	cpuPer1k   float64 // CPU seconds per 1,000 no-op jobs
 	rss        float64 // MB
 	tripsPer   float64 // round trips per no-op job

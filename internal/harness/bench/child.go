@@ -58,13 +58,19 @@ type childReport struct {
 // (queues and tuning from the EVF_* environment, as the worker binary),
 // mode "noop" a River client with a no-op worker and the same River
 // settings, on queue "bench" with -workers slots, mode "verify-arm" the
-// fleet's workers in an arm of the trust-stamping comparison (stamping.go).
+// fleet's workers in an arm of the trust-stamping comparison (stamping.go),
+// mode "instant-server" the instant NLI over HTTP (instant.go) on -listen.
 func RunChild(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("child", flag.ContinueOnError)
 	mode := fs.String("mode", "fleet", "fleet or noop")
 	workers := fs.Int("workers", 100, "noop: concurrent jobs")
+	listen := fs.String("listen", "127.0.0.1:0", instantServerMode+": address to serve on")
+	riverDefaults := fs.Bool("river-defaults", false, "noop: River's default fetch cooldown and poll interval, not the fleet's")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *mode == instantServerMode {
+		return runInstantServer(*listen, stdout)
 	}
 	cfg, err := config.Load()
 	if err != nil {
@@ -94,7 +100,11 @@ func RunChild(args []string, stdout io.Writer) error {
 	var arm *armDB
 	switch *mode {
 	case "fleet":
-		w, err := fleet.New(ctx, cfg, log)
+		var opts []fleet.Option
+		if os.Getenv(nliEnv) == instantInProcess {
+			opts = append(opts, fleet.WithNLI(instantNLI{}))
+		}
+		w, err := fleet.New(ctx, cfg, log, opts...)
 		if err != nil {
 			return err
 		}
@@ -105,7 +115,7 @@ func RunChild(args []string, stdout io.Writer) error {
 		halt = func() error { return w.Stop(time.Minute) }
 	case "noop":
 		m = metrics.New()
-		if halt, err = startNoop(ctx, cfg, log, m, *workers); err != nil {
+		if halt, err = startNoop(ctx, cfg, log, m, *workers, *riverDefaults); err != nil {
 			return err
 		}
 	case armMode:
@@ -133,10 +143,11 @@ func RunChild(args []string, stdout io.Writer) error {
 }
 
 // startNoop starts River's baseline: a client with the worker's River
-// settings (fleet.Build's, without the fleet's middleware and workers) and a
-// no-op worker on noopQueue with the given slots, on a pool sized as for a
-// worker with that many.
-func startNoop(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Metrics, slots int) (halt func() error, err error) {
+// settings (fleet.Build's, without the fleet's middleware and workers; with
+// riverDefaults, River's own fetch cooldown and poll interval) and a no-op
+// worker on noopQueue with the given slots, on a pool sized as for a worker
+// with that many.
+func startNoop(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Metrics, slots int, riverDefaults bool) (halt func() error, err error) {
 	cfg.Queues, cfg.TargetWorkers = []string{"target"}, slots
 	pool, err := fleet.NewPool(ctx, cfg, m)
 	if err != nil {
@@ -152,6 +163,9 @@ func startNoop(ctx context.Context, cfg config.Config, log *slog.Logger, m *metr
 	river.AddWorker(ws, river.WorkFunc(func(context.Context, *river.Job[NoopArgs]) error { return nil }))
 	rc := parts.River
 	rc.Middleware, rc.Workers = nil, ws
+	if riverDefaults {
+		rc.FetchCooldown, rc.FetchPollInterval = 0, 0
+	}
 	rc.Queues = map[string]river.QueueConfig{noopQueue: {MaxWorkers: slots}}
 	client, err := river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {

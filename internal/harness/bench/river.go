@@ -13,7 +13,9 @@ import (
 
 // river measures River itself: InsertManyFast of no-op jobs in batches, and
 // a burn-down of them by a child process running a River client with a
-// no-op worker and the fleet's River settings.
+// no-op worker and the fleet's River settings; then burn-downs with as many
+// slots as a verify_nli process has, with the fleet's fetch settings and
+// with River's defaults: the most jobs a process of that many slots fetches.
 func (h *harness) river(ctx context.Context) (baseline, error) {
 	var b baseline
 	pool, dbURL, done, err := h.scratch(ctx)
@@ -42,26 +44,11 @@ func (h *harness) river(ctx context.Context) (baseline, error) {
 			}
 		}
 		inserts = append(inserts, rate(n, time.Since(start)))
-		p, err := startProc(h.opts.Exe, []string{"DATABASE_URL=" + dbURL}, "noop", "-workers", fmt.Sprint(h.opts.NoopWorkers))
+		work, st, err := h.burnDownNoop(ctx, pool, dbURL, n, h.opts.NoopWorkers, false)
 		if err != nil {
 			return b, err
 		}
-		waitErr := waitDrained(ctx, pool, []string{NoopArgs{}.Kind()}, 10*time.Minute)
-		st, err := p.stop()
-		if waitErr != nil {
-			return b, waitErr
-		}
-		if err != nil {
-			return b, err
-		}
-		w, err := jobWindow(ctx, pool, []string{NoopArgs{}.Kind()})
-		if err != nil {
-			return b, err
-		}
-		if w.completed != n {
-			return b, fmt.Errorf("%d of %d no-op jobs completed", w.completed, n)
-		}
-		works = append(works, rate(n, w.span))
+		works = append(works, work)
 		cpu = append(cpu, st.CPUSeconds/float64(n)*1000)
 		rss = append(rss, float64(st.MaxRSS)/(1<<20))
 		trips = append(trips, st.RoundTrips/float64(n))
@@ -73,7 +60,83 @@ func (h *harness) river(ctx context.Context) (baseline, error) {
 	b.cpuPer1k = h.add(sec, "worker CPU per 1,000 jobs", cpu, "CPU s", "itself")
 	b.rss = h.add(sec, "worker peak RSS", rss, "MB", "itself")
 	b.tripsPer = h.add(sec, "database round trips per job", trips, "trips", "itself")
+	for _, riverDefaults := range []bool{false, true} {
+		var rates []float64
+		for range h.opts.Reps {
+			r, err := h.noopBurnDown(ctx, pool, dbURL, slotJobs, h.opts.NLIWorkers, riverDefaults)
+			if err != nil {
+				return b, err
+			}
+			rates = append(rates, r)
+		}
+		settings := "the fleet's fetch settings (cooldown 50 ms, poll 500 ms)"
+		if riverDefaults {
+			settings = "River's default fetch settings (cooldown 100 ms, poll 1 s)"
+		}
+		v := h.add(sec, fmt.Sprintf("burn-down of %d jobs, %d workers (a verify_nli process's slots), %s", slotJobs, h.opts.NLIWorkers, settings),
+			rates, "jobs/s", "itself")
+		if !riverDefaults {
+			b.slotRate = v
+		}
+	}
 	return b, nil
+}
+
+// slotJobs are the no-op jobs of a burn-down with a verify_nli process's
+// few slots (at 2 slots and a 50 ms cooldown, 40 jobs/s).
+const slotJobs = 400
+
+// noopBurnDown inserts n no-op jobs and times one child with slots workers
+// burning them down.
+func (h *harness) noopBurnDown(ctx context.Context, pool *pgxpool.Pool, dbURL string, n, slots int, riverDefaults bool) (float64, error) {
+	if _, err := pool.Exec(ctx, "TRUNCATE river_job"); err != nil {
+		return 0, err
+	}
+	client, err := insertOnlyClient(pool)
+	if err != nil {
+		return 0, err
+	}
+	params := make([]river.InsertManyParams, n)
+	for i := range params {
+		params[i] = river.InsertManyParams{Args: NoopArgs{N: i}, InsertOpts: &river.InsertOpts{Queue: noopQueue}}
+	}
+	if _, err := client.InsertManyFast(ctx, params); err != nil {
+		return 0, fmt.Errorf("InsertManyFast: %w", err)
+	}
+	work, _, err := h.burnDownNoop(ctx, pool, dbURL, n, slots, riverDefaults)
+	if err == nil {
+		h.logf("river: %d no-op jobs, %d slots (River's defaults: %v): %.0f jobs/s", n, slots, riverDefaults, work)
+	}
+	return work, err
+}
+
+// burnDownNoop times one child with slots workers working the n no-op jobs
+// waiting, and returns the rate and what the child used.
+func (h *harness) burnDownNoop(ctx context.Context, pool *pgxpool.Pool, dbURL string, n, slots int, riverDefaults bool) (float64, procStats, error) {
+	args := []string{"-workers", fmt.Sprint(slots)}
+	if riverDefaults {
+		args = append(args, "-river-defaults")
+	}
+	p, err := startProc(h.opts.Exe, []string{"DATABASE_URL=" + dbURL}, "noop", args...)
+	if err != nil {
+		return 0, procStats{}, err
+	}
+	waitErr := waitDrained(ctx, pool, []string{NoopArgs{}.Kind()}, 10*time.Minute)
+	st, err := p.stop()
+	if waitErr != nil {
+		return 0, st, waitErr
+	}
+	if err != nil {
+		return 0, st, err
+	}
+	w, err := jobWindow(ctx, pool, []string{NoopArgs{}.Kind()})
+	if err != nil {
+		return 0, st, err
+	}
+	if w.completed != n {
+		return 0, st, fmt.Errorf("%d of %d no-op jobs completed", w.completed, n)
+	}
+	return rate(n, w.span), st, nil
 }
 
 func insertOnlyClient(pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {

@@ -196,7 +196,7 @@ func (h *harness) verifyStamping(ctx context.Context, pool *pgxpool.Pool, dbURL 
 // edges carry levels in the stamped arm only (every synthetic domain has a
 // level).
 func (h *harness) runVerifyArm(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, arm string) (verifyRun, error) {
-	r, err := h.runVerifyWith(ctx, pool, dbURL, task, 1, armMode, armEnv+"="+arm)
+	r, err := h.runVerify(ctx, pool, dbURL, task, 1, armMode, nliArm{env: []string{armEnv + "=" + arm}})
 	if err != nil {
 		return r, err
 	}

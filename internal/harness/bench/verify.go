@@ -16,12 +16,43 @@ type verifyRun struct {
 	jobs, claims, edges int
 	span                time.Duration
 	procs               []procStats
+	server              *procStats // the instant NLI server's, when one ran
+	dbCPU               float64    // the Postgres server's CPU seconds during the run
+	dbCPUKnown          bool       // false when the server is not on this machine
 }
 
-// verify measures verify_nli with the built-in models on a synthetic task
-// of VerifyClaims claims × VerifyFragments fragments, in jobs of
-// ClaimsPerJob claims, then with and without trust stamping (section
-// "stamping", stamping.go), then the same load with 1, 2 and 4 processes.
+// machineCPU is the CPU seconds the run took on the machine: the workers',
+// the model server's and Postgres's.
+func (r verifyRun) machineCPU() float64 {
+	var s float64
+	for _, p := range r.procs {
+		s += p.CPUSeconds
+	}
+	if r.server != nil {
+		s += r.server.CPUSeconds
+	}
+	return s + r.dbCPU
+}
+
+// nliArm is one NLI model the verify section runs the fleet with.
+type nliArm struct {
+	name   string
+	env    []string // added to the worker children's environment
+	server bool     // the instant NLI over HTTP: a server child runs beside the workers
+}
+
+var (
+	builtinArm  = nliArm{name: "built-in NLI"}
+	instantArm  = nliArm{name: "instant NLI in process", env: []string{nliEnv + "=" + instantInProcess}}
+	instantHTTP = nliArm{name: "instant NLI over HTTP, TEI /predict", server: true}
+)
+
+// verify measures verify_nli on a synthetic task of VerifyClaims claims ×
+// VerifyFragments fragments, in jobs of ClaimsPerJob claims: with the
+// built-in NLI and with the instant one (in process and over HTTP), so that
+// the fleet's own cost shows apart from the model's; then with and without
+// trust stamping (section "stamping", stamping.go); then the same load with
+// 1, 2 and 4 processes, with both models.
 func (h *harness) verify(ctx context.Context, b baseline) error {
 	env, err := h.synthEnv(ctx)
 	if err != nil {
@@ -40,59 +71,100 @@ func (h *harness) verify(ctx context.Context, b baseline) error {
 	}
 	h.logf("verify_nli: loaded %d claims, %d fragments on %d pages in %.1fs", len(task.ClaimIDs), task.Fragments, task.Pages, time.Since(begin).Seconds())
 	if h.want("verify") {
-		if err := h.verifyRates(ctx, pool, dbURL, task, b); err != nil {
-			return err
+		cpu := map[string]float64{}
+		for _, arm := range []nliArm{builtinArm, instantArm, instantHTTP} {
+			if cpu[arm.name], err = h.verifyRates(ctx, pool, dbURL, task, b, arm); err != nil {
+				return fmt.Errorf("%s: %w", arm.name, err)
+			}
 		}
+		h.verifyShares(cpu)
 	}
 	if err := h.verifyStamping(ctx, pool, dbURL, task); err != nil { // "verify" and "stamping" both run it
 		return err
 	}
 	if h.want("verify") {
-		return h.verifyScaling(ctx, pool, dbURL, task)
+		for _, arm := range []nliArm{builtinArm, instantArm} {
+			if err := h.verifyScaling(ctx, pool, dbURL, task, arm); err != nil {
+				return fmt.Errorf("%s: %w", arm.name, err)
+			}
+		}
 	}
 	return nil
 }
 
-// verifyRates measures one process burning the task down, Reps times.
-func (h *harness) verifyRates(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, b baseline) error {
-	sec := fmt.Sprintf("verify_nli (built-in NLI; %d claims × %d fragments, %d claims per job, %d workers)",
-		len(task.ClaimIDs), task.Fragments, h.opts.ClaimsPerJob, h.opts.NLIWorkers)
-	var claimRates, edgeRates, jobRates, trips, cpu, rss, pairs []float64
+// verifyRates measures one process burning the task down with arm's model,
+// Reps times, and returns the median worker CPU seconds per claim.
+func (h *harness) verifyRates(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, b baseline, arm nliArm) (float64, error) {
+	sec := fmt.Sprintf("verify_nli (%s; %d claims × %d fragments, %d claims per job, %d workers)",
+		arm.name, len(task.ClaimIDs), task.Fragments, h.opts.ClaimsPerJob, h.opts.NLIWorkers)
+	var claimRates, edgeRates, jobRates, trips, cpu, dbCPU, serverCPU, perClaim, perEdge, rss, pairs, cpuPerClaim []float64
+	dbKnown := true
 	for rep := range h.opts.Reps {
-		r, err := h.runVerify(ctx, pool, dbURL, task, 1)
+		r, err := h.runVerify(ctx, pool, dbURL, task, 1, "fleet", arm)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		claimRates = append(claimRates, rate(r.claims, r.span))
 		edgeRates = append(edgeRates, rate(r.edges, r.span))
 		jobRates = append(jobRates, rate(r.jobs, r.span))
 		trips = append(trips, r.procs[0].RoundTrips/float64(r.jobs))
 		cpu = append(cpu, r.procs[0].CPUSeconds/float64(r.jobs)*1000)
+		cpuPerClaim = append(cpuPerClaim, r.procs[0].CPUSeconds/float64(r.claims))
+		dbCPU = append(dbCPU, r.dbCPU/float64(r.jobs)*1000)
+		dbKnown = dbKnown && r.dbCPUKnown
+		if r.server != nil {
+			serverCPU = append(serverCPU, r.server.CPUSeconds/float64(r.jobs)*1000)
+		}
+		perClaim = append(perClaim, r.machineCPU()/float64(r.claims)*1e3)
+		perEdge = append(perEdge, r.machineCPU()/float64(max(1, r.edges))*1e6)
 		rss = append(rss, float64(r.procs[0].MaxRSS)/(1<<20))
 		pairs = append(pairs, float64(r.edges)/float64(r.claims))
-		h.logf("verify_nli rep %d: %.0f claims/s, %.0f edges/s", rep+1, claimRates[rep], edgeRates[rep])
+		h.logf("verify_nli (%s) rep %d: %.0f claims/s, %.0f edges/s", arm.name, rep+1, claimRates[rep], edgeRates[rep])
 	}
 	h.add(sec, "claims verified", claimRates, "claims/s", "")
 	h.add(sec, "NLI edges written", edgeRates, "edges/s", "")
 	h.add(sec, "edges per claim", pairs, "edges", "")
 	h.add(sec, "jobs worked", jobRates, "jobs/s", "")
-	h.compare("no-op", b.workRate, "jobs/s")
+	h.compare(fmt.Sprintf("no-op, %d slots", h.opts.NLIWorkers), b.slotRate, "jobs/s")
 	h.add(sec, "database round trips per job (River's included)", trips, "trips", "")
 	h.compare("no-op", b.tripsPer, "trips")
 	h.add(sec, "worker CPU per 1,000 jobs", cpu, "CPU s", "")
 	h.compare("no-op", b.cpuPer1k, "CPU s")
+	if dbKnown {
+		h.add(sec, "Postgres CPU per 1,000 jobs", dbCPU, "CPU s", "")
+	}
+	if len(serverCPU) > 0 {
+		h.add(sec, "model server CPU per 1,000 jobs", serverCPU, "CPU s", "")
+	}
+	if dbKnown {
+		h.add(sec, "machine CPU per claim (worker, model server and Postgres)", perClaim, "ms", "")
+		h.add(sec, "machine CPU per edge (worker, model server and Postgres)", perEdge, "µs", "")
+	}
 	h.add(sec, "worker peak RSS", rss, "MB", "")
 	h.compare("no-op", b.rss, "MB")
-	return nil
+	return median(cpuPerClaim), nil
+}
+
+// verifyShares reports how much of the built-in run's worker CPU the model
+// took: what the instant run does not spend.
+func (h *harness) verifyShares(cpuPerClaim map[string]float64) {
+	built, inst := cpuPerClaim[builtinArm.name], cpuPerClaim[instantArm.name]
+	if built <= 0 {
+		return
+	}
+	const sec = "verify_nli: the fleet's cost and the model's (1 process, medians of the runs above)"
+	h.add(sec, "worker CPU per claim, built-in NLI", []float64{built * 1e3}, "ms", "")
+	h.add(sec, "worker CPU per claim, instant NLI (the fleet's own)", []float64{inst * 1e3}, "ms", "")
+	h.add(sec, "the built-in model's share of the worker CPU", []float64{(built - inst) / built}, "fraction", "")
 }
 
 // verifyScaling measures the same load with each of Procs processes.
-func (h *harness) verifyScaling(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask) error {
-	scale := fmt.Sprintf("verify_nli scaling (same load, %d workers per process)", h.opts.NLIWorkers)
+func (h *harness) verifyScaling(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, arm nliArm) error {
+	scale := fmt.Sprintf("verify_nli scaling (%s; same load, %d workers per process)", arm.name, h.opts.NLIWorkers)
 	for _, n := range h.opts.Procs {
 		var total, per []float64
 		for range h.opts.Reps {
-			r, err := h.runVerify(ctx, pool, dbURL, task, n)
+			r, err := h.runVerify(ctx, pool, dbURL, task, n, "fleet", arm)
 			if err != nil {
 				return err
 			}
@@ -101,7 +173,7 @@ func (h *harness) verifyScaling(ctx context.Context, pool *pgxpool.Pool, dbURL s
 		}
 		h.add(scale, fmt.Sprintf("%d process(es): total", n), total, "claims/s", "")
 		h.add(scale, fmt.Sprintf("%d process(es): per process", n), per, "claims/s", "")
-		h.logf("verify_nli with %d processes: %.0f claims/s", n, median(total))
+		h.logf("verify_nli (%s) with %d processes: %.0f claims/s", arm.name, n, median(total))
 	}
 	return nil
 }
@@ -128,14 +200,10 @@ func comparison(metric string, value float64, unit, name string, river float64, 
 }
 
 // runVerify clears the task's edges and jobs, enqueues its verify_nli jobs
-// and burns them down with procs worker processes.
-func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, procs int) (verifyRun, error) {
-	return h.runVerifyWith(ctx, pool, dbURL, task, procs, "fleet")
-}
-
-// runVerifyWith is runVerify with children of a mode, env added to theirs.
-func (h *harness) runVerifyWith(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, procs int,
-	mode string, env ...string) (verifyRun, error) {
+// and burns them down with procs worker processes of mode, judging with
+// arm's model.
+func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, procs int,
+	mode string, arm nliArm) (verifyRun, error) {
 	var r verifyRun
 	for _, q := range []string{
 		"TRUNCATE river_job",
@@ -162,7 +230,20 @@ func (h *harness) runVerifyWith(ctx context.Context, pool *pgxpool.Pool, dbURL s
 		return r, fmt.Errorf("insert verify_nli jobs: %w", err)
 	}
 	r.jobs, r.claims = len(params), len(task.ClaimIDs)
-	env = append([]string{"DATABASE_URL=" + dbURL, "EVF_QUEUES=nli", fmt.Sprintf("EVF_NLI_WORKERS=%d", h.opts.NLIWorkers)}, env...)
+	env := append([]string{"DATABASE_URL=" + dbURL, "EVF_QUEUES=nli", fmt.Sprintf("EVF_NLI_WORKERS=%d", h.opts.NLIWorkers)}, arm.env...)
+	var server *proc
+	if arm.server {
+		addr, err := freeAddr()
+		if err != nil {
+			return r, err
+		}
+		if server, err = startProc(h.opts.Exe, nil, instantServerMode, "-listen", addr); err != nil {
+			return r, err
+		}
+		env = append(env, "EVF_NLI_BACKEND=tei", "EVF_NLI_URL=http://"+addr, "EVF_NLI_MODEL="+instantModel)
+	}
+	db := findServerCPU(ctx, pool)
+	dbBefore, dbKnown := db.seconds()
 	var ps []*proc
 	stopAll := func() error {
 		var first error
@@ -172,6 +253,13 @@ func (h *harness) runVerifyWith(ctx context.Context, pool *pgxpool.Pool, dbURL s
 				first = err
 			}
 			r.procs = append(r.procs, st)
+		}
+		if server != nil {
+			st, err := server.stop()
+			if err != nil && first == nil {
+				first = fmt.Errorf("instant NLI server: %w", err)
+			}
+			r.server, server = &st, nil
 		}
 		return first
 	}
@@ -184,6 +272,9 @@ func (h *harness) runVerifyWith(ctx context.Context, pool *pgxpool.Pool, dbURL s
 		ps = append(ps, p)
 	}
 	waitErr := waitDrained(ctx, pool, []string{jobs.KindVerifyNLI}, 30*time.Minute)
+	if dbAfter, ok := db.seconds(); ok && dbKnown {
+		r.dbCPU, r.dbCPUKnown = dbAfter-dbBefore, true
+	}
 	if err := stopAll(); err != nil {
 		return r, err
 	}
