@@ -665,6 +665,27 @@ func (q *Queries) TaskVerifyState(ctx context.Context, arg TaskVerifyStateParams
 	return i, err
 }
 
+const taskWorkVersion = `-- name: TaskWorkVersion :one
+SELECT work_version, status FROM tasks WHERE id = $1
+`
+
+type TaskWorkVersionRow struct {
+	WorkVersion int64  `json:"work_version"`
+	Status      string `json:"status"`
+}
+
+// The task's work_version and status: what verify_nli reads first. A task's
+// fragments are fixed at a work_version (pages joining a task bump it) and
+// an embedded fragment stays embedded, so once TaskVerifyState saw every
+// fragment embedded at a version, a process need not count them again at it
+// (internal/workers/verify_state.go).
+func (q *Queries) TaskWorkVersion(ctx context.Context, taskID int64) (TaskWorkVersionRow, error) {
+	row := q.db.QueryRow(ctx, taskWorkVersion, taskID)
+	var i TaskWorkVersionRow
+	err := row.Scan(&i.WorkVersion, &i.Status)
+	return i, err
+}
+
 const unfinishedVerifyShards = `-- name: UnfinishedVerifyShards :many
 SELECT (args ->> 'claim_from')::bigint AS claim_from, (args ->> 'claim_to')::bigint AS claim_to
 FROM river_job

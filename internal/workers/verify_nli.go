@@ -36,6 +36,8 @@ type VerifyNLIWorker struct {
 	// errs.MaxWorkerDeaths times) run alone among this process's
 	// verify_nli jobs: the others hold it shared while they work.
 	solo sync.RWMutex
+
+	settled settledStates // tasks whose fragments were all embedded at a work_version
 }
 
 // NewVerifyNLIWorker is the verify_nli worker of these dependencies; a nil
@@ -148,15 +150,31 @@ func (w *VerifyNLIWorker) admit(ctx context.Context, job *river.Job[jobs.VerifyN
 }
 
 // readState reads the task's state; a stopped task's claims are not judged.
+// The task's row alone is read when the process knows its state at its
+// work_version (settledStates).
 func (w *VerifyNLIWorker) readState(ctx context.Context, taskID int64) (store.TaskVerifyStateRow, error) {
-	state, err := w.store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: taskID, EmbedModel: models.PassageModel(w.embedder)})
+	model := models.PassageModel(w.embedder)
+	row, err := w.store.TaskWorkVersion(ctx, taskID)
+	if err == nil {
+		if err = store.CheckActive(taskID, row.Status); err != nil {
+			return store.TaskVerifyStateRow{}, err
+		}
+		if state, ok := w.settled.get(taskID, model, row.WorkVersion); ok {
+			return state, nil
+		}
+	}
+	state, err := w.store.TaskVerifyState(ctx, store.TaskVerifyStateParams{TaskID: taskID, EmbedModel: model})
 	if err != nil {
 		if store.IsNotFound(err) {
 			return state, errs.Task(taskID, errs.ErrTaskNotFound)
 		}
 		return state, fmt.Errorf("read task: %w", err)
 	}
-	return state, store.CheckActive(taskID, state.Status)
+	if err := store.CheckActive(taskID, state.Status); err != nil {
+		return state, err
+	}
+	w.settled.keep(taskID, model, state)
+	return state, nil
 }
 
 // plan reads the shard's claims, embeds them, recalls their candidates and

@@ -15,6 +15,14 @@ LEFT JOIN fragments f ON f.page_version_id = tp.page_version_id
 WHERE t.id = @task_id
 GROUP BY t.id;
 
+-- name: TaskWorkVersion :one
+-- The task's work_version and status: what verify_nli reads first. A task's
+-- fragments are fixed at a work_version (pages joining a task bump it) and
+-- an embedded fragment stays embedded, so once TaskVerifyState saw every
+-- fragment embedded at a version, a process need not count them again at it
+-- (internal/workers/verify_state.go).
+SELECT work_version, status FROM tasks WHERE id = @task_id;
+
 -- name: TaskClaimsForVerification :many
 -- The claims of a task with their origin domain ('' for hypotheses), the
 -- trust level of that domain, and the claim's lexemes (as fragments.tsv has
