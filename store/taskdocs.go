@@ -11,15 +11,21 @@ import (
 // is built from: every fragment of the task embedded with the model, with its
 // page's domain, its tsvector with its page title's lexemes (titleTSV; as
 // text, parsed by the caller: 8× cheaper for the server than unnesting it)
-// and its embedding. It follows task_pages, so
-// its cost grows with the task, not with the graph. Hand-written: the rows
-// stream to a callback.
+// and its embedding. It follows task_pages, so its cost grows with the
+// task, not with the graph; the title's lexemes are made once per page, not
+// once per fragment (at 20 fragments a page, 0.55 s → s of the server's CPU
+// for 50,000 fragments). Hand-written: the rows stream to a callback.
 const taskSearchDocsSQL = `
-SELECT f.id, p.domain, (f.tsv || ` + titleTSV + `)::text, f.embedding
-FROM task_pages tp
+SELECT f.id, tp.domain, (f.tsv || tp.title_tsv)::text, f.embedding
+FROM (
+    SELECT tp.page_version_id, p.domain, ` + titleTSV + ` AS title_tsv
+    FROM task_pages tp
+    JOIN pages p ON p.id = tp.page_id
+    WHERE tp.task_id = $1
+    OFFSET 0
+) AS tp
 JOIN fragments f ON f.page_version_id = tp.page_version_id
-JOIN pages p ON p.id = f.page_id
-WHERE tp.task_id = $1 AND f.embed_model = $2
+WHERE f.embed_model = $2
 ORDER BY f.id`
 
 // TaskSearchDocs calls fn with each of the task's fragments embedded with

@@ -155,17 +155,35 @@ func Quantize(dst []int8, v []float32) ([]int8, float32) {
 // (of norm qNorm), up to the rounding: the scale cancels out. It is 0 for
 // a zero or mismatched vector.
 func CosineQuantized(a []float32, q []int8, qNorm float32) float64 {
-	if len(a) != len(q) || len(a) == 0 || qNorm == 0 {
-		return 0
-	}
-	var dot, na float64
-	for i, x := range a {
+	return NewCosineQuery(a).Quantized(q, qNorm)
+}
+
+// CosineQuery is one vector to compare with many by CosineQuantized: its
+// norm is summed once.
+type CosineQuery struct {
+	v    []float32
+	norm float64
+}
+
+// NewCosineQuery prepares a for Quantized.
+func NewCosineQuery(a []float32) CosineQuery {
+	var na float64
+	for _, x := range a {
 		fx := float64(x)
-		dot += fx * float64(q[i])
 		na += fx * fx
 	}
-	if na == 0 {
+	return CosineQuery{v: a, norm: math.Sqrt(na)}
+}
+
+// Quantized is CosineQuantized(the query's vector, q, qNorm).
+func (c CosineQuery) Quantized(q []int8, qNorm float32) float64 {
+	if len(c.v) != len(q) || len(c.v) == 0 || qNorm == 0 || c.norm == 0 {
 		return 0
 	}
-	return clampCosine(dot / (math.Sqrt(na) * float64(qNorm)))
+	q = q[:len(c.v)]
+	var dot float64
+	for i, x := range c.v {
+		dot += float64(x) * float64(q[i])
+	}
+	return clampCosine(dot / (c.norm * float64(qNorm)))
 }

@@ -10,9 +10,9 @@
 package taskindex
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/evidencefleet/evidencefleet/internal/evidence"
@@ -253,25 +253,30 @@ func (ix *Index) Candidates(q Query, limit int) []evidence.Candidate {
 		if len(top) < limit {
 			top = append(top, h)
 			if len(top) == limit {
-				heap.Init((*minHeap)(&top))
+				heapify(top)
 			}
 			continue
 		}
 		if better(h, top[0]) {
 			top[0] = h
-			heap.Fix((*minHeap)(&top), 0)
+			siftDown(top, 0)
 		}
 	}
 	s.touched = s.touched[:0]
-	// Best first.
-	if len(top) < limit {
-		heap.Init((*minHeap)(&top))
-	}
+	slices.SortFunc(top, func(a, b scored) int { // best first
+		switch {
+		case better(a, b):
+			return -1
+		case better(b, a):
+			return 1
+		}
+		return 0
+	})
+	cq := models.NewCosineQuery(q.Vec)
 	out := make([]evidence.Candidate, len(top))
-	for i := len(top) - 1; i >= 0; i-- {
-		h := heap.Pop((*minHeap)(&top)).(scored)
+	for i, h := range top {
 		out[i] = evidence.Candidate{FragmentID: h.id, Domain: ix.domainNames[ix.domains[h.doc]], Lexical: h.score,
-			Similarity: models.CosineQuantized(q.Vec, ix.vecs[int(h.doc)*ix.dim:(int(h.doc)+1)*ix.dim], ix.vecNorms[h.doc])}
+			Similarity: cq.Quantized(ix.vecs[int(h.doc)*ix.dim:(int(h.doc)+1)*ix.dim], ix.vecNorms[h.doc])}
 	}
 	s.top = top[:0]
 	return out
@@ -314,16 +319,27 @@ func better(a, b scored) bool {
 	return a.id < b.id
 }
 
-// minHeap keeps the worst of the kept candidates on top.
-type minHeap []scored
+// heapify orders top as a heap with the worst kept candidate first.
+func heapify(top []scored) {
+	for i := len(top)/2 - 1; i >= 0; i-- {
+		siftDown(top, i)
+	}
+}
 
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// siftDown moves top[i] down until no child of it is worse.
+func siftDown(top []scored, i int) {
+	for {
+		w := 2*i + 1
+		if w >= len(top) {
+			return
+		}
+		if r := w + 1; r < len(top) && better(top[w], top[r]) {
+			w = r // the worse child
+		}
+		if !better(top[i], top[w]) {
+			return
+		}
+		top[i], top[w] = top[w], top[i]
+		i = w
+	}
 }
