@@ -55,13 +55,9 @@ func (q *Queries) recomputePosteriors(ctx context.Context, claimIDs []int64, loc
 	if err != nil {
 		return nil, fmt.Errorf("recompute posteriors: %w", err)
 	}
-	tallies, err := q.ClaimTallies(ctx, claimIDs)
+	tallies, siteEdges, err := q.ClaimEvidenceSums(ctx, claimIDs, verification.MinConfidence)
 	if err != nil {
-		return nil, fmt.Errorf("recompute posteriors: tallies: %w", err)
-	}
-	siteEdges, err := q.ClaimSiteEdges(ctx, ClaimSiteEdgesParams{ClaimIds: claimIDs, MinConfidence: verification.MinConfidence})
-	if err != nil {
-		return nil, fmt.Errorf("recompute posteriors: edges by site: %w", err)
+		return nil, fmt.Errorf("recompute posteriors: %w", err)
 	}
 	states := claimStates(locked, tallies, siteEdges, belief.ParamsFrom(ctx))
 	if err := q.propagate(ctx, scope, links, states); err != nil {

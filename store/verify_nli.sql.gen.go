@@ -43,6 +43,110 @@ func (q *Queries) CandidateFragmentDetails(ctx context.Context, ids []int64) ([]
 	return items, nil
 }
 
+const claimEvidence = `-- name: ClaimEvidence :many
+SELECT u.id::bigint AS claim_id,
+       COALESCE(co.organization_id, '')::text AS organization_id,
+       COALESCE(o.domain, '')::text AS origin_domain, COALESCE(o.site, '')::text AS origin_site, COALESCE(o.level, '')::text AS origin_level,
+       EXISTS (SELECT 1 FROM claim_conflicts cc WHERE cc.claim_id = u.id) AS has_conflicts,
+       COALESCE(e.id, 0)::bigint AS edge_id, COALESCE(e.relation, '')::text AS relation,
+       COALESCE(e.nli_edge_confidence, 0)::float8 AS confidence,
+       (CASE WHEN e.corrected_at IS NULL THEN COALESCE(e.retrieval_score, 1) ELSE 1 END)::float8 AS relevance,
+       (p.id IS NOT NULL)::boolean AS has_source,
+       COALESCE(p.domain, '')::text AS domain, COALESCE(d.site, p.domain, '')::text AS site,
+       COALESCE(effective_trust_level(d.trust_level, ov.trust_level), '')::text AS level
+FROM unnest($1::bigint[]) AS u(id)
+LEFT JOIN LATERAL (
+    SELECT t.organization_id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE c.id = u.id
+) AS co ON true
+LEFT JOIN LATERAL (
+    SELECT op.domain, COALESCE(od.site, op.domain) AS site,
+           COALESCE(effective_trust_level(od.trust_level, oo.trust_level), 'UNVERIFIED') AS level
+    FROM claims c
+    JOIN fragments ofr ON ofr.id = c.origin_fragment_id
+    JOIN pages op ON op.id = ofr.page_id
+    LEFT JOIN domains od ON od.domain = op.domain
+    LEFT JOIN org_domain_levels oo ON oo.domain = op.domain AND oo.organization_id = co.organization_id
+    WHERE c.id = u.id
+) AS o ON true
+LEFT JOIN LATERAL (
+    -- one index probe per claim (see JudgedPairs)
+    SELECT e.id, e.relation, e.nli_edge_confidence, e.source_id, e.retrieval_score, e.corrected_at FROM edges e
+    WHERE e.target_id = u.id AND e.target_type = 'claim' AND e.source_type = 'fragment'
+      AND e.relation IN ('supports', 'refutes', 'neutral')
+    OFFSET 0
+) AS e ON true
+LEFT JOIN fragments f ON f.id = e.source_id
+LEFT JOIN pages p ON p.id = f.page_id
+LEFT JOIN domains d ON d.domain = p.domain
+LEFT JOIN org_domain_levels ov ON ov.domain = p.domain AND ov.organization_id = co.organization_id
+ORDER BY u.id, e.id
+`
+
+type ClaimEvidenceRow struct {
+	ClaimID        int64   `json:"claim_id"`
+	OrganizationID string  `json:"organization_id"`
+	OriginDomain   string  `json:"origin_domain"`
+	OriginSite     string  `json:"origin_site"`
+	OriginLevel    string  `json:"origin_level"`
+	HasConflicts   bool    `json:"has_conflicts"`
+	EdgeID         int64   `json:"edge_id"`
+	Relation       string  `json:"relation"`
+	Confidence     float64 `json:"confidence"`
+	Relevance      float64 `json:"relevance"`
+	HasSource      bool    `json:"has_source"`
+	Domain         string  `json:"domain"`
+	Site           string  `json:"site"`
+	Level          string  `json:"level"`
+}
+
+// Everything a claim's posterior, belief and source verification are decided
+// from, in one read (store.recomputePosteriors sums it in Go, sumEvidence):
+// per claim its organisation, its origin (the domain, site and level of the
+// page it was extracted from; empty for a hypothesis) and whether it has
+// conflicts recorded, with one row per NLI edge into it, in edge id order
+// (a claim without edges has one row, edge_id 0): the edge's relation,
+// confidence and relevance (the retrieval score recorded when it was
+// judged; 1 when none was, and for a person's correction), and its source
+// page's domain, site and level of record in the claim's organisation's
+// view (has_source false when the fragment or page is gone). ClaimTallies
+// and ClaimSiteEdges below are the same sums written in SQL: the tests hold
+// the two against each other. Read after the claims' rows are locked, so it
+// sees the conflicts of the writer it waited for.
+func (q *Queries) ClaimEvidence(ctx context.Context, claimIds []int64) ([]ClaimEvidenceRow, error) {
+	rows, err := q.db.Query(ctx, claimEvidence, claimIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimEvidenceRow{}
+	for rows.Next() {
+		var i ClaimEvidenceRow
+		if err := rows.Scan(
+			&i.ClaimID,
+			&i.OrganizationID,
+			&i.OriginDomain,
+			&i.OriginSite,
+			&i.OriginLevel,
+			&i.HasConflicts,
+			&i.EdgeID,
+			&i.Relation,
+			&i.Confidence,
+			&i.Relevance,
+			&i.HasSource,
+			&i.Domain,
+			&i.Site,
+			&i.Level,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const claimSiteEdges = `-- name: ClaimSiteEdges :many
 SELECT e.target_id::bigint AS claim_id, e.relation, p.domain, COALESCE(d.site, p.domain)::text AS site,
        COALESCE(effective_trust_level(d.trust_level, o.trust_level), 'UNVERIFIED')::text AS level,
