@@ -3,6 +3,7 @@ package workers
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -54,8 +55,19 @@ func (s Set) registrations() []registration {
 	}
 }
 
+// FetchCooldown is the least time between two fetches of a queue of n
+// slots: n ms, from 5 to 50 ms. River fetches at most n jobs a cooldown, so
+// a verify_nli process of 2 slots under the client's 50 ms could start no
+// more than 40 jobs a second however fast they ran (make bench measures the
+// no-op ceiling); at 5 ms it is 400, while a queue of 50 slots or more keeps
+// 50 ms (a fetch a job would cost more than the jobs).
+func FetchCooldown(n int) time.Duration {
+	return min(max(time.Duration(n)*time.Millisecond, 5*time.Millisecond), 50*time.Millisecond)
+}
+
 // Queues builds River's queue config for the queues this process serves,
-// with the per-queue concurrency given (missing entries default to 1).
+// with the per-queue concurrency given (missing entries default to 1) and
+// a fetch cooldown of its own (FetchCooldown).
 func Queues(serve []string, concurrency map[string]int) (map[string]river.QueueConfig, error) {
 	out := make(map[string]river.QueueConfig, len(serve))
 	for _, q := range serve {
@@ -66,7 +78,7 @@ func Queues(serve []string, concurrency map[string]int) (map[string]river.QueueC
 		if n <= 0 {
 			n = 1
 		}
-		out[q] = river.QueueConfig{MaxWorkers: n}
+		out[q] = river.QueueConfig{MaxWorkers: n, FetchCooldown: FetchCooldown(n)}
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no queue to serve (want some of %v)", jobs.AllQueues)

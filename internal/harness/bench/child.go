@@ -25,6 +25,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -143,8 +144,9 @@ func RunChild(args []string, stdout io.Writer) error {
 }
 
 // startNoop starts River's baseline: a client with the worker's River
-// settings (fleet.Build's, without the fleet's middleware and workers; with
-// riverDefaults, River's own fetch cooldown and poll interval) and a no-op
+// settings (fleet.Build's, without the fleet's middleware and workers, and
+// the fetch cooldown of a fleet queue of as many slots; with riverDefaults,
+// River's own fetch cooldown and poll interval) and a no-op
 // worker on noopQueue with the given slots, on a pool sized as for a worker
 // with that many.
 func startNoop(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Metrics, slots int, riverDefaults bool) (halt func() error, err error) {
@@ -165,8 +167,9 @@ func startNoop(ctx context.Context, cfg config.Config, log *slog.Logger, m *metr
 	rc.Middleware, rc.Workers = nil, ws
 	if riverDefaults {
 		rc.FetchCooldown, rc.FetchPollInterval = 0, 0
+		rc.Queues[noopQueue] = river.QueueConfig{MaxWorkers: slots}
 	}
-	rc.Queues = map[string]river.QueueConfig{noopQueue: {MaxWorkers: slots}}
+	rc.Queues = map[string]river.QueueConfig{noopQueue: {MaxWorkers: slots, FetchCooldown: workers.FetchCooldown(slots)}}
 	client, err := river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {
 		pool.Close()

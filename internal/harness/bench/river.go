@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/evidencefleet/evidencefleet/internal/workers"
 )
 
 // river measures River itself: InsertManyFast of no-op jobs in batches, and
@@ -60,20 +62,25 @@ func (h *harness) river(ctx context.Context) (baseline, error) {
 	b.cpuPer1k = h.add(sec, "worker CPU per 1,000 jobs", cpu, "CPU s", "itself")
 	b.rss = h.add(sec, "worker peak RSS", rss, "MB", "itself")
 	b.tripsPer = h.add(sec, "database round trips per job", trips, "trips", "itself")
+	slots := h.opts.NLIWorkers
 	for _, riverDefaults := range []bool{false, true} {
+		cooldown := workers.FetchCooldown(slots)
+		settings := fmt.Sprintf("the fleet's fetch settings (cooldown %s, poll 500 ms)", cooldown)
+		if riverDefaults {
+			cooldown = river.FetchCooldownDefault
+			settings = fmt.Sprintf("River's default fetch settings (cooldown %s, poll %s)", cooldown, river.FetchPollIntervalDefault)
+		}
+		// about ten seconds at the ceiling of slots jobs a cooldown
+		n := min(h.opts.RiverJobs, int(10*time.Second/cooldown)*slots)
 		var rates []float64
 		for range h.opts.Reps {
-			r, err := h.noopBurnDown(ctx, pool, dbURL, slotJobs, h.opts.NLIWorkers, riverDefaults)
+			r, err := h.noopBurnDown(ctx, pool, dbURL, n, slots, riverDefaults)
 			if err != nil {
 				return b, err
 			}
 			rates = append(rates, r)
 		}
-		settings := "the fleet's fetch settings (cooldown 50 ms, poll 500 ms)"
-		if riverDefaults {
-			settings = "River's default fetch settings (cooldown 100 ms, poll 1 s)"
-		}
-		v := h.add(sec, fmt.Sprintf("burn-down of %d jobs, %d workers (a verify_nli process's slots), %s", slotJobs, h.opts.NLIWorkers, settings),
+		v := h.add(sec, fmt.Sprintf("burn-down of %d jobs, %d workers (a verify_nli process's slots), %s", n, slots, settings),
 			rates, "jobs/s", "itself")
 		if !riverDefaults {
 			b.slotRate = v
@@ -81,10 +88,6 @@ func (h *harness) river(ctx context.Context) (baseline, error) {
 	}
 	return b, nil
 }
-
-// slotJobs are the no-op jobs of a burn-down with a verify_nli process's
-// few slots (at 2 slots and a 50 ms cooldown, 40 jobs/s).
-const slotJobs = 400
 
 // noopBurnDown inserts n no-op jobs and times one child with slots workers
 // burning them down.
