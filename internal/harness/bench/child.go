@@ -165,11 +165,11 @@ func startNoop(ctx context.Context, cfg config.Config, log *slog.Logger, m *metr
 	river.AddWorker(ws, river.WorkFunc(func(context.Context, *river.Job[NoopArgs]) error { return nil }))
 	rc := parts.River
 	rc.Middleware, rc.Workers = nil, ws
+	rc.Queues = map[string]river.QueueConfig{noopQueue: {MaxWorkers: slots, FetchCooldown: workers.FetchCooldown(slots)}}
 	if riverDefaults {
 		rc.FetchCooldown, rc.FetchPollInterval = 0, 0
 		rc.Queues[noopQueue] = river.QueueConfig{MaxWorkers: slots}
 	}
-	rc.Queues = map[string]river.QueueConfig{noopQueue: {MaxWorkers: slots, FetchCooldown: workers.FetchCooldown(slots)}}
 	client, err := river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {
 		pool.Close()

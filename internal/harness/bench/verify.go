@@ -14,7 +14,8 @@ import (
 // verifyRun is one burn-down of the synthetic task's verify_nli jobs.
 type verifyRun struct {
 	jobs, claims, edges int
-	span                time.Duration
+	span                time.Duration // the warm pass's
+	coldSpan            time.Duration // the first pass's, in which each process loads the task's index
 	procs               []procStats
 	server              *procStats // the instant NLI server's, when one ran
 	dbCPU               float64    // the Postgres server's CPU seconds during the run
@@ -97,7 +98,7 @@ func (h *harness) verify(ctx context.Context, b baseline) error {
 func (h *harness) verifyRates(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, b baseline, arm nliArm) (float64, error) {
 	sec := fmt.Sprintf("verify_nli (%s; %d claims × %d fragments, %d claims per job, %d workers)",
 		arm.name, len(task.ClaimIDs), task.Fragments, h.opts.ClaimsPerJob, h.opts.NLIWorkers)
-	var claimRates, edgeRates, jobRates, trips, cpu, dbCPU, serverCPU, perClaim, perEdge, rss, pairs, cpuPerClaim []float64
+	var claimRates, coldRates, edgeRates, jobRates, trips, cpu, dbCPU, serverCPU, perClaim, perEdge, rss, pairs, cpuPerClaim []float64
 	dbKnown := true
 	for rep := range h.opts.Reps {
 		r, err := h.runVerify(ctx, pool, dbURL, task, 1, "fleet", arm)
@@ -105,6 +106,7 @@ func (h *harness) verifyRates(ctx context.Context, pool *pgxpool.Pool, dbURL str
 			return 0, err
 		}
 		claimRates = append(claimRates, rate(r.claims, r.span))
+		coldRates = append(coldRates, rate(r.claims, r.coldSpan))
 		edgeRates = append(edgeRates, rate(r.edges, r.span))
 		jobRates = append(jobRates, rate(r.jobs, r.span))
 		trips = append(trips, r.procs[0].RoundTrips/float64(r.jobs))
@@ -122,6 +124,7 @@ func (h *harness) verifyRates(ctx context.Context, pool *pgxpool.Pool, dbURL str
 		h.logf("verify_nli (%s) rep %d: %.0f claims/s, %.0f edges/s", arm.name, rep+1, claimRates[rep], edgeRates[rep])
 	}
 	h.add(sec, "claims verified", claimRates, "claims/s", "")
+	h.add(sec, "claims verified, first pass (the process loads the task's index)", coldRates, "claims/s", "")
 	h.add(sec, "NLI edges written", edgeRates, "edges/s", "")
 	h.add(sec, "edges per claim", pairs, "edges", "")
 	h.add(sec, "jobs worked", jobRates, "jobs/s", "")
@@ -158,11 +161,12 @@ func (h *harness) verifyShares(cpuPerClaim map[string]float64) {
 	h.add(sec, "the built-in model's share of the worker CPU", []float64{(built - inst) / built}, "fraction", "")
 }
 
-// verifyScaling measures the same load with each of Procs processes.
+// verifyScaling measures the same load with each of Procs processes, warm
+// (each has its index of the task) and in the first pass.
 func (h *harness) verifyScaling(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, arm nliArm) error {
 	scale := fmt.Sprintf("verify_nli scaling (%s; same load, %d workers per process)", arm.name, h.opts.NLIWorkers)
 	for _, n := range h.opts.Procs {
-		var total, per []float64
+		var total, per, cold []float64
 		for range h.opts.Reps {
 			r, err := h.runVerify(ctx, pool, dbURL, task, n, "fleet", arm)
 			if err != nil {
@@ -170,9 +174,11 @@ func (h *harness) verifyScaling(ctx context.Context, pool *pgxpool.Pool, dbURL s
 			}
 			total = append(total, rate(r.claims, r.span))
 			per = append(per, rate(r.claims, r.span)/float64(n))
+			cold = append(cold, rate(r.claims, r.coldSpan))
 		}
 		h.add(scale, fmt.Sprintf("%d process(es): total", n), total, "claims/s", "")
 		h.add(scale, fmt.Sprintf("%d process(es): per process", n), per, "claims/s", "")
+		h.add(scale, fmt.Sprintf("%d process(es): total, first pass (each process loads the task's index)", n), cold, "claims/s", "")
 		h.logf("verify_nli (%s) with %d processes: %.0f claims/s", arm.name, n, median(total))
 	}
 	return nil
@@ -199,51 +205,20 @@ func comparison(metric string, value float64, unit, name string, river float64, 
 	return fmt.Sprintf(format, name, river, unit, ratio(value, river))
 }
 
-// runVerify clears the task's edges and jobs, enqueues its verify_nli jobs
-// and burns them down with procs worker processes of mode, judging with
-// arm's model.
+// runVerify burns the task's verify_nli jobs down with procs worker
+// processes of mode, judging with arm's model, twice in the same processes:
+// a cold pass, in which every process loads the task's index (its time is
+// coldSpan), then, the edges and jobs cleared, the measured warm pass. The
+// processes' and the servers' CPU are read from /proc at the warm pass's
+// ends; peak RSS is the processes' whole life, round trips half of it.
 func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL string, task synthTask, procs int,
 	mode string, arm nliArm) (verifyRun, error) {
 	var r verifyRun
-	for _, q := range []string{
-		"TRUNCATE river_job",
-		"DELETE FROM edges WHERE target_type = 'claim'",
-		"VACUUM ANALYZE edges",
-	} {
-		if _, err := pool.Exec(ctx, q); err != nil {
-			return r, fmt.Errorf("reset: %s: %w", q, err)
-		}
-	}
-	client, err := insertOnlyClient(pool)
-	if err != nil {
+	if err := resetVerify(ctx, pool); err != nil {
 		return r, err
 	}
-	var params []river.InsertManyParams
-	for i := 0; i < len(task.ClaimIDs); i += h.opts.ClaimsPerJob {
-		// One shard of ClaimsPerJob claims per job (the task's claim ids
-		// are consecutive), as a dispatch would enqueue them with
-		// EVF_VERIFY_SHARD_CLAIMS = ClaimsPerJob.
-		ids := task.ClaimIDs[i:min(i+h.opts.ClaimsPerJob, len(task.ClaimIDs))]
-		params = append(params, river.InsertManyParams{Args: jobs.VerifyShard(task.ID, ids[0], ids[len(ids)-1])})
-	}
-	if _, err := client.InsertMany(ctx, params); err != nil {
-		return r, fmt.Errorf("insert verify_nli jobs: %w", err)
-	}
-	r.jobs, r.claims = len(params), len(task.ClaimIDs)
 	env := append([]string{"DATABASE_URL=" + dbURL, "EVF_QUEUES=nli", fmt.Sprintf("EVF_NLI_WORKERS=%d", h.opts.NLIWorkers)}, arm.env...)
 	var server *proc
-	if arm.server {
-		addr, err := freeAddr()
-		if err != nil {
-			return r, err
-		}
-		if server, err = startProc(h.opts.Exe, nil, instantServerMode, "-listen", addr); err != nil {
-			return r, err
-		}
-		env = append(env, "EVF_NLI_BACKEND=tei", "EVF_NLI_URL=http://"+addr, "EVF_NLI_MODEL="+instantModel)
-	}
-	db := findServerCPU(ctx, pool)
-	dbBefore, dbKnown := db.seconds()
 	var ps []*proc
 	stopAll := func() error {
 		var first error
@@ -263,6 +238,16 @@ func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL strin
 		}
 		return first
 	}
+	if arm.server {
+		addr, err := freeAddr()
+		if err != nil {
+			return r, err
+		}
+		if server, err = startProc(h.opts.Exe, nil, instantServerMode, "-listen", addr); err != nil {
+			return r, err
+		}
+		env = append(env, "EVF_NLI_BACKEND=tei", "EVF_NLI_URL=http://"+addr, "EVF_NLI_MODEL="+instantModel)
+	}
 	for range procs {
 		p, err := startProc(h.opts.Exe, env, mode)
 		if err != nil {
@@ -271,28 +256,106 @@ func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL strin
 		}
 		ps = append(ps, p)
 	}
-	waitErr := waitDrained(ctx, pool, []string{jobs.KindVerifyNLI}, 30*time.Minute)
-	if dbAfter, ok := db.seconds(); ok && dbKnown {
-		r.dbCPU, r.dbCPUKnown = dbAfter-dbBefore, true
+	cold, err := h.verifyPass(ctx, pool, task)
+	if err == nil {
+		r.coldSpan = cold.span
+		err = resetVerify(ctx, pool)
 	}
-	if err := stopAll(); err != nil {
-		return r, err
+	var warm window
+	var workerCPU, serverCPU []float64
+	if err == nil {
+		db := findServerCPU(ctx, pool)
+		dbBefore, dbKnown := db.seconds()
+		before, serverBefore := childCPU(ps), childCPU([]*proc{server})
+		warm, err = h.verifyPass(ctx, pool, task)
+		after, serverAfter := childCPU(ps), childCPU([]*proc{server})
+		if dbAfter, ok := db.seconds(); ok && dbKnown {
+			r.dbCPU, r.dbCPUKnown = dbAfter-dbBefore, true
+		}
+		for i := range after {
+			workerCPU = append(workerCPU, after[i]-before[i])
+		}
+		if server != nil {
+			serverCPU = []float64{serverAfter[0] - serverBefore[0]}
+		}
 	}
-	if waitErr != nil {
-		return r, waitErr
+	if stopErr := stopAll(); err == nil {
+		err = stopErr
 	}
-	w, err := jobWindow(ctx, pool, []string{jobs.KindVerifyNLI})
 	if err != nil {
 		return r, err
 	}
-	if w.completed != r.jobs {
-		return r, fmt.Errorf("%d of %d verify_nli jobs completed (%d failed)", w.completed, r.jobs, w.failed)
+	for i := range r.procs {
+		r.procs[i].CPUSeconds = workerCPU[i]
+		r.procs[i].RoundTrips /= 2
 	}
-	r.span = w.span
+	if r.server != nil {
+		r.server.CPUSeconds = serverCPU[0]
+	}
+	r.jobs, r.claims, r.span = warm.completed, len(task.ClaimIDs), warm.span
 	if err := pool.QueryRow(ctx, `
 		SELECT count(*) FROM edges e JOIN claims c ON c.id = e.target_id
 		WHERE e.target_type = 'claim' AND e.source_type = 'fragment' AND c.task_id = $1`, task.ID).Scan(&r.edges); err != nil {
 		return r, fmt.Errorf("count edges: %w", err)
 	}
 	return r, nil
+}
+
+// resetVerify clears the verify_nli jobs and the claims' NLI edges.
+func resetVerify(ctx context.Context, pool *pgxpool.Pool) error {
+	for _, q := range []string{
+		"DELETE FROM river_job",
+		"DELETE FROM edges WHERE target_type = 'claim'",
+		"VACUUM ANALYZE edges, river_job",
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			return fmt.Errorf("reset: %s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// verifyPass enqueues the task's verify_nli jobs, one shard of
+// ClaimsPerJob claims each (the task's claim ids are consecutive), as a
+// dispatch would with EVF_VERIFY_SHARD_CLAIMS = ClaimsPerJob, and waits
+// until the running processes have worked them all.
+func (h *harness) verifyPass(ctx context.Context, pool *pgxpool.Pool, task synthTask) (window, error) {
+	client, err := insertOnlyClient(pool)
+	if err != nil {
+		return window{}, err
+	}
+	var params []river.InsertManyParams
+	for i := 0; i < len(task.ClaimIDs); i += h.opts.ClaimsPerJob {
+		ids := task.ClaimIDs[i:min(i+h.opts.ClaimsPerJob, len(task.ClaimIDs))]
+		params = append(params, river.InsertManyParams{Args: jobs.VerifyShard(task.ID, ids[0], ids[len(ids)-1])})
+	}
+	if _, err := client.InsertMany(ctx, params); err != nil {
+		return window{}, fmt.Errorf("insert verify_nli jobs: %w", err)
+	}
+	if err := waitDrained(ctx, pool, []string{jobs.KindVerifyNLI}, 30*time.Minute); err != nil {
+		return window{}, err
+	}
+	w, err := jobWindow(ctx, pool, []string{jobs.KindVerifyNLI})
+	if err != nil {
+		return w, err
+	}
+	if w.completed != len(params) {
+		return w, fmt.Errorf("%d of %d verify_nli jobs completed (%d failed)", w.completed, len(params), w.failed)
+	}
+	return w, nil
+}
+
+// childCPU reads the CPU seconds each running child has used so far (0 for
+// a nil one, or one whose /proc entry cannot be read).
+func childCPU(ps []*proc) []float64 {
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		if p == nil {
+			continue
+		}
+		if st, err := readStat(p.cmd.Process.Pid); err == nil {
+			out[i] = float64(st.utime+st.stime) / clockTicks
+		}
+	}
+	return out
 }
