@@ -142,4 +142,4 @@ bench:
 # Go benchmarks of the pure hot code (embedder, NLI, cosine top-k,
 # segmentation and fragmenting, pair selection, posterior, rank scoring).
 microbench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/models/ ./internal/models/builtin/ ./internal/extract/ ./internal/sentence/ ./internal/evidence/ ./internal/rank/
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/models/ ./internal/models/builtin/ ./internal/extract/ ./internal/sentence/ ./internal/evidence/ ./internal/rank/ ./internal/taskindex/ ./store/

@@ -32,28 +32,39 @@ func (q *Queries) ClaimEvidenceSums(ctx context.Context, claimIDs []int64, minCo
 func sumEvidence(rows []ClaimEvidenceRow, minConfidence float64) ([]ClaimTalliesRow, []ClaimSiteEdgesRow) {
 	var tallies []ClaimTalliesRow
 	var sites []ClaimSiteEdgesRow
+	sum := evidenceSum{independent: map[string]bool{}, best: map[siteKey]int{}}
 	for start := 0; start < len(rows); {
 		end := start + 1
 		for end < len(rows) && rows[end].ClaimID == rows[start].ClaimID {
 			end++
 		}
-		t, s := sumClaim(rows[start:end], minConfidence)
-		tallies, sites = append(tallies, t), append(sites, s...)
+		var t ClaimTalliesRow
+		t, sites = sum.claim(rows[start:end], minConfidence, sites)
+		tallies = append(tallies, t)
 		start = end
 	}
 	return tallies, sites
 }
 
-// sumClaim sums the rows of one claim (sumEvidence).
-func sumClaim(rows []ClaimEvidenceRow, minConfidence float64) (ClaimTalliesRow, []ClaimSiteEdgesRow) {
+// evidenceSum holds sumEvidence's scratch maps, cleared for each claim.
+type evidenceSum struct {
+	independent map[string]bool // sites of the claim's counted edges
+	best        map[siteKey]int // a relation and domain's edge, by index into sites
+}
+
+type siteKey struct{ relation, domain string }
+
+// claim sums the rows of one claim (sumEvidence), appending its confident
+// edges by site to sites.
+func (sum *evidenceSum) claim(rows []ClaimEvidenceRow, minConfidence float64, sites []ClaimSiteEdgesRow) (ClaimTalliesRow, []ClaimSiteEdgesRow) {
 	c := rows[0]
 	t := ClaimTalliesRow{ClaimID: c.ClaimID, OriginDomain: c.OriginDomain, OriginSite: c.OriginSite, OriginLevel: c.OriginLevel,
 		HasConflicts: c.HasConflicts, OrganizationID: c.OrganizationID,
-		BeliefRelations: []string{}, BeliefStrengths: []float64{}, BeliefRelevances: []float64{}}
-	independent := map[string]bool{}
-	type siteKey struct{ relation, domain string }
-	best := map[siteKey]int{} // index into sites
-	var sites []ClaimSiteEdgesRow
+		BeliefRelations: make([]string, 0, len(rows)), BeliefStrengths: make([]float64, 0, len(rows)),
+		BeliefRelevances: make([]float64, 0, len(rows))}
+	clear(sum.independent)
+	clear(sum.best)
+	independent, best, first := sum.independent, sum.best, len(sites)
 	for _, r := range rows {
 		if r.EdgeID == 0 {
 			continue // a claim without edges
@@ -99,7 +110,7 @@ func sumClaim(rows []ClaimEvidenceRow, minConfidence float64) (ClaimTalliesRow, 
 		}
 	}
 	t.IndependentSources = int32(len(independent))
-	slices.SortFunc(sites, func(a, b ClaimSiteEdgesRow) int {
+	slices.SortFunc(sites[first:], func(a, b ClaimSiteEdgesRow) int {
 		return cmp.Or(cmp.Compare(a.Relation, b.Relation), cmp.Compare(a.Domain, b.Domain))
 	})
 	return t, sites
