@@ -306,7 +306,7 @@ func resetVerify(ctx context.Context, pool *pgxpool.Pool) error {
 	for _, q := range []string{
 		"DELETE FROM river_job",
 		"DELETE FROM edges WHERE target_type = 'claim'",
-		"VACUUM ANALYZE edges, river_job",
+		"VACUUM (FULL, ANALYZE) edges, river_job",
 	} {
 		if _, err := pool.Exec(ctx, q); err != nil {
 			return fmt.Errorf("reset: %s: %w", q, err)
