@@ -64,3 +64,52 @@ func TestPoolProtections(t *testing.T) {
 		t.Errorf("lock_timeout set in the URL: %q (%v), want 2500ms", got, err)
 	}
 }
+
+// TestPoolPlansEveryStatement: the worker's connections prepare no named
+// statement, so Postgres plans each run for its arguments and the tables as
+// they are (no generic plan kept for the connection's life); a URL that sets
+// default_query_exec_mode keeps its own.
+func TestPoolPlansEveryStatement(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	prepared := func(databaseURL string) int {
+		t.Helper()
+		cfg := config.Defaults()
+		cfg.DatabaseURL = databaseURL
+		pool, err := fleet.NewPool(ctx, cfg, metrics.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Release()
+		for i := range 10 {
+			var n int
+			if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_class WHERE relpages >= $1", i).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%relpages >=%' AND statement NOT LIKE '%pg_prepared_statements%'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	base := pgtest.URL(t)
+	if n := prepared(base); n != 0 {
+		t.Errorf("%d named prepared statements on a worker connection, want none", n)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("default_query_exec_mode", "cache_statement")
+	u.RawQuery = q.Encode()
+	if n := prepared(u.String()); n != 1 {
+		t.Errorf("default_query_exec_mode=cache_statement in the URL: %d prepared statements, want 1", n)
+	}
+}
