@@ -62,7 +62,7 @@ type Options struct {
 	Fairness FairnessOptions // the fair-shares section
 
 	Keep     bool      // keep the scratch databases for inspection
-	Progress io.Writer // progress lines (nil: none)
+	Progress io.Writer `json:"-"` // progress lines (nil: none)
 }
 
 // Quick are sizes for a run of a few minutes; Full for the README's run.

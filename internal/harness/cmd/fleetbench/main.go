@@ -44,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "small sizes: a run of a few minutes")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	markdownFrom := fs.String("markdown-from", "", "measure nothing: print the report saved by -json in this file as a Markdown table (the README's)")
 	data := fs.String("data", "testdata", "directory with climate-fever/climate-fever-dev.jsonl and nli/{tune,report}/*.tsv")
 	profiles := fs.String("profile-dir", "", "write a CPU profile of every worker child into this directory")
 	o := bench.Full
@@ -66,6 +67,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	hostileCeiling := fs.Int64("hostile-rss-ceiling", 4096, "hostile pages: MiB; a worker whose resident set passes it is killed (sparing the machine) and the section fails; 0: none")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *markdownFrom != "" {
+		return printMarkdown(stdout, *markdownFrom)
 	}
 	if *quick {
 		o = bench.Quick
@@ -193,6 +197,28 @@ func printTable(w io.Writer, rep *bench.Report) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Metric, format(r.Value), r.Unit, r.Baseline)
 	}
 	return tw.Flush()
+}
+
+// printMarkdown prints the report saved by -json in file as the README's
+// table: the run's provenance, then a row per measure.
+func printMarkdown(w io.Writer, file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	fmt.Fprintf(w, "`make bench` at commit `%s`, %s, %d CPUs, %s, PostgreSQL %s, %d repetitions (medians), %.0f s in all:\n\n",
+		rep.Measured.Commit, rep.Measured.At.UTC().Format("2006-01-02 15:04 UTC"), rep.CPUs, rep.Go,
+		strings.Fields(rep.Postgres + " ?")[0], rep.Options.Reps, rep.Seconds)
+	fmt.Fprintln(w, "| section | measure | median | River baseline, same run |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(w, "| %s | %s | %s %s | %s |\n", r.Section, r.Metric, format(r.Value), r.Unit, r.Baseline)
+	}
+	return nil
 }
 
 func format(v float64) string {
