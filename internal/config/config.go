@@ -25,7 +25,7 @@ const Prefix = "EVF"
 
 // Config is the worker's configuration.
 type Config struct {
-	DatabaseURL string `envconfig:"DATABASE_URL" desc:"Postgres connection string (read as DATABASE_URL or EVF_DATABASE_URL)"`
+	DatabaseURL string `envconfig:"DATABASE_URL" desc:"Postgres connection string (read as DATABASE_URL or EVF_DATABASE_URL); the worker plans each statement when it runs (pgx default_query_exec_mode cache_describe) unless the string sets default_query_exec_mode"`
 	// Per-connection protections of the worker's pool: no statement, lock
 	// wait or forgotten transaction holds Postgres for ever (0 turns one off).
 	DBStatementTimeout time.Duration `envconfig:"DB_STATEMENT_TIMEOUT" default:"5m" desc:"statement_timeout of the worker's connections"`
