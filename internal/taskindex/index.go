@@ -42,6 +42,12 @@ type posting struct {
 	tf  float32
 }
 
+// termPosting is a posting while the index is built, with its term.
+type termPosting struct {
+	term int32
+	posting
+}
+
 // Index is an immutable search structure over a task's fragments. It is safe
 // for concurrent use.
 type Index struct {
@@ -52,7 +58,12 @@ type Index struct {
 	vecNorms []float32 // each doc's quantized norm
 	dim      int
 	terms    map[string]int32
-	postings [][]posting
+	// postings holds every term's postings, term after term, each in doc
+	// order: term t's are postings[starts[t]:starts[t+1]]. Two allocations
+	// for the whole task, where a slice a term grew to several times its
+	// size while the index was built.
+	postings []posting
+	starts   []int32
 	idf      []float64
 
 	domainNames []string
@@ -84,6 +95,8 @@ func Build(docs []Doc) (*Index, error) {
 // sends: no lexeme string is allocated twice and no input is kept.
 type Builder struct {
 	ix      *Index
+	terms   int32         // distinct terms so far
+	pending []termPosting // the postings as added, in doc order
 	lengths []float64
 	total   float64
 	scratch []byte
@@ -101,8 +114,13 @@ func NewBuilder(n int) *Builder {
 			domainIDs: map[string]int32{},
 		},
 		lengths: make([]float64, 0, n),
+		pending: make([]termPosting, 0, n*postingsPerFragment),
 	}
 }
+
+// postingsPerFragment is about how many distinct lexemes a fragment has
+// (the pending postings are reserved for it; more only grow the slice).
+const postingsPerFragment = 24
 
 // Add indexes one fragment: its domain, its tsvector in Postgres's text
 // output (ParseTSVector) and its embedding. The arguments are not retained,
@@ -133,12 +151,12 @@ func (b *Builder) add(id int64, domain []byte, vec []float32, lexemes func(func(
 	err := lexemes(func(lex []byte, count int32) {
 		t, ok := ix.terms[string(lex)]
 		if !ok {
-			t = int32(len(ix.postings))
+			t = b.terms
 			ix.terms[string(lex)] = t
-			ix.postings = append(ix.postings, nil)
+			b.terms++
 		}
 		tf := max(count, 1)
-		ix.postings[t] = append(ix.postings[t], posting{doc: doc, tf: float32(tf)})
+		b.pending = append(b.pending, termPosting{term: t, posting: posting{doc: doc, tf: float32(tf)}})
 		length += float64(tf)
 	})
 	if err != nil {
@@ -180,16 +198,31 @@ func (b *Builder) Finish() *Index {
 	for i, l := range b.lengths {
 		ix.norm[i] = float32(bm25K1 * (1 - bm25B + bm25B*l/avg))
 	}
-	ix.idf = make([]float64, len(ix.postings))
-	var postingBytes int64
-	for t, p := range ix.postings {
-		df := float64(len(p))
-		ix.idf[t] = math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
-		postingBytes += int64(cap(p)) * 8
+	// counting sort of the pending postings by term; each term's stay in
+	// doc order
+	ix.starts = make([]int32, b.terms+1)
+	for _, p := range b.pending {
+		ix.starts[p.term+1]++
 	}
+	for t := range b.terms {
+		ix.starts[t+1] += ix.starts[t]
+	}
+	ix.postings = make([]posting, len(b.pending))
+	next := slices.Clone(ix.starts[:b.terms])
+	for _, p := range b.pending {
+		ix.postings[next[p.term]] = p.posting
+		next[p.term]++
+	}
+	b.pending = nil
+	ix.idf = make([]float64, b.terms)
+	for t := range b.terms {
+		df := float64(ix.starts[t+1] - ix.starts[t])
+		ix.idf[t] = math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
+	}
+	postingBytes := int64(cap(ix.postings))*8 + int64(cap(ix.starts))*4
 	var termBytes int64
 	for lex := range ix.terms {
-		termBytes += int64(len(lex)) + 48 // string header, map slot, postings header
+		termBytes += int64(len(lex)) + 48 // string header, map slot and entry
 	}
 	ix.bytes = int64(cap(ix.ids))*(8+4+4+4+4) + int64(cap(ix.vecs)) + postingBytes + termBytes
 	b.ix = nil
@@ -231,7 +264,7 @@ func (ix *Index) Candidates(q Query, limit int) []evidence.Candidate {
 		}
 		seenTerm = append(seenTerm, t)
 		idf := ix.idf[t]
-		for _, p := range ix.postings[t] {
+		for _, p := range ix.postings[ix.starts[t]:ix.starts[t+1]] {
 			if ix.domains[p.doc] == excluded {
 				continue
 			}
