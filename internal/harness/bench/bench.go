@@ -42,6 +42,9 @@ type Options struct {
 	Procs           []int // worker processes for the scaling measurement
 	StampingReps    int   // runs of each arm of the trust-stamping comparison (0: Reps)
 
+	BigTaskClaims    int // claims of the one large task verified on 1 and 2 processes (0: skip)
+	BigTaskFragments int // its fragments
+
 	RetrievalSizes         []int // graph sizes (fragments) for candidate retrieval latency
 	RetrievalTaskFragments int   // fragments of the measured task (the rest belong to other tasks)
 	RetrievalQueries       int   // claims timed per size
@@ -69,11 +72,13 @@ type Options struct {
 var (
 	Quick = Options{Reps: 3, RiverJobs: 20000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 1000, VerifyFragments: 25000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 6,
+		BigTaskClaims: 10000, BigTaskFragments: 25000,
 		RetrievalSizes: []int{10000, 100000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
 		ClimateClaims: 60, QueueStatsHistory: 100000, QueueStatsBacklogs: []int{0, 10000}, BadTokenRequests: 300,
 		Fairness: FairnessOptions{ClaimsA: 1000, ClaimsB: 5, After: 2 * time.Second, PairRate: 400, Share: "0.5"}}
 	Full = Options{Reps: 3, RiverJobs: 100000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 2000, VerifyFragments: 50000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 10,
+		BigTaskClaims: 100000, BigTaskFragments: 50000,
 		RetrievalSizes: []int{10000, 100000, 1000000}, RetrievalTaskFragments: 10000, RetrievalQueries: 200,
 		ClimateClaims: -1, QueueStatsHistory: 1000000, QueueStatsBacklogs: []int{0, 10000, 100000}, BadTokenRequests: 1000,
 		Fairness: FairnessOptions{ClaimsA: 20000, ClaimsB: 5, After: 2 * time.Second, PairRate: 1000, Share: "0.5"}}
@@ -133,6 +138,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("verify_nli: %w", err)
 		}
 	}
+	if opts.BigTaskClaims > 0 && h.want(BigTaskSection) {
+		if err := h.bigTask(ctx); err != nil {
+			return nil, fmt.Errorf("big task: %w", err)
+		}
+	}
 	if h.want("retrieval") {
 		if err := h.retrieval(ctx); err != nil {
 			return nil, fmt.Errorf("candidate retrieval: %w", err)
@@ -170,7 +180,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // Sections are the names Options.Only accepts, in the order they run.
-var Sections = []string{"river", "enqueue", "verify", StampingSection, "retrieval", "pipeline", "queuestats", BadTokensSection, FairnessSection, HostileSection}
+var Sections = []string{"river", "enqueue", "verify", StampingSection, BigTaskSection, "retrieval", "pipeline", "queuestats", BadTokensSection, FairnessSection, HostileSection}
 
 // StampingSection is verify_nli with and without trust stamping
 // (stamping.go); "verify" runs it too.

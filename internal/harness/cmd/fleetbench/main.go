@@ -57,6 +57,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("nli-workers", 0, "concurrent verify_nli jobs per process")
 	procs := fs.String("procs", "", "worker processes for the scaling measurement, e.g. 1,2,4")
 	stampingReps := fs.Int("stamping-reps", 0, "runs of each arm of the verify_nli trust-stamping comparison (0: the preset's)")
+	bigClaims := fs.Int("big-task-claims", 0, "claims of the one large task verified on 1 and 2 processes (0: the preset's)")
 	sizes := fs.String("retrieval-sizes", "", "graph sizes for the retrieval latency, e.g. 10000,100000,1000000")
 	climate := fs.Int("climate-claims", 0, "Climate-FEVER claims for the pipeline (-1: all 386; 0: the preset's)")
 	keep := fs.Bool("keep", false, "keep the scratch databases (their URLs are printed) for inspection")
@@ -87,6 +88,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	setInt(&o.ClaimsPerJob, *perJob)
 	setInt(&o.NLIWorkers, *workers)
 	setInt(&o.StampingReps, *stampingReps)
+	setInt(&o.BigTaskClaims, *bigClaims)
 	setInt(&o.ClimateClaims, *climate)
 	if *skipClimate {
 		o.ClimateClaims = 0
