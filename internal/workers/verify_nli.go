@@ -160,6 +160,7 @@ func (w *VerifyNLIWorker) readState(ctx context.Context, taskID int64) (store.Ta
 			return store.TaskVerifyStateRow{}, err
 		}
 		if state, ok := w.settled.get(taskID, model, row.WorkVersion); ok {
+			state.Status = row.Status // as it is now
 			return state, nil
 		}
 	}
