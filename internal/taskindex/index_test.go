@@ -226,3 +226,30 @@ func (c *Cache) loadingCount() int {
 	defer c.mu.Unlock()
 	return len(c.loading)
 }
+
+// TestCandidatesDoNotDependOnTheOrderOfTheFragments: the same fragments
+// added in another order recall the same candidates with the same scores
+// (store.TaskSearchDocs streams them in no order).
+func TestCandidatesDoNotDependOnTheOrderOfTheFragments(t *testing.T) {
+	t.Parallel()
+	docs, _ := benchDocs(2000, 32)
+	forward, err := Build(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reversed := make([]Doc, len(docs))
+	for i, d := range docs {
+		reversed[len(docs)-1-i] = d
+	}
+	backward, err := Build(reversed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		q := Query{Lexemes: docs[i*97].Lexemes[:6], Vec: docs[i*13].Vec, ExcludeDomain: docs[i].Domain}
+		a, b := forward.Candidates(q, 50), backward.Candidates(q, 50)
+		if len(a) == 0 || fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("query %d: %d candidates in id order, %d in reverse; first %v, %v", i, len(a), len(b), a[:min(3, len(a))], b[:min(3, len(b))])
+		}
+	}
+}
