@@ -182,14 +182,19 @@ func AddTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, ta
 	return addTargets(ctx, client, tx, taskID, 0, store.ViaUser, nil, targets)
 }
 
-// ReleaseTargets inserts the target_queue jobs of deferred targets (the
-// results of a query, one level below it), in the caller's transaction.
-func ReleaseTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
+// TargetJobs are the target_queue jobs of targets of a task at depth.
+func TargetJobs(taskID int64, depth int, targets []jobs.Target) []river.InsertManyParams {
 	params := make([]river.InsertManyParams, len(targets))
 	for i, t := range targets {
 		params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: taskID, Target: t, Depth: depth}}
 	}
-	res, err := client.InsertManyTx(ctx, tx, params)
+	return params
+}
+
+// ReleaseTargets inserts the target_queue jobs of deferred targets (the
+// results of a query, one level below it), in the caller's transaction.
+func ReleaseTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
+	res, err := client.InsertManyTx(ctx, tx, TargetJobs(taskID, depth, targets))
 	if err != nil {
 		return nil, fmt.Errorf("insert target_queue jobs: %w", err)
 	}
@@ -202,10 +207,8 @@ func addTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, ta
 	}
 	kinds := make([]string, len(targets))
 	vals := make([]string, len(targets))
-	params := make([]river.InsertManyParams, len(targets))
 	for i, t := range targets {
 		kinds[i], vals[i] = t.Kind, t.Value
-		params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: taskID, Target: t, Depth: depth}}
 	}
 	if _, err := store.New(tx).ActiveTask(ctx, taskID); err != nil {
 		return nil, err
@@ -214,7 +217,7 @@ func addTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, ta
 		Via: via, SourceTargetID: source}); err != nil {
 		return nil, fmt.Errorf("register targets: %w", err)
 	}
-	res, err := client.InsertManyTx(ctx, tx, params)
+	res, err := client.InsertManyTx(ctx, tx, TargetJobs(taskID, depth, targets))
 	if err != nil {
 		return nil, fmt.Errorf("insert target_queue jobs: %w", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/jobs"
@@ -46,12 +45,12 @@ func (h *harness) enqueue(ctx context.Context, b baseline) error {
 			}},
 		{"River alone: InsertManyTx of the same target_queue jobs (unique, rows returned)",
 			func(ctx context.Context, tx pgx.Tx, task int64, batch []jobs.Target) error {
-				_, err := client.InsertManyTx(ctx, tx, targetJobs(task, batch))
+				_, err := client.InsertManyTx(ctx, tx, intake.TargetJobs(task, 0, batch))
 				return err
 			}},
 		{"River alone: InsertManyFastTx of the same target_queue jobs (unique, nothing returned)",
 			func(ctx context.Context, tx pgx.Tx, task int64, batch []jobs.Target) error {
-				_, err := client.InsertManyFastTx(ctx, tx, targetJobs(task, batch))
+				_, err := client.InsertManyFastTx(ctx, tx, intake.TargetJobs(task, 0, batch))
 				return err
 			}},
 	}
@@ -89,13 +88,4 @@ func (h *harness) enqueue(ctx context.Context, b baseline) error {
 		h.compare("InsertManyFast", b.insertRate, "jobs/s")
 	}
 	return nil
-}
-
-// targetJobs are the target_queue jobs of a batch of targets.
-func targetJobs(task int64, batch []jobs.Target) []river.InsertManyParams {
-	params := make([]river.InsertManyParams, len(batch))
-	for i, t := range batch {
-		params[i] = river.InsertManyParams{Args: jobs.TargetQueueArgs{TaskID: task, Target: t}}
-	}
-	return params
 }
