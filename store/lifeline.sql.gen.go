@@ -9,6 +9,27 @@ import (
 	"context"
 )
 
+const lifelineHeld = `-- name: LifelineHeld :one
+SELECT EXISTS (
+    SELECT 1 FROM pg_catalog.pg_locks l
+    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+      AND l.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())
+      AND l.classid = ((hashtextextended($1::text, 0) >> 32) & 4294967295)::oid
+      AND l.objid = (hashtextextended($1::text, 0) & 4294967295)::oid
+)::bool AS held
+`
+
+// Whether some session holds the lock of key, read from pg_locks: it takes
+// and leaves no lock, so it may run on any connection, a pooled one too. A
+// bigint advisory key is kept as its high 32 bits (classid), its low 32
+// bits (objid) and objsubid 1.
+func (q *Queries) LifelineHeld(ctx context.Context, key string) (bool, error) {
+	row := q.db.QueryRow(ctx, lifelineHeld, key)
+	var held bool
+	err := row.Scan(&held)
+	return held, err
+}
+
 const markSoloAttempt = `-- name: MarkSoloAttempt :exec
 UPDATE river_job SET metadata = metadata || jsonb_build_object('solo_attempt', $1::int)
 WHERE id = $2 AND state = 'running'
@@ -23,15 +44,6 @@ type MarkSoloAttemptParams struct {
 // process (see RescueRunningJobsOf).
 func (q *Queries) MarkSoloAttempt(ctx context.Context, arg MarkSoloAttemptParams) error {
 	_, err := q.db.Exec(ctx, markSoloAttempt, arg.Attempt, arg.ID)
-	return err
-}
-
-const releaseLifelineLock = `-- name: ReleaseLifelineLock :exec
-SELECT pg_advisory_unlock(hashtextextended($1::text, 0))
-`
-
-func (q *Queries) ReleaseLifelineLock(ctx context.Context, key string) error {
-	_, err := q.db.Exec(ctx, releaseLifelineLock, key)
 	return err
 }
 
@@ -128,23 +140,11 @@ SELECT pg_advisory_lock(hashtextextended($1::text, 0))
 // Worker process lifelines (internal/fleet/lifeline.go).
 // Waits for and takes the session advisory lock of key on this connection.
 // A worker process holds the lock of its River client id on a connection of
-// its own; another process whose lock is free (TryLifelineLock) is dead, and
-// its running jobs are returned to work (RescueRunningJobsOf). The lock
-// statements run on the connection that holds or tries the lock (a *pgx.Conn
-// or an acquired pool connection): session locks belong to a connection.
+// its own, straight to Postgres (never through a transaction pooler, where
+// a session lock stays on a server connection other clients get next);
+// another process whose lock no session holds (LifelineHeld) is dead, and
+// its running jobs are returned to work (RescueRunningJobsOf).
 func (q *Queries) TakeLifelineLock(ctx context.Context, key string) error {
 	_, err := q.db.Exec(ctx, takeLifelineLock, key)
 	return err
-}
-
-const tryLifelineLock = `-- name: TryLifelineLock :one
-SELECT pg_try_advisory_lock(hashtextextended($1::text, 0))::bool AS free
-`
-
-// Takes the session lock of key on this connection if it is free.
-func (q *Queries) TryLifelineLock(ctx context.Context, key string) (bool, error) {
-	row := q.db.QueryRow(ctx, tryLifelineLock, key)
-	var free bool
-	err := row.Scan(&free)
-	return free, err
 }

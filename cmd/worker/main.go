@@ -60,11 +60,14 @@ func rootCmd() *cobra.Command {
 	}
 	root.AddCommand(&cobra.Command{
 		Use:   "migrate",
-		Short: "Apply River's and the evidence schema's migrations (safe to run from several pods at once)",
+		Short: "Apply River's and the evidence schema's migrations (safe to run from several pods at once; connects to EVF_DATABASE_DIRECT_URL when set)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			url, err := databaseURL()
-			if err != nil {
-				return err
+			url := os.Getenv("EVF_DATABASE_DIRECT_URL") // its session lock cannot pass a transaction pooler
+			if url == "" {
+				var err error
+				if url, err = databaseURL(); err != nil {
+					return err
+				}
 			}
 			cfg := config.Config{LogLevel: os.Getenv("EVF_LOG_LEVEL"), LogFormat: os.Getenv("EVF_LOG_FORMAT")}
 			log := newLogger(cfg)

@@ -25,7 +25,9 @@ const Prefix = "EVF"
 
 // Config is the worker's configuration.
 type Config struct {
-	DatabaseURL string `envconfig:"DATABASE_URL" desc:"Postgres connection string (read as DATABASE_URL or EVF_DATABASE_URL); the worker plans each statement when it runs (pgx default_query_exec_mode cache_describe) unless the string sets default_query_exec_mode"`
+	DatabaseURL       string `envconfig:"DATABASE_URL" desc:"Postgres connection string (read as DATABASE_URL or EVF_DATABASE_URL); the worker plans each statement when it runs (pgx default_query_exec_mode cache_describe) unless the string sets default_query_exec_mode"`
+	DBPooler          string `envconfig:"DB_POOLER" desc:"what stands between DATABASE_URL and Postgres: empty for nothing (or a session-mode pooler); transaction for a transaction-mode pooler such as PgBouncer: River polls for jobs instead of LISTEN, the pool sends no startup parameters (set the three EVF_DB_* timeouts on the role; the worker will not start while one is unbounded), and each process's liveness lock and worker migrate connect through EVF_DATABASE_DIRECT_URL"`
+	DatabaseDirectURL string `envconfig:"DATABASE_DIRECT_URL" desc:"Postgres connection string that bypasses the pooler, for what needs a session of its own: each worker process's liveness lock (one connection) and worker migrate's advisory lock; required with EVF_DB_POOLER=transaction; empty: DATABASE_URL"`
 	// Per-connection protections of the worker's pool: no statement, lock
 	// wait or forgotten transaction holds Postgres for ever (0 turns one off).
 	DBStatementTimeout time.Duration `envconfig:"DB_STATEMENT_TIMEOUT" default:"5m" desc:"statement_timeout of the worker's connections"`
@@ -289,7 +291,28 @@ func LoadWithoutDatabase() (Config, error) {
 	return c, c.validate()
 }
 
+// PoolerTransaction is EVF_DB_POOLER's value for a transaction-mode pooler.
+const PoolerTransaction = "transaction"
+
+// DirectURL is the connection string that reaches Postgres itself, not a
+// pooler: EVF_DATABASE_DIRECT_URL, or DATABASE_URL when it is empty.
+func (c Config) DirectURL() string {
+	if c.DatabaseDirectURL != "" {
+		return c.DatabaseDirectURL
+	}
+	return c.DatabaseURL
+}
+
 func (c Config) validate() error {
+	switch c.DBPooler {
+	case "":
+	case PoolerTransaction:
+		if c.DatabaseDirectURL == "" {
+			return fmt.Errorf("config: EVF_DB_POOLER=transaction needs EVF_DATABASE_DIRECT_URL, a connection straight to Postgres for the liveness lock and migrations (a session lock through a transaction pooler is held by whichever client gets that server connection next)")
+		}
+	default:
+		return fmt.Errorf("config: EVF_DB_POOLER=%q: want empty (no pooler, or a session-mode one) or transaction", c.DBPooler)
+	}
 	if c.TrustQuorumOrgs < 1 {
 		return fmt.Errorf("EVF_TRUST_QUORUM_ORGS=%d: want 1 or more", c.TrustQuorumOrgs)
 	}

@@ -44,6 +44,9 @@ func TestValidateNamesTheVariable(t *testing.T) {
 		{"stream recheck not under the lease", map[string]string{"EVF_API_STREAM_RECHECK": "15s"}, "EVF_API_STREAM_RECHECK=15s"},
 		{"trusted proxy", map[string]string{"EVF_API_TRUSTED_PROXIES": "10.0.0.0/8,ingress"}, `EVF_API_TRUSTED_PROXIES: "ingress"`},
 		{"trusted proxies", map[string]string{"EVF_API_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.1"}, ""},
+		{"transaction pooler", map[string]string{"EVF_DB_POOLER": "transaction", "EVF_DATABASE_DIRECT_URL": "postgres://db"}, ""},
+		{"transaction pooler without a direct URL", map[string]string{"EVF_DB_POOLER": "transaction"}, "EVF_DB_POOLER=transaction needs EVF_DATABASE_DIRECT_URL"},
+		{"unknown pooler mode", map[string]string{"EVF_DB_POOLER": "statement"}, `EVF_DB_POOLER="statement"`},
 		{"page memory budget", map[string]string{"EVF_PAGE_MEMORY_BUDGET_MB": "-1"}, "EVF_PAGE_MEMORY_BUDGET_MB=-1"},
 	}
 	for _, tc := range cases {

@@ -127,6 +127,7 @@ func riverSettings(cfg config.Config, log *slog.Logger) *river.Config {
 		RescueStuckJobsAfter: cfg.RescueStuckAfter,
 		FetchCooldown:        50 * time.Millisecond,
 		FetchPollInterval:    500 * time.Millisecond,
+		PollOnly:             cfg.DBPooler == config.PoolerTransaction,
 	}
 }
 
@@ -301,17 +302,58 @@ func NewPool(ctx context.Context, cfg config.Config, m *metrics.Metrics) (*pgxpo
 	}
 	pcfg.MaxConns = max(pcfg.MaxConns, PoolSize(cfg))
 	pcfg.ConnConfig.Tracer = roundTripTracer{m}
-	for param, d := range map[string]time.Duration{"statement_timeout": cfg.DBStatementTimeout,
-		"lock_timeout": cfg.DBLockTimeout, "idle_in_transaction_session_timeout": cfg.DBIdleInTxTimeout} {
-		if _, set := pcfg.ConnConfig.RuntimeParams[param]; !set {
-			pcfg.ConnConfig.RuntimeParams[param] = strconv.FormatInt(d.Milliseconds(), 10)
-		}
+	if cfg.DBPooler != config.PoolerTransaction {
+		setTimeouts(pcfg.ConnConfig, cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
+	if cfg.DBPooler == config.PoolerTransaction {
+		if err := checkPooledTimeouts(ctx, pool, cfg); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
 	return pool, nil
+}
+
+// sessionTimeouts are the per-session protections of the worker's
+// connections and their configured values.
+func sessionTimeouts(cfg config.Config) map[string]time.Duration {
+	return map[string]time.Duration{"statement_timeout": cfg.DBStatementTimeout,
+		"lock_timeout": cfg.DBLockTimeout, "idle_in_transaction_session_timeout": cfg.DBIdleInTxTimeout}
+}
+
+// setTimeouts sends the configured timeouts as startup parameters, those
+// the connection string does not set itself.
+func setTimeouts(cc *pgx.ConnConfig, cfg config.Config) {
+	for param, d := range sessionTimeouts(cfg) {
+		if _, set := cc.RuntimeParams[param]; !set {
+			cc.RuntimeParams[param] = strconv.FormatInt(d.Milliseconds(), 10)
+		}
+	}
+}
+
+// checkPooledTimeouts fails when a timeout the configuration bounds is
+// unbounded on the server connections behind a transaction-mode pooler.
+// Such a pooler passes no startup parameters (PgBouncer refuses them) and
+// a SET would stay on a server connection other clients then get, so the
+// timeouts must come from the role or the database.
+func checkPooledTimeouts(ctx context.Context, pool *pgxpool.Pool, cfg config.Config) error {
+	got, err := store.New(pool).SessionTimeouts(ctx)
+	if err != nil {
+		return fmt.Errorf("EVF_DB_POOLER=transaction: read the pooled sessions' timeouts: %w", err)
+	}
+	have := map[string]int64{"statement_timeout": got.StatementTimeout, "lock_timeout": got.LockTimeout,
+		"idle_in_transaction_session_timeout": got.IdleInTransactionSessionTimeout}
+	for name, d := range sessionTimeouts(cfg) {
+		if d > 0 && have[name] == 0 {
+			return fmt.Errorf("EVF_DB_POOLER=transaction: %s is unbounded on the connections the pooler gives (startup parameters do not pass a transaction pooler); set it on the role: ALTER ROLE %s SET %s = '%dms'",
+				name, pgx.Identifier{pool.Config().ConnConfig.User}.Sanitize(), name, d.Milliseconds())
+		}
+	}
+	return nil
 }
 
 // New connects and builds a worker; Start runs it.
@@ -411,7 +453,7 @@ func (w *Worker) Start(ctx context.Context) error {
 		return err
 	}
 	// The liveness lock first: no job is attempted by a process without it.
-	ll, err := startLifeline(ctx, w.pool, w.id, w.cfg.LifelineInterval, w.metrics, w.logger())
+	ll, err := startLifeline(ctx, w.cfg, w.pool, w.id, w.cfg.LifelineInterval, w.metrics, w.logger())
 	if err != nil {
 		return err
 	}

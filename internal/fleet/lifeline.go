@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/store"
@@ -71,9 +72,14 @@ type lifeline struct {
 // startLifeline connects, takes this process's liveness lock and returns
 // the lifeline; call it before the River client starts, so that no job is
 // ever attempted by a process without its lock.
-func startLifeline(ctx context.Context, pool *pgxpool.Pool, id string, interval time.Duration, m *metrics.Metrics, log *slog.Logger) (*lifeline, error) {
-	cc := pool.Config().ConnConfig.Copy()
-	cc.Tracer = nil
+func startLifeline(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, id string, interval time.Duration, m *metrics.Metrics, log *slog.Logger) (*lifeline, error) {
+	// Straight to Postgres: through a transaction pooler the lock would
+	// stay on a server connection that other clients get next.
+	cc, err := pgx.ParseConfig(cfg.DirectURL())
+	if err != nil {
+		return nil, fmt.Errorf("lifeline: EVF_DATABASE_DIRECT_URL: %w", err)
+	}
+	setTimeouts(cc, cfg)
 	// Without a FIN (a vanished node), the server learns of the dead
 	// connection from TCP keepalives: about 10 + 3×5 s, not the kernel's 2 h.
 	for k, v := range map[string]string{"tcp_keepalives_idle": "10", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "3",
@@ -144,25 +150,14 @@ func (l *lifeline) rescue(ctx context.Context) error {
 }
 
 // dead reports whether owner's liveness lock is free: its connection ended.
-// The lock is taken and released at once on one pooled connection.
+// It reads pg_locks (store.LifelineHeld), which takes no lock, so any pooled
+// connection may ask, one behind a transaction pooler too.
 func (l *lifeline) dead(ctx context.Context, owner string) (bool, error) {
-	c, err := l.pool.Acquire(ctx)
+	held, err := store.New(l.pool).LifelineHeld(ctx, lifelineKey(owner))
 	if err != nil {
-		return false, fmt.Errorf("lifeline: %w", err)
+		return false, fmt.Errorf("lifeline: is %s alive: %w", owner, err)
 	}
-	defer c.Release()
-	q := store.New(c)
-	free, err := q.TryLifelineLock(ctx, lifelineKey(owner))
-	if err != nil {
-		return false, fmt.Errorf("lifeline: try %s: %w", owner, err)
-	}
-	if free {
-		if err := q.ReleaseLifelineLock(ctx, lifelineKey(owner)); err != nil {
-			c.Conn().PgConn().Close(ctx) // never return a connection holding the lock to the pool
-			return false, fmt.Errorf("lifeline: release %s: %w", owner, err)
-		}
-	}
-	return free, nil
+	return !held, nil
 }
 
 // rescueJobsOf makes the running jobs of a dead process available again,

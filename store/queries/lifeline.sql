@@ -3,18 +3,24 @@
 -- name: TakeLifelineLock :exec
 -- Waits for and takes the session advisory lock of key on this connection.
 -- A worker process holds the lock of its River client id on a connection of
--- its own; another process whose lock is free (TryLifelineLock) is dead, and
--- its running jobs are returned to work (RescueRunningJobsOf). The lock
--- statements run on the connection that holds or tries the lock (a *pgx.Conn
--- or an acquired pool connection): session locks belong to a connection.
+-- its own, straight to Postgres (never through a transaction pooler, where
+-- a session lock stays on a server connection other clients get next);
+-- another process whose lock no session holds (LifelineHeld) is dead, and
+-- its running jobs are returned to work (RescueRunningJobsOf).
 SELECT pg_advisory_lock(hashtextextended(@key::text, 0));
 
--- name: TryLifelineLock :one
--- Takes the session lock of key on this connection if it is free.
-SELECT pg_try_advisory_lock(hashtextextended(@key::text, 0))::bool AS free;
-
--- name: ReleaseLifelineLock :exec
-SELECT pg_advisory_unlock(hashtextextended(@key::text, 0));
+-- name: LifelineHeld :one
+-- Whether some session holds the lock of key, read from pg_locks: it takes
+-- and leaves no lock, so it may run on any connection, a pooled one too. A
+-- bigint advisory key is kept as its high 32 bits (classid), its low 32
+-- bits (objid) and objsubid 1.
+SELECT EXISTS (
+    SELECT 1 FROM pg_catalog.pg_locks l
+    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+      AND l.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())
+      AND l.classid = ((hashtextextended(@key::text, 0) >> 32) & 4294967295)::oid
+      AND l.objid = (hashtextextended(@key::text, 0) & 4294967295)::oid
+)::bool AS held;
 
 -- name: RunningJobOwners :many
 -- The processes, other than self, whose client id starts with prefix and
@@ -48,3 +54,4 @@ RETURNING id, kind, attempt;
 -- process (see RescueRunningJobsOf).
 UPDATE river_job SET metadata = metadata || jsonb_build_object('solo_attempt', @attempt::int)
 WHERE id = @id AND state = 'running';
+
