@@ -432,6 +432,38 @@ func TestKEDAValues(t *testing.T) {
 	}
 }
 
+// TestPoolerValues: behind a transaction-mode pooler every pod gets the
+// pooled string, the mode and the direct string, and KEDA the direct one.
+func TestPoolerValues(t *testing.T) {
+	t.Parallel()
+	r := render(t, chartDir, []string{filepath.Join(chartDir, "ci/pgbouncer-values.yaml")})
+	checkPods(t, r, "evidencefleet-db", "DATABASE_URL")
+	pods := map[string]corev1.Container{"api": r.api.Spec.Template.Spec.Containers[0]}
+	for name, d := range r.deployments {
+		pods[name] = d.Spec.Template.Spec.Containers[0]
+	}
+	for _, j := range r.jobs {
+		pods["job "+j.Name] = j.Spec.Template.Spec.Containers[0]
+	}
+	for name, c := range pods {
+		e := env(c)
+		direct := e["EVF_DATABASE_DIRECT_URL"]
+		if e["EVF_DB_POOLER"].Value != "transaction" || direct.ValueFrom == nil || direct.ValueFrom.SecretKeyRef == nil ||
+			direct.ValueFrom.SecretKeyRef.Name != "evidencefleet-db" || direct.ValueFrom.SecretKeyRef.Key != "DATABASE_DIRECT_URL" {
+			t.Errorf("%s: pooler %q, direct string %+v", name, e["EVF_DB_POOLER"].Value, direct)
+		}
+	}
+	if len(r.triggerAuth) != 1 || r.triggerAuth[0].Spec.SecretTargetRef[0].Key != "DATABASE_DIRECT_URL" {
+		t.Errorf("KEDA does not use the direct string: %+v", r.triggerAuth)
+	}
+	// Without a pooler nothing of it is rendered.
+	for name, d := range render(t, chartDir, nil).deployments {
+		if _, ok := env(d.Spec.Template.Spec.Containers[0])["EVF_DB_POOLER"]; ok {
+			t.Errorf("%s: EVF_DB_POOLER set without a pooler", name)
+		}
+	}
+}
+
 func TestHPAValues(t *testing.T) {
 	t.Parallel()
 	r := render(t, chartDir, []string{filepath.Join(chartDir, "ci/hpa-values.yaml")}, "--api-versions", "monitoring.coreos.com/v1/ServiceMonitor")
@@ -496,6 +528,8 @@ func TestBadValuesAreRefused(t *testing.T) {
 		{"misspelt group field", "groups:\n  - {name: v, queues: [nli], replica: 3}\n", "replica"},
 		{"concurrency for a queue the group does not serve", "groups:\n  - {name: v, queues: [nli], concurrency: {embed: 2}}\n", "does not serve"},
 		{"no database secret", "database: {existingSecret: \"\", secretKey: DATABASE_URL}\n", "existingSecret"},
+		{"transaction pooler without the direct string", "database: {existingSecret: db, secretKey: DATABASE_URL, pooler: transaction}\n", "database.directSecretKey is required"},
+		{"pooler mode that is not one", "database: {existingSecret: db, secretKey: DATABASE_URL, pooler: statement}\n", "/database/pooler"},
 		{"duplicate group", "groups:\n  - {name: v, queues: [nli]}\n  - {name: v, queues: [embed]}\n", "two groups"},
 		{"unknown queue left unserved", "allowUnservedQueues: [citatoin]\n", "/allowUnservedQueues/0"},
 		{"KEDA field of chart 0.2 (renamed jobsPerReplica)", "groupDefaults: {keda: {availableJobsPerReplica: 5}}\n", "availableJobsPerReplica"},

@@ -28,13 +28,33 @@ app.kubernetes.io/component: {{ .group.name }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
-{{/* The database variable, from the existing Secret. */}}
+{{/* The database variables, from the existing Secret: with a
+transaction-mode pooler, the pooled string, the direct one and the mode. */}}
 {{- define "evf.databaseEnv" -}}
 - name: DATABASE_URL
   valueFrom:
     secretKeyRef:
       name: {{ required "database.existingSecret is required: a Secret holding the Postgres connection string" .Values.database.existingSecret }}
       key: {{ .Values.database.secretKey }}
+{{- if eq (.Values.database.pooler | default "") "transaction" }}
+- name: EVF_DB_POOLER
+  value: transaction
+- name: EVF_DATABASE_DIRECT_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.database.existingSecret }}
+      key: {{ include "evf.directSecretKey" . }}
+{{- end }}
+{{- end -}}
+
+{{/* The Secret key of a connection string straight to Postgres: the
+pooled one without a pooler. */}}
+{{- define "evf.directSecretKey" -}}
+{{- if eq (.Values.database.pooler | default "") "transaction" -}}
+{{- required "database.directSecretKey is required with database.pooler: transaction: the key of a connection string that reaches Postgres itself, for the liveness locks, migrations and KEDA" .Values.database.directSecretKey -}}
+{{- else -}}
+{{- .Values.database.secretKey -}}
+{{- end -}}
 {{- end -}}
 
 {{/* Checks of one group that the schema cannot express. */}}
