@@ -133,7 +133,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("enqueue: %w", err)
 		}
 	}
-	if h.want("verify") || h.want(StampingSection) {
+	if h.want("verify") || h.want(StampingSection) || h.want(PoolerSection) {
 		if err := h.verify(ctx, base); err != nil {
 			return nil, fmt.Errorf("verify_nli: %w", err)
 		}
@@ -180,7 +180,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // Sections are the names Options.Only accepts, in the order they run.
-var Sections = []string{"river", "enqueue", "verify", StampingSection, BigTaskSection, "retrieval", "pipeline", "queuestats", BadTokensSection, FairnessSection, HostileSection}
+var Sections = []string{"river", "enqueue", "verify", StampingSection, PoolerSection, BigTaskSection, "retrieval", "pipeline", "queuestats", BadTokensSection, FairnessSection, HostileSection}
 
 // StampingSection is verify_nli with and without trust stamping
 // (stamping.go); "verify" runs it too.
@@ -224,7 +224,7 @@ func (h *harness) scratch(ctx context.Context) (*pgxpool.Pool, string, func(), e
 	if err != nil {
 		return nil, "", nil, err
 	}
-	pool, err := pgxpool.New(ctx, u)
+	pool, err := pgxpool.New(ctx, withApplicationName(u, benchApplication))
 	if err != nil {
 		_ = drop()
 		return nil, "", nil, err

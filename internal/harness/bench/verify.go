@@ -20,6 +20,7 @@ type verifyRun struct {
 	server              *procStats // the instant NLI server's, when one ran
 	dbCPU               float64    // the Postgres server's CPU seconds during the run
 	dbCPUKnown          bool       // false when the server is not on this machine
+	conns               connPeak   // the database's connections during the warm pass
 }
 
 // machineCPU is the CPU seconds the run took on the machine: the workers',
@@ -40,6 +41,7 @@ type nliArm struct {
 	name   string
 	env    []string // added to the worker children's environment
 	server bool     // the instant NLI over HTTP: a server child runs beside the workers
+	dbURL  string   // the workers' DATABASE_URL when not the database's own (a pooler's)
 }
 
 var (
@@ -80,8 +82,15 @@ func (h *harness) verify(ctx context.Context, b baseline) error {
 		}
 		h.verifyShares(cpu)
 	}
-	if err := h.verifyStamping(ctx, pool, dbURL, task); err != nil { // "verify" and "stamping" both run it
-		return err
+	if h.want("verify") || h.want(StampingSection) {
+		if err := h.verifyStamping(ctx, pool, dbURL, task); err != nil {
+			return err
+		}
+	}
+	if h.want("verify") || h.want(PoolerSection) {
+		if err := h.verifyPooled(ctx, pool, dbURL, task); err != nil {
+			return fmt.Errorf("through PgBouncer: %w", err)
+		}
 	}
 	if h.want("verify") {
 		for _, arm := range []nliArm{builtinArm, instantArm} {
@@ -217,7 +226,11 @@ func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL strin
 	if err := resetVerify(ctx, pool); err != nil {
 		return r, err
 	}
-	env := append([]string{"DATABASE_URL=" + dbURL, "EVF_QUEUES=nli", fmt.Sprintf("EVF_NLI_WORKERS=%d", h.opts.NLIWorkers)}, arm.env...)
+	workerURL := dbURL
+	if arm.dbURL != "" {
+		workerURL = arm.dbURL
+	}
+	env := append([]string{"DATABASE_URL=" + workerURL, "EVF_QUEUES=nli", fmt.Sprintf("EVF_NLI_WORKERS=%d", h.opts.NLIWorkers)}, arm.env...)
 	var server *proc
 	var ps []*proc
 	stopAll := func() error {
@@ -267,7 +280,9 @@ func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL strin
 		db := findServerCPU(ctx, pool)
 		dbBefore, dbKnown := db.seconds()
 		before, serverBefore := childCPU(ps), childCPU([]*proc{server})
+		conns := watchConns(ctx, pool)
 		warm, err = h.verifyPass(ctx, pool, task)
+		r.conns = conns()
 		after, serverAfter := childCPU(ps), childCPU([]*proc{server})
 		if dbAfter, ok := db.seconds(); ok && dbKnown {
 			r.dbCPU, r.dbCPUKnown = dbAfter-dbBefore, true
