@@ -5,25 +5,24 @@ import (
 	"fmt"
 )
 
-// candidateRecallSQL is stage 1 of cross-source verification (ARCHITECTURE.md §5.2)
-// for many claims in one round trip: for each claim, the task's fragments that
-// match any of the claim's terms (GIN index on tsv), excluding the claim's
-// origin domain, ranked by ts_rank, at most $5 per claim. Only fragments with
-// an embedding for the model qualify (stage 2 ranks by cosine). The rank
-// counts the page's title as part of each fragment's text (titleTSV), as the
-// in-memory index does, and a title match recalls the page's fragments too:
-// the titles of the task's pages are analysed once per call (titles), and a
-// claim's fragments are those the GIN index finds plus those of the pages
-// whose title matches, so no fragment row is visited that matches neither.
+// recallCTEs and recallQuery are what both recall paths share (stage 1 of
+// cross-source verification, ARCHITECTURE.md §5.2, for many claims in one
+// round trip): for each claim, the task's fragments that match any of the
+// claim's terms, excluding the claim's origin site, ranked by ts_rank, at
+// most $5 per claim. Only fragments with an embedding for the model qualify
+// (stage 2 ranks by cosine). The rank counts the page's title as part of
+// each fragment's text (titleTSV), as the in-memory index does, and a title
+// match recalls the page's fragments too; the titles of the task's pages are
+// analysed once per call (titles).
 //
 // Terms found in more than $7 of all fragments (Postgres's own statistics of
 // fragments.tsv, most_common_elems, kept by ANALYZE/autovacuum) are left out
 // of the OR as long as the claim keeps $8 rarer terms: such a term carries
-// little weight in the ranking but matches a large share of the graph, and
-// every match costs a heap visit and a ts_rank. Without statistics (a fresh
-// database) every term is used.
-// Hand-written: sqlc cannot analyse the LATERAL join over unnest.
-const candidateRecallSQL = `
+// little weight in the ranking but matches a large share of the fragments,
+// and every match costs a ts_rank. Without statistics (a fresh database)
+// every term is used.
+// Hand-written: sqlc cannot analyse the LATERAL joins over unnest.
+const recallCTEs = `
 WITH common AS MATERIALIZED (
     SELECT e.lexeme, e.freq
     FROM pg_stats s,
@@ -38,11 +37,13 @@ titles AS MATERIALIZED (
     JOIN pages p ON p.id = pv.page_id
     WHERE tp.task_id = $1
     GROUP BY p.id
-)
-SELECT c.claim_id, r.id, r.rank
+)`
+
+const recallQuery = `
 FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c(claim_id, claim_text, exclude_site)
 CROSS JOIN LATERAL (
-    SELECT COALESCE(string_agg(quote_literal(t.lexeme), ' | '), '')::tsquery AS q
+    SELECT COALESCE(string_agg(quote_literal(t.lexeme), ' | '), '')::tsquery AS q,
+           COALESCE(array_agg(t.lexeme), '{}') AS lexemes
     FROM (
         SELECT l.lexeme, common.freq,
                row_number() OVER (ORDER BY COALESCE(common.freq, 0), l.lexeme) AS rarity
@@ -50,7 +51,15 @@ CROSS JOIN LATERAL (
         LEFT JOIN common ON common.lexeme = l.lexeme
     ) AS t
     WHERE t.freq IS NULL OR t.rarity <= $8
-) AS query
+) AS query`
+
+// recallThroughGraphSQL finds a claim's matches through the graph-wide GIN
+// index on fragments.tsv and keeps the task's: a claim's fragments are
+// those the index finds in the task plus those of the task's pages whose
+// title matches. Its cost grows with the matches in the whole graph (each
+// is a heap visit), which is right while the task is much of the graph.
+const recallThroughGraphSQL = recallCTEs + `
+SELECT c.claim_id, r.id, r.rank` + recallQuery + `
 CROSS JOIN LATERAL (
     SELECT m.id, ts_rank(m.tsv || titles.tsv, query.q)::float8 AS rank
     FROM (
@@ -71,6 +80,85 @@ CROSS JOIN LATERAL (
     LIMIT $5
 ) AS r`
 
+// recallThroughTaskSQL reads the task's embedded fragments once per call,
+// through the index on their page versions, each with its page's title
+// lexemes appended (the text recallThroughGraphSQL ranks), and finds every
+// claim's matches in one hash join of the claims' terms with the fragments'
+// lexemes; only the matches are ranked. Its cost grows with the task, once
+// per call whatever the number of claims, and does not depend on the rest
+// of the graph. For the OR of plain lexemes recall builds, a fragment shares
+// a term with the query exactly when fragment || title matches it, so both
+// paths return the same rows.
+const recallThroughTaskSQL = recallCTEs + `,
+task_fragments AS MATERIALIZED (
+    SELECT f.id, f.tsv || titles.tsv AS tsv, titles.domain
+    FROM task_pages tp
+    JOIN fragments f ON f.page_version_id = tp.page_version_id
+    JOIN titles ON titles.page_id = f.page_id
+    WHERE tp.task_id = $1 AND f.embed_model = $6
+),
+queries AS MATERIALIZED (
+    SELECT c.claim_id, c.exclude_site, query.q, query.lexemes` + recallQuery + `
+),
+matched AS (
+    SELECT DISTINCT q.claim_id, t.id
+    FROM queries q
+    CROSS JOIN LATERAL unnest(q.lexemes) AS ql(lexeme)
+    JOIN (SELECT m.id, l.lexeme FROM task_fragments m, unnest(tsvector_to_array(m.tsv)) AS l(lexeme)) AS t
+      ON t.lexeme = ql.lexeme
+),
+ranked AS (
+    SELECT x.claim_id, m.id, ts_rank(m.tsv, q.q)::float8 AS rank
+    FROM matched x
+    JOIN queries q ON q.claim_id = x.claim_id
+    JOIN task_fragments m ON m.id = x.id
+    WHERE m.domain <> q.exclude_site AND right(m.domain, length(q.exclude_site) + 1) <> ('.' || q.exclude_site)
+),
+numbered AS (
+    SELECT r.*, row_number() OVER (PARTITION BY r.claim_id ORDER BY r.rank DESC, r.id) AS n
+    FROM ranked r
+)
+SELECT claim_id, id, rank FROM numbered WHERE n <= $5 ORDER BY claim_id, n`
+
+// RecallPath is how RecallCandidates finds a claim's matches.
+type RecallPath int
+
+const (
+	// RecallThroughGraph uses the graph-wide full-text index and keeps the
+	// task's matches (recallThroughGraphSQL).
+	RecallThroughGraph RecallPath = iota
+	// RecallThroughTask reads the task's fragments once and matches them
+	// (recallThroughTaskSQL).
+	RecallThroughTask
+)
+
+// recallTaskShare is the share of the graph's fragments up to which a task
+// is recalled through its own fragments. The graph path pays a heap visit
+// for every match in the graph (about 3 µs each; a claim's query matches 1
+// to 5 % of the fragments once the common terms are gone), the task path a
+// test of every fragment of the task (about 0.3 µs, read once per call):
+// at a quarter of the graph they cost about the same per claim.
+const recallTaskShare = 4
+
+// ChooseRecallPath is the cheaper path for a task of taskFragments in a
+// graph of graphFragments (an estimate: GraphFragments).
+func ChooseRecallPath(taskFragments, graphFragments int64) RecallPath {
+	if taskFragments*recallTaskShare <= graphFragments {
+		return RecallThroughTask
+	}
+	return RecallThroughGraph
+}
+
+// GraphFragments is Postgres's estimate of the fragments in the graph
+// (pg_class.reltuples, kept by ANALYZE and autovacuum; -1 before the first).
+func (q *Queries) GraphFragments(ctx context.Context) (int64, error) {
+	var n float64
+	if err := q.db.QueryRow(ctx, `SELECT reltuples::float8 FROM pg_class WHERE oid = 'fragments'::regclass`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("graph size: %w", err)
+	}
+	return int64(n), nil
+}
+
 // titleTSV is the lexical context a fragment's page lends it: the lexemes of
 // the page title (of p, the fragment's page). A sentence's subject is often
 // named only in its article's title ("It was the warmest decade…" on the
@@ -79,7 +167,7 @@ CROSS JOIN LATERAL (
 // et al. 2020, and the FEVER sentence-retrieval baselines do).
 const titleTSV = `to_tsvector('english'::regconfig, COALESCE(p.title, ''))`
 
-// Recall bounds stage 1 (see candidateRecallSQL).
+// Recall bounds stage 1 (see recallCTEs).
 type Recall struct {
 	PerClaim    int     // candidates per claim
 	MaxTermFreq float64 // a term in more than this share of fragments is dropped…
@@ -99,15 +187,20 @@ type Recalled struct {
 	Rank float64
 }
 
-// RecallCandidates returns, per claim id, candidate fragments in ts_rank order.
-func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []ClaimQuery, lim Recall, embedModel string) (map[int64][]Recalled, error) {
+// RecallCandidates returns, per claim id, candidate fragments in ts_rank
+// order, found by path.
+func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []ClaimQuery, lim Recall, embedModel string, path RecallPath) (map[int64][]Recalled, error) {
 	ids := make([]int64, len(claims))
 	texts := make([]string, len(claims))
 	excl := make([]string, len(claims))
 	for i, c := range claims {
 		ids[i], texts[i], excl[i] = c.ClaimID, c.Text, c.ExcludeSite
 	}
-	rows, err := q.db.Query(ctx, candidateRecallSQL, taskID, ids, texts, excl, lim.PerClaim, embedModel, lim.MaxTermFreq, lim.MinTerms)
+	sql := recallThroughGraphSQL
+	if path == RecallThroughTask {
+		sql = recallThroughTaskSQL
+	}
+	rows, err := q.db.Query(ctx, sql, taskID, ids, texts, excl, lim.PerClaim, embedModel, lim.MaxTermFreq, lim.MinTerms)
 	if err != nil {
 		return nil, fmt.Errorf("recall candidates: %w", err)
 	}

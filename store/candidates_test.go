@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
@@ -43,9 +44,16 @@ func TestRecallLeavesOutCommonTermsOnlyWithStatistics(t *testing.T) {
 	q := store.New(pool)
 	recall := func(lim store.Recall) int {
 		t.Helper()
-		got, err := q.RecallCandidates(ctx, task, claim, lim, "m")
+		got, err := q.RecallCandidates(ctx, task, claim, lim, "m", store.RecallThroughGraph)
 		if err != nil {
 			t.Fatal(err)
+		}
+		viaTask, err := q.RecallCandidates(ctx, task, claim, lim, "m", store.RecallThroughTask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, viaTask) {
+			t.Errorf("the two paths differ:\n graph %v\n task  %v", got, viaTask)
 		}
 		return len(got[1])
 	}
@@ -69,6 +77,83 @@ func TestRecallLeavesOutCommonTermsOnlyWithStatistics(t *testing.T) {
 	for _, tt := range tests {
 		if n := recall(tt.lim); n != tt.want {
 			t.Errorf("%s: %d candidates, want %d", tt.name, n, tt.want)
+		}
+	}
+}
+
+// TestRecallPathsAgree: recall through the graph-wide index and through the
+// task's own fragments return the same fragments with the same ranks in the
+// same order, on a task beside another task's matching pages, with a page
+// both tasks hold, a title that matches where the text does not, a site the
+// claim comes from and a fragment embedded by another model.
+func TestRecallPathsAgree(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	var mine, other int64
+	if err := pool.QueryRow(ctx, `WITH a AS (INSERT INTO tasks (hypothesis) VALUES ('a') RETURNING id),
+		b AS (INSERT INTO tasks (hypothesis) VALUES ('b') RETURNING id) SELECT a.id, b.id FROM a, b`).Scan(&mine, &other); err != nil {
+		t.Fatal(err)
+	}
+	type frag struct{ text, model string }
+	pages := []struct {
+		url, domain, title string
+		tasks              []int64
+		frags              []frag
+	}{
+		{"https://a.example/1", "a.example", "Arctic sea ice", []int64{mine}, []frag{
+			{"Sea ice in the Arctic is thinning every decade.", "m"}, {"Polar bears hunt seals on the ice.", "m"},
+			{"Nothing here matches at all.", "m"}, {"Glaciers retreat as oceans warm.", "x"}}},
+		{"https://news.b.org/2", "news.b.org", "Glacier retreat", []int64{mine}, []frag{
+			{"A story with no claim terms.", "m"}, {"Glaciers retreat quickly in the Alps.", "m"}}},
+		{"https://www.origin.net/3", "www.origin.net", "Sea ice loss", []int64{mine}, []frag{{"Arctic sea ice thins.", "m"}}},
+		{"https://shared.example/4", "shared.example", "Ocean heat", []int64{mine, other}, []frag{{"Oceans warm and sea ice melts.", "m"}}},
+		{"https://c.example/5", "c.example", "Sea ice", []int64{other}, []frag{{"Arctic sea ice and polar bears and glaciers.", "m"}}},
+	}
+	for i, pg := range pages {
+		var page, version int64
+		if err := pool.QueryRow(ctx, `WITH p AS (INSERT INTO pages (url, domain, title) VALUES ($1, $2, $3) RETURNING id),
+			v AS (INSERT INTO page_versions (page_id, sha256, content) SELECT id, $4, repeat('x', 1000) FROM p RETURNING id, page_id)
+			SELECT page_id, id FROM v`, pg.url, pg.domain, pg.title, fmt.Sprint(i)).Scan(&page, &version); err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range pg.tasks {
+			if _, err := pool.Exec(ctx, `INSERT INTO task_pages (task_id, page_id, page_version_id, reason) VALUES ($1, $2, $3, 'url_target')`,
+				task, page, version); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for j, f := range pg.frags {
+			if _, err := pool.Exec(ctx, `INSERT INTO fragments (page_id, page_version_id, start_char, end_char, text, embedding, embed_model)
+				VALUES ($1, $2, $3, $3 + 50, $4, '\x3f800000', $5)`, page, version, j*100, f.text, f.model); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	claims := []store.ClaimQuery{
+		{ClaimID: 1, Text: "Arctic sea ice is thinning.", ExcludeSite: "origin.net"},
+		{ClaimID: 2, Text: "Glaciers retreat as the oceans warm."},
+		{ClaimID: 3, Text: "Polar bears depend on sea ice.", ExcludeSite: "a.example"},
+		{ClaimID: 4, Text: "Quantum chromodynamics."},
+	}
+	q := store.New(pool)
+	for _, lim := range []store.Recall{{PerClaim: 100, MaxTermFreq: 1, MinTerms: 3}, {PerClaim: 2, MaxTermFreq: 1, MinTerms: 3}} {
+		graph, err := q.RecallCandidates(ctx, mine, claims, lim, "m", store.RecallThroughGraph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, err := q.RecallCandidates(ctx, mine, claims, lim, "m", store.RecallThroughTask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(graph, task) {
+			t.Errorf("per claim %d: the paths differ:\n graph %v\n task  %v", lim.PerClaim, graph, task)
+		}
+		// 1: a.example's two matching fragments and the one its title matches, and the shared page's; not
+		// origin.net's (the claim's site), c.example's (the other task's) nor the fragment of model x.
+		// 2: news.b.org's two (one by its title alone) and the shared page's. 3: origin.net's and the shared page's.
+		if lim.PerClaim == 100 && (len(graph[1]) != 4 || len(graph[2]) != 3 || len(graph[3]) != 2 || len(graph[4]) != 0) {
+			t.Errorf("candidates per claim: %d, %d, %d, %d; want 4, 3, 2, 0: %v", len(graph[1]), len(graph[2]), len(graph[3]), len(graph[4]), graph)
 		}
 	}
 }

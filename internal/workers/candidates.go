@@ -73,7 +73,9 @@ const indexBytesPerFragment = 256
 // When the task fits the process's index budget (TaskIndex), recall runs
 // in memory over an index of the task (BM25 on Postgres's lexemes), built once
 // per task state; its cost depends on the task only. Otherwise Postgres's
-// full-text search ranks by ts_rank through the graph-wide GIN index.
+// full-text search ranks by ts_rank: through the task's own fragments while
+// the task is a small share of the graph, else through the graph-wide GIN
+// index (store.ChooseRecallPath).
 func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.TaskVerifyStateRow, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
 	model := models.PassageModel(d.embedder)
 	est := state.Fragments * int64(indexBytesPerFragment+d.embedder.Dim())
@@ -102,16 +104,21 @@ func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.Tas
 		return out, nil
 	}
 	d.observe.Recall("sql")
-	return d.candidatesSQL(ctx, taskID, claims)
+	graph, err := d.store.GraphFragments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return d.candidatesSQL(ctx, taskID, claims, store.ChooseRecallPath(state.Fragments, graph))
 }
 
-// candidatesSQL recalls through Postgres full-text search (store.RecallCandidates).
-func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []RecallClaim) (map[int64][]evidence.Candidate, error) {
+// candidatesSQL recalls through Postgres full-text search by path
+// (store.RecallCandidates).
+func (d *Recaller) candidatesSQL(ctx context.Context, taskID int64, claims []RecallClaim, path store.RecallPath) (map[int64][]evidence.Candidate, error) {
 	queries := make([]store.ClaimQuery, len(claims))
 	for i, c := range claims {
 		queries[i] = store.ClaimQuery{ClaimID: c.ID, Text: c.Text, ExcludeSite: ident.Site(c.ExcludeDomain)}
 	}
-	recalled, err := d.store.RecallCandidates(ctx, taskID, queries, d.recall, models.PassageModel(d.embedder))
+	recalled, err := d.store.RecallCandidates(ctx, taskID, queries, d.recall, models.PassageModel(d.embedder), path)
 	if err != nil {
 		return nil, err
 	}

@@ -106,6 +106,15 @@ func (h *harness) retrieval(ctx context.Context) error {
 		h.add(sec, label+": Postgres FTS p95", []float64{quantile(lat, 0.95)}, "ms", "")
 		h.add(sec, label+": Postgres FTS p99", []float64{quantile(lat, 0.99)}, "ms", "")
 		h.logf("retrieval at %d fragments: Postgres p50 %.2f ms, p95 %.2f ms", graph, median(lat), quantile(lat, 0.95))
+
+		// As verify_nli calls it: a shard's claims at once.
+		perClaim, err := timeShardRetrievals(ctx, deps, state, task.ID, texts, lexemes, retrievalShard)
+		if err != nil {
+			return err
+		}
+		h.add(sec, label+fmt.Sprintf(": Postgres FTS, %d claims a call, per claim p50", retrievalShard), perClaim, "ms", "")
+		h.add(sec, label+fmt.Sprintf(": Postgres FTS, %d claims a call, per claim, slowest call", retrievalShard), []float64{quantile(perClaim, 1)}, "ms", "")
+		h.logf("retrieval at %d fragments: Postgres, %d claims a call: %.2f ms a claim", graph, retrievalShard, median(perClaim))
 	}
 	return nil
 }
@@ -138,6 +147,37 @@ func timeRetrievals(ctx context.Context, deps *retrievalDeps, state store.TaskVe
 		}
 	}
 	return lat, nil
+}
+
+// retrievalShard is the claims of one recall call in the shard rows: a
+// verify_nli shard's (EVF_VERIFY_SHARD_CLAIMS).
+const retrievalShard = 64
+
+// timeShardRetrievals recalls texts shard claims at a time (at most 5
+// calls, after one to warm the caches) and returns each call's time per
+// claim.
+func timeShardRetrievals(ctx context.Context, deps *retrievalDeps, state store.TaskVerifyStateRow, taskID int64, texts []string, lexemes [][]string, shard int) ([]float64, error) {
+	recall := deps.Recaller()
+	var out []float64
+	for call := 0; call <= 5; call++ {
+		var claims []workers.RecallClaim
+		for i := range shard {
+			q := (call*shard + i) % len(texts)
+			vecs, err := deps.Embedder.Embed(ctx, []string{texts[q]})
+			if err != nil {
+				return nil, err
+			}
+			claims = append(claims, workers.RecallClaim{ID: int64(i + 1), Text: texts[q], Lexemes: lexemes[q], Vec: vecs[0]})
+		}
+		start := time.Now()
+		if _, err := recall.Candidates(ctx, taskID, state, claims); err != nil {
+			return nil, err
+		}
+		if call > 0 {
+			out = append(out, ms(time.Since(start))/float64(shard))
+		}
+	}
+	return out, nil
 }
 
 // claimLexemes is to_tsvector of each text, as verify_nli reads it with the claims.
