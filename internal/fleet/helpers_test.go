@@ -402,6 +402,19 @@ func readGraph(t *testing.T, pool *pgxpool.Pool) graph {
 
 func diffGraphs(want, got graph, max int) string { return graphsnap.Diff(want, got, max) }
 
+// checkSameGraph fails t when the reference graph want is trivial (the
+// comparison would prove nothing), or reports where got differs from it;
+// run says what got is ("the graph after kill and restart").
+func checkSameGraph(t *testing.T, want, got graph, run, reference string) {
+	t.Helper()
+	if len(want["claims"]) < 2 || countNLI(want) == 0 {
+		t.Fatalf("the reference graph is trivial (%s): the comparison would prove nothing", want.Summary())
+	}
+	if d := diffGraphs(want, got, 10); d != "" {
+		t.Errorf("%s differs from %s:\n%s", run, reference, d)
+	}
+}
+
 func countNLI(g graph) int { return g.NLIEdges() }
 
 // checkNoDuplicates fails for every table with more rows than natural keys.
