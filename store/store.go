@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -78,3 +79,19 @@ func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx, q *Queries) error) 
 
 // IsNotFound reports whether err means "no row".
 func IsNotFound(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// PoolConfig parses a connection string for a pool whose statements are
+// planned when they run (pgx's QueryExecModeCacheDescribe: unnamed
+// statements, their result types cached), unless the string sets
+// default_query_exec_mode itself. Unnamed statements pass a
+// transaction-mode pooler such as PgBouncer, named prepared ones do not.
+func PoolConfig(url string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(url, "default_query_exec_mode") {
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	}
+	return cfg, nil
+}

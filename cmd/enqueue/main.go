@@ -196,7 +196,11 @@ func (a *app) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.New(ctx, url)
+	pcfg, err := store.PoolConfig(url)
+	if err != nil {
+		return fmt.Errorf("database URL: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}

@@ -176,7 +176,11 @@ running workers do them. Logs go to stderr (stdout is the protocol).`,
 			log := newLogger(config.Config{LogLevel: os.Getenv("EVF_LOG_LEVEL"), LogFormat: os.Getenv("EVF_LOG_FORMAT")})
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			pool, err := pgxpool.New(ctx, url)
+			pcfg, err := store.PoolConfig(url)
+			if err != nil {
+				return fmt.Errorf("database URL: %w", err)
+			}
+			pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 			if err != nil {
 				return fmt.Errorf("connect: %w", err)
 			}

@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -293,12 +292,9 @@ func PoolSize(cfg config.Config) int32 {
 // between runs of one load; planned each time, 1,470 to 1,560).
 // Unnamed statements also pass through a transaction-mode pooler.
 func NewPool(ctx context.Context, cfg config.Config, m *metrics.Metrics) (*pgxpool.Pool, error) {
-	pcfg, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	pcfg, err := store.PoolConfig(cfg.DatabaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
-	}
-	if !strings.Contains(cfg.DatabaseURL, "default_query_exec_mode") {
-		pcfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	}
 	pcfg.MaxConns = max(pcfg.MaxConns, PoolSize(cfg))
 	pcfg.ConnConfig.Tracer = roundTripTracer{m}

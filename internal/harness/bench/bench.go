@@ -138,6 +138,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("verify_nli: %w", err)
 		}
 	}
+	if h.want(PartitionSection) {
+		if err := h.partitionedVerify(ctx); err != nil {
+			return nil, fmt.Errorf("partitioned edges: %w", err)
+		}
+	}
 	if opts.BigTaskClaims > 0 && h.want(BigTaskSection) {
 		if err := h.bigTask(ctx); err != nil {
 			return nil, fmt.Errorf("big task: %w", err)
@@ -180,7 +185,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // Sections are the names Options.Only accepts, in the order they run.
-var Sections = []string{"river", "enqueue", "verify", StampingSection, PoolerSection, BigTaskSection, "retrieval", "pipeline", "queuestats", BadTokensSection, FairnessSection, HostileSection}
+var Sections = []string{"river", "enqueue", "verify", StampingSection, PoolerSection, PartitionSection, BigTaskSection, "retrieval", "pipeline", "queuestats", BadTokensSection, FairnessSection, HostileSection}
 
 // StampingSection is verify_nli with and without trust stamping
 // (stamping.go); "verify" runs it too.

@@ -61,6 +61,7 @@ func (h *harness) pipeline(ctx context.Context, b baseline) error {
 
 	phases := fmt.Sprintf("Climate-FEVER pipeline by kind (one process per kind, %d claims)", len(records))
 	cpu := map[string][]float64{}
+	dbCPU := map[string][]float64{}
 	rss := map[string][]float64{}
 	rates := map[string][]float64{}
 	counts := map[string]int{}
@@ -73,6 +74,9 @@ func (h *harness) pipeline(ctx context.Context, b baseline) error {
 			n := r.jobs[k]
 			counts[k] = n
 			cpu[k] = append(cpu[k], r.procs[i].CPUSeconds/float64(max(n, 1))*1000)
+			if len(r.dbCPU) == len(r.procs) {
+				dbCPU[k] = append(dbCPU[k], r.dbCPU[i]/float64(max(n, 1))*1000)
+			}
 			rss[k] = append(rss[k], float64(r.procs[i].MaxRSS)/(1<<20))
 			rates[k] = append(rates[k], rate(n, r.spans[k]))
 		}
@@ -81,6 +85,9 @@ func (h *harness) pipeline(ctx context.Context, b baseline) error {
 		h.add(phases, fmt.Sprintf("%s (%d jobs): throughput", k, counts[k]), rates[k], "jobs/s", "")
 		h.add(phases, fmt.Sprintf("%s: worker CPU per 1,000 jobs", k), cpu[k], "CPU s", "")
 		h.compare("no-op", b.cpuPer1k, "CPU s")
+		if len(dbCPU[k]) > 0 {
+			h.add(phases, fmt.Sprintf("%s: Postgres CPU per 1,000 jobs", k), dbCPU[k], "CPU s", "")
+		}
 		h.add(phases, fmt.Sprintf("%s: worker peak RSS", k), rss[k], "MB", "")
 		h.compare("no-op", b.rss, "MB")
 	}
@@ -92,6 +99,7 @@ type pipelineRun struct {
 	spans map[string]time.Duration // per kind: first attempt to last completion
 	span  time.Duration            // all kinds
 	procs []procStats              // per phase
+	dbCPU []float64                // per phase: the Postgres server's CPU seconds (nil when it is not on this machine)
 }
 
 func (r pipelineRun) total() int {
@@ -118,13 +126,18 @@ func (h *harness) runPipeline(ctx context.Context, replayDir string, records []c
 	if _, err := eval.EnqueueTask(ctx, store.NewStore(pool), client, records, pages); err != nil {
 		return r, err
 	}
+	db := findServerCPU(ctx, pool)
 	for _, queues := range phases {
 		env := []string{"DATABASE_URL=" + dbURL, "EVF_REPLAY_DIR=" + replayDir, "EVF_QUEUES=" + strings.Join(queues, ",")}
+		dbBefore, dbKnown := db.seconds()
 		p, err := startProc(h.opts.Exe, env, "fleet")
 		if err != nil {
 			return r, err
 		}
 		waitErr := waitDrained(ctx, pool, kindsOf(queues), 30*time.Minute)
+		if dbAfter, ok := db.seconds(); ok && dbKnown {
+			r.dbCPU = append(r.dbCPU, dbAfter-dbBefore)
+		}
 		st, err := p.stop()
 		if waitErr != nil {
 			return r, waitErr
