@@ -113,7 +113,8 @@ func (h *harness) verifyPooled(ctx context.Context, pool *pgxpool.Pool, dbURL st
 	defer b.Close()
 	const procs = 2
 	direct := instantArm
-	pooled := nliArm{name: instantArm.name + ", through PgBouncer", dbURL: b.URL(dbName, url.Values{"sslmode": {"disable"}}),
+	direct.conns = true
+	pooled := nliArm{name: instantArm.name + ", through PgBouncer", dbURL: b.URL(dbName, url.Values{"sslmode": {"disable"}}), conns: true,
 		env: append([]string{"EVF_DB_POOLER=transaction", "EVF_DATABASE_DIRECT_URL=" + dbURL}, instantArm.env...)}
 	sec := fmt.Sprintf("verify_nli through PgBouncer (transaction mode, %d server connections; %s, %d processes × %d workers; the two in turns)",
 		poolerServerConns, instantArm.name, procs, h.opts.NLIWorkers)

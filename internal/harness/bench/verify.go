@@ -42,6 +42,7 @@ type nliArm struct {
 	env    []string // added to the worker children's environment
 	server bool     // the instant NLI over HTTP: a server child runs beside the workers
 	dbURL  string   // the workers' DATABASE_URL when not the database's own (a pooler's)
+	conns  bool     // count the database's connections during the warm pass (verifyRun.conns)
 }
 
 var (
@@ -280,7 +281,10 @@ func (h *harness) runVerify(ctx context.Context, pool *pgxpool.Pool, dbURL strin
 		db := findServerCPU(ctx, pool)
 		dbBefore, dbKnown := db.seconds()
 		before, serverBefore := childCPU(ps), childCPU([]*proc{server})
-		conns := watchConns(ctx, pool)
+		conns := func() connPeak { return connPeak{} }
+		if arm.conns {
+			conns = watchConns(ctx, pool)
+		}
 		warm, err = h.verifyPass(ctx, pool, task)
 		r.conns = conns()
 		after, serverAfter := childCPU(ps), childCPU([]*proc{server})
