@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -314,19 +315,25 @@ func NewPool(ctx context.Context, cfg config.Config, m *metrics.Metrics) (*pgxpo
 	return pool, nil
 }
 
-// sessionTimeouts are the per-session protections of the worker's
-// connections and their configured values.
-func sessionTimeouts(cfg config.Config) map[string]time.Duration {
-	return map[string]time.Duration{"statement_timeout": cfg.DBStatementTimeout,
-		"lock_timeout": cfg.DBLockTimeout, "idle_in_transaction_session_timeout": cfg.DBIdleInTxTimeout}
+// sessionTimeout is one per-session protection of the worker's
+// connections and its configured value.
+type sessionTimeout struct {
+	name string
+	d    time.Duration
+}
+
+// sessionTimeouts are the per-session protections, in a fixed order.
+func sessionTimeouts(cfg config.Config) []sessionTimeout {
+	return []sessionTimeout{{"statement_timeout", cfg.DBStatementTimeout},
+		{"lock_timeout", cfg.DBLockTimeout}, {"idle_in_transaction_session_timeout", cfg.DBIdleInTxTimeout}}
 }
 
 // setTimeouts sends the configured timeouts as startup parameters, those
 // the connection string does not set itself.
 func setTimeouts(cc *pgx.ConnConfig, cfg config.Config) {
-	for param, d := range sessionTimeouts(cfg) {
-		if _, set := cc.RuntimeParams[param]; !set {
-			cc.RuntimeParams[param] = strconv.FormatInt(d.Milliseconds(), 10)
+	for _, t := range sessionTimeouts(cfg) {
+		if _, set := cc.RuntimeParams[t.name]; !set {
+			cc.RuntimeParams[t.name] = strconv.FormatInt(t.d.Milliseconds(), 10)
 		}
 	}
 }
@@ -343,11 +350,17 @@ func checkPooledTimeouts(ctx context.Context, pool *pgxpool.Pool, cfg config.Con
 	}
 	have := map[string]int64{"statement_timeout": got.StatementTimeout, "lock_timeout": got.LockTimeout,
 		"idle_in_transaction_session_timeout": got.IdleInTransactionSessionTimeout}
-	for name, d := range sessionTimeouts(cfg) {
-		if d > 0 && have[name] == 0 {
-			return fmt.Errorf("EVF_DB_POOLER=transaction: %s is unbounded on the connections the pooler gives (startup parameters do not pass a transaction pooler); set it on the role: ALTER ROLE %s SET %s = '%dms'",
-				name, pgx.Identifier{pool.Config().ConnConfig.User}.Sanitize(), name, d.Milliseconds())
+	var unbounded, fixes []string
+	role := pgx.Identifier{pool.Config().ConnConfig.User}.Sanitize()
+	for _, t := range sessionTimeouts(cfg) {
+		if t.d > 0 && have[t.name] == 0 {
+			unbounded = append(unbounded, t.name)
+			fixes = append(fixes, fmt.Sprintf("ALTER ROLE %s SET %s = '%dms';", role, t.name, t.d.Milliseconds()))
 		}
+	}
+	if len(unbounded) > 0 {
+		return fmt.Errorf("EVF_DB_POOLER=transaction: %s unbounded on the connections the pooler gives (startup parameters do not pass a transaction pooler); set them on the role: %s",
+			strings.Join(unbounded, ", "), strings.Join(fixes, " "))
 	}
 	return nil
 }

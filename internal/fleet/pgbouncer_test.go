@@ -132,8 +132,8 @@ func TestWorkersThroughPgBouncerInTransactionMode(t *testing.T) {
 }
 
 // TestWorkerThroughPgBouncerRefusesUnboundedTimeouts starts a worker
-// through PgBouncer on a database whose sessions have no statement timeout:
-// it must refuse to start, naming the setting and the statement that sets it.
+// through PgBouncer on a database whose sessions have no timeouts: it must
+// refuse to start, naming each setting and the statement that sets it.
 func TestWorkerThroughPgBouncerRefusesUnboundedTimeouts(t *testing.T) {
 	pgbouncer.Need(t)
 	t.Parallel()
@@ -153,8 +153,11 @@ func TestWorkerThroughPgBouncerRefusesUnboundedTimeouts(t *testing.T) {
 	if !exited || code == 0 {
 		t.Fatalf("the worker did not refuse to start (exited %v, code %d)\n%s", exited, code, p.logTail(20))
 	}
-	if log := p.log(); !strings.Contains(log, "statement_timeout is unbounded") || !strings.Contains(log, "ALTER ROLE") {
-		t.Errorf("the refusal does not name the setting and the fix:\n%s", p.logTail(20))
+	log := p.log()
+	for _, name := range []string{"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout"} {
+		if !strings.Contains(log, "ALTER ROLE") || !strings.Contains(log, " SET "+name+" = '") {
+			t.Errorf("the refusal does not name %s and its fix:\n%s", name, p.logTail(20))
+		}
 	}
 }
 
