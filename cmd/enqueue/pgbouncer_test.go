@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -18,16 +17,14 @@ func TestThroughPgBouncer(t *testing.T) {
 	pgbouncer.Need(t)
 	t.Parallel()
 	b := setup(t)
-	u, err := url.Parse(b.url)
-	if err != nil {
-		t.Fatal(err)
-	}
 	bouncer, err := pgbouncer.Start(b.ctx, b.url, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(bouncer.Close)
-	b.url = bouncer.URL(strings.TrimPrefix(u.Path, "/"), url.Values{"sslmode": {"disable"}})
+	if b.url, err = bouncer.Pooled(b.url); err != nil {
+		t.Fatal(err)
+	}
 	task := b.createTask(t)
 	id := fmt.Sprint(task)
 	b.mustRun(t, "target", "add", "--task", id, "--url", urlWiki)

@@ -3,17 +3,15 @@ package fleet_test
 import (
 	"context"
 	"maps"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgbouncer"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
+	"github.com/evidencefleet/evidencefleet/internal/harness/scratchdb"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 )
 
@@ -41,18 +39,18 @@ func TestWorkersThroughPgBouncerInTransactionMode(t *testing.T) {
 
 	refURL, runURL := pgtest.URL(t), pgtest.URL(t)
 	refPool := openPool(t, refURL)
-	runPool := openPool(t, withParam(t, runURL, "application_name", "evf-test"))
+	ownURL, err := scratchdb.WithParam(runURL, "application_name", "evf-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runPool := openPool(t, ownURL)
 	seedTask(t, refPool, w, w.claims, true)
 	seedTask(t, runPool, w, w.claims, true)
 
 	// Startup parameters do not pass a transaction pooler: the timeouts
 	// come from the database (or the role), or the worker refuses to start.
-	u, _ := url.Parse(runURL)
-	dbName := strings.TrimPrefix(u.Path, "/")
-	for _, set := range []string{"statement_timeout = '5min'", "lock_timeout = '1min'", "idle_in_transaction_session_timeout = '5min'"} {
-		if _, err := runPool.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{dbName}.Sanitize()+" SET "+set); err != nil {
-			t.Fatal(err)
-		}
+	if err := pgbouncer.BoundTimeouts(ctx, runPool, runURL); err != nil {
+		t.Fatal(err)
 	}
 	const poolSize = 4
 	b, err := pgbouncer.Start(ctx, runURL, poolSize)
@@ -63,7 +61,10 @@ func TestWorkersThroughPgBouncerInTransactionMode(t *testing.T) {
 	pooled := maps.Clone(env)
 	pooled["EVF_DB_POOLER"] = "transaction"
 	pooled["EVF_DATABASE_DIRECT_URL"] = runURL
-	pooledURL := b.URL(dbName, url.Values{"sslmode": {"disable"}})
+	pooledURL, err := b.Pooled(runURL)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	ref := startWorker(t, "reference", workerEnv(refURL, w.archive, env))
 	first := startWorker(t, "first", workerEnv(pooledURL, w.archive, pooled))
@@ -139,7 +140,6 @@ func TestWorkerThroughPgBouncerRefusesUnboundedTimeouts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dbURL := pgtest.URL(t)
-	u, _ := url.Parse(dbURL)
 	b, err := pgbouncer.Start(ctx, dbURL, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,11 @@ func TestWorkerThroughPgBouncerRefusesUnboundedTimeouts(t *testing.T) {
 	env := deterministicEnv()
 	env["EVF_DB_POOLER"] = "transaction"
 	env["EVF_DATABASE_DIRECT_URL"] = dbURL
-	p := startWorker(t, "unbounded", workerEnv(b.URL(strings.TrimPrefix(u.Path, "/"), url.Values{"sslmode": {"disable"}}), t.TempDir(), env))
+	pooledURL, err := b.Pooled(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startWorker(t, "unbounded", workerEnv(pooledURL, t.TempDir(), env))
 	code, exited := p.wait(30 * time.Second)
 	if !exited || code == 0 {
 		t.Fatalf("the worker did not refuse to start (exited %v, code %d)\n%s", exited, code, p.logTail(20))
@@ -159,19 +163,6 @@ func TestWorkerThroughPgBouncerRefusesUnboundedTimeouts(t *testing.T) {
 			t.Errorf("the refusal does not name %s and its fix:\n%s", name, p.logTail(20))
 		}
 	}
-}
-
-// withParam returns dbURL with the query parameter key set to value.
-func withParam(t *testing.T, dbURL, key, value string) string {
-	t.Helper()
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set(key, value)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 // equalSets reports whether a and b hold the same strings.

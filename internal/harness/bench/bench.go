@@ -229,7 +229,12 @@ func (h *harness) scratch(ctx context.Context) (*pgxpool.Pool, string, func(), e
 	if err != nil {
 		return nil, "", nil, err
 	}
-	pool, err := pgxpool.New(ctx, withApplicationName(u, benchApplication))
+	own, err := scratchdb.WithParam(u, "application_name", benchApplication)
+	if err != nil {
+		_ = drop()
+		return nil, "", nil, err
+	}
+	pool, err := pgxpool.New(ctx, own)
 	if err != nil {
 		_ = drop()
 		return nil, "", nil, err

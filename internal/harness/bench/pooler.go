@@ -3,12 +3,9 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgbouncer"
@@ -25,18 +22,6 @@ const poolerServerConns = 4
 // benchApplication is the application_name of the bench's own
 // connections, which the connection counts leave out.
 const benchApplication = "fleetbench"
-
-// withApplicationName returns dbURL with application_name set.
-func withApplicationName(dbURL, name string) string {
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		return dbURL
-	}
-	q := u.Query()
-	q.Set("application_name", name)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
 
 // connPeak is the most connections to the database seen at once: the
 // workers' liveness locks and all others but the bench's own (the workers'
@@ -94,17 +79,8 @@ func (h *harness) verifyPooled(ctx context.Context, pool *pgxpool.Pool, dbURL st
 		h.logf("verify_nli through PgBouncer: not measured, pgbouncer is not installed (apt-get install pgbouncer)")
 		return nil
 	}
-	// Startup parameters do not pass the pooler: the timeouts come from
-	// the database, as an operator sets them on the role.
-	u, err := url.Parse(dbURL)
-	if err != nil {
+	if err := pgbouncer.BoundTimeouts(ctx, pool, dbURL); err != nil {
 		return err
-	}
-	dbName := strings.TrimPrefix(u.Path, "/")
-	for _, set := range []string{"statement_timeout = '5min'", "lock_timeout = '1min'", "idle_in_transaction_session_timeout = '5min'"} {
-		if _, err := pool.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{dbName}.Sanitize()+" SET "+set); err != nil {
-			return err
-		}
 	}
 	b, err := pgbouncer.Start(ctx, dbURL, poolerServerConns)
 	if err != nil {
@@ -112,9 +88,13 @@ func (h *harness) verifyPooled(ctx context.Context, pool *pgxpool.Pool, dbURL st
 	}
 	defer b.Close()
 	const procs = 2
+	pooledURL, err := b.Pooled(dbURL)
+	if err != nil {
+		return err
+	}
 	direct := instantArm
 	direct.conns = true
-	pooled := nliArm{name: instantArm.name + ", through PgBouncer", dbURL: b.URL(dbName, url.Values{"sslmode": {"disable"}}), conns: true,
+	pooled := nliArm{name: instantArm.name + ", through PgBouncer", dbURL: pooledURL, conns: true,
 		env: append([]string{"EVF_DB_POOLER=transaction", "EVF_DATABASE_DIRECT_URL=" + dbURL}, instantArm.env...)}
 	sec := fmt.Sprintf("verify_nli through PgBouncer (transaction mode, %d server connections; %s, %d processes × %d workers; the two in turns)",
 		poolerServerConns, instantArm.name, procs, h.opts.NLIWorkers)

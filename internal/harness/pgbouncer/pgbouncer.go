@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // RequireEnv, set to 1, makes Need fail instead of skip where no pgbouncer
@@ -141,33 +142,38 @@ func Start(ctx context.Context, upstream string, poolSize int) (*Bouncer, error)
 	return b, nil
 }
 
-// URL is the connection string of database through the bouncer, with the
-// upstream's user and the given query parameters.
-func (b *Bouncer) URL(database string, query url.Values) string {
+// Pooled is the connection string of dbURL's database (on the bouncer's
+// upstream server) through the bouncer, with the upstream's user.
+func (b *Bouncer) Pooled(dbURL string) (string, error) {
+	d, err := url.Parse(dbURL)
+	if err != nil {
+		return "", fmt.Errorf("pgbouncer: %w", err)
+	}
 	u := *b.upstream
 	u.Host = b.addr
-	u.Path = "/" + database
-	u.RawQuery = query.Encode()
-	return u.String()
+	u.Path = d.Path
+	u.RawQuery = url.Values{"sslmode": {"disable"}}.Encode()
+	return u.String(), nil
 }
 
-// ServerConnections is the number of server connections the bouncer holds
-// now, from its admin console (SHOW SERVERS).
-func (b *Bouncer) ServerConnections(ctx context.Context) (int, error) {
-	conn, err := pgx.Connect(ctx, b.URL("pgbouncer", url.Values{"default_query_exec_mode": {"simple_protocol"}, "sslmode": {"disable"}}))
+// BoundTimeouts sets the fleet's default statement, lock and
+// idle-in-transaction timeouts on dbURL's database, as an operator sets
+// them on the role: startup parameters do not pass a transaction pooler,
+// and a worker behind one will not start while one is unbounded.
+func BoundTimeouts(ctx context.Context, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, dbURL string) error {
+	u, err := url.Parse(dbURL)
 	if err != nil {
-		return 0, fmt.Errorf("pgbouncer: admin console: %w", err)
+		return fmt.Errorf("pgbouncer: %w", err)
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	rows, err := conn.Query(ctx, "SHOW SERVERS")
-	if err != nil {
-		return 0, fmt.Errorf("pgbouncer: SHOW SERVERS: %w", err)
+	name := pgx.Identifier{strings.TrimPrefix(u.Path, "/")}.Sanitize()
+	for _, set := range []string{"statement_timeout = '5min'", "lock_timeout = '1min'", "idle_in_transaction_session_timeout = '5min'"} {
+		if _, err := db.Exec(ctx, "ALTER DATABASE "+name+" SET "+set); err != nil {
+			return fmt.Errorf("pgbouncer: %w", err)
+		}
 	}
-	n := 0
-	for rows.Next() {
-		n++
-	}
-	return n, rows.Err()
+	return nil
 }
 
 // Log is what PgBouncer has logged.

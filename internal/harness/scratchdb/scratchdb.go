@@ -68,3 +68,19 @@ func WithDatabase(base, name string) (string, error) {
 	}
 	return base + " dbname=" + name, nil
 }
+
+// WithParam returns the connection string dbURL with the parameter key set
+// to value.
+func WithParam(dbURL, key, value string) (string, error) {
+	if !strings.Contains(dbURL, "://") {
+		return dbURL + " " + key + "=" + value, nil
+	}
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return "", fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
