@@ -201,21 +201,32 @@ func ReleaseTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx
 	return res, nil
 }
 
-func addTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, via string, source *int64, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
-	if len(targets) > MaxBatch {
-		return nil, badInput("targets", "%d in one call, more than the %d allowed", len(targets), MaxBatch)
-	}
+// RegisterTargets registers normalised targets on a task as come via (a
+// source query target's id with it, or nil) in one statement, each once per
+// task, and counts those new to it.
+func RegisterTargets(ctx context.Context, tx pgx.Tx, taskID int64, via string, source *int64, targets []jobs.Target) (int64, error) {
 	kinds := make([]string, len(targets))
 	vals := make([]string, len(targets))
 	for i, t := range targets {
 		kinds[i], vals[i] = t.Kind, t.Value
 	}
+	n, err := store.New(tx).EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals,
+		Via: via, SourceTargetID: source})
+	if err != nil {
+		return 0, fmt.Errorf("register targets: %w", err)
+	}
+	return n, nil
+}
+
+func addTargets(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, taskID int64, depth int, via string, source *int64, targets []jobs.Target) ([]*rivertype.JobInsertResult, error) {
+	if len(targets) > MaxBatch {
+		return nil, badInput("targets", "%d in one call, more than the %d allowed", len(targets), MaxBatch)
+	}
 	if _, err := store.New(tx).ActiveTask(ctx, taskID); err != nil {
 		return nil, err
 	}
-	if _, err := store.New(tx).EnsureTargets(ctx, store.EnsureTargetsParams{TaskID: taskID, Kinds: kinds, Vals: vals,
-		Via: via, SourceTargetID: source}); err != nil {
-		return nil, fmt.Errorf("register targets: %w", err)
+	if _, err := RegisterTargets(ctx, tx, taskID, via, source, targets); err != nil {
+		return nil, err
 	}
 	res, err := client.InsertManyTx(ctx, tx, TargetJobs(taskID, depth, targets))
 	if err != nil {
