@@ -727,6 +727,49 @@ func (q *Queries) TaskClaimsForVerification(ctx context.Context, arg TaskClaimsF
 	return items, nil
 }
 
+const taskPageEmbeddedCounts = `-- name: TaskPageEmbeddedCounts :many
+SELECT tp.page_version_id::bigint AS page_version_id,
+       count(*) FILTER (WHERE f.embed_model = $1::text)::integer AS embedded
+FROM task_pages tp
+JOIN fragments f ON f.page_version_id = tp.page_version_id
+WHERE tp.task_id = $2
+GROUP BY tp.page_version_id
+`
+
+type TaskPageEmbeddedCountsParams struct {
+	EmbedModel string `json:"embed_model"`
+	TaskID     int64  `json:"task_id"`
+}
+
+type TaskPageEmbeddedCountsRow struct {
+	PageVersionID int64 `json:"page_version_id"`
+	Embedded      int32 `json:"embedded"`
+}
+
+// Each of the task's page versions with how many of its fragments are
+// embedded for the model: what an in-memory task index built at an earlier
+// work_version compares itself with to read only the fragments it lacks
+// (internal/taskindex Index.Changes).
+func (q *Queries) TaskPageEmbeddedCounts(ctx context.Context, arg TaskPageEmbeddedCountsParams) ([]TaskPageEmbeddedCountsRow, error) {
+	rows, err := q.db.Query(ctx, taskPageEmbeddedCounts, arg.EmbedModel, arg.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TaskPageEmbeddedCountsRow{}
+	for rows.Next() {
+		var i TaskPageEmbeddedCountsRow
+		if err := rows.Scan(&i.PageVersionID, &i.Embedded); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const taskVerifyState = `-- name: TaskVerifyState :one
 
 SELECT t.work_version, t.status,

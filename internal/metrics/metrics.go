@@ -194,7 +194,7 @@ func New() *Metrics {
 	}, []string{"type"})
 	m.recalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "verify_recalls_total",
-		Help: "Candidate recalls of verify_nli rounds, by path: index_hit (task index cached in memory), index_load (built for this round), sql (task too large for the index budget; Postgres full-text search).",
+		Help: "Candidate recalls of verify_nli rounds, by path: index_hit (task index cached in memory), index_load (built for this round), index_extend (an index of the task's earlier state extended with the fragments it lacked), sql (task too large for the index budget; Postgres full-text search).",
 	}, []string{"path"})
 	m.jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "jobs_total",
@@ -230,7 +230,7 @@ func New() *Metrics {
 	for _, t := range []string{"query", "batch", "copy"} {
 		m.dbQueries.WithLabelValues(t)
 	}
-	for _, p := range []string{"index_hit", "index_load", "sql"} {
+	for _, p := range []string{"index_hit", "index_load", "index_extend", "sql"} {
 		m.recalls.WithLabelValues(p)
 	}
 	for _, r := range []string{"already_judged", "conflict", "unjudgeable", "blocked_domain"} {
@@ -311,7 +311,7 @@ func (m *Metrics) DBRoundTrip(typ string) {
 	m.dbQueries.WithLabelValues(typ).Inc()
 }
 
-// Recall counts one verify_nli candidate recall by path (index_hit, index_load, sql).
+// Recall counts one verify_nli candidate recall by path (index_hit, index_load, index_extend, sql).
 func (m *Metrics) Recall(path string) {
 	if m != nil {
 		m.recalls.WithLabelValues(path).Inc()

@@ -66,3 +66,36 @@ func BenchmarkCandidates(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExtend adds one page version of 7 fragments to an index of
+// 10,000 (a task whose crawl goes on), against BenchmarkBuild's 10,000 at
+// once; the fragments come as Postgres's tsvector text, as they do in a
+// worker.
+func BenchmarkExtend(b *testing.B) {
+	docs := pagedDocs(10007)
+	for i := range docs {
+		docs[i].Vec = append(docs[i].Vec, make([]float32, 356-len(docs[i].Vec))...)
+	}
+	ix, err := Build(docs[:10000])
+	if err != nil {
+		b.Fatal(err)
+	}
+	last := docs[10000:]
+	texts := make([][]byte, len(last))
+	for i, d := range last {
+		texts[i] = []byte(tsvectorText(d))
+	}
+	changed, more, _ := ix.Changes(counts(docs))
+	b.ReportAllocs()
+	for b.Loop() {
+		x := ix.Extend(changed, more)
+		for i, d := range last {
+			if err := x.Add(d.PageVersion, d.ID, []byte(d.Domain), texts[i], d.Vec); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if x.Finish().Len() != len(docs) {
+			b.Fatal("fragments lost")
+		}
+	}
+}

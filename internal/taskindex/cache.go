@@ -58,23 +58,32 @@ func (c *Cache) Fits(bytes int64) bool { return c != nil && bytes <= c.budget }
 // Budget returns the byte budget.
 func (c *Cache) Budget() int64 { return c.budget }
 
-// Get returns the index for key, made by build when it is not cached (loaded
-// true). An index for another state of the same task is replaced.
-func (c *Cache) Get(ctx context.Context, key Key, build func(context.Context) (*Index, error)) (ix *Index, loaded bool, err error) {
+// Get returns the index for key, made by index when it is not cached. index
+// is given the cached index of another state of the same task and model
+// (nil when there is none) to extend (Index.Extend) if it can; the index it
+// returns replaces that one. Concurrent Gets of one key share one load.
+func (c *Cache) Get(ctx context.Context, key Key, index func(ctx context.Context, prev *Index) (*Index, error)) (*Index, error) {
 	c.mu.Lock()
-	if el, ok := c.byTask[key.TaskID]; ok && el.Value.(*entry).key == key {
-		c.lru.MoveToFront(el)
-		c.stats.Hits++
-		c.mu.Unlock()
-		return el.Value.(*entry).ix, false, nil
+	var prev *Index
+	if el, ok := c.byTask[key.TaskID]; ok {
+		e := el.Value.(*entry)
+		if e.key == key {
+			c.lru.MoveToFront(el)
+			c.stats.Hits++
+			c.mu.Unlock()
+			return e.ix, nil
+		}
+		if e.key.Model == key.Model {
+			prev = e.ix
+		}
 	}
 	if l, ok := c.loading[key]; ok {
 		c.mu.Unlock()
 		select {
 		case <-l.done:
-			return l.ix, false, l.err
+			return l.ix, l.err
 		case <-ctx.Done():
-			return nil, false, ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
 	l := &load{done: make(chan struct{})}
@@ -82,8 +91,8 @@ func (c *Cache) Get(ctx context.Context, key Key, build func(context.Context) (*
 	c.stats.Loads++
 	c.mu.Unlock()
 
-	l.ix, err = build(ctx)
-	l.err = err
+	ix, err := index(ctx, prev)
+	l.ix, l.err = ix, err
 
 	c.mu.Lock()
 	delete(c.loading, key)
@@ -92,7 +101,7 @@ func (c *Cache) Get(ctx context.Context, key Key, build func(context.Context) (*
 	}
 	c.mu.Unlock()
 	close(l.done)
-	return l.ix, true, l.err
+	return ix, err
 }
 
 // put stores ix under key; c.mu is held.

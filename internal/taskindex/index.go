@@ -28,8 +28,9 @@ const (
 
 // Doc is one embedded fragment of the task.
 type Doc struct {
-	ID     int64
-	Domain string
+	ID          int64
+	PageVersion int64 // the page version the fragment was cut from
+	Domain      string
 	// Lexemes and Counts are the fragment's tsvector: each lexeme once, with
 	// its number of positions (1 when the tsvector keeps none).
 	Lexemes []string
@@ -70,6 +71,13 @@ type Index struct {
 	domainIDs   map[string]int32
 	bytes       int64
 	scratch     sync.Pool
+
+	// What Extend needs to index more fragments without reading these
+	// again: each fragment's length (its positions) and page version, and
+	// the fragments indexed per page version.
+	lengths  []int32
+	docPages []int64
+	pages    map[int64]int32
 }
 
 // Build indexes docs. Every vector must have the same length.
@@ -79,7 +87,7 @@ func Build(docs []Doc) (*Index, error) {
 		if len(d.Counts) != len(d.Lexemes) {
 			return nil, fmt.Errorf("taskindex: fragment %d has %d lexemes but %d counts", d.ID, len(d.Lexemes), len(d.Counts))
 		}
-		if err := b.add(d.ID, []byte(d.Domain), d.Vec, func(fn func([]byte, int32)) error {
+		if err := b.add(d.PageVersion, d.ID, []byte(d.Domain), d.Vec, func(fn func([]byte, int32)) error {
 			for j, lex := range d.Lexemes {
 				fn([]byte(lex), d.Counts[j])
 			}
@@ -97,10 +105,10 @@ type Builder struct {
 	ix      *Index
 	terms   int32         // distinct terms so far
 	pending []termPosting // the postings as added, in doc order
-	lengths []float64
 	total   float64
 	scratch []byte
 	sites   map[string]string // domain → its site
+	known   map[int64]bool    // fragments already indexed that Add skips (Extend)
 }
 
 // NewBuilder returns a builder for about n fragments.
@@ -112,8 +120,10 @@ func NewBuilder(n int) *Builder {
 			domains:   make([]int32, 0, n),
 			terms:     map[string]int32{},
 			domainIDs: map[string]int32{},
+			lengths:   make([]int32, 0, n),
+			docPages:  make([]int64, 0, n),
+			pages:     map[int64]int32{},
 		},
-		lengths: make([]float64, 0, n),
 		pending: make([]termPosting, 0, n*postingsPerFragment),
 	}
 }
@@ -122,11 +132,15 @@ func NewBuilder(n int) *Builder {
 // (the pending postings are reserved for it; more only grow the slice).
 const postingsPerFragment = 24
 
-// Add indexes one fragment: its domain, its tsvector in Postgres's text
-// output (ParseTSVector) and its embedding. The arguments are not retained,
-// so they may point into a driver's buffer.
-func (b *Builder) Add(id int64, domain, tsvector []byte, vec []float32) error {
-	return b.add(id, domain, vec, func(fn func([]byte, int32)) error {
+// Add indexes one fragment: its page version, its domain, its tsvector in
+// Postgres's text output (ParseTSVector) and its embedding. The arguments
+// are not retained, so they may point into a driver's buffer. A fragment
+// the extended index already holds (Extend) is skipped.
+func (b *Builder) Add(pageVersion, id int64, domain, tsvector []byte, vec []float32) error {
+	if b.known[id] {
+		return nil
+	}
+	return b.add(pageVersion, id, domain, vec, func(fn func([]byte, int32)) error {
 		var err error
 		b.scratch, err = scanTSVector(tsvector, b.scratch, fn)
 		if err != nil {
@@ -136,7 +150,7 @@ func (b *Builder) Add(id int64, domain, tsvector []byte, vec []float32) error {
 	})
 }
 
-func (b *Builder) add(id int64, domain []byte, vec []float32, lexemes func(func([]byte, int32)) error) error {
+func (b *Builder) add(pageVersion, id int64, domain []byte, vec []float32, lexemes func(func([]byte, int32)) error) error {
 	ix := b.ix
 	if len(ix.ids) == 0 {
 		ix.dim = len(vec)
@@ -147,7 +161,7 @@ func (b *Builder) add(id int64, domain []byte, vec []float32, lexemes func(func(
 		return fmt.Errorf("taskindex: fragment %d has an embedding of dimension %d, want %d", id, len(vec), ix.dim)
 	}
 	doc := int32(len(ix.ids))
-	var length float64
+	var length int32
 	err := lexemes(func(lex []byte, count int32) {
 		t, ok := ix.terms[string(lex)]
 		if !ok {
@@ -157,7 +171,7 @@ func (b *Builder) add(id int64, domain []byte, vec []float32, lexemes func(func(
 		}
 		tf := max(count, 1)
 		b.pending = append(b.pending, termPosting{term: t, posting: posting{doc: doc, tf: float32(tf)}})
-		length += float64(tf)
+		length += tf
 	})
 	if err != nil {
 		return err
@@ -180,8 +194,10 @@ func (b *Builder) add(id int64, domain []byte, vec []float32, lexemes func(func(
 	var norm float32
 	ix.vecs, norm = models.Quantize(ix.vecs, vec)
 	ix.vecNorms = append(ix.vecNorms, norm)
-	b.lengths = append(b.lengths, length)
-	b.total += length
+	ix.lengths = append(ix.lengths, length)
+	ix.docPages = append(ix.docPages, pageVersion)
+	ix.pages[pageVersion]++
+	b.total += float64(length)
 	return nil
 }
 
@@ -195,8 +211,8 @@ func (b *Builder) Finish() *Index {
 		avg = b.total / float64(n)
 	}
 	ix.norm = make([]float32, n)
-	for i, l := range b.lengths {
-		ix.norm[i] = float32(bm25K1 * (1 - bm25B + bm25B*l/avg))
+	for i, l := range ix.lengths {
+		ix.norm[i] = float32(bm25K1 * (1 - bm25B + bm25B*float64(l)/avg))
 	}
 	// counting sort of the pending postings by term; each term's stay in
 	// doc order
@@ -224,7 +240,7 @@ func (b *Builder) Finish() *Index {
 	for lex := range ix.terms {
 		termBytes += int64(len(lex)) + 48 // string header, map slot and entry
 	}
-	ix.bytes = int64(cap(ix.ids))*(8+4+4+4+4) + int64(cap(ix.vecs)) + postingBytes + termBytes
+	ix.bytes = int64(cap(ix.ids))*(8+4+4+4+4+4+8) + int64(cap(ix.vecs)) + postingBytes + termBytes + int64(len(ix.pages))*24
 	b.ix = nil
 	return ix
 }

@@ -143,42 +143,66 @@ func TestCache(t *testing.T) {
 	}
 	size := one.Bytes()
 	var fetches atomic.Int64
-	fetch := func(context.Context) (*Index, error) { fetches.Add(1); return Build(docs()) }
+	var lastPrev atomic.Pointer[Index]
+	fetch := func(_ context.Context, prev *Index) (*Index, error) {
+		fetches.Add(1)
+		lastPrev.Store(prev)
+		return Build(docs())
+	}
 	key := func(task, version int64) Key {
 		return Key{TaskID: task, WorkVersion: version, Fragments: 5, Model: "m"}
 	}
-
 	c := NewCache(2*size + size/2) // room for two indexes
-	if _, loaded, err := c.Get(ctx, key(1, 1), fetch); err != nil || !loaded {
-		t.Fatalf("first get: loaded %v, err %v", loaded, err)
+	get := func(k Key) *Index {
+		t.Helper()
+		ix, err := c.Get(ctx, k, fetch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
 	}
-	if _, loaded, _ := c.Get(ctx, key(1, 1), fetch); loaded {
+
+	first := get(key(1, 1))
+	if fetches.Load() != 1 || lastPrev.Load() != nil {
+		t.Fatalf("first get: %d fetches, previous index %v", fetches.Load(), lastPrev.Load())
+	}
+	if get(key(1, 1)); fetches.Load() != 1 {
 		t.Error("same key loaded twice")
 	}
-	if _, loaded, _ := c.Get(ctx, key(1, 2), fetch); !loaded {
+	second := get(key(1, 2))
+	if fetches.Load() != 2 {
 		t.Error("a new work_version was served from the old index")
+	}
+	if lastPrev.Load() != first {
+		t.Error("the index of the task's earlier state was not offered to extend")
 	}
 	if c.Bytes() != size {
 		t.Errorf("after replacing task 1's index the cache holds %d bytes, want %d", c.Bytes(), size)
 	}
 	stale := key(1, 2)
 	stale.NotEmbedded = 3
-	if _, loaded, _ := c.Get(ctx, stale, fetch); !loaded {
+	if get(stale); fetches.Load() != 3 || lastPrev.Load() != second {
 		t.Error("a changed embedding count was served from the old index")
 	}
-	c.Get(ctx, key(2, 1), fetch) //nolint:errcheck
-	c.Get(ctx, key(3, 1), fetch) //nolint:errcheck // evicts task 1, the least recently used
+	other := key(1, 3)
+	other.Model = "other"
+	if get(other); lastPrev.Load() != nil {
+		t.Error("an index of another embedding model was offered to extend")
+	}
+	get(key(2, 1))
+	get(key(3, 1)) // evicts task 1, the least recently used
 	if st := c.Stats(); st.Evictions != 1 {
 		t.Errorf("evictions %d, want 1", st.Evictions)
 	}
-	if _, loaded, _ := c.Get(ctx, key(3, 1), fetch); loaded {
+	before := fetches.Load()
+	if get(key(3, 1)); fetches.Load() != before {
 		t.Error("task 3 was evicted instead of task 1")
 	}
 	if c.Bytes() > c.Budget() {
 		t.Errorf("cache holds %d bytes over its budget %d", c.Bytes(), c.Budget())
 	}
-	if fetches.Load() != 5 {
-		t.Errorf("%d fetches, want 5", fetches.Load())
+	if fetches.Load() != 6 {
+		t.Errorf("%d fetches, want 6", fetches.Load())
 	}
 	if !c.Fits(size) || c.Fits(c.Budget()+1) || (*Cache)(nil).Fits(0) {
 		t.Error("Fits is wrong")
@@ -191,7 +215,7 @@ func TestCacheSharesOneLoadAndKeepsErrorsOut(t *testing.T) {
 	c := NewCache(1 << 20)
 	release := make(chan struct{})
 	var fetches atomic.Int64
-	fetch := func(context.Context) (*Index, error) {
+	fetch := func(context.Context, *Index) (*Index, error) {
 		fetches.Add(1)
 		<-release
 		return Build(docs())
@@ -199,7 +223,7 @@ func TestCacheSharesOneLoadAndKeepsErrorsOut(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			if ix, _, err := c.Get(ctx, Key{TaskID: 1}, fetch); err != nil || ix.Len() != 5 {
+			if ix, err := c.Get(ctx, Key{TaskID: 1}, fetch); err != nil || ix.Len() != 5 {
 				t.Errorf("get: %v", err)
 			}
 		})
@@ -213,10 +237,11 @@ func TestCacheSharesOneLoadAndKeepsErrorsOut(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	if _, _, err := c.Get(ctx, Key{TaskID: 2}, func(context.Context) (*Index, error) { return nil, boom }); !errors.Is(err, boom) {
+	if _, err := c.Get(ctx, Key{TaskID: 2}, func(context.Context, *Index) (*Index, error) { return nil, boom }); !errors.Is(err, boom) {
 		t.Fatalf("fetch error: got %v", err)
 	}
-	if _, loaded, err := c.Get(ctx, Key{TaskID: 2}, func(context.Context) (*Index, error) { return Build(docs()) }); err != nil || !loaded {
+	loaded := false
+	if _, err := c.Get(ctx, Key{TaskID: 2}, func(context.Context, *Index) (*Index, error) { loaded = true; return Build(docs()) }); err != nil || !loaded {
 		t.Errorf("after a failed load: loaded %v, err %v", loaded, err)
 	}
 }

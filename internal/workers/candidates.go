@@ -82,9 +82,18 @@ func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.Tas
 	if d.taskIndex.Fits(est) {
 		key := taskindex.Key{TaskID: taskID, WorkVersion: state.WorkVersion, Fragments: state.Fragments,
 			NotEmbedded: state.NotEmbedded, Model: model}
-		ix, loaded, err := d.taskIndex.Get(ctx, key, func(ctx context.Context) (*taskindex.Index, error) {
+		how := "index_hit"
+		ix, err := d.taskIndex.Get(ctx, key, func(ctx context.Context, prev *taskindex.Index) (*taskindex.Index, error) {
+			if prev != nil {
+				ix, err := d.extendIndex(ctx, taskID, model, prev)
+				if ix != nil || err != nil {
+					how = "index_extend"
+					return ix, err
+				}
+			}
+			how = "index_load"
 			b := taskindex.NewBuilder(int(state.Fragments))
-			if err := d.store.TaskSearchDocs(ctx, taskID, model, b.Add); err != nil {
+			if err := d.store.TaskSearchDocs(ctx, taskID, model, nil, b.Add); err != nil {
 				return nil, err
 			}
 			return b.Finish(), nil
@@ -92,11 +101,7 @@ func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.Tas
 		if err != nil {
 			return nil, fmt.Errorf("task index: %w", err)
 		}
-		if loaded {
-			d.observe.Recall("index_load")
-		} else {
-			d.observe.Recall("index_hit")
-		}
+		d.observe.Recall(how)
 		out := make(map[int64][]evidence.Candidate, len(claims))
 		for _, c := range claims {
 			out[c.ID] = ix.Candidates(taskindex.Query{Lexemes: c.Lexemes, Vec: c.Vec, ExcludeDomain: c.ExcludeDomain}, d.recall.PerClaim)
@@ -109,6 +114,35 @@ func (d *Recaller) Candidates(ctx context.Context, taskID int64, state store.Tas
 		return nil, err
 	}
 	return d.candidatesSQL(ctx, taskID, claims, store.ChooseRecallPath(state.Fragments, graph))
+}
+
+// extendIndex is prev, an index of an earlier state of the task, with the
+// fragments it lacks read and added (taskindex.Index.Extend): a task whose
+// crawl goes on moves its work_version with every page, and reading only the
+// new pages' fragments costs a count of the task's fragments per page
+// version instead of all their rows. Nil when prev holds a fragment the task
+// no longer has (taskindex.Index.Changes): the index is built again.
+func (d *Recaller) extendIndex(ctx context.Context, taskID int64, model string, prev *taskindex.Index) (*taskindex.Index, error) {
+	rows, err := d.store.TaskPageEmbeddedCounts(ctx, store.TaskPageEmbeddedCountsParams{TaskID: taskID, EmbedModel: model})
+	if err != nil {
+		return nil, fmt.Errorf("count the task's embedded fragments: %w", err)
+	}
+	now := make([]taskindex.PageCount, len(rows))
+	for i, r := range rows {
+		now[i] = taskindex.PageCount{PageVersion: r.PageVersionID, Embedded: r.Embedded}
+	}
+	changed, more, ok := prev.Changes(now)
+	switch {
+	case !ok:
+		return nil, nil
+	case len(changed) == 0:
+		return prev, nil
+	}
+	b := prev.Extend(changed, more)
+	if err := d.store.TaskSearchDocs(ctx, taskID, model, changed, b.Add); err != nil {
+		return nil, err
+	}
+	return b.Finish(), nil
 }
 
 // candidatesSQL recalls through Postgres full-text search by path

@@ -15,6 +15,18 @@ LEFT JOIN fragments f ON f.page_version_id = tp.page_version_id
 WHERE t.id = @task_id
 GROUP BY t.id;
 
+-- name: TaskPageEmbeddedCounts :many
+-- Each of the task's page versions with how many of its fragments are
+-- embedded for the model: what an in-memory task index built at an earlier
+-- work_version compares itself with to read only the fragments it lacks
+-- (internal/taskindex Index.Changes).
+SELECT tp.page_version_id::bigint AS page_version_id,
+       count(*) FILTER (WHERE f.embed_model = @embed_model::text)::integer AS embedded
+FROM task_pages tp
+JOIN fragments f ON f.page_version_id = tp.page_version_id
+WHERE tp.task_id = @task_id
+GROUP BY tp.page_version_id;
+
 -- name: TaskWorkVersion :one
 -- The task's work_version and status: what verify_nli reads first. A task's
 -- fragments are fixed at a work_version (pages joining a task bump it) and
