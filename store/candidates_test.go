@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
@@ -136,18 +137,36 @@ func TestRecallPathsAgree(t *testing.T) {
 		{ClaimID: 3, Text: "Polar bears depend on sea ice.", ExcludeSite: "a.example"},
 		{ClaimID: 4, Text: "Quantum chromodynamics."},
 	}
+	// the same claims three times over: a call of twelve claims recalls
+	// through the task by one join of their terms, a call of one by testing it
+	many := slices.Clone(claims)
+	for k := 1; k <= 2; k++ {
+		for _, c := range claims {
+			c.ClaimID += int64(4 * k)
+			many = append(many, c)
+		}
+	}
 	q := store.New(pool)
 	for _, lim := range []store.Recall{{PerClaim: 100, MaxTermFreq: 1, MinTerms: 3}, {PerClaim: 2, MaxTermFreq: 1, MinTerms: 3}} {
-		graph, err := q.RecallCandidates(ctx, mine, claims, lim, "m", store.RecallThroughGraph)
+		graph, err := q.RecallCandidates(ctx, mine, many, lim, "m", store.RecallThroughGraph)
 		if err != nil {
 			t.Fatal(err)
 		}
-		task, err := q.RecallCandidates(ctx, mine, claims, lim, "m", store.RecallThroughTask)
+		task, err := q.RecallCandidates(ctx, mine, many, lim, "m", store.RecallThroughTask)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(graph, task) {
 			t.Errorf("per claim %d: the paths differ:\n graph %v\n task  %v", lim.PerClaim, graph, task)
+		}
+		for _, c := range many {
+			one, err := q.RecallCandidates(ctx, mine, []store.ClaimQuery{c}, lim, "m", store.RecallThroughTask)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(one[c.ClaimID], graph[c.ClaimID]) {
+				t.Errorf("per claim %d, claim %d alone through the task: %v, want %v", lim.PerClaim, c.ClaimID, one[c.ClaimID], graph[c.ClaimID])
+			}
 		}
 		// 1: a.example's two matching fragments and the one its title matches, and the shared page's; not
 		// origin.net's (the claim's site), c.example's (the other task's) nor the fragment of model x.
