@@ -52,7 +52,12 @@ const noopQueue = "bench"
 // childReport is what a child prints when it stops.
 type childReport struct {
 	RoundTrips float64 `json:"round_trips"`
-	PairReads  int64   `json:"pair_reads,omitempty"` // verify-arm: PairFragments reads through the arm's pool
+	// PeakRSS is the child's own VmHWM at its end: getrusage's ru_maxrss
+	// of a child counts the harness's resident set at the fork (see
+	// readHWM), which grows past a worker's once the harness has loaded a
+	// few sections' data.
+	PeakRSS   int64 `json:"peak_rss,omitempty"`
+	PairReads int64 `json:"pair_reads,omitempty"` // verify-arm: PairFragments reads through the arm's pool
 }
 
 // RunChild is the child side: mode "fleet" runs the evidencefleet worker
@@ -136,7 +141,7 @@ func RunChild(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := childReport{RoundTrips: rt}
+	rep := childReport{RoundTrips: rt, PeakRSS: statusBytes(os.Getpid(), "VmHWM")}
 	if arm != nil {
 		rep.PairReads = arm.reads.Load()
 	}
@@ -198,7 +203,7 @@ type proc struct {
 // procStats is what one child used.
 type procStats struct {
 	CPUSeconds float64 // user + system
-	MaxRSS     int64   // bytes, peak resident set
+	MaxRSS     int64   // bytes, peak resident set (its own VmHWM, else getrusage's)
 	RoundTrips float64 // statements, batches and COPYs it sent to Postgres
 	PairReads  int64   // verify-arm: PairFragments reads through the arm's pool
 }
@@ -264,6 +269,9 @@ func (p *proc) stop() (procStats, error) {
 		return st, err
 	}
 	st.RoundTrips, st.PairReads = rep.RoundTrips, rep.PairReads
+	if rep.PeakRSS > 0 {
+		st.MaxRSS = rep.PeakRSS
+	}
 	return st, nil
 }
 
