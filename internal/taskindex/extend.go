@@ -15,11 +15,10 @@ type PageCount struct {
 // Changes compares the index with the task's page versions now: the page
 // versions with fragments the index lacks (new to the task, or with more
 // embedded fragments than when indexed), how many fragments it lacks, and
-// whether the index holds
-// nothing the task no longer has. When it does not (a page version left the
-// task, or has fewer embedded fragments than the index holds: an embedding
-// replaced under another model), the index cannot be extended and must be
-// built again. An embedding once stored for a model is not taken away, so
+// whether the index holds nothing the task no longer has. When it does not
+// (a page version left the task, or has fewer embedded fragments than the
+// index holds: an embedding replaced under another model), the index cannot
+// be extended and must be built again. An embedding once stored for a model is not taken away, so
 // equal counts are the same fragments.
 func (ix *Index) Changes(now []PageCount) (changed []int64, more int, extendable bool) {
 	seen := 0
@@ -40,8 +39,8 @@ func (ix *Index) Changes(now []PageCount) (changed []int64, more int, extendable
 }
 
 // Extend returns a builder that holds the index's fragments, ready to add
-// about more fragments of the changed page versions (Changes); those of them the
-// index already holds are skipped. The index itself is not changed and
+// about more fragments of the changed page versions (Changes); those of
+// them the index already holds are skipped. The index itself is not changed and
 // stays in use. Finish makes the index a Build of all the fragments would:
 // the same candidates with the same scores (BM25's statistics are made
 // again over all of them, and the index does not depend on the order its
@@ -66,9 +65,6 @@ func (ix *Index) Extend(changed []int64, more int) *Builder {
 		},
 		terms:   int32(len(ix.terms)),
 		pending: make([]termPosting, 0, grown(len(ix.postings))+more),
-	}
-	if b.ix.terms == nil {
-		b.ix.terms, b.ix.domainIDs, b.ix.pages = map[string]int32{}, map[string]int32{}, map[int64]int32{}
 	}
 	for t := range int32(len(ix.starts) - 1) {
 		for _, p := range ix.postings[ix.starts[t]:ix.starts[t+1]] {
