@@ -40,7 +40,7 @@ type MarkSoloAttemptParams struct {
 	ID      int64 `json:"id"`
 }
 
-// Records that the job's current attempt runs alone among its kind in its
+// Records that the job's current attempt runs alone in its
 // process (see RescueRunningJobsOf).
 func (q *Queries) MarkSoloAttempt(ctx context.Context, arg MarkSoloAttemptParams) error {
 	_, err := q.db.Exec(ctx, markSoloAttempt, arg.Attempt, arg.ID)
@@ -73,7 +73,7 @@ type RescueRunningJobsOfRow struct {
 // Makes the running jobs of a dead process available again, each with an
 // error saying so (its attempt counts, as for any crash) and the count of
 // such deaths in its metadata ("worker_deaths", read by workers.Middleware);
-// a death during an attempt the job ran alone among its kind in its process
+// a death during an attempt the job ran alone in its process
 // (it marked the attempt "solo_attempt", MarkSoloAttempt) also counts in
 // "worker_deaths_solo": a job that kills its worker dies alone too, one that
 // died beside it need not be the killer.

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
@@ -23,14 +24,20 @@ import (
 // of web servers and the search backend, log (nil: none) reports failed
 // targets.
 func Middleware(st *store.Store, waits ServerWaits, log *slog.Logger) []rivertype.Middleware {
-	return []rivertype.Middleware{&outcomes{store: st, waits: waits, logger: logger(log)}}
+	return []rivertype.Middleware{newOutcomes(st, waits, log)}
+}
+
+func newOutcomes(st *store.Store, waits ServerWaits, log *slog.Logger) *outcomes {
+	return &outcomes{store: st, waits: waits, logger: logger(log), alone: semaphore.NewWeighted(soloWeight)}
 }
 
 // outcomes applies the error table (errs.ErrorTable) once to every job's
-// result: args the contract refuses cancel the job before it runs, and so
-// does a job whose worker process died under it errs.MaxWorkerDeaths times,
-// unless its kind ends such a job itself (verify_nli splits its shard); a
-// failure is then retried, snoozed or cancelled as its row says, a
+// result: args the contract refuses cancel the job before it runs. A job
+// whose worker process died under it errs.MaxWorkerDeaths times runs alone
+// in its process (admit), so that a death then is its own; once it has died
+// errs.MaxWorkerDeaths times alone it is cancelled before it runs, unless its
+// kind ends such a job itself (verify_nli splits its shard). A failure is
+// then retried, snoozed or cancelled as its row says, a
 // cancelled job's output naming the failure ({"failure": "data_refused",
 // …}); and a row that fails the target, when it ends a target_queue job,
 // records the target's failure first (failTarget), so that no target is
@@ -40,7 +47,14 @@ type outcomes struct {
 	store  *store.Store
 	waits  ServerWaits
 	logger *slog.Logger
+
+	// alone is the process's jobs' turn: every job holds one unit while it
+	// runs, a suspect (admit) all of them.
+	alone *semaphore.Weighted
 }
+
+// soloWeight is alone's size: more than the jobs a process runs at once.
+const soloWeight = 1 << 30
 
 var _ rivertype.WorkerMiddleware = (*outcomes)(nil)
 
@@ -54,10 +68,15 @@ func (m *outcomes) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 	switch _, argsErr := jobs.ParseArgs(job.Kind, job.EncodedArgs); {
 	case argsErr != nil:
 		err = fail(BadArgs, argsErr)
-	case workerDeaths(job) >= errs.MaxWorkerDeaths && !ownDeaths[job.Kind]:
-		err = fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts (a page that exhausts the worker?): not run again", workerDeaths(job)))
+	case diedAlone(job) >= errs.MaxWorkerDeaths && !ownDeaths[job.Kind]:
+		err = fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts, %d of them while it ran alone (a page that exhausts the worker?): not run again",
+			workerDeaths(job), diedAlone(job)))
 	default:
-		err = doInner(ctx)
+		var release func()
+		if release, err = m.admit(ctx, job); err == nil {
+			err = doInner(ctx)
+			release()
+		}
 	}
 	d := decide(job, err, m.waits)
 	notePoliteWait(ctx, job, d)
@@ -67,6 +86,30 @@ func (m *outcomes) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 		return m.failTarget(ctx, job, d)
 	}
 	return apply(ctx, d)
+}
+
+// admit waits for job's turn in the process and returns its end: beside the
+// process's other jobs, or, once its worker has died under it
+// errs.MaxWorkerDeaths times, alone, its attempt marked so
+// (store.MarkSoloAttempt) for the lifeline to count a death now as its own
+// (worker_deaths_solo). A job that dies beside the one that kills the
+// process is not taken for the killer.
+func (m *outcomes) admit(ctx context.Context, job *rivertype.JobRow) (release func(), err error) {
+	weight := int64(1)
+	if workerDeaths(job) >= errs.MaxWorkerDeaths {
+		weight = soloWeight
+	}
+	if err := m.alone.Acquire(ctx, weight); err != nil {
+		return nil, fmt.Errorf("wait for the job's turn in the process: %w", err)
+	}
+	release = func() { m.alone.Release(weight) }
+	if weight == soloWeight {
+		if err := m.store.MarkSoloAttempt(ctx, store.MarkSoloAttemptParams{ID: job.ID, Attempt: int32(job.Attempt)}); err != nil {
+			release()
+			return nil, fmt.Errorf("mark the attempt alone: %w", err)
+		}
+	}
+	return release, nil
 }
 
 // apply turns a decision into what River is told.

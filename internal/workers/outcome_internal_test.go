@@ -81,7 +81,10 @@ func TestErrorTable(t *testing.T) {
 		{name: "an older job asks the academic APIs", failure: PeerBusy, err: wait(PeerBusy, 5*time.Second, errors.New("older job")), want: Snooze, wait: 5 * time.Second},
 		{name: "academic APIs down, retries left", failure: CitationsDown, err: fail(CitationsDown, remoteerr.ErrUnavailable), attempt: 2, want: Retry},
 		{name: "academic APIs down, retries used", failure: CitationsDown, err: fail(CitationsDown, remoteerr.ErrUnavailable), attempt: 3, want: Cancel},
-		{name: "worker died three times", failure: WorkerDied, deaths: errs.MaxWorkerDeaths, want: Cancel, targetErr: "worker process died in 3 attempts"},
+		{name: "worker died three times, alone", failure: WorkerDied, deaths: errs.MaxWorkerDeaths + 1, meta: fmt.Sprintf(`, "worker_deaths_solo": %d`, errs.MaxWorkerDeaths),
+			want: Cancel, targetErr: "worker process died in 4 attempts, 3 of them while it ran alone"},
+		{name: "worker died three times, not all alone", failure: Transient, deaths: errs.MaxWorkerDeaths + 1, meta: fmt.Sprintf(`, "worker_deaths_solo": %d`, errs.MaxWorkerDeaths-1),
+			err: errors.New("connection reset"), want: Retry},
 		{name: "worker died twice", failure: Transient, deaths: errs.MaxWorkerDeaths - 1, err: errors.New("connection reset"), want: Retry},
 		{name: "network error, attempts left", failure: Transient, err: errors.New("connection reset"), attempt: 3, want: Retry},
 		{name: "network error on the last attempt", failure: Transient, err: errors.New("connection reset"), attempt: 8, want: Cancel, targetErr: "giving up after 8 attempts: connection reset"},
@@ -122,7 +125,7 @@ func TestErrorTable(t *testing.T) {
 				Metadata: fmt.Appendf(nil, `{"snoozes": %d, "worker_deaths": %d%s}`, tt.snoozes, tt.deaths, tt.meta)}
 			ran := false
 			inner := func(context.Context) error { ran = true; return tt.err }
-			got := (&outcomes{store: store.NewStore(tx), waits: waits, logger: logger(nil)}).Work(ctx, row, inner)
+			got := newOutcomes(store.NewStore(tx), waits, nil).Work(ctx, row, inner)
 			var cancel *river.JobCancelError
 			var snooze *river.JobSnoozeError
 			var outcome Outcome
@@ -146,7 +149,7 @@ func TestErrorTable(t *testing.T) {
 					t.Errorf("classified %q, want %q", d.Failure, tt.failure)
 				}
 			}
-			if (tt.deaths >= errs.MaxWorkerDeaths || tt.failure == BadArgs) && ran {
+			if (diedAlone(row) >= errs.MaxWorkerDeaths || tt.failure == BadArgs) && ran {
 				t.Error("the worker ran")
 			}
 			var status, reason string
@@ -167,22 +170,83 @@ func TestErrorTable(t *testing.T) {
 }
 
 // TestOtherKindsEndPoisonJobsBeforeTheirWorker: an embed job whose worker
-// died under it errs.MaxWorkerDeaths times is cancelled before its worker
-// runs; with one death less it runs.
+// died under it errs.MaxWorkerDeaths times while it ran alone is cancelled
+// before its worker runs; one that died as often, not all of them alone,
+// runs, its attempt marked alone for the lifeline to count.
 func TestOtherKindsEndPoisonJobsBeforeTheirWorker(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	m := &outcomes{}
+	tx := pgtest.Tx(t)
+	m := newOutcomes(store.NewStore(tx), ServerWaits{}, nil)
+	var id int64
+	if err := tx.QueryRow(ctx, `INSERT INTO river_job (kind, queue, args, state, attempt, max_attempts, priority, metadata)
+		VALUES ('embed', 'embed', '{"fragment_ids": [1]}', 'running', 4, 8, 1, '{}') RETURNING id`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
 	ran := false
-	embed := &rivertype.JobRow{Kind: "embed", EncodedArgs: []byte(`{"fragment_ids": [1]}`), Attempt: 4, MaxAttempts: 8,
-		Metadata: fmt.Appendf(nil, `{"worker_deaths": %d}`, errs.MaxWorkerDeaths)}
+	embed := &rivertype.JobRow{ID: id, Kind: "embed", EncodedArgs: []byte(`{"fragment_ids": [1]}`), Attempt: 4, MaxAttempts: 8,
+		Metadata: fmt.Appendf(nil, `{"worker_deaths": %d, "worker_deaths_solo": %d}`, errs.MaxWorkerDeaths, errs.MaxWorkerDeaths)}
 	var cancel *river.JobCancelError
 	if err := m.Work(ctx, embed, func(context.Context) error { ran = true; return nil }); !errors.As(err, &cancel) || ran {
 		t.Errorf("a poison embed job: %v (worker ran: %v), want cancelled before the worker", err, ran)
 	}
-	embed.Metadata = fmt.Appendf(nil, `{"worker_deaths": %d}`, errs.MaxWorkerDeaths-1)
+	embed.Metadata = fmt.Appendf(nil, `{"worker_deaths": %d, "worker_deaths_solo": %d}`, errs.MaxWorkerDeaths, errs.MaxWorkerDeaths-1)
 	if err := m.Work(ctx, embed, func(context.Context) error { ran = true; return nil }); err != nil || !ran {
-		t.Errorf("with %d deaths: %v (ran %v), want the job run", errs.MaxWorkerDeaths-1, err, ran)
+		t.Errorf("with %d deaths alone: %v (ran %v), want the job run", errs.MaxWorkerDeaths-1, err, ran)
+	}
+	var marked int
+	if err := tx.QueryRow(ctx, `SELECT COALESCE((metadata->>'solo_attempt')::int, 0) FROM river_job WHERE id = $1`, id).Scan(&marked); err != nil || marked != 4 {
+		t.Errorf("solo_attempt %d (%v), want the attempt (4) marked alone", marked, err)
+	}
+}
+
+// TestSuspectJobRunsAloneInItsProcess: a job whose worker died under it
+// errs.MaxWorkerDeaths times does not start while another job of its
+// process runs, whatever their kinds, and no job starts while it runs.
+func TestSuspectJobRunsAloneInItsProcess(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := newOutcomes(store.NewStore(pgtest.Tx(t)), ServerWaits{}, nil)
+	ordinary := &rivertype.JobRow{Kind: "rerank", EncodedArgs: []byte(`{"task_id": 1}`), Attempt: 1, MaxAttempts: 8, Metadata: []byte(`{}`)}
+	suspect := &rivertype.JobRow{Kind: "embed", EncodedArgs: []byte(`{"fragment_ids": [1]}`), Attempt: 4, MaxAttempts: 8,
+		Metadata: fmt.Appendf(nil, `{"worker_deaths": %d}`, errs.MaxWorkerDeaths)}
+	// hold works job until release is closed; it returns once job runs.
+	hold := func(job *rivertype.JobRow) (release func(), done <-chan error) {
+		started, finish, end := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+		go func() { end <- m.Work(ctx, job, func(context.Context) error { close(started); <-finish; return nil }) }()
+		<-started
+		return func() { close(finish) }, end
+	}
+	// tryBeside reports whether job starts while another holds its turn:
+	// its wait ends with a short context.
+	tryBeside := func(job *rivertype.JobRow) bool {
+		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		ran := false
+		_ = m.Work(short, job, func(context.Context) error { ran = true; return nil })
+		return ran
+	}
+	release, done := hold(ordinary)
+	if tryBeside(suspect) {
+		t.Error("the suspect started beside a running job")
+	}
+	if !tryBeside(ordinary) {
+		t.Error("two ordinary jobs did not run side by side")
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	release, done = hold(suspect)
+	if tryBeside(ordinary) {
+		t.Error("a job started beside the suspect")
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !tryBeside(ordinary) {
+		t.Error("no job runs after the suspect ended")
 	}
 }
 

@@ -61,7 +61,7 @@ func completeTx[T river.JobArgs](ctx context.Context, tx pgx.Tx, job *river.Job[
 
 // jobCounts are the counts a job's metadata keeps: River's snoozes, the
 // lifeline's deaths of its worker (all, and those during attempts the job
-// ran alone among its kind in its process), target_queue's politeness
+// ran alone in its process), target_queue's politeness
 // waits with the time of the first (notePoliteWait), the waits of a
 // paused task (notePausedWait) and those of an organisation over its share
 // (noteShareWait).
@@ -83,6 +83,9 @@ func countsOf(metadata []byte) jobCounts {
 
 // workerDeaths counts the attempts of job whose worker process died under it.
 func workerDeaths(job *rivertype.JobRow) int { return countsOf(job.Metadata).WorkerDeaths }
+
+// diedAlone counts those of them the job ran alone in its process (outcomes.admit).
+func diedAlone(job *rivertype.JobRow) int { return countsOf(job.Metadata).WorkerDeathsSolo }
 
 // snoozeCount is how often River has snoozed the job for anything but
 // politeness, whose waits have their own bound (errs.MaxPoliteWait), its

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -31,11 +30,6 @@ type VerifyNLIWorker struct {
 	cfg      VerifyConfig
 	observe  Observer
 	logger   *slog.Logger
-
-	// solo lets a suspect shard (one claim whose worker died under it
-	// errs.MaxWorkerDeaths times) run alone among this process's
-	// verify_nli jobs: the others hold it shared while they work.
-	solo sync.RWMutex
 
 	settled settledStates // tasks whose fragments were all embedded at a work_version
 }
@@ -75,11 +69,12 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 	if !job.Args.IsShard() {
 		return w.dispatch(ctx, job)
 	}
-	release, err := w.admit(ctx, job)
-	if release == nil {
-		return err
+	if n := workerDeaths(job.JobRow); n >= errs.MaxWorkerDeaths {
+		// The middleware runs it alone in the process (outcomes.admit).
+		if suspect, err := w.split(ctx, job, n); !suspect {
+			return err
+		}
 	}
-	defer release()
 	var out VerifyOutput
 	for round := 1; ; round++ {
 		out.Rounds = round
@@ -124,29 +119,6 @@ func (w *VerifyNLIWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyNL
 			return nil
 		}
 	}
-}
-
-// admit lets a shard job run: beside the process's other verify_nli jobs,
-// or, once its worker has died under it errs.MaxWorkerDeaths times, split
-// (split) or, when it is one suspect claim, alone. release ends its turn;
-// nil means the job already ended, with err.
-func (w *VerifyNLIWorker) admit(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) (release func(), err error) {
-	n := workerDeaths(job.JobRow)
-	if n < errs.MaxWorkerDeaths {
-		w.solo.RLock()
-		return w.solo.RUnlock, nil
-	}
-	if suspect, err := w.split(ctx, job, n); !suspect {
-		return nil, err
-	}
-	// One claim that may be killing its worker, or may have died beside
-	// the one that does: it runs alone, so that a death now is its own.
-	w.solo.Lock()
-	if err := w.store.MarkSoloAttempt(ctx, store.MarkSoloAttemptParams{ID: job.ID, Attempt: int32(job.Attempt)}); err != nil {
-		w.solo.Unlock()
-		return nil, fmt.Errorf("mark the attempt solo: %w", err)
-	}
-	return w.solo.Unlock, nil
 }
 
 // readState reads the task's state; a stopped task's claims are not judged.

@@ -58,8 +58,8 @@ func (c VerifyConfig) dispatchShards() int {
 // continuation for the rest, and completes, in one transaction under the
 // task's share lock (store.VerifyShards says why).
 func (w *VerifyNLIWorker) dispatch(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs]) error {
-	if n := workerDeaths(job.JobRow); n >= errs.MaxWorkerDeaths {
-		return fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts: not run again", n))
+	if n := diedAlone(job.JobRow); n >= errs.MaxWorkerDeaths {
+		return fail(WorkerDied, fmt.Errorf("its worker process died in %d attempts, %d of them while it ran alone: not run again", workerDeaths(job.JobRow), n))
 	}
 	var out DispatchOutput
 	err := w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
@@ -110,9 +110,10 @@ type SplitOutput struct {
 // shard of several claims is split in two halves of its remaining claims
 // (each a job of its own), so that the claim that kills its worker ends up
 // alone. A shard of one claim is a suspect: once its worker has died under
-// it errs.MaxWorkerDeaths times while it ran alone (jobCounts.WorkerDeathsSolo), the
-// claim is refused, with the reason, and the job cancelled; until then it
-// reports suspect, and Work runs it alone. Every other claim is verified.
+// it errs.MaxWorkerDeaths times while it ran alone in its process
+// (outcomes.admit, jobCounts.WorkerDeathsSolo), the claim is refused, with
+// the reason, and the job cancelled; until then it reports suspect, and
+// Work verifies it. Every other claim is verified.
 func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyNLIArgs], deaths int) (suspect bool, err error) {
 	a := job.Args
 	ids, err := w.store.ShardClaimIDs(ctx, store.ShardClaimIDsParams{TaskID: a.TaskID, ClaimFrom: a.ClaimFrom, ClaimTo: a.ClaimTo})
@@ -120,7 +121,7 @@ func (w *VerifyNLIWorker) split(ctx context.Context, job *river.Job[jobs.VerifyN
 		return false, fmt.Errorf("read the shard's claims: %w", err)
 	}
 	if len(ids) == 1 {
-		solo := countsOf(job.Metadata).WorkerDeathsSolo
+		solo := diedAlone(job.JobRow)
 		if solo < errs.MaxWorkerDeaths {
 			return true, nil
 		}

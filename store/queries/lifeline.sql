@@ -35,7 +35,7 @@ WHERE state = 'running' AND cardinality(attempted_by) > 0
 -- Makes the running jobs of a dead process available again, each with an
 -- error saying so (its attempt counts, as for any crash) and the count of
 -- such deaths in its metadata ("worker_deaths", read by workers.Middleware);
--- a death during an attempt the job ran alone among its kind in its process
+-- a death during an attempt the job ran alone in its process
 -- (it marked the attempt "solo_attempt", MarkSoloAttempt) also counts in
 -- "worker_deaths_solo": a job that kills its worker dies alone too, one that
 -- died beside it need not be the killer.
@@ -50,7 +50,7 @@ WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = @owner::te
 RETURNING id, kind, attempt;
 
 -- name: MarkSoloAttempt :exec
--- Records that the job's current attempt runs alone among its kind in its
+-- Records that the job's current attempt runs alone in its
 -- process (see RescueRunningJobsOf).
 UPDATE river_job SET metadata = metadata || jsonb_build_object('solo_attempt', @attempt::int)
 WHERE id = @id AND state = 'running';
