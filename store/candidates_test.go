@@ -138,7 +138,8 @@ func TestRecallPathsAgree(t *testing.T) {
 		{ClaimID: 4, Text: "Quantum chromodynamics."},
 	}
 	// the same claims three times over: a call of twelve claims recalls
-	// through the task by one join of their terms, a call of one by testing it
+	// through the task by one join of their terms, a call of one through the
+	// task's term index
 	many := slices.Clone(claims)
 	for k := 1; k <= 2; k++ {
 		for _, c := range claims {
@@ -174,5 +175,85 @@ func TestRecallPathsAgree(t *testing.T) {
 		if lim.PerClaim == 100 && (len(graph[1]) != 4 || len(graph[2]) != 3 || len(graph[3]) != 2 || len(graph[4]) != 0) {
 			t.Errorf("candidates per claim: %d, %d, %d, %d; want 4, 3, 2, 0: %v", len(graph[1]), len(graph[2]), len(graph[3]), len(graph[4]), graph)
 		}
+	}
+}
+
+// TestTaskTermIndexFollowsTheTask: recall through the task's term index
+// finds what the graph path finds as the task moves: a page that joins it
+// later (with its work_version bumped, as every writer does) is found, a
+// page version that left it and a fragment embedded with another model are
+// not, though their term rows stay.
+func TestTaskTermIndexFollowsTheTask(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tx := pgtest.Tx(t)
+	q := store.New(tx)
+	var task int64
+	if err := tx.QueryRow(ctx, `INSERT INTO tasks (hypothesis) VALUES ('h') RETURNING id`).Scan(&task); err != nil {
+		t.Fatal(err)
+	}
+	addPage := func(url, title string, texts ...string) (page, version int64, frags []int64) {
+		t.Helper()
+		if err := tx.QueryRow(ctx, `WITH p AS (INSERT INTO pages (url, domain, title) VALUES ($1, 'd.example', $2) RETURNING id),
+			v AS (INSERT INTO page_versions (page_id, sha256, content) SELECT id, $1, 'x' FROM p RETURNING id, page_id),
+			l AS (INSERT INTO task_pages (task_id, page_id, page_version_id, reason) SELECT $3, page_id, id, 'url_target' FROM v)
+			SELECT page_id, id FROM v`, url, title, task).Scan(&page, &version); err != nil {
+			t.Fatal(err)
+		}
+		for i, text := range texts {
+			var id int64
+			if err := tx.QueryRow(ctx, `INSERT INTO fragments (page_id, page_version_id, start_char, end_char, text, embedding, embed_model)
+				VALUES ($1, $2, $3, $3 + 50, $4, '\x3f800000', 'm') RETURNING id`, page, version, i*100, text).Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			frags = append(frags, id)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE tasks SET work_version = work_version + 1 WHERE id = $1`, task); err != nil {
+			t.Fatal(err)
+		}
+		return page, version, frags
+	}
+	claim := []store.ClaimQuery{{ClaimID: 1, Text: "Glaciers retreat in the Alps."}}
+	lim := store.Recall{PerClaim: 100, MaxTermFreq: 1, MinTerms: 3}
+	recall := func(want ...int64) {
+		t.Helper()
+		viaTerms, err := q.RecallCandidates(ctx, task, claim, lim, "m", store.RecallThroughTask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		graph, err := q.RecallCandidates(ctx, task, claim, lim, "m", store.RecallThroughGraph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, r := range viaTerms[1] {
+			got = append(got, r.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) || !reflect.DeepEqual(viaTerms, graph) {
+			t.Errorf("through the term index %v (fragments %v), through the graph %v; want fragments %v", viaTerms, got, graph, want)
+		}
+	}
+	_, _, first := addPage("https://d.example/1", "Alpine glaciers", "Glaciers retreat every summer.", "Nothing to see.")
+	recall(first[0], first[1]) // the second by its page's title
+	page2, version2, second := addPage("https://d.example/2", "Weather", "The Alps lose ice.", "Rain falls.")
+	recall(first[0], first[1], second[0])
+	if _, err := tx.Exec(ctx, `UPDATE fragments SET embed_model = 'x' WHERE id = $1`, first[1]); err != nil {
+		t.Fatal(err)
+	}
+	recall(first[0], second[0])
+	if _, err := tx.Exec(ctx, `DELETE FROM task_pages WHERE task_id = $1 AND page_id = $2 AND page_version_id = $3`, task, page2, version2); err != nil {
+		t.Fatal(err)
+	}
+	recall(first[0])
+	var rows int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM task_fragment_terms WHERE task_id = $1`, task).Scan(&rows); err != nil || rows != 4 {
+		t.Errorf("%d term rows (%v), want the 4 fragments' rows", rows, err)
+	}
+	if _, err := q.DeleteTaskTerms(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM task_fragment_terms WHERE task_id = $1`, task).Scan(&rows); err != nil || rows != 0 {
+		t.Errorf("%d term rows after the cleanup (%v), want none", rows, err)
 	}
 }

@@ -101,6 +101,7 @@ func (q *Queries) cleanupTask(ctx context.Context, taskID int64, out *CleanupRes
 		{"rankings", q.DeleteTaskRankings, &out.Rankings},
 		{"claims", q.DeleteTaskClaims, &out.Claims},
 		{"task pages", q.DeleteTaskPages, &out.TaskPages},
+		{"the task's term index", q.DeleteTaskTerms, new(int64)},
 		{"targets", q.DeleteTaskTargets, &out.Targets},
 		{"events", func(ctx context.Context, id int64) (int64, error) { return q.DeleteTaskEvents(ctx, &id) }, &out.Events},
 	}

@@ -288,27 +288,28 @@ type OrganizationShare struct {
 }
 
 type Page struct {
-	ID                int64      `json:"id"`
-	Url               string     `json:"url"`
-	FinalUrl          *string    `json:"final_url"`
-	Domain            string     `json:"domain"`
-	Title             *string    `json:"title"`
-	Doi               *string    `json:"doi"`
-	Pmid              *string    `json:"pmid"`
-	ArxivID           *string    `json:"arxiv_id"`
-	S2PaperID         *string    `json:"s2_paper_id"`
-	OpenalexID        *string    `json:"openalex_id"`
-	Year              *int32     `json:"year"`
-	Venue             *string    `json:"venue"`
-	AbstractOnly      bool       `json:"abstract_only"`
-	FetchedAt         *time.Time `json:"fetched_at"`
-	HttpStatus        *int32     `json:"http_status"`
-	ContentType       *string    `json:"content_type"`
-	Error             *string    `json:"error"`
-	CreatedAt         time.Time  `json:"created_at"`
-	Authors           []string   `json:"authors"`
-	QuarantinedReason *string    `json:"quarantined_reason"`
-	QuarantinedAt     *time.Time `json:"quarantined_at"`
+	ID                int64       `json:"id"`
+	Url               string      `json:"url"`
+	FinalUrl          *string     `json:"final_url"`
+	Domain            string      `json:"domain"`
+	Title             *string     `json:"title"`
+	Doi               *string     `json:"doi"`
+	Pmid              *string     `json:"pmid"`
+	ArxivID           *string     `json:"arxiv_id"`
+	S2PaperID         *string     `json:"s2_paper_id"`
+	OpenalexID        *string     `json:"openalex_id"`
+	Year              *int32      `json:"year"`
+	Venue             *string     `json:"venue"`
+	AbstractOnly      bool        `json:"abstract_only"`
+	FetchedAt         *time.Time  `json:"fetched_at"`
+	HttpStatus        *int32      `json:"http_status"`
+	ContentType       *string     `json:"content_type"`
+	Error             *string     `json:"error"`
+	CreatedAt         time.Time   `json:"created_at"`
+	Authors           []string    `json:"authors"`
+	QuarantinedReason *string     `json:"quarantined_reason"`
+	QuarantinedAt     *time.Time  `json:"quarantined_at"`
+	TitleTsv          interface{} `json:"title_tsv"`
 }
 
 type PageVersion struct {
@@ -399,6 +400,15 @@ type TaskCost struct {
 	FetchBytes    int64  `json:"fetch_bytes"`
 }
 
+type TaskFragmentTerm struct {
+	TaskID        int64       `json:"task_id"`
+	PageID        int64       `json:"page_id"`
+	PageVersionID int64       `json:"page_version_id"`
+	FragmentID    int64       `json:"fragment_id"`
+	Domain        string      `json:"domain"`
+	Tsv           interface{} `json:"tsv"`
+}
+
 type TaskPage struct {
 	TaskID        int64     `json:"task_id"`
 	PageID        int64     `json:"page_id"`
@@ -430,4 +440,9 @@ type TaskRanking struct {
 	EmbedModel    string    `json:"embed_model"`
 	RerankModel   string    `json:"rerank_model"`
 	RankedAt      time.Time `json:"ranked_at"`
+}
+
+type TaskTermsState struct {
+	TaskID      int64 `json:"task_id"`
+	WorkVersion int64 `json:"work_version"`
 }

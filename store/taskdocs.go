@@ -10,18 +10,17 @@ import (
 // taskSearchDocsSQL reads what the in-memory task index (internal/taskindex)
 // is built from: every fragment of the task embedded with the model (of
 // the page versions $3 only, unless $3 is NULL), with its page version, its
-// page's domain, its tsvector with its page title's lexemes (titleTSV; as
+// page's domain, its tsvector with its page title's lexemes (pages.title_tsv; as
 // text, parsed by the caller: 8× cheaper for the server than unnesting it)
 // and its embedding. It follows task_pages, so its cost grows with the
-// task, not with the graph; the title's lexemes are made once per page, not
-// once per fragment. The rows come in no order: the index does not depend
+// task, not with the graph. The rows come in no order: the index does not depend
 // on it, and sorting 50,000 rows of embeddings spilled 72 MB to disk and
 // took two thirds of the query (342 → 122 ms). Hand-written: the rows
 // stream to a callback.
 const taskSearchDocsSQL = `
 SELECT tp.page_version_id, f.id, tp.domain, (f.tsv || tp.title_tsv)::text, f.embedding
 FROM (
-    SELECT tp.page_version_id, p.domain, ` + titleTSV + ` AS title_tsv
+    SELECT tp.page_version_id, p.domain, p.title_tsv
     FROM task_pages tp
     JOIN pages p ON p.id = tp.page_id
     WHERE tp.task_id = $1 AND ($3::bigint[] IS NULL OR tp.page_version_id = ANY ($3::bigint[]))
