@@ -169,6 +169,11 @@ const (
 	// RefreshTaskTerms), a call of more by reading the task once
 	// (recallThroughTaskSQL).
 	RecallThroughTask
+	// RecallReadingTask reads the task's fragments once whatever the
+	// claims (recallThroughTaskSQL): what a call of few claims did before
+	// the term index; ChooseRecallPath never returns it. For comparison
+	// (TestRecallPathsAgree, the retrieval bench).
+	RecallReadingTask
 )
 
 // recallTaskShare is the share of the graph's fragments up to which a task
@@ -218,6 +223,17 @@ type Recalled struct {
 	Rank float64
 }
 
+// freshTaskTerms brings the task's term index up to its work_version
+// unless it is there already (one read, most calls).
+func (q *Queries) freshTaskTerms(ctx context.Context, taskID int64) error {
+	fresh, err := q.TaskTermsFresh(ctx, taskID)
+	if err != nil || fresh {
+		return err
+	}
+	_, err = q.RefreshTaskTerms(ctx, taskID)
+	return err
+}
+
 // RecallCandidates returns, per claim id, candidate fragments in ts_rank
 // order, found by path.
 func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []ClaimQuery, lim Recall, embedModel string, path RecallPath) (map[int64][]Recalled, error) {
@@ -230,11 +246,11 @@ func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []C
 	sql := recallThroughGraphSQL
 	switch {
 	case path == RecallThroughTask && len(claims) <= recallTermsClaims:
-		if _, err := q.RefreshTaskTerms(ctx, taskID); err != nil {
+		if err := q.freshTaskTerms(ctx, taskID); err != nil {
 			return nil, fmt.Errorf("recall candidates: the task's term index: %w", err)
 		}
 		sql = recallThroughTermsSQL
-	case path == RecallThroughTask:
+	case path == RecallThroughTask, path == RecallReadingTask:
 		sql = recallThroughTaskSQL
 	}
 	rows, err := q.db.Query(ctx, sql, taskID, ids, texts, excl, lim.PerClaim, embedModel, lim.MaxTermFreq, lim.MinTerms)

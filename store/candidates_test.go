@@ -168,6 +168,13 @@ func TestRecallPathsAgree(t *testing.T) {
 			if !reflect.DeepEqual(one[c.ClaimID], graph[c.ClaimID]) {
 				t.Errorf("per claim %d, claim %d alone through the task: %v, want %v", lim.PerClaim, c.ClaimID, one[c.ClaimID], graph[c.ClaimID])
 			}
+			read, err := q.RecallCandidates(ctx, mine, []store.ClaimQuery{c}, lim, "m", store.RecallReadingTask)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(read[c.ClaimID], graph[c.ClaimID]) {
+				t.Errorf("per claim %d, claim %d alone reading the task: %v, want %v", lim.PerClaim, c.ClaimID, read[c.ClaimID], graph[c.ClaimID])
+			}
 		}
 		// 1: a.example's two matching fragments and the one its title matches, and the shared page's; not
 		// origin.net's (the claim's site), c.example's (the other task's) nor the fragment of model x.
@@ -255,5 +262,52 @@ func TestTaskTermIndexFollowsTheTask(t *testing.T) {
 	}
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM task_fragment_terms WHERE task_id = $1`, task).Scan(&rows); err != nil || rows != 0 {
 		t.Errorf("%d term rows after the cleanup (%v), want none", rows, err)
+	}
+}
+
+// TestTaskTermIndexRefreshedByManyAtOnce: shards of one task that find its
+// term index stale together all recall, and each fragment gets one row.
+func TestTaskTermIndexRefreshedByManyAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	var task int64
+	if err := pool.QueryRow(ctx, `INSERT INTO tasks (hypothesis) VALUES ('h') RETURNING id`).Scan(&task); err != nil {
+		t.Fatal(err)
+	}
+	const pages, perPage = 40, 5
+	for i := range pages {
+		if _, err := pool.Exec(ctx, `WITH p AS (INSERT INTO pages (url, domain, title) VALUES ($1, 'e.example', 'Glaciers') RETURNING id),
+			v AS (INSERT INTO page_versions (page_id, sha256, content) SELECT id, $1, 'x' FROM p RETURNING id, page_id),
+			l AS (INSERT INTO task_pages (task_id, page_id, page_version_id, reason) SELECT $2, page_id, id, 'url_target' FROM v)
+			INSERT INTO fragments (page_id, page_version_id, start_char, end_char, text, embedding, embed_model)
+			SELECT v.page_id, v.id, n * 100, n * 100 + 50, 'Glaciers retreat, part ' || n, '\x3f800000', 'm' FROM v, generate_series(0, $3 - 1) AS n`,
+			fmt.Sprintf("https://e.example/%d", i), task, perPage); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := store.New(pool)
+	lim := store.Recall{PerClaim: 1000, MaxTermFreq: 1, MinTerms: 3}
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			got, err := q.RecallCandidates(ctx, task, []store.ClaimQuery{{ClaimID: int64(i), Text: "Glaciers retreat."}}, lim, "m", store.RecallThroughTask)
+			if err == nil && len(got[int64(i)]) != pages*perPage {
+				err = fmt.Errorf("%d candidates, want %d", len(got[int64(i)]), pages*perPage)
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	var rows, distinct int
+	if err := pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT fragment_id) FROM task_fragment_terms WHERE task_id = $1`, task).Scan(&rows, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if rows != pages*perPage || distinct != rows {
+		t.Errorf("%d term rows of %d fragments, want one for each of %d", rows, distinct, pages*perPage)
 	}
 }

@@ -24,9 +24,9 @@ func (q *Queries) DeleteTaskTerms(ctx context.Context, taskID int64) (int64, err
 }
 
 const refreshTaskTerms = `-- name: RefreshTaskTerms :one
-
 WITH stale AS (
     SELECT tk.id AS task_id, tk.work_version FROM tasks tk
+    CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(hashtextextended('task_terms:' || tk.id::text, 0))) AS turn
     WHERE tk.id = $1
       AND NOT EXISTS (SELECT 1 FROM task_terms_states s WHERE s.task_id = tk.id AND s.work_version >= tk.work_version)
 ), added AS (
@@ -37,6 +37,7 @@ WITH stale AS (
     JOIN pages p ON p.id = tp.page_id
     JOIN fragments f ON f.page_version_id = tp.page_version_id
     WHERE NOT EXISTS (SELECT 1 FROM task_fragment_terms held WHERE held.task_id = tp.task_id AND held.page_version_id = tp.page_version_id)
+    ORDER BY tp.page_version_id, f.id
     ON CONFLICT DO NOTHING
     RETURNING 1
 ), state AS (
@@ -47,17 +48,37 @@ WITH stale AS (
 SELECT count(*) FROM added
 `
 
-// A task's own full-text index (task_fragment_terms, migrations/00036).
 // Brings the task's term rows up to its work_version, in one statement:
 // unless they were made at it already, the fragments of the task's page
 // versions that have none are added (each with its page title's lexemes,
 // as recall ranks it) and the version recorded. Pages join a task only
 // with their fragments and bump its work_version, so rows made at a
-// version hold every fragment the task had then. Concurrent refreshes
-// of a task add each row once (ON CONFLICT). Returns the rows added.
+// version hold every fragment the task had then. Refreshes of a task take
+// turns (a transaction lock on the task's key, taken before any row is
+// written), and a later one skips the rows an earlier one added (ON
+// CONFLICT), in one order, so that concurrent ones cannot deadlock.
+// Returns the rows added.
 func (q *Queries) RefreshTaskTerms(ctx context.Context, taskID int64) (int64, error) {
 	row := q.db.QueryRow(ctx, refreshTaskTerms, taskID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const taskTermsFresh = `-- name: TaskTermsFresh :one
+
+SELECT EXISTS (
+    SELECT 1 FROM tasks tk JOIN task_terms_states s ON s.task_id = tk.id
+    WHERE tk.id = $1 AND s.work_version >= tk.work_version
+)::boolean AS fresh
+`
+
+// A task's own full-text index (task_fragment_terms, migrations/00036).
+// Whether the task's term rows were made at its work_version: what a
+// recall call asks first; only a stale index is refreshed.
+func (q *Queries) TaskTermsFresh(ctx context.Context, taskID int64) (bool, error) {
+	row := q.db.QueryRow(ctx, taskTermsFresh, taskID)
+	var fresh bool
+	err := row.Scan(&fresh)
+	return fresh, err
 }

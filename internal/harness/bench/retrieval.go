@@ -107,6 +107,21 @@ func (h *harness) retrieval(ctx context.Context) error {
 		h.add(sec, label+": Postgres FTS p99", []float64{quantile(lat, 0.99)}, "ms", "")
 		h.logf("retrieval at %d fragments: Postgres p50 %.2f ms, p95 %.2f ms", graph, median(lat), quantile(lat, 0.95))
 
+		// The recall statement alone, one claim a call, both ways a task
+		// recalls through its own fragments, in turns.
+		if store.ChooseRecallPath(int64(task.Fragments), int64(graph)) == store.RecallThroughTask {
+			terms, read, err := timeRecallStatements(ctx, deps.Store, task.ID, sqlQueries, deps.Verify.Recall(), embedmodels.PassageModel(models.Embedder))
+			if err != nil {
+				return err
+			}
+			h.add(sec, label+": recall statement, one claim, term index p50", terms, "ms", "")
+			h.add(sec, label+": recall statement, one claim, term index p95", []float64{quantile(terms, 0.95)}, "ms", "")
+			h.add(sec, label+": recall statement, one claim, reading the task p50", read, "ms", "")
+			h.add(sec, label+": recall statement, one claim, reading the task p95", []float64{quantile(read, 0.95)}, "ms", "")
+			h.logf("retrieval at %d fragments: recall statement p50/p95, term index %.2f/%.2f ms, reading the task %.2f/%.2f ms",
+				graph, median(terms), quantile(terms, 0.95), median(read), quantile(read, 0.95))
+		}
+
 		// As verify_nli calls it: a shard's claims at once.
 		perClaim, err := timeShardRetrievals(ctx, deps, state, task.ID, texts, lexemes, retrievalShard)
 		if err != nil {
@@ -117,6 +132,30 @@ func (h *harness) retrieval(ctx context.Context) error {
 		h.logf("retrieval at %d fragments: Postgres, %d claims a call: %.2f ms a claim", graph, retrievalShard, median(perClaim))
 	}
 	return nil
+}
+
+// timeRecallStatements times store.RecallCandidates for each text alone,
+// through the task's term index and reading the task, in turns; the
+// first 20 of each warm the caches (and make the term index).
+func timeRecallStatements(ctx context.Context, st *store.Store, taskID int64, texts []string, lim store.Recall, model string) (terms, read []float64, err error) {
+	for q, text := range texts {
+		claim := []store.ClaimQuery{{ClaimID: int64(q + 1), Text: text}}
+		for _, path := range []store.RecallPath{store.RecallThroughTask, store.RecallReadingTask} {
+			start := time.Now()
+			if _, err := st.RecallCandidates(ctx, taskID, claim, lim, model, path); err != nil {
+				return nil, nil, err
+			}
+			if q < 20 && len(texts) > 20 {
+				continue
+			}
+			if path == store.RecallThroughTask {
+				terms = append(terms, ms(time.Since(start)))
+			} else {
+				read = append(read, ms(time.Since(start)))
+			}
+		}
+	}
+	return terms, read, nil
 }
 
 // retrievalDeps are what verify_nli's recall uses; TaskIndex nil recalls
