@@ -120,6 +120,11 @@ func (h *harness) retrieval(ctx context.Context) error {
 			h.add(sec, label+": recall statement, one claim, reading the task p95", []float64{quantile(read, 0.95)}, "ms", "")
 			h.logf("retrieval at %d fragments: recall statement p50/p95, term index %.2f/%.2f ms, reading the task %.2f/%.2f ms",
 				graph, median(terms), quantile(terms, 0.95), median(read), quantile(read, 0.95))
+			var perFragment float64
+			if err := pool.QueryRow(ctx, `SELECT pg_total_relation_size('task_fragment_terms')::float8 / greatest(count(*), 1) FROM task_fragment_terms`).Scan(&perFragment); err != nil {
+				return fmt.Errorf("term index size: %w", err)
+			}
+			h.add(sec, label+": the task's term index in Postgres, per fragment (rows and GIN index)", []float64{perFragment}, "bytes", "")
 		}
 
 		// As verify_nli calls it: a shard's claims at once.
