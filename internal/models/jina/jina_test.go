@@ -349,8 +349,12 @@ func TestRerankTransportFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = r.Rerank(ctx, "q", []string{"a"})
-		if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "timeout") || hits.Load() != 3 {
-			t.Fatalf("err = %v after %d attempts, want ErrUnavailable after 3 timeouts", err, hits.Load())
+		// The client counts its attempts; the server may not have taken a
+		// request in before its 20 ms ran out on a loaded machine.
+		var herr *httpx.Error
+		if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "timeout") || !errors.As(err, &herr) ||
+			herr.Attempts != 3 || hits.Load() < 1 || hits.Load() > 3 {
+			t.Fatalf("err = %v, %d requests served, want ErrUnavailable after 3 timed-out attempts", err, hits.Load())
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evidencefleet/evidencefleet/internal/httpx"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
@@ -534,8 +535,11 @@ func TestTransportFailures(t *testing.T) {
 			if !errors.Is(err, remoteerr.ErrUnavailable) || !strings.Contains(err.Error(), "timeout") {
 				t.Fatalf("err = %v, want ErrUnavailable after timeouts", err)
 			}
-			if hits.Load() != 3 {
-				t.Fatalf("attempts %d, want 3", hits.Load())
+			// The client counts its attempts; the server may not have taken
+			// a request in before its 20 ms ran out on a loaded machine.
+			var herr *httpx.Error
+			if !errors.As(err, &herr) || herr.Attempts != 3 || hits.Load() < 1 || hits.Load() > 3 {
+				t.Fatalf("err %v, %d requests served; want 3 attempts", err, hits.Load())
 			}
 		})
 		t.Run(c.name+"/batch too large", func(t *testing.T) {
