@@ -131,30 +131,39 @@ const notOwnSite = `m.domain <> q.exclude_site AND right(m.domain, length(q.excl
 // GIN search by the task's id and the claim's query finds exactly the
 // task's matching fragments, each with its title's lexemes, so its cost is
 // the claim's matches in the task, read and ranked, whatever the size of
-// the task or of the graph. Rows of page versions that left the task and
-// fragments not embedded with the model are left out at each match.
+// the task or of the graph. Rows of page versions that left the task are
+// left out at each match (a hash of the task's page versions). Whether a
+// fragment is embedded with the model is asked of the fragments in rank
+// order, only until a claim has $5 (most are, so about $5 lookups instead
+// of one a match): the OFFSET 0 keeps the planner, which expects few
+// matches from a GIN, from looking every match up before the sort. The
+// result is that of filtering first, as the other paths do.
 const recallThroughTermsSQL = `
 WITH common AS MATERIALIZED (` + recallCommon + `),
 queries AS MATERIALIZED (
     SELECT c.claim_id, c.exclude_site, query.q` + recallQuery + `
 ),
-ranked AS (
-    SELECT q.claim_id, m.fragment_id AS id, ts_rank(m.tsv, q.q)::float8 AS rank
-    FROM queries q
-    JOIN task_fragment_terms m ON m.task_id = $1 AND m.tsv @@ q.q
-    JOIN task_pages tp ON tp.task_id = $1 AND tp.page_id = m.page_id AND tp.page_version_id = m.page_version_id
-    JOIN fragments f ON f.id = m.fragment_id
-    WHERE f.embed_model = $6 AND ` + notOwnSite + `
-),` + recallRanked
-
-// recallTermsClaims is the most claims a call recalls through the task's
-// term index (recallThroughTermsSQL) rather than by reading the task
-// (recallThroughTaskSQL): each match costs a read of its rows there, each
-// call a read of the task here. At a task of 10,000 fragments in a graph
-// of 1,000,000, one claim took 23–32 ms against 55–100 ms, 8 claims 175
-// against 267 ms, 16 even, 32 claims 868 against 619 ms (2026-12-03, by
-// hand on the retrieval bench's graph).
-const recallTermsClaims = 16
+live AS MATERIALIZED (
+    SELECT tp.page_version_id FROM task_pages tp WHERE tp.task_id = $1 AND tp.page_version_id IS NOT NULL
+)
+SELECT q.claim_id, r.id, r.rank
+FROM queries q
+CROSS JOIN LATERAL (
+    SELECT s.id, s.rank
+    FROM (
+        SELECT m.fragment_id AS id, ts_rank(m.tsv, q.q)::float8 AS rank
+        FROM task_fragment_terms m
+        WHERE m.task_id = $1 AND m.tsv @@ q.q AND m.page_version_id IN (SELECT page_version_id FROM live)
+          AND ` + notOwnSite + `
+        ORDER BY rank DESC, id
+        OFFSET 0
+    ) AS s
+    JOIN fragments f ON f.id = s.id
+    WHERE f.embed_model = $6
+    ORDER BY s.rank DESC, s.id
+    LIMIT $5
+) AS r
+ORDER BY q.claim_id, r.rank DESC, r.id`
 
 // RecallPath is how RecallCandidates finds a claim's matches.
 type RecallPath int
@@ -163,16 +172,18 @@ const (
 	// RecallThroughGraph uses the graph-wide full-text index and keeps the
 	// task's matches (recallThroughGraphSQL).
 	RecallThroughGraph RecallPath = iota
-	// RecallThroughTask finds the matches among the task's own fragments:
-	// a call of a few claims through the task's term index
-	// (recallThroughTermsSQL, brought up to the task's state first by
-	// RefreshTaskTerms), a call of more by reading the task once
-	// (recallThroughTaskSQL).
+	// RecallThroughTask finds the matches among the task's own fragments
+	// through the task's term index (recallThroughTermsSQL, brought up to
+	// the task's state first by RefreshTaskTerms).
 	RecallThroughTask
-	// RecallReadingTask reads the task's fragments once whatever the
-	// claims (recallThroughTaskSQL): what a call of few claims did before
-	// the term index; ChooseRecallPath never returns it. For comparison
-	// (TestRecallPathsAgree, the retrieval bench).
+	// RecallReadingTask reads the task's fragments once per call
+	// (recallThroughTaskSQL): what the task path did before the term
+	// index; ChooseRecallPath never returns it. For comparison
+	// (TestRecallPathsAgree, the retrieval bench). At a task of 10,000
+	// fragments in a graph of 1,000,000 the term index was faster at every
+	// call size tried, 1 to 256 claims (2026-12-03, by hand on the
+	// retrieval bench's graph: 8 claims 67 against 227 ms, 64 claims 553
+	// against 816 ms, 256 claims 2.7 against 8.1 s).
 	RecallReadingTask
 )
 
@@ -245,12 +256,12 @@ func (q *Queries) RecallCandidates(ctx context.Context, taskID int64, claims []C
 	}
 	sql := recallThroughGraphSQL
 	switch {
-	case path == RecallThroughTask && len(claims) <= recallTermsClaims:
+	case path == RecallThroughTask:
 		if err := q.freshTaskTerms(ctx, taskID); err != nil {
 			return nil, fmt.Errorf("recall candidates: the task's term index: %w", err)
 		}
 		sql = recallThroughTermsSQL
-	case path == RecallThroughTask, path == RecallReadingTask:
+	case path == RecallReadingTask:
 		sql = recallThroughTaskSQL
 	}
 	rows, err := q.db.Query(ctx, sql, taskID, ids, texts, excl, lim.PerClaim, embedModel, lim.MaxTermFreq, lim.MinTerms)

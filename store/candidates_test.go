@@ -137,9 +137,8 @@ func TestRecallPathsAgree(t *testing.T) {
 		{ClaimID: 3, Text: "Polar bears depend on sea ice.", ExcludeSite: "a.example"},
 		{ClaimID: 4, Text: "Quantum chromodynamics."},
 	}
-	// the same claims three times over: a call of twelve claims recalls
-	// through the task by one join of their terms, a call of one through the
-	// task's term index
+	// the same claims three times over, in one call and one at a time:
+	// through the task's term index, and reading the task once per call
 	many := slices.Clone(claims)
 	for k := 1; k <= 2; k++ {
 		for _, c := range claims {
@@ -159,6 +158,13 @@ func TestRecallPathsAgree(t *testing.T) {
 		}
 		if !reflect.DeepEqual(graph, task) {
 			t.Errorf("per claim %d: the paths differ:\n graph %v\n task  %v", lim.PerClaim, graph, task)
+		}
+		reading, err := q.RecallCandidates(ctx, mine, many, lim, "m", store.RecallReadingTask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(graph, reading) {
+			t.Errorf("per claim %d: the paths differ:\n graph   %v\n reading %v", lim.PerClaim, graph, reading)
 		}
 		for _, c := range many {
 			one, err := q.RecallCandidates(ctx, mine, []store.ClaimQuery{c}, lim, "m", store.RecallThroughTask)
