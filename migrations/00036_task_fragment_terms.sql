@@ -4,10 +4,10 @@
 -- (task_id, tsv) (btree_gin puts the task's id in the same index), so that
 -- a claim's query finds the task's matches without reading the task's
 -- other fragments or the graph's other matches (store/candidates.go). It is
--- filled when a call of few claims first needs it and brought up to the
+-- filled when a recall call first needs it and brought up to the
 -- task's work_version by the next one after pages join the task
 -- (RefreshTaskTerms); rows of page versions that left the task stay until
--- the task's cleanup, and recall joins task_pages to leave them out.
+-- the task's cleanup, and recall leaves them out by the task's page versions.
 -- task_terms_states holds the work_version each task's rows were made at.
 -- The index takes rows straight into its tree (fastupdate off): a task's
 -- rows come in bursts that would otherwise wait in the index's pending
