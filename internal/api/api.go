@@ -46,12 +46,20 @@ type Authenticate func(ctx context.Context, secret string) (Caller, error)
 // Limiter keeps each token's request rate and open event streams, by key
 // ("token:<id>"); an error is its store's failure.
 type Limiter interface {
-	// Allow takes one request of the key's budget: false with the wait
-	// until the next one is allowed when none is left.
-	Allow(ctx context.Context, key string) (wait time.Duration, ok bool, err error)
+	// Allow takes one request of the key's budget, if one is left.
+	Allow(ctx context.Context, key string) (Allowance, error)
 	// OpenStream records one more open event stream of the key, a lease
 	// of the given length, unless it holds most already.
 	OpenStream(ctx context.Context, key string, most int, lease time.Duration) (slot StreamSlot, ok bool, err error)
+}
+
+// Allowance is what Allow took of a key's request budget (a token bucket).
+type Allowance struct {
+	Taken bool          // the request may go on
+	Wait  time.Duration // when not taken, until one request is left
+	Left  float64       // requests left after this one (fractions refill)
+	Burst int           // the most the budget holds; 0 when there is no limit
+	Rate  float64       // requests per second it refills at
 }
 
 // StreamSlot is one open event stream's place among its token's.
@@ -116,6 +124,7 @@ func Handler(opts Options) http.Handler {
 	if opts.Logger == nil {
 		opts.Logger = discardLogger()
 	}
+	opts.Logger = slog.New(requestIDLogs{opts.Logger.Handler()})
 	mux := http.NewServeMux()
 	if opts.Limits == nil {
 		opts.Limits = newLocalLimits(opts.Rate, opts.Burst)
@@ -130,19 +139,7 @@ func Handler(opts Options) http.Handler {
 		mux.Handle("/mcp", mcp)
 		mux.Handle("/mcp/", mcp)
 	}
-	return mux
-}
-
-func init() {
-	// A request the schema refuses is a 400 naming the field in its
-	// errors' location (huma's own default is 422).
-	newError := huma.NewError
-	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
-		if status == http.StatusUnprocessableEntity {
-			status = http.StatusBadRequest
-		}
-		return newError(status, msg, errs...)
-	}
+	return outer(mux, opts.Logger)
 }
 
 // jsonFormat is huma's JSON format, but a request body holding text that
@@ -182,5 +179,6 @@ func newAPI(mux *http.ServeMux, opts Options, fails *failures) huma.API {
 	h := &handlers{svc: opts.Service, log: opts.Logger, events: opts.Events.withDefaults(), limits: opts.Limits, metrics: opts.Metrics,
 		tokenLive: opts.TokenLive}
 	h.register(api)
+	registerProblemPages(api)
 	return api
 }

@@ -115,15 +115,20 @@ func newTenant(t *testing.T, svc *service.Service, pool *pgxpool.Pool, auth toke
 // response with its body read.
 func (b *testBundle) call(t *testing.T, method, path, token string, body []byte) (*http.Response, []byte) {
 	t.Helper()
-	req := b.request(t, method, path, token, body)
+	return b.do(t, b.request(t, method, path, token, body))
+}
+
+// do sends req and reads its answer.
+func (b *testBundle) do(t *testing.T, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
 	resp, err := b.srv.Client().Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: read body: %v", method, path, err)
+		t.Fatalf("%s %s: read body: %v", req.Method, req.URL.Path, err)
 	}
 	return resp, data
 }
@@ -230,7 +235,7 @@ func (b *testBundle) operations(t *testing.T) []operation {
 
 // filled is the operation's path for tenant tn's rows.
 func (op operation) filled(tn tenant) string {
-	r := strings.NewReplacer("{domain}", tn.org+".example.org", "{task_id}", itoa(tn.task), "{claim_id}", itoa(tn.claim), "{edge_id}", itoa(tn.edge), "{page_id}", itoa(tn.page), "{job_id}", itoa(tn.job))
+	r := strings.NewReplacer("{domain}", tn.org+".example.org", "{task_id}", itoa(tn.task), "{claim_id}", itoa(tn.claim), "{edge_id}", itoa(tn.edge), "{page_id}", itoa(tn.page), "{job_id}", itoa(tn.job), "{code}", "not_found")
 	return r.Replace(op.path)
 }
 

@@ -26,7 +26,7 @@ type domainPath struct {
 
 func (h *handlers) domainView(ctx context.Context, in *domainPath) (*body[service.DomainView], error) {
 	res, err := h.svc.DomainView(ctx, org(ctx), in.Domain)
-	return &body[service.DomainView]{res}, h.problem(err)
+	return &body[service.DomainView]{res}, h.problem(ctx, err)
 }
 
 type domainViewInput struct {
@@ -42,5 +42,5 @@ type domainViewInput struct {
 func (h *handlers) changeDomainView(ctx context.Context, in *domainViewInput) (*body[service.DomainLevelChanged], error) {
 	res, err := h.svc.ChangeDomainView(ctx, org(ctx), in.Domain, service.DomainViewChange{Action: in.Body.Action, Level: in.Body.Level,
 		Reason: in.Body.Reason, By: reviewer(ctx, in.Body.Reviewer), TokenID: callerOf(ctx).TokenID})
-	return &body[service.DomainLevelChanged]{res}, h.problem(err)
+	return &body[service.DomainLevelChanged]{res}, h.problem(ctx, err)
 }

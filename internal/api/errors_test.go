@@ -19,7 +19,9 @@ import (
 // problemBody is the error shape of every failed call (RFC 9457 problem
 // details, as huma's ErrorModel).
 type problemBody struct {
+	Type   string `json:"type"`
 	Status int    `json:"status"`
+	Code   string `json:"code"`
 	Detail string `json:"detail"`
 	Errors []struct {
 		Message  string `json:"message"`
@@ -32,6 +34,31 @@ func decodeProblem(t *testing.T, data []byte) problemBody {
 	var p problemBody
 	if err := json.Unmarshal(data, &p); err != nil {
 		t.Fatalf("error body is not a problem: %v: %s", err, clip(data))
+	}
+	return p
+}
+
+// checkProblem checks an error answer is application/problem+json with
+// a code api.ProblemCodes lists for its status, and the type that
+// describes it.
+func checkProblem(t *testing.T, what string, resp *http.Response, data []byte) problemBody {
+	t.Helper()
+	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("%s: Content-Type %q, want application/problem+json", what, ct)
+	}
+	p := decodeProblem(t, data)
+	if p.Status != resp.StatusCode {
+		t.Errorf("%s: problem status %d on a %d answer", what, p.Status, resp.StatusCode)
+	}
+	listed := false
+	for _, c := range api.ProblemCodes {
+		listed = listed || c.Code == p.Code && c.Status == resp.StatusCode
+	}
+	if !listed {
+		t.Errorf("%s: code %q with status %d is not one of api.ProblemCodes: %s", what, p.Code, resp.StatusCode, clip(data))
+	}
+	if p.Type != "/v1/problems/"+p.Code {
+		t.Errorf("%s: type %q, want /v1/problems/%s", what, p.Type, p.Code)
 	}
 	return p
 }
@@ -73,7 +100,7 @@ func TestErrorShapes(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d", c.name, resp.StatusCode, clip(data), c.status)
 			continue
 		}
-		p := decodeProblem(t, data)
+		p := checkProblem(t, c.name, resp, data)
 		named := strings.Contains(p.Detail, c.names)
 		for _, e := range p.Errors {
 			named = named || strings.Contains(e.Location, c.names) || strings.Contains(e.Message, c.names)

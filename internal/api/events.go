@@ -103,7 +103,7 @@ func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
 	huma.Register(api, op, func(ctx context.Context, in *TaskPath) (*huma.StreamResponse, error) {
 		first, err := h.svc.Status(ctx, org(ctx), in.TaskID)
 		if err != nil {
-			return nil, h.problem(err)
+			return nil, h.problem(ctx, err)
 		}
 		// the stream's slot is a lease that the stream renews: a replica
 		// that dies holding it leaves a row that stops counting within a
@@ -115,7 +115,7 @@ func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
 			return nil, huma.Error503ServiceUnavailable("the open streams cannot be counted; retry later")
 		}
 		if !ok {
-			return nil, huma.ErrorWithHeaders(huma.Error429TooManyRequests(fmt.Sprintf("this token holds %d event streams open already; close one", h.events.PerToken)),
+			return nil, huma.ErrorWithHeaders(newProblem(http.StatusTooManyRequests, codeTooManyStreams, fmt.Sprintf("this token holds %d event streams open already; close one", h.events.PerToken)),
 				http.Header{"Retry-After": {"5"}})
 		}
 		h.metrics.APIStreams(1)

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -37,10 +38,14 @@ func callerOf(ctx context.Context) Caller {
 }
 
 func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
+	if isPublic(ctx.Operation()) {
+		next(ctx)
+		return
+	}
 	r, _ := humago.Unwrap(ctx)
 	if wait, refused := g.failures.refused(r); refused {
 		ctx.SetHeader("Retry-After", retryAfter(wait))
-		_ = huma.WriteErr(g.api, ctx, http.StatusTooManyRequests, tooManyFailures)
+		writeHumaProblem(ctx, newProblem(http.StatusTooManyRequests, codeTooManyInvalidTokens, tooManyFailures))
 		return
 	}
 	caller, status, msg := g.check(ctx.Context(), ctx.Header("Authorization"))
@@ -51,14 +56,14 @@ func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
 			}
 			ctx.SetHeader("WWW-Authenticate", `Bearer realm="evidencefleet"`)
 		}
-		_ = huma.WriteErr(g.api, ctx, status, msg)
+		writeHumaProblem(ctx, newProblem(status, "", msg))
 		return
 	}
 	if caller.Operator {
-		_ = huma.WriteErr(g.api, ctx, http.StatusForbidden, "an operator token does not act for an organisation; use an organisation token (enqueue org token create --org ORG)")
+		writeHumaProblem(ctx, newProblem(http.StatusForbidden, "", "an operator token does not act for an organisation; use an organisation token (enqueue org token create --org ORG)"))
 		return
 	}
-	if status, retry, msg := takeRequest(ctx.Context(), g.opts, caller.TokenID); status != 0 {
+	if status, retry, msg := takeRequest(ctx.Context(), g.opts, caller.TokenID, ctx.SetHeader); status != 0 {
 		if retry != "" {
 			ctx.SetHeader("Retry-After", retry)
 		}
@@ -108,17 +113,42 @@ func retryAfter(wait time.Duration) string {
 
 // takeRequest takes one request of the token's budget: status 0 when it
 // may go on, else 429 (with the Retry-After value) or 503 when the budget
-// cannot be read, and the message to answer with.
-func takeRequest(ctx context.Context, opts Options, tokenID int64) (status int, retry, msg string) {
-	wait, ok, err := opts.Limits.Allow(ctx, tokenKey(tokenID))
-	switch {
-	case err != nil:
-		opts.Logger.Error("api: rate check failed", "err", err)
+// cannot be read, and the message to answer with; header sets the
+// answer's RateLimit headers.
+func takeRequest(ctx context.Context, opts Options, tokenID int64, header func(key, value string)) (status int, retry, msg string) {
+	a, err := opts.Limits.Allow(ctx, tokenKey(tokenID))
+	if err != nil {
+		opts.Logger.ErrorContext(ctx, "api: rate check failed", "err", err)
 		return http.StatusServiceUnavailable, "", "the request rate cannot be checked; retry later"
-	case !ok:
-		return http.StatusTooManyRequests, retryAfter(wait), "request rate of this token exceeded; retry after the Retry-After seconds"
+	}
+	setRateLimit(a, header)
+	if !a.Taken {
+		return http.StatusTooManyRequests, retryAfter(a.Wait), "request rate of this token exceeded; retry after the Retry-After seconds"
 	}
 	return 0, "", ""
+}
+
+// rateLimitPolicy names the one policy of RateLimit-Policy and RateLimit:
+// each token's own request budget.
+const rateLimitPolicy = `"token"`
+
+// setRateLimit sets the IETF RateLimit-Policy and RateLimit headers
+// (draft-ietf-httpapi-ratelimit-headers) of a token's budget: the policy
+// is q requests per w seconds (a full bucket, and the time it takes to
+// fill one), what is left r requests now, refilled in full in t seconds.
+// Nothing is set without a limit.
+func setRateLimit(a Allowance, header func(key, value string)) {
+	if a.Burst <= 0 || a.Rate <= 0 {
+		return
+	}
+	window := math.Ceil(float64(a.Burst) / a.Rate)
+	left := max(0, math.Floor(a.Left))
+	reset := math.Ceil(max(0, float64(a.Burst)-a.Left) / a.Rate)
+	if !a.Taken {
+		reset = max(reset, math.Ceil(a.Wait.Seconds()))
+	}
+	header("RateLimit-Policy", fmt.Sprintf("%s;q=%d;w=%.0f", rateLimitPolicy, a.Burst, window))
+	header("RateLimit", fmt.Sprintf("%s;r=%.0f;t=%.0f", rateLimitPolicy, left, reset))
 }
 
 // AuthenticatedCaller is the caller whose token the API checked for this
@@ -139,7 +169,7 @@ func limitMCP(opts Options, fails *failures, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if wait, refused := fails.refused(r); refused {
 			w.Header().Set("Retry-After", retryAfter(wait))
-			http.Error(w, tooManyFailures, http.StatusTooManyRequests)
+			writeProblem(w, newProblem(http.StatusTooManyRequests, codeTooManyInvalidTokens, tooManyFailures))
 			return
 		}
 		if secret, ok := bearer(r.Header.Get("Authorization")); ok {
@@ -148,11 +178,11 @@ func limitMCP(opts Options, fails *failures, h http.Handler) http.Handler {
 				fails.failed(r) // h refuses it (its second look is the token store's negative cache)
 			}
 			if err == nil {
-				if status, retry, msg := takeRequest(r.Context(), opts, caller.TokenID); status != 0 {
+				if status, retry, msg := takeRequest(r.Context(), opts, caller.TokenID, w.Header().Set); status != 0 {
 					if retry != "" {
 						w.Header().Set("Retry-After", retry)
 					}
-					http.Error(w, msg, status)
+					writeProblem(w, newProblem(status, "", msg))
 					return
 				}
 				r = r.WithContext(context.WithValue(r.Context(), callerKey{}, caller))
@@ -173,9 +203,8 @@ func newLocalLimits(perSecond float64, burst int) *localLimits {
 	return &localLimits{buckets: newLimiters(perSecond, burst)}
 }
 
-func (l *localLimits) Allow(_ context.Context, key string) (time.Duration, bool, error) {
-	wait, ok := l.buckets.allow(key)
-	return wait, ok, nil
+func (l *localLimits) Allow(_ context.Context, key string) (Allowance, error) {
+	return l.buckets.allow(key), nil
 }
 
 func (l *localLimits) OpenStream(_ context.Context, key string, most int, _ time.Duration) (StreamSlot, bool, error) {
@@ -210,11 +239,10 @@ func newLimiters(perSecond float64, burst int) *limiters {
 	return &limiters{rate: rate.Limit(perSecond), burst: burst, by: map[string]*rate.Limiter{}}
 }
 
-// allow takes one request of the key's budget: false with the wait until
-// the next is allowed when there is none left.
-func (l *limiters) allow(key string) (time.Duration, bool) {
+// allow takes one request of the key's budget, if one is left.
+func (l *limiters) allow(key string) Allowance {
 	if l.rate <= 0 {
-		return 0, true
+		return Allowance{Taken: true}
 	}
 	l.mu.Lock()
 	lim, ok := l.by[key]
@@ -227,10 +255,12 @@ func (l *limiters) allow(key string) (time.Duration, bool) {
 	}
 	l.mu.Unlock()
 	now := time.Now()
+	a := Allowance{Taken: true, Burst: l.burst, Rate: float64(l.rate)}
 	r := lim.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
-		return d, false
+		a.Taken, a.Wait = false, d
 	}
-	return 0, true
+	a.Left = lim.TokensAt(now)
+	return a
 }

@@ -108,7 +108,7 @@ func (h *handlers) register(api huma.API) {
 // field), 413 for a text past the citation check's bound, 409 for a
 // stopped task or a change it takes only while paused, 500 (logged, not
 // shown) otherwise.
-func (h *handlers) problem(err error) error {
+func (h *handlers) problem(ctx context.Context, err error) error {
 	switch {
 	case err == nil:
 		return nil
@@ -116,17 +116,19 @@ func (h *handlers) problem(err error) error {
 		errors.Is(err, errs.ErrEdgeNotFound), errors.Is(err, service.ErrJobNotFound):
 		return huma.Error404NotFound(err.Error())
 	case errors.Is(err, intake.ErrIdempotencyConflict):
-		return huma.Error409Conflict(err.Error())
+		return newProblem(http.StatusConflict, codeIdempotencyConflict, err.Error())
 	case errors.Is(err, citation.ErrTooLarge):
 		return huma.Error413RequestEntityTooLarge(err.Error())
 	case errors.Is(err, errs.ErrBadInput), errors.Is(err, service.ErrBadRequest):
 		return huma.Error400BadRequest(err.Error())
-	case errors.Is(err, errs.ErrTaskStopped), errors.Is(err, service.ErrTaskNotPaused):
-		return huma.Error409Conflict(err.Error())
+	case errors.Is(err, errs.ErrTaskStopped):
+		return newProblem(http.StatusConflict, codeTaskStopped, err.Error())
+	case errors.Is(err, service.ErrTaskNotPaused):
+		return newProblem(http.StatusConflict, codeTaskNotPaused, err.Error())
 	case errors.Is(err, context.Canceled):
 		return huma.NewError(499, "request cancelled")
 	}
-	h.log.Error("api: operation failed", "err", err)
+	h.log.ErrorContext(ctx, "api: operation failed", "err", err)
 	return huma.Error500InternalServerError("internal error; the fleet's log has the cause")
 }
 
@@ -150,31 +152,32 @@ type createTaskInput struct {
 // createTaskOutput is 201 with a new task, 200 with the task an earlier
 // create of the same idempotency key made.
 type createTaskOutput struct {
-	Status int
-	Body   service.CreatedTask
+	Status   int
+	Location string `header:"Location" doc:"The new task's address (201 only)."`
+	Body     service.CreatedTask
 }
 
 func (h *handlers) createTask(ctx context.Context, in *createTaskInput) (*createTaskOutput, error) {
 	t, created, err := h.svc.CreateTaskOnce(ctx, org(ctx), intake.TaskSpec{Hypothesis: in.Body.Hypothesis, Budget: in.Body.Budget,
 		Retrieval: in.Body.Retrieval, IdempotencyKey: in.IdempotencyKey})
 	if err != nil {
-		return nil, h.problem(err)
+		return nil, h.problem(ctx, err)
 	}
-	status := http.StatusOK
+	out := &createTaskOutput{Status: http.StatusOK, Body: t}
 	if created {
-		status = http.StatusCreated
+		out.Status, out.Location = http.StatusCreated, "/v1/tasks/"+strconv.FormatInt(t.TaskID, 10)
 	}
-	return &createTaskOutput{status, t}, nil
+	return out, nil
 }
 
 func (h *handlers) listTasks(ctx context.Context, in *PageQuery) (*body[service.TaskPage], error) {
 	p, err := h.svc.ListTasks(ctx, org(ctx), in.Limit, in.Cursor)
-	return &body[service.TaskPage]{p}, h.problem(err)
+	return &body[service.TaskPage]{p}, h.problem(ctx, err)
 }
 
 func (h *handlers) getTask(ctx context.Context, in *TaskPath) (*body[service.TaskDetail], error) {
 	d, err := h.svc.ShowTask(ctx, org(ctx), in.TaskID)
-	return &body[service.TaskDetail]{d}, h.problem(err)
+	return &body[service.TaskDetail]{d}, h.problem(ctx, err)
 }
 
 type addClaimsInput struct {
@@ -192,7 +195,7 @@ type AddedClaims struct {
 
 func (h *handlers) addClaims(ctx context.Context, in *addClaimsInput) (*body[AddedClaims], error) {
 	added, err := h.svc.AddClaims(ctx, org(ctx), in.TaskID, in.Body.Claims)
-	return &body[AddedClaims]{AddedClaims{TaskID: in.TaskID, Claims: added}}, h.problem(err)
+	return &body[AddedClaims]{AddedClaims{TaskID: in.TaskID, Claims: added}}, h.problem(ctx, err)
 }
 
 // TargetIn is one target to add.
@@ -214,13 +217,13 @@ func (h *handlers) addTargets(ctx context.Context, in *addTargetsInput) (*body[s
 		targets[i] = jobs.Target{Kind: t.Kind, Value: t.Value}
 	}
 	res, err := h.svc.AddTargets(ctx, org(ctx), in.TaskID, targets)
-	return &body[service.TargetsAdded]{res}, h.problem(err)
+	return &body[service.TargetsAdded]{res}, h.problem(ctx, err)
 }
 
 func (h *handlers) status(ctx context.Context, in *TaskPath) (*body[service.Status], error) {
 	st, err := h.svc.Status(ctx, org(ctx), in.TaskID)
 	if err != nil {
-		return nil, h.problem(err)
+		return nil, h.problem(ctx, err)
 	}
 	return &body[service.Status]{*st}, nil
 }
@@ -238,7 +241,7 @@ func (h *handlers) stopTask(ctx context.Context, in *stopInput) (*body[service.S
 		cleanup = ""
 	}
 	res, err := h.svc.StopTask(ctx, org(ctx), in.TaskID, cleanup)
-	return &body[service.Stopped]{res}, h.problem(err)
+	return &body[service.Stopped]{res}, h.problem(ctx, err)
 }
 
 type evidenceInput struct {
@@ -270,7 +273,7 @@ func (h *handlers) pageEvidence(ctx context.Context, in *pageEvidenceInput) (*bo
 
 func (h *handlers) evidenceOf(ctx context.Context, f service.EvidenceFilter, page PageQuery) (*body[service.EvidencePage], error) {
 	p, err := h.svc.EvidenceList(ctx, org(ctx), f, page.Limit, page.Cursor)
-	return &body[service.EvidencePage]{p}, h.problem(err)
+	return &body[service.EvidencePage]{p}, h.problem(ctx, err)
 }
 
 // ExportPage is one page of a task's evidence export.
@@ -295,7 +298,7 @@ func (h *handlers) export(ctx context.Context, in *exportInput) (*body[ExportPag
 	}
 	p, err := h.svc.Export(ctx, org(ctx), in.TaskID, after, in.Limit)
 	if err != nil {
-		return nil, h.problem(err)
+		return nil, h.problem(ctx, err)
 	}
 	out := ExportPage{Items: p.Items}
 	if p.Next > 0 {
@@ -307,7 +310,7 @@ func (h *handlers) export(ctx context.Context, in *exportInput) (*body[ExportPag
 func (h *handlers) graph(ctx context.Context, in *TaskPath) (*body[service.Graph], error) {
 	g, err := h.svc.Graph(ctx, org(ctx), in.TaskID)
 	if err != nil {
-		return nil, h.problem(err)
+		return nil, h.problem(ctx, err)
 	}
 	return &body[service.Graph]{*g}, nil
 }
@@ -320,7 +323,7 @@ type materialsInput struct {
 func (h *handlers) materials(ctx context.Context, in *materialsInput) (*body[service.Materials], error) {
 	m, err := h.svc.Materials(ctx, org(ctx), in.TaskID, in.Query)
 	if err != nil {
-		return nil, h.problem(err)
+		return nil, h.problem(ctx, err)
 	}
 	return &body[service.Materials]{*m}, nil
 }
@@ -335,7 +338,7 @@ type citeInput struct {
 func (h *handlers) citeCheck(ctx context.Context, in *citeInput) (*body[citation.Result], error) {
 	res, err := h.svc.CiteCheck(ctx, org(ctx), in.TaskID, in.Body.Text)
 	if err != nil {
-		return nil, h.problem(err)
+		return nil, h.problem(ctx, err)
 	}
 	return &body[citation.Result]{*res}, nil
 }
@@ -348,7 +351,7 @@ type jobsInput struct {
 
 func (h *handlers) listJobs(ctx context.Context, in *jobsInput) (*body[service.JobPage], error) {
 	p, err := h.svc.ListJobs(ctx, org(ctx), in.TaskID, in.State, in.Limit, in.Cursor)
-	return &body[service.JobPage]{p}, h.problem(err)
+	return &body[service.JobPage]{p}, h.problem(ctx, err)
 }
 
 type jobPath struct {
@@ -357,12 +360,12 @@ type jobPath struct {
 
 func (h *handlers) retryJob(ctx context.Context, in *jobPath) (*body[service.JobAction], error) {
 	res, err := h.svc.RetryJob(ctx, org(ctx), in.JobID)
-	return &body[service.JobAction]{res}, h.problem(err)
+	return &body[service.JobAction]{res}, h.problem(ctx, err)
 }
 
 func (h *handlers) cancelJob(ctx context.Context, in *jobPath) (*body[service.JobAction], error) {
 	res, err := h.svc.CancelJob(ctx, org(ctx), in.JobID)
-	return &body[service.JobAction]{res}, h.problem(err)
+	return &body[service.JobAction]{res}, h.problem(ctx, err)
 }
 
 // reviewer is who a feedback is recorded as: the token, and the name the
@@ -388,7 +391,7 @@ func (h *handlers) claimFeedback(ctx context.Context, in *claimFeedbackInput) (*
 	res, err := h.svc.ClaimFeedback(ctx, org(ctx), service.ClaimVerdictFeedback{
 		ClaimID: in.ClaimID, Reject: in.Body.Action == "reject", Reason: in.Body.Reason, By: reviewer(ctx, in.Body.Reviewer),
 		TokenID: callerOf(ctx).TokenID})
-	return &body[service.ClaimFeedbackResult]{res}, h.problem(err)
+	return &body[service.ClaimFeedbackResult]{res}, h.problem(ctx, err)
 }
 
 type correctEdgeInput struct {
@@ -404,5 +407,5 @@ func (h *handlers) correctEdge(ctx context.Context, in *correctEdgeInput) (*body
 	res, err := h.svc.CorrectEdge(ctx, org(ctx), service.EdgeCorrection{
 		EdgeID: in.EdgeID, Relation: in.Body.Relation, Reason: in.Body.Reason, By: reviewer(ctx, in.Body.Reviewer),
 		TokenID: callerOf(ctx).TokenID})
-	return &body[service.EdgeCorrectionResult]{res}, h.problem(err)
+	return &body[service.EdgeCorrectionResult]{res}, h.problem(ctx, err)
 }

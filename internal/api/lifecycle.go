@@ -27,12 +27,12 @@ func (h *handlers) registerLifecycle(api huma.API, op func(id, method, path, sum
 
 func (h *handlers) pauseTask(ctx context.Context, in *TaskPath) (*body[service.Lifecycle], error) {
 	res, err := h.svc.PauseTask(ctx, org(ctx), in.TaskID)
-	return &body[service.Lifecycle]{res}, h.problem(err)
+	return &body[service.Lifecycle]{res}, h.problem(ctx, err)
 }
 
 func (h *handlers) resumeTask(ctx context.Context, in *TaskPath) (*body[service.Lifecycle], error) {
 	res, err := h.svc.ResumeTask(ctx, org(ctx), in.TaskID)
-	return &body[service.Lifecycle]{res}, h.problem(err)
+	return &body[service.Lifecycle]{res}, h.problem(ctx, err)
 }
 
 type budgetInput struct {
@@ -44,5 +44,5 @@ type budgetInput struct {
 
 func (h *handlers) setBudget(ctx context.Context, in *budgetInput) (*body[service.Lifecycle], error) {
 	res, err := h.svc.SetBudget(ctx, org(ctx), in.TaskID, in.Body.Budget)
-	return &body[service.Lifecycle]{res}, h.problem(err)
+	return &body[service.Lifecycle]{res}, h.problem(ctx, err)
 }

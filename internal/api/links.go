@@ -36,7 +36,7 @@ func (h *handlers) linkClaims(ctx context.Context, in *linkClaimsInput) (*body[s
 	}
 	res, err := h.svc.LinkClaims(ctx, org(ctx), in.TaskID, in.Body.From, in.Body.To, in.Body.Relation, w,
 		reviewer(ctx, in.Body.Reviewer), in.Body.Reason)
-	return &body[service.ClaimLink]{res}, h.problem(err)
+	return &body[service.ClaimLink]{res}, h.problem(ctx, err)
 }
 
 type claimLinksOutput struct {
@@ -45,5 +45,5 @@ type claimLinksOutput struct {
 
 func (h *handlers) listClaimLinks(ctx context.Context, in *TaskPath) (*body[claimLinksOutput], error) {
 	res, err := h.svc.ClaimLinks(ctx, org(ctx), in.TaskID)
-	return &body[claimLinksOutput]{claimLinksOutput{Links: res}}, h.problem(err)
+	return &body[claimLinksOutput]{claimLinksOutput{Links: res}}, h.problem(ctx, err)
 }

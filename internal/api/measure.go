@@ -1,6 +1,7 @@
 package api
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -22,6 +23,10 @@ func measure(m *metrics.Metrics) func(huma.Context, func(huma.Context)) {
 		if op == eventsOperation {
 			took = -1
 		}
-		m.APIRequest(op, ctx.Status(), took)
+		status := ctx.Status()
+		if status == 0 { // a stream written without naming its status
+			status = http.StatusOK
+		}
+		m.APIRequest(op, status, took)
 	}
 }

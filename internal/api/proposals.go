@@ -30,7 +30,7 @@ type reviewLinkInput struct {
 
 func (h *handlers) acceptClaimLink(ctx context.Context, in *reviewLinkInput) (*body[service.ClaimLink], error) {
 	res, err := h.svc.AcceptClaimLink(ctx, org(ctx), in.TaskID, in.Body.From, in.Body.To, reviewer(ctx, in.Body.Reviewer))
-	return &body[service.ClaimLink]{res}, h.problem(err)
+	return &body[service.ClaimLink]{res}, h.problem(ctx, err)
 }
 
 type rejectedLink struct {
@@ -41,5 +41,5 @@ type rejectedLink struct {
 
 func (h *handlers) rejectClaimLink(ctx context.Context, in *reviewLinkInput) (*body[rejectedLink], error) {
 	err := h.svc.RejectClaimLink(ctx, org(ctx), in.TaskID, in.Body.From, in.Body.To, reviewer(ctx, in.Body.Reviewer))
-	return &body[rejectedLink]{rejectedLink{From: in.Body.From, To: in.Body.To, Rejected: err == nil}}, h.problem(err)
+	return &body[rejectedLink]{rejectedLink{From: in.Body.From, To: in.Body.To, Rejected: err == nil}}, h.problem(ctx, err)
 }

@@ -22,5 +22,5 @@ type retrievalInput struct {
 
 func (h *handlers) retrievalEvents(ctx context.Context, in *retrievalInput) (*body[service.TaskEventPage], error) {
 	p, err := h.svc.TaskEvents(ctx, org(ctx), in.TaskID, in.Limit, in.Cursor)
-	return &body[service.TaskEventPage]{p}, h.problem(err)
+	return &body[service.TaskEventPage]{p}, h.problem(ctx, err)
 }

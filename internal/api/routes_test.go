@@ -44,6 +44,10 @@ var ownRows = map[string]bool{"create-task": true, "list-tasks": true,
 	// of it (TestDomainViewIsTheOrganisations)
 	"get-domain-view": true, "change-domain-view": true}
 
+// public are the operations that need no token: the description of the
+// problem codes.
+var public = map[string]bool{"list-problems": true, "get-problem": true}
+
 // TestEveryRouteChecksTheOrganisation walks every operation of the served
 // OpenAPI document: without a token it is 401, with another organisation's
 // token it is 404 for the owner's task, claim and edge, and with the
@@ -70,9 +74,19 @@ func TestEveryRouteChecksTheOrganisation(t *testing.T) {
 			t.Fatalf("operation %s takes a body and has none in validBodies", op.id)
 		}
 		path := op.filled(b.owner)
+		if public[op.id] {
+			resp, data := b.call(t, op.method, path, "", body)
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("%s %s (public) without a token: %d %s, want 200", op.method, path, resp.StatusCode, clip(data))
+			} else {
+				b.checkResponse(t, op.method, path, "", body, resp, data)
+			}
+			continue
+		}
 		if resp, data := b.call(t, op.method, path, "", body); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("%s %s without a token: %d %s, want 401", op.method, path, resp.StatusCode, clip(data))
 		} else {
+			checkProblem(t, op.method+" "+path+" without a token", resp, data)
 			b.checkResponse(t, op.method, path, "", body, resp, data)
 		}
 		if resp, data := b.call(t, op.method, path, "evf_org_not-a-token", body); resp.StatusCode != http.StatusUnauthorized {
@@ -84,12 +98,15 @@ func TestEveryRouteChecksTheOrganisation(t *testing.T) {
 		}
 		if resp, data := b.call(t, op.method, path, b.operator, body); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("%s %s with an operator token: %d %s, want 403", op.method, path, resp.StatusCode, clip(data))
+		} else {
+			checkProblem(t, op.method+" "+path+" with an operator token", resp, data)
 		}
 		if !ownRows[op.id] {
 			resp, data := b.call(t, op.method, path, b.stranger.token, body)
 			if resp.StatusCode != http.StatusNotFound {
 				t.Errorf("%s %s with another organisation's token: %d %s, want 404", op.method, path, resp.StatusCode, clip(data))
 			} else {
+				checkProblem(t, op.method+" "+path+" with another organisation's token", resp, data)
 				b.checkResponse(t, op.method, path, b.stranger.token, body, resp, data)
 			}
 		}

@@ -26,21 +26,21 @@ type sharedLimits struct {
 // its request has ended.
 const releaseTimeout = 10 * time.Second
 
-// Allow takes one request of key's bucket; when none is left, wait is how
-// long until one is.
-func (l *sharedLimits) Allow(ctx context.Context, key string) (time.Duration, bool, error) {
+// Allow takes one request of key's bucket, if one is left.
+func (l *sharedLimits) Allow(ctx context.Context, key string) (api.Allowance, error) {
 	if l.rate <= 0 {
-		return 0, true, nil
+		return api.Allowance{Taken: true}, nil
 	}
-	r, err := l.st.TakeAPIRequest(ctx, store.TakeAPIRequestParams{Key: key, Rate: l.rate, Burst: float64(max(l.burst, 1))})
+	burst := max(l.burst, 1)
+	r, err := l.st.TakeAPIRequest(ctx, store.TakeAPIRequestParams{Key: key, Rate: l.rate, Burst: float64(burst)})
 	if err != nil {
-		return 0, false, fmt.Errorf("request rate of %s: %w", key, err)
+		return api.Allowance{}, fmt.Errorf("request rate of %s: %w", key, err)
 	}
-	if r.Taken {
-		return 0, true, nil
+	a := api.Allowance{Taken: r.Taken, Left: r.Tokens, Burst: burst, Rate: l.rate}
+	if !r.Taken {
+		a.Wait = max(time.Duration(math.Ceil((1-r.Tokens)/l.rate*float64(time.Second))), time.Millisecond)
 	}
-	wait := time.Duration(math.Ceil((1 - r.Tokens) / l.rate * float64(time.Second)))
-	return max(wait, time.Millisecond), false, nil
+	return a, nil
 }
 
 // OpenStream records one more open stream of key unless it holds most:

@@ -188,3 +188,51 @@ func TestAPIMetrics(t *testing.T) {
 		t.Logf("/metrics:\n%s", body)
 	}
 }
+
+// TestAPIMetricsCountStreams: an event stream, which writes no status of
+// its own, is counted with the 200 it was answered with once it ends.
+func TestAPIMetricsCountStreams(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := scratchPool(t)
+	srv, err := apiserver.New(pool, apiserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	secret, _, err := apitoken.Issue(ctx, store.NewStore(pool), apitoken.Organization, "acme", "streams")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var task int64
+	if err := pool.QueryRow(ctx, `INSERT INTO tasks (hypothesis, organization_id) VALUES ('streams', 'acme') RETURNING id`).Scan(&task); err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	req, _ := http.NewRequestWithContext(sctx, http.MethodGet, ts.URL+"/v1/tasks/"+strconv.FormatInt(task, 10)+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the stream: %v %v", resp, err)
+	}
+	if _, err := resp.Body.Read(make([]byte, 64)); err != nil {
+		t.Fatalf("the stream sent nothing: %v", err)
+	}
+	cancel()
+	resp.Body.Close()
+	want := `evidencefleet_api_requests_total{code="200",operation="task-events"} 1`
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rec := httptest.NewRecorder()
+		srv.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		body := rec.Body.String()
+		if strings.Contains(body, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics lacks %s 30 s after the stream ended:\n%s", want, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
