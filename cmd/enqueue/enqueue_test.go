@@ -114,7 +114,7 @@ func (b *bundle) count(t *testing.T, query string, args ...any) int {
 func (b *bundle) createTask(t *testing.T) int64 {
 	t.Helper()
 	var out struct {
-		TaskID     int64  `json:"task_id"`
+		TaskID     int64  `json:"id"`
 		Hypothesis string `json:"hypothesis"`
 	}
 	b.mustRunJSON(t, &out, "task", "create", "--hypothesis", hypothesis)
@@ -156,12 +156,12 @@ func TestTaskCreate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 
-	t.Run("json returns the task id and makes the hypothesis E1", func(t *testing.T) {
+	t.Run("json returns the task and makes the hypothesis E1", func(t *testing.T) {
 		var out map[string]any
 		b.mustRunJSON(t, &out, "task", "create", "--hypothesis", "  "+hypothesis+" ", "--org", "acme")
-		id, ok := out["task_id"].(float64)
+		id, ok := out["id"].(float64)
 		if !ok || id <= 0 {
-			t.Fatalf("task create --json = %v, want a positive task_id", out)
+			t.Fatalf("task create --json = %v, want a positive id", out)
 		}
 		if out["hypothesis"] != hypothesis || out["organization_id"] != "acme" {
 			t.Errorf("task create --json = %v, want the trimmed hypothesis and org acme", out)

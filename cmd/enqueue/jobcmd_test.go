@@ -21,7 +21,7 @@ type jobListJSON struct {
 		Attempt     int    `json:"attempt"`
 		LastError   string `json:"last_error"`
 		ScheduledAt string `json:"scheduled_at"`
-	} `json:"jobs"`
+	} `json:"items"`
 	Next string `json:"next_cursor"`
 }
 

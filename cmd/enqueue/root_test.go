@@ -87,7 +87,7 @@ func TestDatabaseURLSources(t *testing.T) {
 func (b *bundle) createTaskWith(t *testing.T, url string) int64 {
 	t.Helper()
 	var out struct {
-		TaskID int64 `json:"task_id"`
+		TaskID int64 `json:"id"`
 	}
 	b.mustRunJSON(t, &out, "--database-url", url, "task", "create", "--hypothesis", hypothesis)
 	if out.TaskID <= 0 {

@@ -31,12 +31,11 @@ func (a *app) taskCmd() *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			task, err := a.svc.CreateTask(ctx, a.org, intake.TaskSpec{Hypothesis: hypothesis, Budget: budget, Retrieval: retrieval, IdempotencyKey: key})
+			task, _, err := a.svc.CreateTaskOnce(ctx, a.org, intake.TaskSpec{Hypothesis: hypothesis, Budget: budget, Retrieval: retrieval, IdempotencyKey: key})
 			if err != nil {
 				return err
 			}
-			return a.emit(map[string]any{"task_id": task.ID, "organization_id": task.OrganizationID, "hypothesis": task.Hypothesis, "budget": task.BudgetClass, "retrieval": task.Retrieval},
-				func(w io.Writer) { fmt.Fprintln(w, task.ID) })
+			return a.emit(task, func(w io.Writer) { fmt.Fprintln(w, task.TaskID) })
 		},
 	}
 	create.Flags().StringVar(&hypothesis, "hypothesis", "", "the hypothesis to check (required)")

@@ -17,7 +17,7 @@ type taskListJSON struct {
 		Claims     int       `json:"claims"`
 		Targets    int       `json:"targets"`
 		Pages      int       `json:"pages"`
-	} `json:"tasks"`
+	} `json:"items"`
 	Next string `json:"next_cursor"`
 }
 

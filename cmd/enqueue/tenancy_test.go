@@ -71,7 +71,7 @@ func TestEvidenceListCommand(t *testing.T) {
 			EndChar       int    `json:"end_char"`
 			Text          string `json:"text"`
 			Kind          string `json:"kind"`
-		} `json:"evidence"`
+		} `json:"items"`
 		Next string `json:"next_cursor"`
 	}
 	total, cursor := 0, ""

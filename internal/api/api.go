@@ -180,5 +180,6 @@ func newAPI(mux *http.ServeMux, opts Options, fails *failures) huma.API {
 		tokenLive: opts.TokenLive}
 	h.register(api)
 	registerProblemPages(api)
+	documentOnlyTheirErrors(api)
 	return api
 }

@@ -250,10 +250,10 @@ func TestCreateTaskIdempotencyKey(t *testing.T) {
 		resp.Body.Close()
 		b.checkResponse(t, http.MethodPost, "/v1/tasks", token, nil, resp, data)
 		var out struct {
-			TaskID int64 `json:"task_id"`
+			ID int64 `json:"id"`
 		}
 		_ = json.Unmarshal(data, &out)
-		return resp.StatusCode, out.TaskID
+		return resp.StatusCode, out.ID
 	}
 	status, first := create(b.owner.token, "req-1", "Sea ice is thinning.")
 	if status != http.StatusCreated || first == 0 {

@@ -40,7 +40,7 @@ func (h *handlers) linkClaims(ctx context.Context, in *linkClaimsInput) (*body[s
 }
 
 type claimLinksOutput struct {
-	Links []service.ClaimLink `json:"links"`
+	Links []service.ClaimLink `json:"items"`
 }
 
 func (h *handlers) listClaimLinks(ctx context.Context, in *TaskPath) (*body[claimLinksOutput], error) {

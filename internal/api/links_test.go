@@ -34,7 +34,7 @@ func TestClaimLinks(t *testing.T) {
 		Links []struct {
 			From, To, Relation string
 			Weight             float64
-		} `json:"links"`
+		} `json:"items"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("list: %d %s (%v)", resp.StatusCode, clip(data), err)

@@ -64,14 +64,14 @@ func TestBodyReadAsJSONWhateverItsType(t *testing.T) {
 			continue
 		}
 		var created struct {
-			TaskID int64 `json:"task_id"`
+			ID int64 `json:"id"`
 		}
 		if err := json.Unmarshal(data, &created); err != nil {
 			t.Fatal(err)
 		}
 		loc := resp.Header.Get("Location")
-		if loc != "/v1/tasks/"+itoa(created.TaskID) {
-			t.Errorf("Location %q, want /v1/tasks/%d", loc, created.TaskID)
+		if loc != "/v1/tasks/"+itoa(created.ID) {
+			t.Errorf("Location %q, want /v1/tasks/%d", loc, created.ID)
 			continue
 		}
 		if resp, data := b.call(t, http.MethodGet, loc, b.owner.token, nil); resp.StatusCode != http.StatusOK || !bytes.Contains(data, []byte("Glaciers are retreating.")) {
@@ -167,5 +167,42 @@ func TestProblemPages(t *testing.T) {
 	resp, data := b.call(t, http.MethodGet, "/v1/problems/no_such_code", "", nil)
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("an unknown code: %d %s, want 404", resp.StatusCode, clip(data))
+	}
+}
+
+// TestOperationsDocumentTheirErrors: an operation's document lists the
+// error statuses it can answer and not the others: no 413 without a
+// body, no 404 without a row in its path, no 409 on a read, and every
+// token-checked operation its 401, 403 and 429.
+func TestOperationsDocumentTheirErrors(t *testing.T) {
+	t.Parallel()
+	b := setup(t, apiserver.Options{})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string                     `json:"operationId"`
+			RequestBody json.RawMessage            `json:"requestBody"`
+			Responses   map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(b.spec, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, methods := range doc.Paths {
+		for method, op := range methods {
+			has := func(status string) bool { _, ok := op.Responses[status]; return ok }
+			what := strings.ToUpper(method) + " " + path
+			if op.RequestBody == nil && has("413") {
+				t.Errorf("%s takes no body and documents 413", what)
+			}
+			if !strings.Contains(path, "_id}") && !strings.Contains(path, "{code}") && has("404") {
+				t.Errorf("%s names no row and documents 404", what)
+			}
+			if method == "get" && has("409") {
+				t.Errorf("%s reads and documents 409", what)
+			}
+			if !public[op.OperationID] && (!has("401") || !has("403") || !has("429")) {
+				t.Errorf("%s checks a token and lacks 401, 403 or 429", what)
+			}
+		}
 	}
 }

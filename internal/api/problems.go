@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -63,7 +64,6 @@ var ProblemCodes = []ProblemCode{
 	{"not_found", http.StatusNotFound, "The task, claim, page, edge or job does not exist, or is another organisation's (the two are not told apart)."},
 	{codeRouteNotFound, http.StatusNotFound, "No operation at this path; the operations are listed at /v1/openapi.json."},
 	{"method_not_allowed", http.StatusMethodNotAllowed, "The path exists, but not with this method; the Allow header lists the methods it takes."},
-	{"not_acceptable", http.StatusNotAcceptable, "The Accept header names no type the API answers with (application/json)."},
 	{codeIdempotencyConflict, http.StatusConflict, "This Idempotency-Key made a task with another hypothesis, budget or retrieval; use a new key for a new task."},
 	{codeTaskStopped, http.StatusConflict, "The task is stopped: it takes no new claims, targets or jobs."},
 	{codeTaskNotPaused, http.StatusConflict, "The change is taken only while the task is paused (POST /v1/tasks/{task_id}/pause first)."},
@@ -157,12 +157,12 @@ func writeHumaProblem(ctx huma.Context, p *Problem) {
 func registerProblemPages(api huma.API) {
 	public := []map[string][]string{}
 	huma.Register(api, huma.Operation{OperationID: "list-problems", Method: http.MethodGet, Path: "/v1/problems", Security: public,
-		Summary: "Every problem code the API answers with", Tags: []string{"problems"}, Errors: []int{http.StatusNotAcceptable}},
+		Summary: "Every problem code the API answers with", Tags: []string{"problems"}},
 		func(context.Context, *struct{}) (*body[ProblemCodeList], error) {
 			return &body[ProblemCodeList]{ProblemCodeList{Items: ProblemCodes}}, nil
 		})
 	huma.Register(api, huma.Operation{OperationID: "get-problem", Method: http.MethodGet, Path: "/v1/problems/{code}", Security: public,
-		Summary: "One problem code: its status and what it means", Tags: []string{"problems"}, Errors: []int{http.StatusNotFound, http.StatusNotAcceptable}},
+		Summary: "One problem code: its status and what it means", Tags: []string{"problems"}, Errors: []int{http.StatusNotFound}},
 		func(_ context.Context, in *struct {
 			Code string `path:"code" maxLength:"64" doc:"A problem's code."`
 		}) (*body[ProblemCode], error) {
@@ -183,3 +183,33 @@ type ProblemCodeList struct {
 // isPublic reports whether op needs no token (its security is set and
 // empty).
 func isPublic(op *huma.Operation) bool { return op.Security != nil && len(op.Security) == 0 }
+
+// conflicts are the operations that can answer 409: a create whose
+// Idempotency-Key made another task, and the changes a stopped task (or
+// one not paused) refuses.
+var conflicts = map[string]bool{"create-task": true, "add-claims": true, "add-targets": true, "pause-task": true,
+	"resume-task": true, "set-task-budget": true, "retry-job": true}
+
+// documentOnlyTheirErrors leaves in each operation's document only the
+// error statuses it can answer: 400 with any parameter or body, 404 with a
+// row's id in its path, 409 for conflicts, 413 with a body.
+func documentOnlyTheirErrors(api huma.API) {
+	for _, item := range api.OpenAPI().Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+			if op == nil {
+				continue
+			}
+			drop := map[int]bool{
+				http.StatusBadRequest:            len(op.Parameters) == 0 && op.RequestBody == nil,
+				http.StatusNotFound:              !strings.Contains(op.Path, "_id}") && op.OperationID != "get-problem",
+				http.StatusConflict:              !conflicts[op.OperationID],
+				http.StatusRequestEntityTooLarge: op.RequestBody == nil,
+			}
+			for status, gone := range drop {
+				if gone {
+					delete(op.Responses, strconv.Itoa(status))
+				}
+			}
+		}
+	}
+}

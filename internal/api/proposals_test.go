@@ -62,7 +62,7 @@ func TestReviewProposedLinks(t *testing.T) {
 	}
 	_, data = b.call(t, http.MethodGet, path, b.owner.token, nil)
 	var list struct {
-		Links []struct{ From, To, Status string }
+		Links []struct{ From, To, Status string } `json:"items"`
 	}
 	if err := json.Unmarshal(data, &list); err != nil || len(list.Links) != 1 || list.Links[0].To != "E90" || list.Links[0].Status != "accepted" {
 		t.Errorf("links after review: %s", data)

@@ -127,7 +127,7 @@ func TestEveryRouteChecksTheOrganisation(t *testing.T) {
 	var page struct {
 		Tasks []struct {
 			ID int64 `json:"id"`
-		} `json:"tasks"`
+		} `json:"items"`
 	}
 	if err := json.Unmarshal(data, &page); err != nil {
 		t.Fatal(err)

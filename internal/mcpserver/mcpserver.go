@@ -33,7 +33,6 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/version"
 	"github.com/evidencefleet/evidencefleet/jobs"
-	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // Options configure a server.
@@ -70,7 +69,7 @@ func New(svc *service.Service, opts Options) *mcp.Server {
 			"and every piece of evidence an exact span of an exact page version. Cite claims as [E1] and check a text with check_citations.",
 	})
 	h := handlers{svc: svc, org: opts.Org}
-	addTool(s, &mcp.Tool{Name: ToolCreateTask, Description: "Create a task whose hypothesis becomes claim E1; returns the task (its id is task_id for the other tools)."},
+	addTool(s, &mcp.Tool{Name: ToolCreateTask, Description: "Create a task whose hypothesis becomes claim E1; returns the task as the HTTP API does (id, organization_id, hypothesis, budget, retrieval, status, created_at); the other tools take its id as task_id."},
 		h.createTask)
 	addTool(s, &mcp.Tool{Name: ToolQueueTargets, InputSchema: withEnum[QueueTargetsInput]([]string{"targets", "*", "kind"}, jobs.TargetURL, jobs.TargetDOI, jobs.TargetQuery),
 		Description: "Queue targets of a task: URLs to fetch, DOIs to resolve, search queries whose results to fetch. A target already queued for the task is skipped. Reopens a completed task."},
@@ -159,15 +158,15 @@ type CreateTaskInput struct {
 	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"optional: a key of yours; calling again with it returns the task the first call made instead of making another"`
 }
 
-func (h handlers) createTask(ctx context.Context, req *mcp.CallToolRequest, in CreateTaskInput) (*mcp.CallToolResult, store.Task, error) {
+func (h handlers) createTask(ctx context.Context, req *mcp.CallToolRequest, in CreateTaskInput) (*mcp.CallToolResult, service.CreatedTask, error) {
 	org, err := h.orgOf(req)
 	if err != nil {
-		return nil, store.Task{}, err
+		return nil, service.CreatedTask{}, err
 	}
 	if strings.TrimSpace(in.Hypothesis) == "" {
-		return nil, store.Task{}, fmt.Errorf("hypothesis: required")
+		return nil, service.CreatedTask{}, fmt.Errorf("hypothesis: required")
 	}
-	task, err := h.svc.CreateTask(ctx, org, intake.TaskSpec{Hypothesis: in.Hypothesis, Budget: in.Budget, Retrieval: in.Retrieval, IdempotencyKey: in.IdempotencyKey})
+	task, _, err := h.svc.CreateTaskOnce(ctx, org, intake.TaskSpec{Hypothesis: in.Hypothesis, Budget: in.Budget, Retrieval: in.Retrieval, IdempotencyKey: in.IdempotencyKey})
 	return nil, task, err
 }
 

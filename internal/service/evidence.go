@@ -44,7 +44,7 @@ type SpanSource struct {
 // EvidencePage is one page of Evidence.List: Next is the cursor of the next
 // page, "" at the end.
 type EvidencePage struct {
-	Evidence []EvidenceSpan `json:"evidence"`
+	Evidence []EvidenceSpan `json:"items"`
 	Next     string         `json:"next_cursor,omitempty"`
 }
 

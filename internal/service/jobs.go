@@ -44,7 +44,7 @@ type JobSummary struct {
 type JobPage struct {
 	TaskID int64        `json:"task_id"`
 	State  string       `json:"state,omitempty"` // the state listed, "" for all
-	Jobs   []JobSummary `json:"jobs"`
+	Jobs   []JobSummary `json:"items"`
 	Next   string       `json:"next_cursor,omitempty"`
 }
 

@@ -21,7 +21,7 @@ type TaskEvent struct {
 
 // TaskEventPage is one page of a task's events.
 type TaskEventPage struct {
-	Events []TaskEvent `json:"events"`
+	Events []TaskEvent `json:"items"`
 	Next   string      `json:"next_cursor,omitempty"`
 }
 

@@ -31,7 +31,7 @@ type TaskSummary struct {
 // TaskPage is one page of ListTasks: Next is the cursor of the next page,
 // "" at the end.
 type TaskPage struct {
-	Tasks []TaskSummary `json:"tasks"`
+	Tasks []TaskSummary `json:"items"`
 	Next  string        `json:"next_cursor,omitempty"`
 }
 

@@ -27,7 +27,7 @@ func (s *Service) CreateTask(ctx context.Context, org string, spec intake.TaskSp
 
 // CreatedTask is a task as created.
 type CreatedTask struct {
-	TaskID         int64     `json:"task_id"`
+	TaskID         int64     `json:"id"`
 	OrganizationID string    `json:"organization_id"`
 	Hypothesis     string    `json:"hypothesis"`
 	Budget         string    `json:"budget"`
