@@ -175,7 +175,7 @@ func newAPI(mux *http.ServeMux, opts Options, fails *failures) huma.API {
 	cfg.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
 	api := humago.New(mux, cfg)
 	g := &guard{opts: opts, api: api, failures: fails}
-	api.UseMiddleware(measure(opts.Metrics), g.middleware)
+	api.UseMiddleware(measure(opts.Metrics), announceDeprecation, g.middleware)
 	h := &handlers{svc: opts.Service, log: opts.Logger, events: opts.Events.withDefaults(), limits: opts.Limits, metrics: opts.Metrics,
 		tokenLive: opts.TokenLive}
 	h.register(api)
