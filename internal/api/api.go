@@ -131,6 +131,7 @@ func Handler(opts Options) http.Handler {
 	}
 	fails := newFailures(opts.Failures)
 	newAPI(mux, opts, fails)
+	mux.Handle("GET /v1/docs/", docsPage())
 	if opts.RiverUI != nil {
 		mux.Handle("/riverui/", opts.Metrics.InstrumentAPI("riverui", operatorSurface(opts, fails, opts.RiverUI)))
 	}
@@ -165,7 +166,7 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 func newAPI(mux *http.ServeMux, opts Options, fails *failures) huma.API {
 	cfg := huma.DefaultConfig(Title, Version)
 	cfg.OpenAPIPath = "/v1/openapi"
-	cfg.DocsPath = "/v1/docs"
+	cfg.DocsPath = "" // served from embedded assets instead (docsPage)
 	cfg.SchemasPath = "/v1/schemas"
 	cfg.Info.Description = "The evidencefleet service API: tasks, claims, targets, status, evidence of record with exact spans, citation checks and reviewer feedback, for one organisation per token. Built by worker " + version.String() + "."
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
