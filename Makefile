@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: run api explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos
+.PHONY: run api explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos apilint
 
 # The demo keeps its database (.data/demo; each run replaces the last one's)
 # and ends with commands to try on it through `make explore`: a shell with
@@ -69,6 +69,21 @@ HELM_VERSION ?= v3.22.0
 helm: $(BIN)/helm
 $(BIN)/helm:
 	GOBIN=$(CURDIR)/$(BIN) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+# The chart's values table (deploy/helm/evidencefleet/README.md, from
+# README.md.gotmpl and the `# --` comments of its values.yaml) by helm-docs,
+# built from the Go module proxy. The chart tests fail when it is stale.
+.PHONY: helm-docs
+HELM_DOCS_VERSION ?= v1.14.2
+HELM_DOCS_CHART ?= deploy/helm/evidencefleet
+helm-docs:
+	$(GO) run github.com/norwoodj/helm-docs/cmd/helm-docs@$(HELM_DOCS_VERSION) --chart-search-root $(HELM_DOCS_CHART) --sort-values-order file --log-level warning
+
+# The API's OpenAPI document against Redocly's recommended rules and
+# swagger-cli's validation (npm packages pinned in scripts/apilint).
+apilint:
+	$(GO) run ./cmd/worker api openapi > scripts/apilint/openapi.json
+	cd scripts/apilint && npm ci --silent --no-audit --no-fund && npx redocly lint openapi.json --config redocly.yaml && npx swagger-cli validate openapi.json
 
 dashcheck:
 	EVF_REQUIRE_PROMETHEUS=1 scripts/with-postgres.sh $(GO) test -count=1 -run TestDashboard -v ./internal/harness/dashboardcheck/

@@ -22,6 +22,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/spf13/cobra"
 
+	"github.com/evidencefleet/evidencefleet/internal/api"
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
@@ -135,7 +136,7 @@ func databaseURL() (string, error) {
 // apiCmd serves the HTTP API, the MCP server over HTTP and River UI
 // (internal/apiserver) on EVF_API_ADDR.
 func apiCmd() *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "api",
 		Short: "Serve the HTTP API (/v1, OpenAPI 3.1 at /v1/openapi.json), MCP at /mcp and River UI at /riverui/ on EVF_API_ADDR",
 		Args:  cobra.NoArgs,
@@ -149,6 +150,20 @@ func apiCmd() *cobra.Command {
 			return apiserver.Run(ctx, cfg, newLogger(cfg))
 		},
 	}
+	c.AddCommand(&cobra.Command{
+		Use:   "openapi",
+		Short: "Print the API's OpenAPI 3.1 document (what /v1/openapi.json serves) without a database",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			doc, err := api.Document()
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(append(doc, '\n'))
+			return err
+		},
+	})
+	return c
 }
 
 // mcpCmd serves the MCP tools (internal/mcpserver) on stdin and stdout for

@@ -173,6 +173,7 @@ func newAPI(mux *http.ServeMux, opts Options, fails *failures) huma.API {
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An organisation token made by `enqueue org token create --org ORG`."},
 	}
 	cfg.Security = []map[string][]string{{"bearer": {}}}
+	cfg.Servers = []*huma.Server{{URL: "/", Description: "The address this document is served from."}}
 	cfg.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
 	api := humago.New(mux, cfg)
 	g := &guard{opts: opts, api: api, failures: fails}

@@ -89,6 +89,27 @@ func progressOf(s *service.Status) TaskProgress {
 		Finished: s.Finished, Jobs: s.Jobs, Verdicts: s.Verdicts, Targets: s.Targets}
 }
 
+// streamEventsSchema describes a task's event stream as the sequence of
+// its events: each an event name, an id and data, a TaskProgress (ref) in
+// JSON (JSON Schema's contentMediaType and contentSchema).
+func streamEventsSchema(ref string) *huma.Schema {
+	return &huma.Schema{
+		Type:        huma.TypeArray,
+		Description: "Server-Sent Events, in order; the stream ends after completed or stopped.",
+		Items: &huma.Schema{
+			Type:     huma.TypeObject,
+			Required: []string{"event", "id", "data"},
+			Properties: map[string]*huma.Schema{
+				"event": {Type: huma.TypeString, Enum: []any{"progress", "completed", "stopped"},
+					Description: "progress whenever the task's numbers change; completed or stopped last."},
+				"id": {Type: huma.TypeString, Description: "The event's sequence number in the stream, from 1."},
+				"data": {Type: huma.TypeString, Description: "The task's progress, a TaskProgress in JSON.",
+					Extensions: map[string]any{"contentMediaType": "application/json", "contentSchema": map[string]any{"$ref": ref}}},
+			},
+		},
+	}
+}
+
 // registerEvents registers the task event stream: text/event-stream
 // events named progress, completed and stopped, each with a TaskProgress.
 func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
@@ -96,9 +117,7 @@ func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
 	op.Description = "A text/event-stream: an event `progress` whenever the task's numbers change (and at least every heartbeat), then `completed` when no work remains or `stopped` when it was stopped, after which the stream ends; a paused task's stream goes on (its task_status is paused) until it is resumed and completed, or stopped. Each event's data is a TaskProgress in JSON, its id a sequence number."
 	op.Responses = map[string]*huma.Response{"200": {
 		Description: "The task's events.",
-		Content: map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{
-			Type: huma.TypeString, Description: "Server-Sent Events; each data line is a TaskProgress: " + schema.Ref,
-		}}},
+		Content:     map[string]*huma.MediaType{"text/event-stream": {Schema: streamEventsSchema(schema.Ref)}},
 	}}
 	huma.Register(api, op, func(ctx context.Context, in *TaskPath) (*huma.StreamResponse, error) {
 		first, err := h.svc.Status(ctx, org(ctx), in.TaskID)
