@@ -14,8 +14,10 @@ import (
 
 // Query is one PromQL expression of the dashboard.
 type Query struct {
-	Where string // "panel \"title\" target A" or "variable kind"
-	Expr  string // as written in the dashboard
+	Where    string // "panel \"title\" target A" or "variable kind"
+	Expr     string // as written in the dashboard
+	Panel    string // the panel's title; "" for a variable
+	Variable string // the variable's name; "" for a panel target
 }
 
 type panel struct {
@@ -74,7 +76,7 @@ func Parse(b []byte) ([]Query, error) {
 				if strings.TrimSpace(t.Expr) == "" {
 					return fmt.Errorf("dashboard: panel %q target %s has no expression", p.Title, t.RefID)
 				}
-				out = append(out, Query{Where: fmt.Sprintf("panel %q target %s", p.Title, t.RefID), Expr: t.Expr})
+				out = append(out, Query{Where: fmt.Sprintf("panel %q target %s", p.Title, t.RefID), Expr: t.Expr, Panel: p.Title})
 			}
 		}
 		return nil
@@ -96,7 +98,7 @@ func Parse(b []byte) ([]Query, error) {
 			}
 			q.Query = s
 		}
-		out = append(out, Query{Where: "variable " + v.Name, Expr: q.Query})
+		out = append(out, Query{Where: "variable " + v.Name, Expr: q.Query, Variable: v.Name})
 	}
 	return out, nil
 }
@@ -108,12 +110,24 @@ var labelValues = regexp.MustCompile(`^\s*label_values\((.*),\s*([a-zA-Z_][a-zA-
 // anything (".*", as the dashboard's "All"), and a variable's
 // label_values(selector, label) becomes count by (label) (selector).
 func PromQL(expr, window string) string {
+	return PromQLWith(expr, window, nil)
+}
+
+// PromQLWith is PromQL with some variables set: $name (or ${name}) becomes
+// vars[name], a regular expression as Grafana writes a selection into a
+// =~ matcher; the others match anything.
+func PromQLWith(expr, window string, vars map[string]string) string {
 	if m := labelValues.FindStringSubmatch(expr); m != nil {
 		expr = fmt.Sprintf("count by (%s) (%s)", m[2], m[1])
 	}
 	r := strings.NewReplacer("$__rate_interval", window, "$__interval", window, "$__range", window)
 	expr = r.Replace(expr)
-	return dollarVar.ReplaceAllString(expr, ".*")
+	return dollarVar.ReplaceAllStringFunc(expr, func(v string) string {
+		if val, ok := vars[strings.Trim(v, "${}")]; ok {
+			return val
+		}
+		return ".*"
+	})
 }
 
 var dollarVar = regexp.MustCompile(`\$\{?[a-zA-Z_][a-zA-Z0-9_]*\}?`)

@@ -17,6 +17,11 @@ func TestPromQL(t *testing.T) {
 			t.Errorf("PromQL(%s)\n got %s\nwant %s", tt.in, got, tt.want)
 		}
 	}
+	in := `sum by (pod) (rate(x{namespace=~"$namespace", job=~"$release", pod=~"${pod}"}[$__rate_interval]))`
+	want := `sum by (pod) (rate(x{namespace=~".*", job=~"evf-evidencefleet-metrics", pod=~"a|b"}[2m]))`
+	if got := PromQLWith(in, "2m", map[string]string{"release": "evf-evidencefleet-metrics", "pod": "a|b"}); got != want {
+		t.Errorf("PromQLWith(%s)\n got %s\nwant %s", in, got, want)
+	}
 }
 
 func TestParse(t *testing.T) {
@@ -42,6 +47,9 @@ func TestParse(t *testing.T) {
 		if exprs[i] != want[i] {
 			t.Errorf("query %d = %q, want %q", i, exprs[i], want[i])
 		}
+	}
+	if qs[0].Panel != "inner" || qs[0].Variable != "" || qs[3].Panel != "" || qs[3].Variable != "q" {
+		t.Errorf("panel and variable of the queries: %+v", qs)
 	}
 	if _, err := Parse([]byte(`{"uid":"u","title":"t","panels":[{"title":"empty","targets":[{"refId":"A","expr":" "}]}]}`)); err == nil {
 		t.Error("a target without an expression was accepted")
