@@ -17,6 +17,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -29,6 +30,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/evidencefleet/evidencefleet/internal/citation"
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/intake"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/version"
@@ -54,6 +56,30 @@ const (
 	ToolCheckCitations = "check_citations"
 	ToolStopTask       = "stop_task"
 	ToolFeedback       = "feedback"
+	ToolListTasks      = "list_tasks"
+	ToolPauseTask      = "pause_task"
+	ToolResumeTask     = "resume_task"
+	ToolTaskJobs       = "task_jobs"
+)
+
+// EvidenceResource is the URI template of a task's evidence as an MCP
+// resource: its claims in E-number order, as the export (and get_evidence
+// view claims) gives them.
+const EvidenceResource = "evidencefleet://tasks/{task_id}/evidence"
+
+// maxResourceClaims bounds the claims one read of a task's evidence
+// resource holds; get_evidence pages through more.
+const maxResourceClaims = 1000
+
+// The hints of the tools (MCP tool annotations).
+var (
+	yes, no = true, false
+	// reads: nothing changes
+	reads = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}
+	// adds: something is made; doing it again makes another
+	adds = &mcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}
+	// sets: a state is set; doing it again changes nothing more
+	sets = &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}
 )
 
 // ErrNoOrganisation: the call has no organisation (no Options.Org, no
@@ -69,24 +95,40 @@ func New(svc *service.Service, opts Options) *mcp.Server {
 			"and every piece of evidence an exact span of an exact page version. Cite claims as [E1] and check a text with check_citations.",
 	})
 	h := handlers{svc: svc, org: opts.Org}
-	addTool(s, &mcp.Tool{Name: ToolCreateTask, Description: "Create a task whose hypothesis becomes claim E1; returns the task as the HTTP API does (id, organization_id, hypothesis, budget, retrieval, status, created_at); the other tools take its id as task_id."},
+	addTool(s, &mcp.Tool{Name: ToolCreateTask, Annotations: adds, Description: "Create a task whose hypothesis becomes claim E1; returns the task as the HTTP API does (id, organization_id, hypothesis, budget, retrieval, status, created_at); the other tools take its id as task_id."},
 		h.createTask)
-	addTool(s, &mcp.Tool{Name: ToolQueueTargets, InputSchema: withEnum[QueueTargetsInput]([]string{"targets", "*", "kind"}, jobs.TargetURL, jobs.TargetDOI, jobs.TargetQuery),
+	addTool(s, &mcp.Tool{Name: ToolQueueTargets, Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &yes}, InputSchema: withEnum[QueueTargetsInput]([]string{"targets", "*", "kind"}, jobs.TargetURL, jobs.TargetDOI, jobs.TargetQuery),
 		Description: "Queue targets of a task: URLs to fetch, DOIs to resolve, search queries whose results to fetch. A target already queued for the task is skipped. Reopens a completed task."},
 		h.queueTargets)
-	addTool(s, &mcp.Tool{Name: ToolGetStatus, Description: "Where a task stands: task_status (active, paused, completed, stopped), jobs by kind and state, pending and finished counts, claims by verdict, targets by status, problems, failed targets, blocked domains, models."},
+	addTool(s, &mcp.Tool{Name: ToolGetStatus, Annotations: reads, Description: "Where a task stands: task_status (active, paused, completed, stopped), jobs by kind and state, pending and finished counts, claims by verdict, targets by status, problems, failed targets, blocked domains, models."},
 		h.getStatus)
-	addTool(s, &mcp.Tool{Name: ToolGetEvidence, InputSchema: withEnum[GetEvidenceInput]([]string{"view"}, ViewSpans, ViewClaims),
+	addTool(s, &mcp.Tool{Name: ToolGetEvidence, Annotations: reads, InputSchema: withEnum[GetEvidenceInput]([]string{"view"}, ViewSpans, ViewClaims),
 		Description: "A task's evidence, a page at a time. view=spans (default): evidence spans (page, page version, start_char, end_char, the version's text there, kind origin/supports/refutes/neutral, claim E-number, edge, model), optionally of one claim or one page. view=claims: one item per claim in E-number order with verdict, confidence, quote span and source."},
 		h.getEvidence)
-	addTool(s, &mcp.Tool{Name: ToolCheckCitations, Description: "Check the [E…] citations of a text against the task's claims: ids the task lacks, malformed groups, uncited ids, coverage, factual sentences citing nothing. Citations are validated, never generated."},
+	addTool(s, &mcp.Tool{Name: ToolCheckCitations, Annotations: reads, Description: "Check the [E…] citations of a text against the task's claims: ids the task lacks, malformed groups, uncited ids, coverage, factual sentences citing nothing. Citations are validated, never generated."},
 		h.checkCitations)
-	addTool(s, &mcp.Tool{Name: ToolStopTask, InputSchema: withEnum[StopTaskInput]([]string{"cleanup"}, "", jobs.CleanupSoft, jobs.CleanupHard),
+	addTool(s, &mcp.Tool{Name: ToolStopTask, Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &yes, OpenWorldHint: &no}, InputSchema: withEnum[StopTaskInput]([]string{"cleanup"}, "", jobs.CleanupSoft, jobs.CleanupHard),
 		Description: "Stop a task: its waiting jobs cancel themselves and nothing more is added. cleanup soft or hard also deletes its data."},
 		h.stopTask)
-	addTool(s, &mcp.Tool{Name: ToolFeedback, InputSchema: feedbackSchema(),
+	addTool(s, &mcp.Tool{Name: ToolFeedback, Annotations: adds, InputSchema: feedbackSchema(),
 		Description: "A reviewer's correction, recorded with reason and reviewer. kind=claim: reject or restore a claim (verdict reject|restore). kind=edge: correct an NLI edge's relation (supports|refutes|neutral); the claim's posterior is recomputed."},
 		h.feedback)
+	addTool(s, &mcp.Tool{Name: ToolListTasks, Annotations: reads,
+		Description: "The organisation's tasks, newest first, a page at a time: id, status, hypothesis, created_at, updated_at, claims, targets, pages; next_cursor for the next page."},
+		h.listTasks)
+	addTool(s, &mcp.Tool{Name: ToolPauseTask, Annotations: sets,
+		Description: "Pause a task: no job of it starts until resume_task; running jobs finish. changed is false when it was paused already."},
+		h.pauseTask)
+	addTool(s, &mcp.Tool{Name: ToolResumeTask, Annotations: sets,
+		Description: "Resume a paused task: its jobs start again. changed is false when it was not paused."},
+		h.resumeTask)
+	addTool(s, &mcp.Tool{Name: ToolTaskJobs, Annotations: reads,
+		Description: "A task's jobs, newest first, a page at a time: id, kind, state, attempt, when due, last error; optionally of one state (available, running, retryable, scheduled, completed, cancelled, discarded)."},
+		h.taskJobs)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "task-evidence", URITemplate: EvidenceResource, MIMEType: "application/json",
+		Title: "A task's evidence",
+		Description: fmt.Sprintf("The task's claims in E-number order with verdict, confidence, quote span and source, as get_evidence view claims gives them (the first %d; get_evidence pages through more).", maxResourceClaims)},
+		h.readEvidence)
 	return s
 }
 
@@ -140,11 +182,19 @@ func tokenOf(req *mcp.CallToolRequest) int64 {
 }
 
 func (h handlers) orgOf(req *mcp.CallToolRequest) (string, error) {
+	if req == nil {
+		return h.orgOfExtra(nil)
+	}
+	return h.orgOfExtra(req.Extra)
+}
+
+// orgOfExtra is the organisation of a request with extra (nil: none).
+func (h handlers) orgOfExtra(extra *mcp.RequestExtra) (string, error) {
 	if h.org != "" {
 		return h.org, nil
 	}
-	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
-		return req.Extra.TokenInfo.UserID, nil
+	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+		return extra.TokenInfo.UserID, nil
 	}
 	return "", ErrNoOrganisation
 }
@@ -230,11 +280,13 @@ type GetEvidenceInput struct {
 // (view claims) of one page, and the cursor of the next page ("" at the
 // end).
 type Evidence struct {
-	TaskID int64                  `json:"task_id"`
-	View   string                 `json:"view"`
-	Spans  []service.EvidenceSpan `json:"spans,omitempty"`
-	Claims []service.ExportItem   `json:"claims,omitempty"`
-	Next   string                 `json:"next_cursor,omitempty"`
+	TaskID int64  `json:"task_id"`
+	View   string `json:"view"`
+	// Items are the spans (service.EvidenceSpan, as GET
+	// /v1/tasks/{task_id}/evidence lists them) or the claims
+	// (service.ExportItem, as GET /v1/tasks/{task_id}/export does).
+	Items any    `json:"items" jsonschema:"the spans (view spans) or the claims (view claims) of this page"`
+	Next  string `json:"next_cursor,omitempty"`
 }
 
 func (h handlers) getEvidence(ctx context.Context, req *mcp.CallToolRequest, in GetEvidenceInput) (*mcp.CallToolResult, Evidence, error) {
@@ -267,7 +319,7 @@ func (h handlers) getEvidence(ctx context.Context, req *mcp.CallToolRequest, in 
 		if err != nil {
 			return nil, out, err
 		}
-		out.Claims = page.Items
+		out.Items = page.Items
 		if page.Next > 0 {
 			out.Next = strconv.Itoa(page.Next)
 		}
@@ -285,7 +337,7 @@ func (h handlers) getEvidence(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, out, err
 	}
-	out.Spans, out.Next = page.Evidence, page.Next
+	out.Items, out.Next = page.Evidence, page.Next
 	return nil, out, nil
 }
 
@@ -422,4 +474,83 @@ func setEnum(s *jsonschema.Schema, path []string, values ...string) {
 	for _, v := range values {
 		s.Enum = append(s.Enum, v)
 	}
+}
+
+// ListTasksInput is list_tasks' input.
+type ListTasksInput struct {
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many tasks (1 to 1000, default 50)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page; empty for the first page"`
+}
+
+func (h handlers) listTasks(ctx context.Context, req *mcp.CallToolRequest, in ListTasksInput) (*mcp.CallToolResult, service.TaskPage, error) {
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, service.TaskPage{}, err
+	}
+	page, err := h.svc.ListTasks(ctx, org, in.Limit, in.Cursor)
+	return nil, page, err
+}
+
+func (h handlers) pauseTask(ctx context.Context, req *mcp.CallToolRequest, in TaskInput) (*mcp.CallToolResult, service.Lifecycle, error) {
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, service.Lifecycle{TaskID: in.TaskID}, err
+	}
+	out, err := h.svc.PauseTask(ctx, org, in.TaskID)
+	return nil, out, err
+}
+
+func (h handlers) resumeTask(ctx context.Context, req *mcp.CallToolRequest, in TaskInput) (*mcp.CallToolResult, service.Lifecycle, error) {
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, service.Lifecycle{TaskID: in.TaskID}, err
+	}
+	out, err := h.svc.ResumeTask(ctx, org, in.TaskID)
+	return nil, out, err
+}
+
+// TaskJobsInput is task_jobs' input.
+type TaskJobsInput struct {
+	TaskID int64  `json:"task_id" jsonschema:"the task's id, from create_task or list_tasks"`
+	State  string `json:"state,omitempty" jsonschema:"only jobs in this state (available, running, retryable, scheduled, completed, cancelled, discarded); empty for all"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many jobs (1 to 1000, default 50)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page; empty for the first page"`
+}
+
+func (h handlers) taskJobs(ctx context.Context, req *mcp.CallToolRequest, in TaskJobsInput) (*mcp.CallToolResult, service.JobPage, error) {
+	org, err := h.orgOf(req)
+	if err != nil {
+		return nil, service.JobPage{TaskID: in.TaskID}, err
+	}
+	page, err := h.svc.ListJobs(ctx, org, in.TaskID, in.State, in.Limit, in.Cursor)
+	return nil, page, err
+}
+
+// readEvidence reads a task's evidence resource (EvidenceResource): the
+// organisation's task only; another's, or one that does not exist, is
+// not found.
+func (h handlers) readEvidence(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	org, err := h.orgOfExtra(req.Extra)
+	if err != nil {
+		return nil, err
+	}
+	rest, ok := strings.CutPrefix(uri, "evidencefleet://tasks/")
+	id, ok2 := strings.CutSuffix(rest, "/evidence")
+	taskID, perr := strconv.ParseInt(id, 10, 64)
+	if !ok || !ok2 || perr != nil || taskID <= 0 {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	page, err := h.svc.Export(ctx, org, taskID, 0, maxResourceClaims)
+	if errors.Is(err, errs.ErrTaskNotFound) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(page.Items)
+	if err != nil {
+		return nil, fmt.Errorf("evidence of task %d: %w", taskID, err)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(data)}}}, nil
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
 	"github.com/evidencefleet/evidencefleet/internal/service"
-	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // The glacier archive (testfleet.GlacierPages).
@@ -115,7 +114,20 @@ func text(res *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-var allTools = []string{"check_citations", "create_task", "feedback", "get_evidence", "get_status", "queue_targets", "stop_task"}
+var allTools = []string{"check_citations", "create_task", "feedback", "get_evidence", "get_status", "list_tasks", "pause_task",
+	"queue_targets", "resume_task", "stop_task", "task_jobs"}
+
+// spanPage and claimPage are get_evidence's pages of each view.
+type (
+	spanPage struct {
+		View  string                 `json:"view"`
+		Items []service.EvidenceSpan `json:"items"`
+		Next  string                 `json:"next_cursor"`
+	}
+	claimPage struct {
+		Items []service.ExportItem `json:"items"`
+	}
+)
 
 func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
@@ -128,6 +140,13 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 		names = append(names, tool.Name)
 		if tool.Description == "" || tool.InputSchema == nil {
 			t.Errorf("tool %s has no description or input schema", tool.Name)
+		}
+		if a := tool.Annotations; a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("tool %s lacks its annotations: %+v", tool.Name, a)
+		} else if want := tool.Name == "stop_task"; *a.DestructiveHint != want {
+			t.Errorf("tool %s: destructiveHint %v, want %v (only stop_task deletes)", tool.Name, *a.DestructiveHint, want)
+		} else if a.ReadOnlyHint && *a.DestructiveHint {
+			t.Errorf("tool %s is read-only and destructive", tool.Name)
 		}
 	}
 	slices.Sort(names)
@@ -147,16 +166,16 @@ func TestAssistantRunsATask(t *testing.T) {
 		t.Fatalf("tools %v, want %v", got, allTools)
 	}
 
-	task := call[store.Task](t, cs, "create_task", map[string]any{"hypothesis": hypothesis})
-	if task.ID <= 0 || task.OrganizationID != "org-a" || task.Hypothesis != hypothesis {
+	task := call[service.CreatedTask](t, cs, "create_task", map[string]any{"hypothesis": hypothesis})
+	if task.TaskID <= 0 || task.OrganizationID != "org-a" || task.Hypothesis != hypothesis {
 		t.Fatalf("create_task gave %+v", task)
 	}
-	added := call[service.TargetsAdded](t, cs, "queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{
+	added := call[service.TargetsAdded](t, cs, "queue_targets", map[string]any{"task_id": task.TaskID, "targets": []map[string]string{
 		{"kind": "url", "value": urlWiki}, {"kind": "url", "value": urlScience}, {"kind": "url", "value": urlBlog}}})
 	if added.Inserted != 3 || len(added.JobIDs) != 3 {
 		t.Fatalf("queue_targets gave %+v, want 3 jobs inserted", added)
 	}
-	again := call[service.TargetsAdded](t, cs, "queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{{"kind": "url", "value": urlWiki}}})
+	again := call[service.TargetsAdded](t, cs, "queue_targets", map[string]any{"task_id": task.TaskID, "targets": []map[string]string{{"kind": "url", "value": urlWiki}}})
 	if again.Inserted != 0 || again.Skipped != 1 {
 		t.Errorf("queue_targets of a queued URL gave %+v, want it skipped", again)
 	}
@@ -165,12 +184,12 @@ func TestAssistantRunsATask(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Minute)
 	var st service.Status
 	for {
-		st = call[service.Status](t, cs, "get_status", map[string]any{"task_id": task.ID})
+		st = call[service.Status](t, cs, "get_status", map[string]any{"task_id": task.TaskID})
 		if st.TaskStatus == "completed" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("task %d not completed after 2 minutes: %+v\n%s", task.ID, st, testfleet.JobDump(t, b.f.Pool))
+			t.Fatalf("task %d not completed after 2 minutes: %+v\n%s", task.TaskID, st, testfleet.JobDump(t, b.f.Pool))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -182,12 +201,12 @@ func TestAssistantRunsATask(t *testing.T) {
 	var spans []service.EvidenceSpan
 	cursor, pagesRead := "", 0
 	for {
-		ev := call[mcpserver.Evidence](t, cs, "get_evidence", map[string]any{"task_id": task.ID, "limit": 5, "cursor": cursor})
+		ev := call[spanPage](t, cs, "get_evidence", map[string]any{"task_id": task.TaskID, "limit": 5, "cursor": cursor})
 		pagesRead++
-		if ev.View != "spans" || len(ev.Spans) > 5 {
-			t.Fatalf("get_evidence page: view %q, %d spans", ev.View, len(ev.Spans))
+		if ev.View != "spans" || len(ev.Items) > 5 {
+			t.Fatalf("get_evidence page: view %q, %d spans", ev.View, len(ev.Items))
 		}
-		spans = append(spans, ev.Spans...)
+		spans = append(spans, ev.Items...)
 		if cursor = ev.Next; cursor == "" {
 			break
 		}
@@ -219,28 +238,28 @@ func TestAssistantRunsATask(t *testing.T) {
 	}
 
 	// one claim's spans only
-	one := call[mcpserver.Evidence](t, cs, "get_evidence", map[string]any{"task_id": task.ID, "claim_id": extracted})
-	for _, s := range one.Spans {
+	one := call[spanPage](t, cs, "get_evidence", map[string]any{"task_id": task.TaskID, "claim_id": extracted})
+	for _, s := range one.Items {
 		if s.Source.ClaimID != extracted {
 			t.Errorf("get_evidence of claim %d listed a span of claim %d", extracted, s.Source.ClaimID)
 		}
 	}
-	if len(one.Spans) == 0 {
+	if len(one.Items) == 0 {
 		t.Errorf("get_evidence of claim %d: no spans", extracted)
 	}
 
 	// the claims view: E1 is the hypothesis, extracted claims have a quote span
-	claims := call[mcpserver.Evidence](t, cs, "get_evidence", map[string]any{"task_id": task.ID, "view": "claims"})
-	if len(claims.Claims) < 2 || claims.Claims[0].ID != "E1" || claims.Claims[0].Claim != hypothesis {
-		t.Fatalf("get_evidence view claims: %+v", claims.Claims)
+	claims := call[claimPage](t, cs, "get_evidence", map[string]any{"task_id": task.TaskID, "view": "claims"})
+	if len(claims.Items) < 2 || claims.Items[0].ID != "E1" || claims.Items[0].Claim != hypothesis {
+		t.Fatalf("get_evidence view claims: %+v", claims.Items)
 	}
-	for _, c := range claims.Claims[1:] {
+	for _, c := range claims.Items[1:] {
 		if c.Kind == "extracted" && (c.QuoteSpan == nil || c.PageVersionID == nil || c.StartChar == nil) {
 			t.Errorf("claim %s has no span: %+v", c.ID, c)
 		}
 	}
 
-	cite := call[citation.Result](t, cs, "check_citations", map[string]any{"task_id": task.ID,
+	cite := call[citation.Result](t, cs, "check_citations", map[string]any{"task_id": task.TaskID,
 		"text": "Glaciers are retreating worldwide [E1]. Sea level rose by 21 % because of it [E999]."})
 	if cite.OK || !slices.Equal(cite.InvalidIDs, []string{"E999"}) || !slices.Contains(cite.Cited, "E1") {
 		t.Errorf("check_citations: ok %v, invalid %v, cited %v; want E999 invalid, E1 cited", cite.OK, cite.InvalidIDs, cite.Cited)
@@ -262,11 +281,11 @@ func TestAssistantRunsATask(t *testing.T) {
 		t.Errorf("feedback correct edge %d: %+v", edge, fe.Edge)
 	}
 
-	stopped := call[service.Stopped](t, cs, "stop_task", map[string]any{"task_id": task.ID})
+	stopped := call[service.Stopped](t, cs, "stop_task", map[string]any{"task_id": task.TaskID})
 	if stopped.Status != "stopped" {
 		t.Errorf("stop_task: %+v", stopped)
 	}
-	if st := call[service.Status](t, cs, "get_status", map[string]any{"task_id": task.ID}); st.TaskStatus != "stopped" {
+	if st := call[service.Status](t, cs, "get_status", map[string]any{"task_id": task.TaskID}); st.TaskStatus != "stopped" {
 		t.Errorf("after stop_task the task is %q", st.TaskStatus)
 	}
 }
@@ -277,7 +296,7 @@ func TestToolErrors(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
 	cs := b.connect(t, mcpserver.Options{Org: "org-a"})
-	task := call[store.Task](t, cs, "create_task", map[string]any{"hypothesis": hypothesis})
+	task := call[service.CreatedTask](t, cs, "create_task", map[string]any{"hypothesis": hypothesis})
 
 	for _, tc := range []struct {
 		tool string
@@ -286,15 +305,15 @@ func TestToolErrors(t *testing.T) {
 	}{
 		{"get_status", map[string]any{"task_id": 999999}, "task 999999 does not exist"},
 		{"create_task", map[string]any{"hypothesis": "  "}, "hypothesis: required"},
-		{"queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{{"kind": "url", "value": urlWiki}, {"kind": "url", "value": "ftp://x"}}}, "targets[1]"},
-		{"queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{}}, "targets: give at least one"},
-		{"queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{{"kind": "isbn", "value": "123"}}}, "kind"},
-		{"get_evidence", map[string]any{"task_id": task.ID, "limit": 5000}, "limit 5000"},
-		{"get_evidence", map[string]any{"task_id": task.ID, "cursor": "nonsense"}, `cursor "nonsense"`},
-		{"get_evidence", map[string]any{"task_id": task.ID, "view": "claims", "cursor": "x"}, `cursor "x"`},
-		{"get_evidence", map[string]any{"task_id": task.ID, "claim_id": 1, "page_id": 1}, "give at most one"},
+		{"queue_targets", map[string]any{"task_id": task.TaskID, "targets": []map[string]string{{"kind": "url", "value": urlWiki}, {"kind": "url", "value": "ftp://x"}}}, "targets[1]"},
+		{"queue_targets", map[string]any{"task_id": task.TaskID, "targets": []map[string]string{}}, "targets: give at least one"},
+		{"queue_targets", map[string]any{"task_id": task.TaskID, "targets": []map[string]string{{"kind": "isbn", "value": "123"}}}, "kind"},
+		{"get_evidence", map[string]any{"task_id": task.TaskID, "limit": 5000}, "limit 5000"},
+		{"get_evidence", map[string]any{"task_id": task.TaskID, "cursor": "nonsense"}, `cursor "nonsense"`},
+		{"get_evidence", map[string]any{"task_id": task.TaskID, "view": "claims", "cursor": "x"}, `cursor "x"`},
+		{"get_evidence", map[string]any{"task_id": task.TaskID, "claim_id": 1, "page_id": 1}, "give at most one"},
 		{"get_evidence", map[string]any{"task_id": 999999}, "task 999999 does not exist"},
-		{"stop_task", map[string]any{"task_id": task.ID, "cleanup": "everything"}, "cleanup"},
+		{"stop_task", map[string]any{"task_id": task.TaskID, "cleanup": "everything"}, "cleanup"},
 		{"feedback", map[string]any{"kind": "claim", "claim_id": 999999, "verdict": "reject", "reason": "r", "by": "b"}, "claim 999999: claim does not exist"},
 		{"feedback", map[string]any{"kind": "edge", "edge_id": 999999, "relation": "supports", "reason": "r", "by": "b"}, "edge 999999"},
 		{"feedback", map[string]any{"kind": "claim", "claim_id": 1, "verdict": "reject", "reason": "r", "by": " "}, "by: required"},
@@ -383,50 +402,83 @@ func TestHTTPTokensAndOrganisations(t *testing.T) {
 	if got := toolNames(t, a); !slices.Equal(got, allTools) {
 		t.Errorf("tools over HTTP %v, want %v", got, allTools)
 	}
-	task := call[store.Task](t, a, "create_task", map[string]any{"hypothesis": hypothesis})
+	task := call[service.CreatedTask](t, a, "create_task", map[string]any{"hypothesis": hypothesis})
 	if task.OrganizationID != "org-a" {
 		t.Errorf("org A's token created a task of %q", task.OrganizationID)
 	}
-	if st := call[service.Status](t, a, "get_status", map[string]any{"task_id": task.ID}); st.TaskID != task.ID {
+	if st := call[service.Status](t, a, "get_status", map[string]any{"task_id": task.TaskID}); st.TaskID != task.TaskID {
 		t.Errorf("org A's get_status of its task: %+v", st)
 	}
 	for _, c := range []struct {
 		tool string
 		args map[string]any
 	}{
-		{"get_status", map[string]any{"task_id": task.ID}},
-		{"get_evidence", map[string]any{"task_id": task.ID}},
-		{"queue_targets", map[string]any{"task_id": task.ID, "targets": []map[string]string{{"kind": "url", "value": urlWiki}}}},
-		{"stop_task", map[string]any{"task_id": task.ID}},
+		{"get_status", map[string]any{"task_id": task.TaskID}},
+		{"get_evidence", map[string]any{"task_id": task.TaskID}},
+		{"queue_targets", map[string]any{"task_id": task.TaskID, "targets": []map[string]string{{"kind": "url", "value": urlWiki}}}},
+		{"stop_task", map[string]any{"task_id": task.TaskID}},
+		{"pause_task", map[string]any{"task_id": task.TaskID}},
+		{"resume_task", map[string]any{"task_id": task.TaskID}},
+		{"task_jobs", map[string]any{"task_id": task.TaskID}},
 	} {
 		if got := callErr(t, other, c.tool, c.args); !strings.Contains(got, "does not exist") {
 			t.Errorf("org B's %s of org A's task: %q, want not found", c.tool, got)
 		}
 	}
-	if st := call[service.Status](t, a, "get_status", map[string]any{"task_id": task.ID}); st.TaskStatus != "active" {
+	// the task's evidence as a resource: org A's to read, not org B's
+	uri := fmt.Sprintf("evidencefleet://tasks/%d/evidence", task.TaskID)
+	res, err := a.ReadResource(b.ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, `"id":"E1"`) {
+		t.Errorf("org A reads %s: %v %+v, want its claims with E1", uri, err, res)
+	}
+	if _, err := other.ReadResource(b.ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+		t.Errorf("org B read org A's %s", uri)
+	}
+	templates, err := a.ListResourceTemplates(b.ctx, nil)
+	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != mcpserver.EvidenceResource {
+		t.Errorf("resource templates: %v %+v", err, templates)
+	}
+	// org B's list has its own tasks only; org A's has its task, and its
+	// pause and resume are org A's to make
+	if page := call[service.TaskPage](t, other, "list_tasks", map[string]any{}); slices.ContainsFunc(page.Tasks, func(s service.TaskSummary) bool { return s.ID == task.TaskID }) {
+		t.Errorf("org B's list_tasks shows org A's task %d", task.TaskID)
+	}
+	if page := call[service.TaskPage](t, a, "list_tasks", map[string]any{"limit": 10}); len(page.Tasks) == 0 || page.Tasks[0].ID != task.TaskID {
+		t.Errorf("org A's list_tasks: %+v, want its task first", page)
+	}
+	if l := call[service.Lifecycle](t, a, "pause_task", map[string]any{"task_id": task.TaskID}); l.Status != "paused" || !l.Changed {
+		t.Errorf("pause_task: %+v", l)
+	}
+	if l := call[service.Lifecycle](t, a, "resume_task", map[string]any{"task_id": task.TaskID}); l.Status != "active" || !l.Changed {
+		t.Errorf("resume_task: %+v", l)
+	}
+	if jobs := call[service.JobPage](t, a, "task_jobs", map[string]any{"task_id": task.TaskID}); jobs.TaskID != task.TaskID {
+		t.Errorf("task_jobs: %+v", jobs)
+	}
+	if st := call[service.Status](t, a, "get_status", map[string]any{"task_id": task.TaskID}); st.TaskStatus != "active" {
 		t.Errorf("org A's task after org B's attempts: %q, want active", st.TaskStatus)
 	}
-	own := call[store.Task](t, other, "create_task", map[string]any{"hypothesis": hypothesis})
-	if own.OrganizationID != "org-b" || own.ID == task.ID {
+	own := call[service.CreatedTask](t, other, "create_task", map[string]any{"hypothesis": hypothesis})
+	if own.OrganizationID != "org-b" || own.TaskID == task.TaskID {
 		t.Errorf("org B's task: %+v", own)
 	}
 	// org A's hypothesis claim, named through org B's own task, is not found either
 	var claimA int64
-	if err := b.f.Pool.QueryRow(b.ctx, `SELECT id FROM claims WHERE task_id = $1`, task.ID).Scan(&claimA); err != nil {
+	if err := b.f.Pool.QueryRow(b.ctx, `SELECT id FROM claims WHERE task_id = $1`, task.TaskID).Scan(&claimA); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		tool string
 		args map[string]any
 	}{
-		{"get_evidence", map[string]any{"task_id": own.ID, "claim_id": claimA}},
+		{"get_evidence", map[string]any{"task_id": own.TaskID, "claim_id": claimA}},
 		{"feedback", map[string]any{"kind": "claim", "claim_id": claimA, "verdict": "reject", "reason": "r", "by": "b"}},
 	} {
 		if got := callErr(t, other, c.tool, c.args); !strings.Contains(got, "does not exist") {
 			t.Errorf("org B's %s of org A's claim %d: %q, want not found", c.tool, claimA, got)
 		}
 	}
-	if ev := call[mcpserver.Evidence](t, a, "get_evidence", map[string]any{"task_id": task.ID, "claim_id": claimA}); ev.TaskID != task.ID {
+	if ev := call[mcpserver.Evidence](t, a, "get_evidence", map[string]any{"task_id": task.TaskID, "claim_id": claimA}); ev.TaskID != task.TaskID {
 		t.Errorf("org A's get_evidence of its claim: %+v", ev)
 	}
 }
