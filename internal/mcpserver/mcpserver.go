@@ -126,7 +126,7 @@ func New(svc *service.Service, opts Options) *mcp.Server {
 		Description: "A task's jobs, newest first, a page at a time: id, kind, state, attempt, when due, last error; optionally of one state (available, running, retryable, scheduled, completed, cancelled, discarded)."},
 		h.taskJobs)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "task-evidence", URITemplate: EvidenceResource, MIMEType: "application/json",
-		Title: "A task's evidence",
+		Title:       "A task's evidence",
 		Description: fmt.Sprintf("The task's claims in E-number order with verdict, confidence, quote span and source, as get_evidence view claims gives them (the first %d; get_evidence pages through more).", maxResourceClaims)},
 		h.readEvidence)
 	return s
