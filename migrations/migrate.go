@@ -6,6 +6,7 @@ package migrations
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -83,4 +84,62 @@ func Up(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) (Result, e
 		slog.Any("river_versions", res.RiverVersions),
 		slog.Any("evidence_versions", res.EvidenceVersions))
 	return res, nil
+}
+
+// ErrNotMigrated: the database lacks migrations this build needs.
+var ErrNotMigrated = errors.New("the database is not migrated to this version")
+
+// Check reports ErrNotMigrated, naming how far River's and the evidence
+// schema's migrations are and what to run, when the database lacks any
+// this build needs; a database that cannot be read is its own error
+// (store.ExplainDB tells what it means). A worker and the API check it
+// before they start.
+func Check(ctx context.Context, pool *pgxpool.Pool) error {
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return fmt.Errorf("river migrator: %w", err)
+	}
+	var river []int
+	if exists, err := tableExists(ctx, pool, "river_migration"); err != nil {
+		return err
+	} else if exists {
+		existing, err := migrator.ExistingVersions(ctx)
+		if err != nil {
+			return fmt.Errorf("river's migrations: %w", err)
+		}
+		for _, m := range existing {
+			river = append(river, m.Version)
+		}
+	}
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, files)
+	if err != nil {
+		return fmt.Errorf("goose provider: %w", err)
+	}
+	var current, target int64
+	if exists, err := tableExists(ctx, pool, "goose_db_version"); err != nil {
+		return err
+	} else if exists {
+		if current, target, err = provider.GetVersions(ctx); err != nil {
+			return fmt.Errorf("evidence schema version: %w", err)
+		}
+	} else {
+		target = provider.ListSources()[len(provider.ListSources())-1].Version
+	}
+	riverTarget := len(migrator.AllVersions())
+	if len(river) < riverTarget || current < target {
+		return fmt.Errorf("%w (River's migrations %d of %d, the evidence schema at version %d of %d): run `worker migrate`",
+			ErrNotMigrated, len(river), riverTarget, current, target)
+	}
+	return nil
+}
+
+// tableExists reports whether the search path has the table.
+func tableExists(ctx context.Context, pool *pgxpool.Pool, table string) (bool, error) {
+	var ok bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&ok); err != nil {
+		return false, fmt.Errorf("read the schema: %w", err)
+	}
+	return ok, nil
 }

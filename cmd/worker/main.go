@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,6 +26,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/api"
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
 	"github.com/evidencefleet/evidencefleet/internal/membudget"
@@ -35,9 +37,47 @@ import (
 )
 
 func main() {
-	if err := rootCmd().Execute(); err != nil {
+	root := rootCmd()
+	usageErrors(root)
+	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
+	}
+}
+
+// usageError is a command line or configuration that is wrong: exit 2,
+// as enqueue's (errs.ExitUsage).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// exitCode is the process's exit status for err: 2 (errs.ExitUsage) for a
+// wrong command line or configuration, 1 (errs.ExitFailure) when the
+// command could not do its work (README: "Exit codes").
+func exitCode(err error) int {
+	if errors.As(err, new(usageError)) {
+		return errs.ExitUsage
+	}
+	return errs.ExitFailure
+}
+
+// usageErrors makes a wrong flag, an argument a command does not take and
+// an unknown command of c or any command under it a usageError.
+func usageErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	if c.Args == nil {
+		c.Args = cobra.NoArgs
+	}
+	check := c.Args
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+	for _, sub := range c.Commands() {
+		usageErrors(sub)
 	}
 }
 
@@ -51,7 +91,7 @@ func rootCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load()
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			log := newLogger(cfg)
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -76,12 +116,12 @@ func rootCmd() *cobra.Command {
 			defer cancel()
 			pool, err := pgxpool.New(ctx, url)
 			if err != nil {
-				return fmt.Errorf("connect: %w", err)
+				return usageError{fmt.Errorf("database URL: %w", err)}
 			}
 			defer pool.Close()
 			res, err := migrations.Up(ctx, pool, log)
 			if err != nil {
-				return err
+				return store.ExplainDB(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "migrated: river versions applied %v, evidence versions applied %v\n",
 				res.RiverVersions, res.EvidenceVersions)
@@ -128,7 +168,7 @@ func databaseURL() (string, error) {
 		url = os.Getenv("DATABASE_URL")
 	}
 	if url == "" {
-		return "", fmt.Errorf("no database: set EVF_DATABASE_URL or DATABASE_URL")
+		return "", usageError{fmt.Errorf("no database: set EVF_DATABASE_URL or DATABASE_URL")}
 	}
 	return url, nil
 }
@@ -143,7 +183,7 @@ func apiCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load()
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -182,7 +222,7 @@ running workers do them. Logs go to stderr (stdout is the protocol).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if strings.TrimSpace(org) == "" {
-				return fmt.Errorf("--org is required: the organisation every call acts for")
+				return usageError{errors.New("--org is required: the organisation every call acts for")}
 			}
 			url, err := databaseURL()
 			if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
-	"github.com/evidencefleet/evidencefleet/store"
+	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
 // mainProcessEnv, set to 1, turns the test binary into the worker command:
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 }
 
 // `worker mcp --org ORG` as an assistant starts it, a process on stdio: a
-// client of the SDK lists the seven tools and creates a task, which is the
+// client of the SDK lists the eleven tools and creates a task, which is the
 // organisation's.
 func TestMCPOverStdio(t *testing.T) {
 	t.Parallel()
@@ -51,7 +51,8 @@ func TestMCPOverStdio(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	want := []string{"check_citations", "create_task", "feedback", "get_evidence", "get_status", "queue_targets", "stop_task"}
+	want := []string{"check_citations", "create_task", "feedback", "get_evidence", "get_status", "list_tasks", "pause_task",
+		"queue_targets", "resume_task", "stop_task", "task_jobs"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
@@ -60,8 +61,8 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Fatalf("create_task: %v %+v\nstderr: %s", err, res, stderr.String())
 	}
 	b, _ := json.Marshal(res.StructuredContent)
-	var task store.Task
-	if err := json.Unmarshal(b, &task); err != nil || task.OrganizationID != "org-stdio" || task.ID <= 0 {
+	var task service.CreatedTask
+	if err := json.Unmarshal(b, &task); err != nil || task.OrganizationID != "org-stdio" || task.TaskID <= 0 {
 		t.Errorf("create_task over stdio gave %s (%v), want a task of org-stdio", b, err)
 	}
 	if err := cs.Close(); err != nil {

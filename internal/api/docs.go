@@ -1,9 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 
 	"github.com/swaggest/swgui"
 	"github.com/swaggest/swgui/v5emb"
@@ -22,10 +22,30 @@ func docsPage() http.Handler {
 // made without a database (for client generators and linters: `worker
 // api openapi`).
 func Document() ([]byte, error) {
-	rec := httptest.NewRecorder()
-	Handler(Options{}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/openapi.json", nil))
-	if rec.Code != http.StatusOK {
-		return nil, fmt.Errorf("openapi document: status %d", rec.Code)
+	req, err := http.NewRequest(http.MethodGet, "/v1/openapi.json", nil)
+	if err != nil {
+		return nil, err
 	}
-	return rec.Body.Bytes(), nil
+	var w documentWriter
+	Handler(Options{}).ServeHTTP(&w, req)
+	if w.status != 0 && w.status != http.StatusOK {
+		return nil, fmt.Errorf("openapi document: status %d", w.status)
+	}
+	return w.body.Bytes(), nil
 }
+
+// documentWriter keeps what Document's request was answered.
+type documentWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *documentWriter) Header() http.Header {
+	if w.header == nil {
+		w.header = http.Header{}
+	}
+	return w.header
+}
+func (w *documentWriter) Write(b []byte) (int, error) { return w.body.Write(b) }
+func (w *documentWriter) WriteHeader(status int)      { w.status = status }

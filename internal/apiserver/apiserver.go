@@ -34,6 +34,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/internal/verification"
+	"github.com/evidencefleet/evidencefleet/migrations"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -216,11 +217,8 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer pool.Close()
-	if err := pool.Ping(ctx); err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
-	if err := checkMigrated(ctx, pool); err != nil {
-		return err
+	if err := migrations.Check(ctx, pool); err != nil {
+		return store.ExplainDB(err)
 	}
 	proxies, err := cfg.TrustedProxies()
 	if err != nil {
@@ -277,14 +275,3 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	return srv.Shutdown(shutdown)
 }
 
-// checkMigrated refuses to serve a database without the token table.
-func checkMigrated(ctx context.Context, pool *pgxpool.Pool) error {
-	has, err := store.New(pool).HasTable(ctx, "api_tokens")
-	if err != nil {
-		return fmt.Errorf("read the schema: %w", err)
-	}
-	if !has {
-		return errors.New("the database is not migrated (no api_tokens table): run `worker migrate` first")
-	}
-	return nil
-}

@@ -48,6 +48,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/verification"
 	"github.com/evidencefleet/evidencefleet/internal/workers"
 	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/migrations"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -371,6 +372,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	pool, err := NewPool(ctx, cfg, m)
 	if err != nil {
 		return nil, err
+	}
+	if err := migrations.Check(ctx, pool); err != nil {
+		pool.Close()
+		return nil, store.ExplainDB(err)
 	}
 	w := &Worker{cfg: cfg, log: log, pool: pool, metrics: m}
 	parts, err := Build(cfg, store.NewStore(pool), log, m, opts...)

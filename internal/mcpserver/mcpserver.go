@@ -1,8 +1,9 @@
 // Package mcpserver is the fleet as an MCP server (Model Context Protocol,
-// on the official Go SDK): seven tools, each a thin call of one operation
-// of internal/service, so that an AI assistant creates a task, queues its
-// targets, follows it, reads its evidence down to exact spans, checks a
-// text's [E…] citations, stops it and corrects it.
+// on the official Go SDK): eleven tools, each a thin call of one operation
+// of internal/service, so that an AI assistant creates and lists tasks,
+// queues their targets, follows, pauses and resumes them, reads their jobs
+// and evidence down to exact spans, checks a text's [E…] citations, stops
+// and corrects them; and a task's evidence as a resource.
 //
 // The organisation of a call is fixed by whoever starts the server
 // (Options.Org: `worker mcp --org ORG` over stdio) or, when Options.Org is

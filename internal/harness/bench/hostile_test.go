@@ -206,11 +206,13 @@ func TestIngestGroupIsTheCharts(t *testing.T) {
 			Name        string         `json:"name"`
 			Queues      []string       `json:"queues"`
 			Concurrency map[string]int `json:"concurrency"`
-			Resources   struct {
+			// the group's own size, which a top-level, groupDefaults or
+			// group resources replace
+			Resources struct {
 				Limits struct {
 					Memory string `json:"memory"`
 				} `json:"limits"`
-			} `json:"resources"`
+			} `json:"defaultResources"`
 		} `json:"groups"`
 	}
 	if err := yaml.Unmarshal(raw, &values); err != nil {
