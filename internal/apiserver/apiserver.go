@@ -274,4 +274,3 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	defer cancel()
 	return srv.Shutdown(shutdown)
 }
-
