@@ -10,6 +10,45 @@ import (
 	"time"
 )
 
+const recordJobCancel = `-- name: RecordJobCancel :one
+WITH j AS (
+    UPDATE river_job rj
+    SET errors = array_append(COALESCE(rj.errors, '{}'), jsonb_build_object(
+            'at', now(), 'attempt', GREATEST(rj.attempt, 1), 'error', $1::text, 'trace', '')),
+        metadata = jsonb_set(rj.metadata, '{output}', COALESCE(rj.metadata -> 'output', '{}'::jsonb) || jsonb_build_object('failure', $2::text))
+    WHERE rj.id = $3::bigint AND rj.state = 'cancelled'
+    RETURNING rj.kind, rj.args
+), t AS (
+    UPDATE targets tg
+    SET status = 'cancelled', stage = 'cancelled', error = $1::text, updated_at = now()
+    FROM j
+    WHERE j.kind = 'target_queue' AND tg.status = 'seen'
+      AND tg.task_id::text = j.args ->> 'task_id'
+      AND tg.kind = j.args -> 'target' ->> 'kind' AND tg.value = j.args -> 'target' ->> 'value'
+    RETURNING tg.id
+)
+SELECT count(*)::int FROM t
+`
+
+type RecordJobCancelParams struct {
+	Reason  string `json:"reason"`
+	Failure string `json:"failure"`
+	JobID   int64  `json:"job_id"`
+}
+
+// A person's cancel of a job River has just cancelled (JobCancelTx in the
+// same transaction): the reason is added to the job's errors, as an
+// attempt error of its last attempt, and recorded as its output's failure
+// (errs.CancelledByPerson); a target_queue job's target that was still
+// waiting for it ends cancelled with the reason. Returns the targets
+// cancelled.
+func (q *Queries) RecordJobCancel(ctx context.Context, arg RecordJobCancelParams) (int32, error) {
+	row := q.db.QueryRow(ctx, recordJobCancel, arg.Reason, arg.Failure, arg.JobID)
+	var column_1 int32
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const taskCitations = `-- name: TaskCitations :many
 SELECT e.source_id AS citing_page_id, e.target_id AS cited_page_id, COALESCE(e.citation_source, '')::text AS citation_source,
        ps.domain AS citing_domain, ps.authors AS citing_authors, pt.domain AS cited_domain, pt.authors AS cited_authors

@@ -133,10 +133,11 @@ type statusJSON struct {
 	Verdicts map[string]int            `json:"claims_by_verdict"`
 	Targets  map[string]int            `json:"targets_by_status"`
 	Problems []struct {
-		ID    int64  `json:"id"`
-		Kind  string `json:"kind"`
-		State string `json:"state"`
-		Error string `json:"error"`
+		ID      int64  `json:"id"`
+		Kind    string `json:"kind"`
+		State   string `json:"state"`
+		Error   string `json:"error"`
+		Failure string `json:"failure"`
 	} `json:"job_problems"`
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -135,6 +136,7 @@ func printJobs(w io.Writer, page service.JobPage) {
 // jobActCmd is `job retry` or `job cancel`.
 func (a *app) jobActCmd(verb string) *cobra.Command {
 	var jobID int64
+	var reason, by string
 	short := map[string]string{
 		"retry":  "Run a job of one of your tasks again now (River's JobRetry): a finished one again, a waiting one at once; a running one is left as it is",
 		"cancel": "Cancel a job of one of your tasks (River's JobCancel): a waiting one at once, a running one when its worker sees the request; a finished one is left as it is",
@@ -151,11 +153,13 @@ func (a *app) jobActCmd(verb string) *cobra.Command {
 			if err := a.connect(ctx); err != nil {
 				return err
 			}
-			act := a.svc.RetryJob
+			var res service.JobAction
+			var err error
 			if verb == "cancel" {
-				act = a.svc.CancelJob
+				res, err = a.svc.CancelJob(ctx, a.org, service.JobCancel{JobID: jobID, Reason: reason, By: cmp.Or(by, "enqueue")})
+			} else {
+				res, err = a.svc.RetryJob(ctx, a.org, jobID)
 			}
-			res, err := act(ctx, a.org, jobID)
 			if err != nil {
 				return err
 			}
@@ -163,6 +167,10 @@ func (a *app) jobActCmd(verb string) *cobra.Command {
 		},
 	}
 	c.Flags().Int64Var(&jobID, "job", 0, "job id (required; enqueue job list shows them)")
+	if verb == "cancel" {
+		c.Flags().StringVar(&reason, "reason", "", "why, recorded in the job's errors and on its target (status shows it)")
+		c.Flags().StringVar(&by, "by", "", "who, recorded with the reason (default: enqueue)")
+	}
 	return c
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
 // jobListJSON mirrors the documented JSON of `enqueue job list`.
@@ -122,5 +124,56 @@ func TestJobListRetryCancel(t *testing.T) {
 	}
 	if state := b.count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`, ins.JobID); state != 1 {
 		t.Error("another organisation's retry changed the job")
+	}
+}
+
+// TestJobCancelRecordsWhoAndWhy: a person cancels a target's waiting job
+// with a reason; the job's errors and output name it, the target ends
+// cancelled with the reason, and status shows both.
+func TestJobCancelRecordsWhoAndWhy(t *testing.T) {
+	t.Parallel()
+	f := testfleet.Start(t, testfleet.Options{Pages: cliPages(), Queues: []string{jobs.QueueMaintenance}}) // nothing takes the target's job
+	b := &bundle{ctx: context.Background(), f: f, dir: t.TempDir(), url: f.URL}
+	task := b.createTask(t)
+	id := fmt.Sprint(task)
+	b.mustRun(t, "target", "add", "--task", id, "--url", urlBlog)
+	var list jobListJSON
+	b.mustRunJSON(t, &list, "job", "list", "--task", id, "--state", "available")
+	var job int64
+	for _, j := range list.Jobs {
+		if j.Kind == "target_queue" {
+			job = j.ID
+		}
+	}
+	if job == 0 {
+		t.Fatalf("no available target_queue job: %+v", list)
+	}
+	if out := b.mustRun(t, "job", "cancel", "--job", fmt.Sprint(job), "--reason", "the wrong site", "--by", "alice"); !strings.Contains(out, "available → cancelled") {
+		t.Fatalf("job cancel printed %q", out)
+	}
+	b.mustRun(t, "job", "cancel", "--job", fmt.Sprint(job), "--reason", "again") // already cancelled: nothing more recorded
+	var status, reason string
+	if err := f.Pool.QueryRow(b.ctx, `SELECT status, COALESCE(error, '') FROM targets WHERE task_id = $1 AND value = $2`, task, urlBlog).Scan(&status, &reason); err != nil {
+		t.Fatal(err)
+	}
+	if status != "cancelled" || reason != "cancelled by alice: the wrong site" {
+		t.Errorf("the target: %s %q, want cancelled with the reason", status, reason)
+	}
+	var errors int
+	if err := f.Pool.QueryRow(b.ctx, `SELECT cardinality(errors) FROM river_job WHERE id = $1`, job).Scan(&errors); err != nil || errors != 1 {
+		t.Errorf("the job's errors: %d (%v), want the one reason", errors, err)
+	}
+	var st statusJSON
+	b.mustRunJSON(t, &st, "status", "--task", id)
+	found := false
+	for _, p := range st.Problems {
+		found = found || p.ID == job && p.Failure == "cancelled_by_person" && p.Error == "cancelled by alice: the wrong site"
+	}
+	if !found || st.Targets["cancelled"] != 1 {
+		t.Errorf("status: problems %+v, targets %v; want the job with its reason and the target cancelled", st.Problems, st.Targets)
+	}
+	if out := b.mustRun(t, "status", "--task", id); !strings.Contains(out, "target_queue cancelled (attempt 0, cancelled_by_person): cancelled by alice: the wrong site") ||
+		!strings.Contains(out, "cancelled=1") {
+		t.Errorf("status does not show the cancel and its reason:\n%s", out)
 	}
 }

@@ -363,8 +363,20 @@ func (h *handlers) retryJob(ctx context.Context, in *jobPath) (*body[service.Job
 	return &body[service.JobAction]{res}, h.problem(ctx, err)
 }
 
-func (h *handlers) cancelJob(ctx context.Context, in *jobPath) (*body[service.JobAction], error) {
-	res, err := h.svc.CancelJob(ctx, org(ctx), in.JobID)
+type cancelJobInput struct {
+	JobID int64 `path:"job_id" minimum:"1" doc:"The job's id (River's)."`
+	Body  *struct {
+		Reason   string `json:"reason,omitempty" maxLength:"2000" doc:"Why, recorded in the job's errors and on its target."`
+		Reviewer string `json:"reviewer,omitempty" maxLength:"200" doc:"Who, recorded beside the token's id."`
+	} `required:"false"`
+}
+
+func (h *handlers) cancelJob(ctx context.Context, in *cancelJobInput) (*body[service.JobAction], error) {
+	c := service.JobCancel{JobID: in.JobID, By: reviewer(ctx, "")}
+	if in.Body != nil {
+		c.Reason, c.By = in.Body.Reason, reviewer(ctx, in.Body.Reviewer)
+	}
+	res, err := h.svc.CancelJob(ctx, org(ctx), c)
 	return &body[service.JobAction]{res}, h.problem(ctx, err)
 }
 

@@ -31,6 +31,7 @@ const (
 	PeerBusy           Failure = "peer_busy"            // citation_graph: an older job (another task's) asks the academic APIs for the same paper
 	CitationsDown      Failure = "citations_down"       // citation_graph: the academic APIs did not answer for the paper's neighbours
 	Transient          Failure = "transient"            // anything else (network, a garbage answer, a deadlock): retried
+	CancelledByPerson  Failure = "cancelled_by_person"  // a person cancelled the job (enqueue job cancel, POST /v1/jobs/{job_id}/cancel), with a reason; its waiting target ends cancelled
 )
 
 // Outcome is what River does with a failed job.
@@ -81,6 +82,7 @@ var ErrorTable = map[Failure]Rule{
 	PeerBusy:           {Outcome: Snooze},
 	CitationsDown:      {Outcome: Cancel, Retries: 2},
 	Transient:          {Outcome: Retry, FailsTarget: true, TaskFailure: true},
+	CancelledByPerson:  {Outcome: Cancel, TaskFailure: true},
 }
 
 // TaskFailure reports whether a job that ended with failure f (its output's

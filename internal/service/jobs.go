@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -110,7 +111,7 @@ type JobAction struct {
 // it is. It is new work: a completed task is reopened in the same
 // transaction. A job of a stopped task is not retried (errs.ErrTaskStopped).
 func (s *Service) RetryJob(ctx context.Context, org string, jobID int64) (JobAction, error) {
-	return s.actOnJob(ctx, org, jobID, func(task store.Task) (*rivertype.JobRow, error) {
+	return s.actOnJob(ctx, org, jobID, func(task store.Task, _ rivertype.JobState) (*rivertype.JobRow, error) {
 		if task.Status == "stopped" {
 			return nil, errs.Task(task.ID, errs.ErrTaskStopped)
 		}
@@ -127,19 +128,47 @@ func (s *Service) RetryJob(ctx context.Context, org string, jobID int64) (JobAct
 	})
 }
 
+// JobCancel is a person's cancel of a job: who and why.
+type JobCancel struct {
+	JobID  int64
+	By     string // who, recorded with the reason
+	Reason string // why; "" records none but who
+}
+
 // CancelJob cancels a job of the organisation's task through River's
 // JobCancel: a waiting job is cancelled at once, a running one is asked to
 // stop (it ends cancelled when its worker sees the request), a finished one
-// is left as it is.
-func (s *Service) CancelJob(ctx context.Context, org string, jobID int64) (JobAction, error) {
-	return s.actOnJob(ctx, org, jobID, func(store.Task) (*rivertype.JobRow, error) {
-		return s.client.JobCancel(ctx, jobID)
+// is left as it is. A job cancelled at once records who and why in its
+// errors and its output's failure (errs.CancelledByPerson), and a
+// target_queue job's waiting target ends cancelled with the reason, in
+// the same transaction.
+func (s *Service) CancelJob(ctx context.Context, org string, c JobCancel) (JobAction, error) {
+	reason := "cancelled by " + cmp.Or(c.By, "a person")
+	if c.Reason != "" {
+		reason += ": " + c.Reason
+	}
+	return s.actOnJob(ctx, org, c.JobID, func(_ store.Task, was rivertype.JobState) (*rivertype.JobRow, error) {
+		var row *rivertype.JobRow
+		err := s.st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+			var err error
+			if row, err = s.client.JobCancelTx(ctx, tx, c.JobID); err != nil {
+				return err
+			}
+			if was == rivertype.JobStateCancelled || row.State != rivertype.JobStateCancelled {
+				return nil // cancelled before, or running: it ends cancelled when its worker sees the request
+			}
+			if _, err := q.RecordJobCancel(ctx, store.RecordJobCancelParams{JobID: c.JobID, Reason: reason, Failure: string(errs.CancelledByPerson)}); err != nil {
+				return fmt.Errorf("record the cancel of job %d: %w", c.JobID, err)
+			}
+			return nil
+		})
+		return row, err
 	})
 }
 
 // actOnJob checks that the job is of one of the organisation's tasks, then
 // acts on it.
-func (s *Service) actOnJob(ctx context.Context, org string, jobID int64, act func(store.Task) (*rivertype.JobRow, error)) (JobAction, error) {
+func (s *Service) actOnJob(ctx context.Context, org string, jobID int64, act func(task store.Task, was rivertype.JobState) (*rivertype.JobRow, error)) (JobAction, error) {
 	notFound := fmt.Errorf("job %d: %w", jobID, ErrJobNotFound)
 	raw, err := s.st.JobTaskID(ctx, jobID)
 	if store.IsNotFound(err) {
@@ -165,7 +194,7 @@ func (s *Service) actOnJob(ctx context.Context, org string, jobID int64, act fun
 		return out, jobErr(jobID, err, notFound)
 	}
 	out.Was = string(before.State)
-	after, err := act(task)
+	after, err := act(task, before.State)
 	if err != nil {
 		return out, jobErr(jobID, err, notFound)
 	}

@@ -209,7 +209,7 @@ func TestRetryAndCancelJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := res.Job.ID
-	got, err := b.svc.CancelJob(ctx, "alpha", job)
+	got, err := b.svc.CancelJob(ctx, "alpha", service.JobCancel{JobID: job})
 	if err != nil || got.Was != "available" || got.Job.State != "cancelled" || got.TaskID != task || got.Job.FinalizedAt == nil {
 		t.Fatalf("cancel: %+v, %v; want available → cancelled", got, err)
 	}
@@ -217,10 +217,10 @@ func TestRetryAndCancelJob(t *testing.T) {
 	if err != nil || got.Was != "cancelled" || got.Job.State != "available" {
 		t.Fatalf("retry: %+v, %v; want cancelled → available", got, err)
 	}
-	if got, err = b.svc.CancelJob(ctx, "alpha", job); err != nil || got.Job.State != "cancelled" {
+	if got, err = b.svc.CancelJob(ctx, "alpha", service.JobCancel{JobID: job}); err != nil || got.Job.State != "cancelled" {
 		t.Fatalf("cancel again: %+v, %v", got, err)
 	}
-	if got, err = b.svc.CancelJob(ctx, "alpha", job); err != nil || got.Was != "cancelled" || got.Job.State != "cancelled" {
+	if got, err = b.svc.CancelJob(ctx, "alpha", service.JobCancel{JobID: job}); err != nil || got.Was != "cancelled" || got.Job.State != "cancelled" {
 		t.Errorf("cancel a cancelled job: %+v, %v; want it left as it is", got, err)
 	}
 
@@ -229,7 +229,10 @@ func TestRetryAndCancelJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []int64{sweep.Job.ID, job + 1000} {
-		for name, act := range map[string]func(context.Context, string, int64) (service.JobAction, error){"retry": b.svc.RetryJob, "cancel": b.svc.CancelJob} {
+		cancel := func(ctx context.Context, org string, id int64) (service.JobAction, error) {
+			return b.svc.CancelJob(ctx, org, service.JobCancel{JobID: id})
+		}
+		for name, act := range map[string]func(context.Context, string, int64) (service.JobAction, error){"retry": b.svc.RetryJob, "cancel": cancel} {
 			if _, err := act(ctx, "alpha", id); !errors.Is(err, service.ErrJobNotFound) || err.Error() != fmt.Sprintf("job %d: job does not exist", id) {
 				t.Errorf("%s job %d: %v, want not found", name, id, err)
 			}

@@ -131,7 +131,7 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		return err
 	},
 	"CancelJob": func(ctx context.Context, b *tenancyBundle, org string) error {
-		_, err := b.svc.CancelJob(ctx, org, b.job)
+		_, err := b.svc.CancelJob(ctx, org, service.JobCancel{JobID: b.job, Reason: "tenancy"})
 		return err
 	},
 	"RetryJob": func(ctx context.Context, b *tenancyBundle, org string) error {

@@ -139,3 +139,28 @@ FROM task_rankings r
 WHERE r.task_id = @task_id
 GROUP BY r.rerank_model
 ORDER BY 1, 2;
+
+-- name: RecordJobCancel :one
+-- A person's cancel of a job River has just cancelled (JobCancelTx in the
+-- same transaction): the reason is added to the job's errors, as an
+-- attempt error of its last attempt, and recorded as its output's failure
+-- (errs.CancelledByPerson); a target_queue job's target that was still
+-- waiting for it ends cancelled with the reason. Returns the targets
+-- cancelled.
+WITH j AS (
+    UPDATE river_job rj
+    SET errors = array_append(COALESCE(rj.errors, '{}'), jsonb_build_object(
+            'at', now(), 'attempt', GREATEST(rj.attempt, 1), 'error', @reason::text, 'trace', '')),
+        metadata = jsonb_set(rj.metadata, '{output}', COALESCE(rj.metadata -> 'output', '{}'::jsonb) || jsonb_build_object('failure', @failure::text))
+    WHERE rj.id = @job_id::bigint AND rj.state = 'cancelled'
+    RETURNING rj.kind, rj.args
+), t AS (
+    UPDATE targets tg
+    SET status = 'cancelled', stage = 'cancelled', error = @reason::text, updated_at = now()
+    FROM j
+    WHERE j.kind = 'target_queue' AND tg.status = 'seen'
+      AND tg.task_id::text = j.args ->> 'task_id'
+      AND tg.kind = j.args -> 'target' ->> 'kind' AND tg.value = j.args -> 'target' ->> 'value'
+    RETURNING tg.id
+)
+SELECT count(*)::int FROM t;
