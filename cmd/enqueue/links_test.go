@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -60,7 +61,7 @@ func TestClaimLink(t *testing.T) {
 		math.Abs(e3.PropagatedLogOdds-(e3.BeliefLogOdds-e2.PropagatedLogOdds)) > 1e-9 {
 		t.Errorf("propagated log-odds do not follow the links: %+v", g.Claims)
 	}
-	if out := b.mustRun(t, "report", "--task", task); !strings.Contains(out, "log-odds belief") {
-		t.Errorf("report shows no log-odds belief:\n%s", out)
+	if out := b.mustRun(t, "report", "--task", task); !regexp.MustCompile(`belief 0\.\d{3} \(a probability, from log-odds [+-]\d+\.\d{3}; after claim links 0\.\d{3}\)`).MatchString(out) {
+		t.Errorf("report shows no belief with its log-odds:\n%s", out)
 	}
 }

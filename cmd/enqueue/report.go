@@ -68,7 +68,7 @@ func writeReport(w io.Writer, g *service.Graph, all bool, quotes int) {
 		}
 		fmt.Fprintf(w, "\n%s [%s] %s\n", c.EvidenceNo, c.Kind, c.Text)
 		// the Beta posterior, then the log-odds belief beside it (§5.8)
-		fmt.Fprintf(w, "    verdict %-15s confidence %.3f  uncertainty %.3f  controversy %.3f  (supports %d, refutes %d, neutral %d, independent sites %d)  log-odds belief %.3f (log-odds %+.3f, after claim links %.3f)\n",
+		fmt.Fprintf(w, "    verdict %-15s confidence %.3f  uncertainty %.3f  controversy %.3f  (supports %d, refutes %d, neutral %d, independent sites %d)  belief %.3f (a probability, from log-odds %+.3f; after claim links %.3f)\n",
 			c.Verdict, c.Confidence, c.Uncertainty, c.Controversy, c.Supporting, c.Refuting, c.Neutral, c.IndependentSources,
 			c.Belief, c.BeliefLogOdds, c.PropagatedBelief)
 		fmt.Fprintf(w, "    verification %s (adoption %s): %s (confident sites: %d supporting, %d refuting)\n",
