@@ -102,12 +102,16 @@ func New(svc *service.Service, opts Options) *mcp.Server {
 		Description: "Queue targets of a task: URLs to fetch, DOIs to resolve, search queries whose results to fetch. A target already queued for the task is skipped. Reopens a completed task."},
 		h.queueTargets)
 	addTool(s, &mcp.Tool{Name: ToolGetStatus, Annotations: reads, Description: "Where a task stands: task_status (active, paused, completed, stopped), jobs by kind and state, pending and finished counts, claims by verdict, targets by status, problems, failed targets, blocked domains, models."},
-		h.getStatus)
+		forOrg(h, func(ctx context.Context, org string, in TaskInput) (*service.Status, error) {
+			return svc.Status(ctx, org, in.TaskID)
+		}))
 	addTool(s, &mcp.Tool{Name: ToolGetEvidence, Annotations: reads, InputSchema: withEnum[GetEvidenceInput]([]string{"view"}, ViewSpans, ViewClaims),
 		Description: "A task's evidence, a page at a time. view=spans (default): evidence spans (page, page version, start_char, end_char, the version's text there, kind origin/supports/refutes/neutral, claim E-number, edge, model), optionally of one claim or one page. view=claims: one item per claim in E-number order with verdict, confidence, quote span and source."},
 		h.getEvidence)
 	addTool(s, &mcp.Tool{Name: ToolCheckCitations, Annotations: reads, Description: "Check the [E…] citations of a text against the task's claims: ids the task lacks, malformed groups, uncited ids, coverage, factual sentences citing nothing. Citations are validated, never generated."},
-		h.checkCitations)
+		forOrg(h, func(ctx context.Context, org string, in CheckCitationsInput) (*citation.Result, error) {
+			return svc.CiteCheck(ctx, org, in.TaskID, in.Text)
+		}))
 	addTool(s, &mcp.Tool{Name: ToolStopTask, Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &yes, OpenWorldHint: &no}, InputSchema: withEnum[StopTaskInput]([]string{"cleanup"}, "", jobs.CleanupSoft, jobs.CleanupHard),
 		Description: "Stop a task: its waiting jobs cancel themselves and nothing more is added. cleanup soft or hard also deletes its data."},
 		h.stopTask)
@@ -116,16 +120,24 @@ func New(svc *service.Service, opts Options) *mcp.Server {
 		h.feedback)
 	addTool(s, &mcp.Tool{Name: ToolListTasks, Annotations: reads,
 		Description: "The organisation's tasks, newest first, a page at a time: id, status, hypothesis, created_at, updated_at, claims, targets, pages; next_cursor for the next page."},
-		h.listTasks)
+		forOrg(h, func(ctx context.Context, org string, in ListTasksInput) (service.TaskPage, error) {
+			return svc.ListTasks(ctx, org, in.Limit, in.Cursor)
+		}))
 	addTool(s, &mcp.Tool{Name: ToolPauseTask, Annotations: sets,
 		Description: "Pause a task: no job of it starts until resume_task; running jobs finish. changed is false when it was paused already."},
-		h.pauseTask)
+		forOrg(h, func(ctx context.Context, org string, in TaskInput) (service.Lifecycle, error) {
+			return svc.PauseTask(ctx, org, in.TaskID)
+		}))
 	addTool(s, &mcp.Tool{Name: ToolResumeTask, Annotations: sets,
 		Description: "Resume a paused task: its jobs start again. changed is false when it was not paused."},
-		h.resumeTask)
+		forOrg(h, func(ctx context.Context, org string, in TaskInput) (service.Lifecycle, error) {
+			return svc.ResumeTask(ctx, org, in.TaskID)
+		}))
 	addTool(s, &mcp.Tool{Name: ToolTaskJobs, Annotations: reads,
 		Description: "A task's jobs, newest first, a page at a time: id, kind, state, attempt, when due, last error; optionally of one state (available, running, retryable, scheduled, completed, cancelled, discarded)."},
-		h.taskJobs)
+		forOrg(h, func(ctx context.Context, org string, in TaskJobsInput) (service.JobPage, error) {
+			return svc.ListJobs(ctx, org, in.TaskID, in.State, in.Limit, in.Cursor)
+		}))
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "task-evidence", URITemplate: EvidenceResource, MIMEType: "application/json",
 		Title:       "A task's evidence",
 		Description: fmt.Sprintf("The task's claims in E-number order with verdict, confidence, quote span and source, as get_evidence view claims gives them (the first %d; get_evidence pages through more).", maxResourceClaims)},
@@ -189,6 +201,20 @@ func (h handlers) orgOf(req *mcp.CallToolRequest) (string, error) {
 	return h.orgOfExtra(req.Extra)
 }
 
+// forOrg is the tool handler that calls op with the call's organisation
+// and its input, and answers with what op returns.
+func forOrg[In, Out any](h handlers, op func(ctx context.Context, org string, in In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		org, err := h.orgOf(req)
+		if err != nil {
+			var none Out
+			return nil, none, err
+		}
+		out, err := op(ctx, org, in)
+		return nil, out, err
+	}
+}
+
 // orgOfExtra is the organisation of a request with extra (nil: none).
 func (h handlers) orgOfExtra(extra *mcp.RequestExtra) (string, error) {
 	if h.org != "" {
@@ -250,15 +276,6 @@ func (h handlers) queueTargets(ctx context.Context, req *mcp.CallToolRequest, in
 // TaskInput names a task.
 type TaskInput struct {
 	TaskID int64 `json:"task_id" jsonschema:"the task's id, from create_task"`
-}
-
-func (h handlers) getStatus(ctx context.Context, req *mcp.CallToolRequest, in TaskInput) (*mcp.CallToolResult, *service.Status, error) {
-	org, err := h.orgOf(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := h.svc.Status(ctx, org, in.TaskID)
-	return nil, st, err
 }
 
 // get_evidence's views.
@@ -346,15 +363,6 @@ func (h handlers) getEvidence(ctx context.Context, req *mcp.CallToolRequest, in 
 type CheckCitationsInput struct {
 	TaskID int64  `json:"task_id" jsonschema:"the task whose claims the text cites"`
 	Text   string `json:"text" jsonschema:"the text to check, citing claims as [E1] or [E1, E5]"`
-}
-
-func (h handlers) checkCitations(ctx context.Context, req *mcp.CallToolRequest, in CheckCitationsInput) (*mcp.CallToolResult, *citation.Result, error) {
-	org, err := h.orgOf(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	res, err := h.svc.CiteCheck(ctx, org, in.TaskID, in.Text)
-	return nil, res, err
 }
 
 // StopTaskInput is stop_task's input.
@@ -483,48 +491,12 @@ type ListTasksInput struct {
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page; empty for the first page"`
 }
 
-func (h handlers) listTasks(ctx context.Context, req *mcp.CallToolRequest, in ListTasksInput) (*mcp.CallToolResult, service.TaskPage, error) {
-	org, err := h.orgOf(req)
-	if err != nil {
-		return nil, service.TaskPage{}, err
-	}
-	page, err := h.svc.ListTasks(ctx, org, in.Limit, in.Cursor)
-	return nil, page, err
-}
-
-func (h handlers) pauseTask(ctx context.Context, req *mcp.CallToolRequest, in TaskInput) (*mcp.CallToolResult, service.Lifecycle, error) {
-	org, err := h.orgOf(req)
-	if err != nil {
-		return nil, service.Lifecycle{TaskID: in.TaskID}, err
-	}
-	out, err := h.svc.PauseTask(ctx, org, in.TaskID)
-	return nil, out, err
-}
-
-func (h handlers) resumeTask(ctx context.Context, req *mcp.CallToolRequest, in TaskInput) (*mcp.CallToolResult, service.Lifecycle, error) {
-	org, err := h.orgOf(req)
-	if err != nil {
-		return nil, service.Lifecycle{TaskID: in.TaskID}, err
-	}
-	out, err := h.svc.ResumeTask(ctx, org, in.TaskID)
-	return nil, out, err
-}
-
 // TaskJobsInput is task_jobs' input.
 type TaskJobsInput struct {
 	TaskID int64  `json:"task_id" jsonschema:"the task's id, from create_task or list_tasks"`
 	State  string `json:"state,omitempty" jsonschema:"only jobs in this state (available, running, retryable, scheduled, completed, cancelled, discarded); empty for all"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many jobs (1 to 1000, default 50)"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page; empty for the first page"`
-}
-
-func (h handlers) taskJobs(ctx context.Context, req *mcp.CallToolRequest, in TaskJobsInput) (*mcp.CallToolResult, service.JobPage, error) {
-	org, err := h.orgOf(req)
-	if err != nil {
-		return nil, service.JobPage{TaskID: in.TaskID}, err
-	}
-	page, err := h.svc.ListJobs(ctx, org, in.TaskID, in.State, in.Limit, in.Cursor)
-	return nil, page, err
 }
 
 // readEvidence reads a task's evidence resource (EvidenceResource): the

@@ -203,7 +203,7 @@ func TestAPIDisabled(t *testing.T) {
 // api; the templates refuse what it cannot express.
 func TestAPIBadValues(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ name, values, want string }{
+	tests := []refusal{
 		{"replicas not a number", "api: {replicas: two}\n", "/api/replicas"},
 		{"port a string", "api: {port: \"8080\"}\n", "/api/port"},
 		{"port out of range", "api: {port: 70000}\n", "/api/port"},
@@ -216,18 +216,7 @@ func TestAPIBadValues(t *testing.T) {
 		{"memory limit GOMEMLIMIT cannot follow", "api: {resources: {limits: {memory: 1GB}}}\n", "api: memory limit \"1GB\""},
 		{"group named like the API", "groups:\n  - {name: api, queues: [target, embed, nli, rerank, citation, maintenance]}\n", "a worker group is named api"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := run(t, "template", "evf", chartDir, "-f", writeValues(t, tt.values))
-			if err == nil {
-				t.Fatalf("rendered with %s", tt.values)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error does not name the problem (%q):\n%v", tt.want, err)
-			}
-		})
-	}
+	refused(t, tests)
 	// With the API off, a group may take its name.
 	if _, err := run(t, "template", "evf", chartDir, "-f", writeValues(t, "api: {enabled: false}\ngroups:\n  - {name: api, queues: [target, embed, nli, rerank, citation, maintenance]}\n")); err != nil {
 		t.Error(err)

@@ -539,7 +539,7 @@ func TestSeveralGroups(t *testing.T) {
 // TestBadValuesAreRefused: the schema and the templates' own checks.
 func TestBadValuesAreRefused(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ name, values, want string }{
+	tests := []refusal{
 		{"HPA and KEDA on one group", "groups:\n  - {name: v, queues: [nli], autoscaling: {enabled: true}, keda: {enabled: true}}\n", "autoscaling"},
 		{"unknown queue", "groups:\n  - {name: v, queues: [nlii]}\n", "/groups/0/queues/0"},
 		{"misspelt group field", "groups:\n  - {name: v, queues: [nli], replica: 3}\n", "replica"},
@@ -554,22 +554,7 @@ func TestBadValuesAreRefused(t *testing.T) {
 		{"misspelt alert", "prometheusRule: {alerts: {oldestAvailible: {seconds: 60}}}\n", "oldestAvailible"},
 		{"memory limit GOMEMLIMIT cannot follow", "groups:\n  - {name: v, queues: [nli], resources: {limits: {memory: 256MB}}}\nallowUnservedQueues: [target, embed, rerank, citation, maintenance]\n", "memory limit \"256MB\""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := filepath.Join(t.TempDir(), "values.yaml")
-			if err := os.WriteFile(f, []byte(tt.values), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := run(t, "template", "evf", chartDir, "-f", f)
-			if err == nil {
-				t.Fatalf("rendered with %s", tt.values)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error does not name the problem (%q):\n%v", tt.want, err)
-			}
-		})
-	}
+	refused(t, tests)
 }
 
 // TestMisspeltTemplateFieldFails: a typo in a template renders fine YAML but
@@ -607,4 +592,25 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// refusal is values the chart refuses, and what its error must name.
+type refusal struct{ name, values, want string }
+
+// refused checks that rendering the chart with each of tests' values
+// fails, naming the problem.
+func refused(t *testing.T, tests []refusal) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := run(t, "template", "evf", chartDir, "-f", writeValues(t, tt.values))
+			if err == nil {
+				t.Fatalf("rendered with %s", tt.values)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error does not name the problem (%q):\n%v", tt.want, err)
+			}
+		})
+	}
 }

@@ -525,7 +525,7 @@ func TestServiceAccountValues(t *testing.T) {
 // unknown ones; the templates refuse what it cannot express.
 func TestPodSettingsRefused(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ name, values, want string }{
+	tests := []refusal{
 		{"unknown top-level key", "replicaCount: 3\n", "replicaCount"},
 		{"misspelt pod setting", "podAnnotation: {a: b}\n", "podAnnotation"},
 		{"misspelt group pod setting", "groupDefaults: {tolerations: [], priorityClass: high}\n", "priorityClass"},
@@ -560,18 +560,7 @@ func TestPodSettingsRefused(t *testing.T) {
 		{"relabeling action", "serviceMonitor: {metricRelabelings: [{action: delete}]}\n", "/serviceMonitor/metricRelabelings/0/action"},
 		{"two account names", "serviceAccountName: a\nserviceAccount: {name: b}\n", "serviceAccount.name (b) and serviceAccountName (a) differ"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := run(t, "template", "evf", chartDir, "-f", writeValues(t, tt.values))
-			if err == nil {
-				t.Fatalf("rendered with %s", tt.values)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error does not name the problem (%q):\n%v", tt.want, err)
-			}
-		})
-	}
+	refused(t, tests)
 }
 
 // TestPodSettingsMerge: an empty value is unset, the next level applies;
