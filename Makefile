@@ -79,6 +79,13 @@ HELM_DOCS_CHART ?= deploy/helm/evidencefleet
 helm-docs:
 	$(GO) run github.com/norwoodj/helm-docs/cmd/helm-docs@$(HELM_DOCS_VERSION) --chart-search-root $(HELM_DOCS_CHART) --sort-values-order file --log-level warning
 
+# The configuration reference of docs/configuration.md, generated from the
+# env struct of internal/config (the table between its configdoc markers;
+# the prose around it is kept). A test fails when it is stale.
+.PHONY: configdoc
+configdoc:
+	$(GO) run ./internal/harness/cmd/configdoc -file docs/configuration.md
+
 # The API's OpenAPI document against Redocly's recommended rules and
 # swagger-cli's validation (npm packages pinned in scripts/apilint).
 apilint:
@@ -148,8 +155,8 @@ extract-eval:
 	$(GO) run ./internal/harness/cmd/extracteval $(EXTRACT_EVAL_FLAGS)
 
 # Throughput and scaling against River's own no-op baseline, in one run on a
-# throwaway Postgres (see README "Performance"). BENCH_FLAGS=-quick for a run
-# of a few minutes; the default sizes are the README's full run.
+# throwaway Postgres (see docs/performance.md). BENCH_FLAGS=-quick for a run
+# of a few minutes; the default sizes are docs/performance.md's full run.
 bench:
 	$(GO) build -o $(BIN)/fleetbench ./internal/harness/cmd/fleetbench
 	scripts/with-postgres.sh $(BIN)/fleetbench $(BENCH_FLAGS)

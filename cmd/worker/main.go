@@ -54,7 +54,7 @@ func (e usageError) Unwrap() error { return e.err }
 
 // exitCode is the process's exit status for err: 2 (errs.ExitUsage) for a
 // wrong command line or configuration, 1 (errs.ExitFailure) when the
-// command could not do its work (README: "Exit codes").
+// command could not do its work (docs/getting-started.md: "Exit codes").
 func exitCode(err error) int {
 	if errors.As(err, new(usageError)) {
 		return errs.ExitUsage
@@ -142,7 +142,7 @@ func rootCmd() *cobra.Command {
 			return printPageMemory(cmd.OutOrStdout())
 		},
 	}
-	configCmd.Flags().BoolVar(&markdown, "markdown", false, "print the table in Markdown (as in the README)")
+	configCmd.Flags().BoolVar(&markdown, "markdown", false, "print the table in Markdown (as in docs/configuration.md)")
 	root.AddCommand(configCmd)
 	root.AddCommand(mcpCmd(), apiCmd())
 	return root

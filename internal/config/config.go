@@ -419,11 +419,30 @@ func Usage(w io.Writer) error {
 	return tw.Flush()
 }
 
-// UsageMarkdown writes the same table as Usage in Markdown, as the README
-// shows it (a test keeps the two equal).
+// UsageMarkdown writes the same table as Usage in Markdown, as
+// docs/configuration.md shows it (`make configdoc` writes it there; a test
+// keeps the two equal). A "|" inside a cell is escaped, so that a meaning
+// listing alternatives (builtin | hash | …) stays one cell.
 func UsageMarkdown(w io.Writer) error {
-	format := "| variable | default | meaning |\n|---|---|---|\n{{range .}}| `{{usage_key .}}` | {{with usage_default .}}`{{.}}`{{else}}—{{end}} | {{usage_description .}} |\n{{end}}"
-	return envconfig.Usagef(Prefix, &Config{}, w, format)
+	// Cells are separated by a byte no description holds, then escaped
+	// and joined.
+	const sep = "\x1f"
+	format := "{{range .}}`{{usage_key .}}`" + sep + "{{with usage_default .}}`{{.}}`{{else}}—{{end}}" + sep + "{{usage_description .}}\n{{end}}"
+	var rows strings.Builder
+	if err := envconfig.Usagef(Prefix, &Config{}, &rows, format); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")
+	for _, row := range strings.Split(strings.TrimSuffix(rows.String(), "\n"), "\n") {
+		cells := strings.Split(row, sep)
+		for i, c := range cells {
+			cells[i] = strings.ReplaceAll(c, "|", `\|`)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // Defaults is the configuration with every variable at its default: the

@@ -9,11 +9,12 @@ import (
 	"time"
 )
 
-// TestREADMEConfigurationTableIsCurrent keeps the README's table equal to
-// `worker config --markdown`.
-func TestREADMEConfigurationTableIsCurrent(t *testing.T) {
+// TestConfigurationDocIsCurrent keeps the table of docs/configuration.md
+// equal to `worker config --markdown` (internal/harness/cmd/configdoc
+// checks the whole document).
+func TestConfigurationDocIsCurrent(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,8 +22,26 @@ func TestREADMEConfigurationTableIsCurrent(t *testing.T) {
 	if err := UsageMarkdown(&want); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), want.String()) {
-		t.Fatalf("README.md's configuration table differs from `go run ./cmd/worker config --markdown`; paste this:\n%s", want.String())
+	if !strings.Contains(string(doc), want.String()) {
+		t.Fatal("docs/configuration.md's configuration table differs from `go run ./cmd/worker config --markdown`: run make configdoc")
+	}
+}
+
+// TestUsageMarkdownKeepsOneCellPerColumn: a "|" inside a meaning is
+// escaped, so that every row of the table has the header's three cells.
+func TestUsageMarkdownKeepsOneCellPerColumn(t *testing.T) {
+	var b bytes.Buffer
+	if err := UsageMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(rows) < 100 {
+		t.Fatalf("only %d rows", len(rows))
+	}
+	for _, row := range rows {
+		if n := strings.Count(row, "|") - strings.Count(row, `\|`); n != 4 {
+			t.Errorf("row with %d unescaped |, want 4 (three cells): %s", n, row)
+		}
 	}
 }
 

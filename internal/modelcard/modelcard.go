@@ -33,7 +33,7 @@ func IsBaseline(model string) bool { return strings.HasPrefix(model, builtinPref
 
 // Measured is one accuracy figure of a model on a named data set.
 type Measured struct {
-	Data     string  // data set, as the README's NLI table names it
+	Data     string  // data set, as docs/quality.md's NLI table names it
 	File     string  // its file under testdata/nli/report
 	Accuracy float64 // share of pairs labelled as the gold label
 }

@@ -9,7 +9,7 @@ import (
 
 // Provenance says what produced a measured figure: the commit of the
 // checkout it was measured in and when. `make eval` and `make bench` print
-// it above their tables, and the README quotes it with every figure.
+// it above their tables, and docs/ quote it with every figure.
 type Provenance struct {
 	Commit string    `json:"commit"` // short revision, "-dirty" when the work tree had changes
 	At     time.Time `json:"measured_at"`

@@ -68,7 +68,7 @@ type Options struct {
 	Progress io.Writer `json:"-"` // progress lines (nil: none)
 }
 
-// Quick are sizes for a run of a few minutes; Full for the README's run.
+// Quick are sizes for a run of a few minutes; Full for docs/performance.md's run.
 var (
 	Quick = Options{Reps: 3, RiverJobs: 20000, InsertBatch: 1000, NoopWorkers: 100,
 		VerifyClaims: 1000, VerifyFragments: 25000, ClaimsPerJob: 50, NLIWorkers: 2, Procs: []int{1, 2, 4}, StampingReps: 6,
@@ -95,7 +95,7 @@ type Row struct {
 
 // Report is the whole run.
 type Report struct {
-	// Measured names the commit and time of the run: the README quotes it
+	// Measured names the commit and time of the run: docs/performance.md quotes it
 	// with every figure.
 	Measured version.Provenance `json:"measured"`
 	Started  time.Time          `json:"started"`

@@ -173,7 +173,7 @@ type KindTiming struct {
 
 // Report is everything Run measured.
 type Report struct {
-	// Measured names the commit and time of the run: the README quotes it
+	// Measured names the commit and time of the run: docs/quality.md quotes it
 	// with every figure.
 	Measured     version.Provenance `json:"measured"`
 	NLIData      string             `json:"nli_data,omitempty"` // the directory of the NLI pairs

@@ -14,12 +14,13 @@ import (
 )
 
 // repoFiles lists the repository's files, slash-separated and relative to
-// root: what git tracks (a clone has exactly these), or, where git cannot
-// say (an exported tree), every file under root but build output and
-// dot-directories.
+// root: what git tracks (a clone has exactly these) and the files of the
+// working tree that git does not ignore (new files, not yet added, which a
+// commit would add), or, where git cannot say (an exported tree), every
+// file under root but build output and dot-directories.
 func repoFiles(t *testing.T, root string) []string {
 	t.Helper()
-	if out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output(); err == nil && len(out) > 0 {
+	if out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output(); err == nil && len(out) > 0 {
 		var files []string
 		for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
 			files = append(files, filepath.ToSlash(f))

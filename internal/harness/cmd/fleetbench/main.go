@@ -44,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "small sizes: a run of a few minutes")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	markdownFrom := fs.String("markdown-from", "", "measure nothing: print the report saved by -json in this file as a Markdown table (the README's)")
+	markdownFrom := fs.String("markdown-from", "", "measure nothing: print the report saved by -json in this file as a Markdown table (docs/performance.md's)")
 	data := fs.String("data", "testdata", "directory with climate-fever/climate-fever-dev.jsonl and nli/{tune,report}/*.tsv")
 	profiles := fs.String("profile-dir", "", "write a CPU profile of every worker child into this directory")
 	o := bench.Full
@@ -201,7 +201,7 @@ func printTable(w io.Writer, rep *bench.Report) error {
 	return tw.Flush()
 }
 
-// printMarkdown prints the report saved by -json in file as the README's
+// printMarkdown prints the report saved by -json in file as docs/performance.md's
 // table: the run's provenance, then a row per measure.
 func printMarkdown(w io.Writer, file string) error {
 	b, err := os.ReadFile(file)
