@@ -1,7 +1,7 @@
 -- +goose Up
--- Bearer tokens of the service API (internal/apitoken): an organisation's
--- tokens act for that organisation only; operator tokens belong to no
--- organisation. Only the SHA-256 of a secret is stored: a secret is 256
+-- Bearer tokens of the service API (internal/apitoken): an organization's
+-- tokens act for that organization only; operator tokens belong to no
+-- organization. Only the SHA-256 of a secret is stored: a secret is 256
 -- random bits (crypto/rand), so nobody can guess one whose hash matches,
 -- and a fast hash is right — a slow password hash (bcrypt, argon2) exists
 -- to protect low-entropy secrets and would only slow every request. The
@@ -20,7 +20,7 @@ CREATE TABLE api_tokens (
     CONSTRAINT api_tokens_organization_by_kind CHECK ((kind = 'organization') = (organization_id IS NOT NULL))
 );
 
--- An organisation's tokens in id order (enqueue org token list); the
+-- An organization's tokens in id order (enqueue org token list); the
 -- operator tokens are the rows whose organization_id IS NULL, the same
 -- index's first range.
 CREATE INDEX api_tokens_organization_id_idx ON api_tokens (organization_id, id);

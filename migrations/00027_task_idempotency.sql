@@ -1,6 +1,6 @@
 -- A caller's idempotency key for creating a task (the API's
 -- Idempotency-Key header, enqueue task create --idempotency-key): a create
--- retried with the same key in the same organisation returns the task the
+-- retried with the same key in the same organization returns the task the
 -- first made instead of making another.
 
 -- +goose Up

@@ -1,5 +1,5 @@
 -- The API's request rate and event-stream limits, shared by every API
--- replica: one token bucket per key (an organisation token: "token:<id>"),
+-- replica: one token bucket per key (an organization token: "token:<id>"),
 -- refilled on the database clock, and the open event streams of each key,
 -- each with the time it is over by at the latest (a replica that dies
 -- holding a stream leaves its row, which stops counting then).

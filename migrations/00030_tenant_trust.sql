@@ -1,15 +1,15 @@
 -- +goose Up
--- One fleet, many organisations (ARCHITECTURE.md §5.5, "Organisations and
+-- One fleet, many organizations (ARCHITECTURE.md §5.5, "Organizations and
 -- the fleet's trust"). Domain levels of record stay fleet-wide (domains),
--- but what one organisation's reviewers and claims do moves its own view
--- first: org_domain_levels holds, per organisation and domain, the level
+-- but what one organization's reviewers and claims do moves its own view
+-- first: org_domain_levels holds, per organization and domain, the level
 -- its tasks see and stamp when it differs from the fleet's (trust_level
 -- NULL: the fleet's), a block or flag of its own with the audit row that
 -- holds its cause, its own rejection counts (the block rule's rate is
--- computed per organisation, never from the sum of everyone's claims), and
+-- computed per organization, never from the sum of everyone's claims), and
 -- whether its claims corroborated the domain (a vote for the fleet's
 -- promotion). The fleet-wide level moves by an operator, or when at least
--- EVF_TRUST_QUORUM_ORGS organisations' views agree.
+-- EVF_TRUST_QUORUM_ORGS organizations' views agree.
 CREATE TABLE org_domain_levels (
     organization_id      text NOT NULL CHECK (char_length(organization_id) BETWEEN 1 AND 200),
     domain               text NOT NULL REFERENCES domains (domain),
@@ -32,11 +32,11 @@ CREATE TABLE org_domain_levels (
     total_claims         integer NOT NULL DEFAULT 0,
     PRIMARY KEY (organization_id, domain)
 );
--- The organisations' votes on one domain (the quorum's count).
+-- The organizations' votes on one domain (the quorum's count).
 CREATE INDEX org_domain_levels_domain ON org_domain_levels (domain);
 
--- The level an organisation's tasks see: a fleet-wide BLOCKED holds for
--- everyone; otherwise the organisation's own level when it has one, else
+-- The level an organization's tasks see: a fleet-wide BLOCKED holds for
+-- everyone; otherwise the organization's own level when it has one, else
 -- the fleet's. Inlined by the planner (a single expression).
 -- +goose StatementBegin
 CREATE FUNCTION effective_trust_level(fleet text, org text) RETURNS text
@@ -46,9 +46,9 @@ $$;
 -- +goose StatementEnd
 
 -- Every change names its actor: an operator (database credentials or an
--- operator token), an organisation and its token, a rule with the
--- organisations whose evidence fed it, or the domain policy; and its scope
--- (the fleet's level of record, or one organisation's view). evidence keeps
+-- operator token), an organization and its token, a rule with the
+-- organizations whose evidence fed it, or the domain policy; and its scope
+-- (the fleet's level of record, or one organization's view). evidence keeps
 -- what the change rests on (the rejected claims with their text and the
 -- feedback that rejected them, the page that held a dangerous pattern), so
 -- the record stays whole after the tasks behind it are cleaned up.
@@ -80,7 +80,7 @@ CREATE TRIGGER domain_level_changes_no_truncate BEFORE TRUNCATE ON domain_level_
 -- A fleet-wide block cites the audit row that holds its cause.
 ALTER TABLE domains ADD COLUMN cause_change_id bigint;
 
--- Who gave feedback: the organisation and its token (NULL: the CLI, with
+-- Who gave feedback: the organization and its token (NULL: the CLI, with
 -- database credentials).
 ALTER TABLE claim_feedback ADD COLUMN organization_id text, ADD COLUMN token_id bigint;
 ALTER TABLE edge_feedback ADD COLUMN organization_id text, ADD COLUMN token_id bigint;

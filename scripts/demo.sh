@@ -93,7 +93,7 @@ grep -q '^blocked domains: none$' <<<"$REPORT" || fail "a domain is blocked: $(g
 [[ $WEIGHTS == *"ACADEMIC ×0.90"* && $WEIGHTS == *"LOW ×0.40"* ]] || fail "the reading lists do not weigh ACADEMIC and LOW apart: $WEIGHTS"
 
 # The HTTP API on the same database: `worker api` on a free local port, an
-# organisation token for the demo's organisation, and one curl line, run
+# organization token for the demo's organization, and one curl line, run
 # here (the demo fails when it does not answer with the task's status).
 EVF_API_ADDR=127.0.0.1:${API_PORT:-0} EVF_API_METRICS_ADDR=127.0.0.1:0 EVF_LOG_FORMAT=text EVF_LOG_LEVEL=info bin/worker api 2>"$API_LOG" &
 API=$!
@@ -108,7 +108,7 @@ done
 TOKEN=$(bin/enqueue org token create --org default --name "make run" 2>/dev/null)
 CURL="curl -s -H 'Authorization: Bearer $TOKEN' http://$ADDR/v1/tasks/$TASK/status"
 echo
-echo "HTTP API of this run: http://$ADDR (OpenAPI 3.1 document: http://$ADDR/v1/openapi.json); a token of organisation default was made for it:"
+echo "HTTP API of this run: http://$ADDR (OpenAPI 3.1 document: http://$ADDR/v1/openapi.json); a token of organization default was made for it:"
 echo "  $CURL"
 if command -v curl >/dev/null; then
   ANSWER=$(sh -c "$CURL")

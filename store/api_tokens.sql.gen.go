@@ -75,7 +75,7 @@ type CreateAPITokenRow struct {
 
 // Bearer tokens of the service API (internal/apitoken). No statement reads
 // or returns a secret: the table holds its SHA-256 only.
-// A new token: an organisation's (organization_id set) or an operator's
+// A new token: an organization's (organization_id set) or an operator's
 // (NULL); the table's CHECK keeps kind and organization_id agreeing. It is
 // over @lifetime_s seconds from now, on the database clock.
 func (q *Queries) CreateAPIToken(ctx context.Context, arg CreateAPITokenParams) (CreateAPITokenRow, error) {
@@ -162,8 +162,8 @@ type LockAPITokenForRotationRow struct {
 	ExpiresAt      time.Time  `json:"expires_at"`
 }
 
-// Token id of the organisation (organization_id NULL: an operator token),
-// locked until commit, for a rotation: another organisation's token is no
+// Token id of the organization (organization_id NULL: an operator token),
+// locked until commit, for a rotation: another organization's token is no
 // row, as one that does not exist.
 func (q *Queries) LockAPITokenForRotation(ctx context.Context, arg LockAPITokenForRotationParams) (LockAPITokenForRotationRow, error) {
 	row := q.db.QueryRow(ctx, lockAPITokenForRotation, arg.ID, arg.OrganizationID)
@@ -251,7 +251,7 @@ type OrgAPITokensRow struct {
 	ExpiresAt      time.Time  `json:"expires_at"`
 }
 
-// The organisation's tokens, revoked ones included, oldest first.
+// The organization's tokens, revoked ones included, oldest first.
 func (q *Queries) OrgAPITokens(ctx context.Context, organizationID *string) ([]OrgAPITokensRow, error) {
 	rows, err := q.db.Query(ctx, orgAPITokens, organizationID)
 	if err != nil {
@@ -315,9 +315,9 @@ type RevokeAPITokenRow struct {
 	WasRevoked     bool       `json:"was_revoked"`
 }
 
-// Revokes token id of the organisation (organization_id NULL: an operator
-// token). Another organisation's token, or an operator's when an
-// organisation asks, is no row, as one that does not exist. Revoking a
+// Revokes token id of the organization (organization_id NULL: an operator
+// token). Another organization's token, or an operator's when an
+// organization asks, is no row, as one that does not exist. Revoking a
 // revoked token keeps its first revoked_at; was_revoked says it was. The
 // row is locked before it is read, so two revokes agree on the time.
 func (q *Queries) RevokeAPIToken(ctx context.Context, arg RevokeAPITokenParams) (RevokeAPITokenRow, error) {

@@ -18,7 +18,7 @@ import (
 // apart: supports, refutes and neutral edges; confidences of NULL, 0, below
 // and above verification's floor, and equal ones from one domain; two hosts
 // of one site; a domain BLOCKED fleet-wide and one blocked in the task's
-// organisation's view; an edge whose fragment is gone; a corrected edge and
+// organization's view; an edge whose fragment is gone; a corrected edge and
 // one without a retrieval score; an extracted claim (with an origin), a
 // hypothesis, a claim without edges and one with conflicts recorded.
 func TestClaimEvidenceSumsAsTheSQLTallies(t *testing.T) {

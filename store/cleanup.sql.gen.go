@@ -278,7 +278,7 @@ SELECT (SELECT count(*) FROM fleet) + (SELECT count(*) FROM views) AS pruned
 `
 
 // The task's claims, and the edges into them, leave the blocks that cite
-// them (the fleet's and the organisations' views): a block never points
+// them (the fleet's and the organizations' views): a block never points
 // at a row that is gone. Each block keeps its audit row
 // (cause_change_id), whose evidence holds what the claims said.
 func (q *Queries) PruneBlockCauses(ctx context.Context, taskID int64) error {

@@ -24,7 +24,7 @@ type DomainLevelEdit struct {
 	PolicyRule  string
 	Reason      string
 	By          string
-	// Org, when set, changes that organisation's view only (its tasks see
+	// Org, when set, changes that organization's view only (its tasks see
 	// and stamp it; a block there is one vote toward the fleet's quorum);
 	// empty, the fleet's level of record, an operator's change. TokenID is
 	// the API token it came through (0: the CLI, database credentials).
@@ -61,7 +61,7 @@ func (s *Store) ChangeDomainLevel(ctx context.Context, c DomainLevelEdit) (Domai
 		// Every supports or refutes edge, not only the confident ones that
 		// source verification reads: the log-odds belief leaves out a
 		// BLOCKED domain's edges of any confidence (§5.8). A view's change
-		// touches its organisation's claims only.
+		// touches its organization's claims only.
 		touched, err := q.ClaimsTouchingDomain(ctx, ClaimsTouchingDomainParams{Domain: c.Domain, MinConfidence: 0, OrganizationID: nonEmpty(c.Org)})
 		if err != nil {
 			return err
@@ -103,7 +103,7 @@ func (q *Queries) changeDomainLevel(ctx context.Context, c DomainLevelEdit, out 
 	blockReason, original := "", old.OriginalTrustLevel
 	switch {
 	case c.Unblock && !old.Blocked:
-		// not blocked fleet-wide: the rules' blocks in organisations'
+		// not blocked fleet-wide: the rules' blocks in organizations'
 		// views are what an operator lifts
 		out.Level = old.TrustLevel
 		lifted, err := q.liftViewBlocks(ctx, c, out.Level)
@@ -142,14 +142,14 @@ func (q *Queries) changeDomainLevel(ctx context.Context, c DomainLevelEdit, out 
 	if !c.Unblock {
 		return nil
 	}
-	// the rules' blocks in organisations' views were the votes behind a
+	// the rules' blocks in organizations' views were the votes behind a
 	// quorum block: an operator's unblock lifts them too
 	_, err = q.liftViewBlocks(ctx, c, out.Level)
 	return err
 }
 
 // liftViewBlocks is an operator's unblock of the blocks the rules made in
-// organisations' views (LiftRuleViewBlocks), with an audit row each;
+// organizations' views (LiftRuleViewBlocks), with an audit row each;
 // whether there were any.
 func (q *Queries) liftViewBlocks(ctx context.Context, c DomainLevelEdit, level string) (bool, error) {
 	orgs, err := q.LiftRuleViewBlocks(ctx, c.Domain)
@@ -162,7 +162,7 @@ func (q *Queries) liftViewBlocks(ctx context.Context, c DomainLevelEdit, level s
 }
 
 // personChange fills in an audit row's scope and actor: an operator's
-// change of the fleet's level, or an organisation's of its view.
+// change of the fleet's level, or an organization's of its view.
 func personChange(c DomainLevelEdit, p RecordDomainLevelChangeParams) RecordDomainLevelChangeParams {
 	p.Scope, p.ActorKind, p.ActorTokenID = "fleet", "operator", nonZero(c.TokenID)
 	if c.Org != "" {
@@ -171,7 +171,7 @@ func personChange(c DomainLevelEdit, p RecordDomainLevelChangeParams) RecordDoma
 	return p
 }
 
-// changeOrgDomainLevel is ChangeDomainLevel's change of one organisation's
+// changeOrgDomainLevel is ChangeDomainLevel's change of one organization's
 // view: its own level (BLOCKED blocks the domain for its tasks), an
 // unblock of its own block, or a clear (its view follows the fleet's level
 // again). A fleet-wide block is not its to lift. A block in its view is

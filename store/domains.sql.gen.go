@@ -145,7 +145,7 @@ type BlockedDomainsAmongRow struct {
 	CauseChangeID      interface{} `json:"cause_change_id"`
 }
 
-// Which of these domains are BLOCKED in the organisation's view (by the
+// Which of these domains are BLOCKED in the organization's view (by the
 // fleet, scope 'fleet', or by its own view, scope 'organization'), with
 // when, why, by whom, the cause (the rejected claims and the edges that
 // rejected them, or a page) and the audit row that keeps it.
@@ -205,7 +205,7 @@ type ClaimsTouchingDomainParams struct {
 
 // The claims whose status a change of the domain's level can change: those
 // extracted from its pages, and those its fragments confidently support or
-// refute; of one organisation's tasks when @organization_id is given (a
+// refute; of one organization's tasks when @organization_id is given (a
 // change of its view), of every task otherwise.
 func (q *Queries) ClaimsTouchingDomain(ctx context.Context, arg ClaimsTouchingDomainParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, claimsTouchingDomain, arg.Domain, arg.OrganizationID, arg.MinConfidence)
@@ -306,7 +306,7 @@ type DomainLevelChangesRow struct {
 	Evidence            []byte    `json:"evidence"`
 }
 
-// A domain's audit, oldest first: the fleet's rows, and one organisation's
+// A domain's audit, oldest first: the fleet's rows, and one organization's
 // view's rows when @organization_id is given (every view's when @all_views).
 func (q *Queries) DomainLevelChanges(ctx context.Context, arg DomainLevelChangesParams) ([]DomainLevelChangesRow, error) {
 	rows, err := q.db.Query(ctx, domainLevelChanges, arg.Domain, arg.AllViews, arg.OrganizationID)
@@ -417,7 +417,7 @@ type FlaggedDomainsAmongRow struct {
 }
 
 // Which of these domains source verification flagged for a person, and
-// why: flags of the fleet's level, and of the organisation's view.
+// why: flags of the fleet's level, and of the organization's view.
 func (q *Queries) FlaggedDomainsAmong(ctx context.Context, arg FlaggedDomainsAmongParams) ([]FlaggedDomainsAmongRow, error) {
 	rows, err := q.db.Query(ctx, flaggedDomainsAmong, arg.OrganizationID, arg.Domains)
 	if err != nil {
@@ -629,9 +629,9 @@ type RecordDomainLevelChangeParams struct {
 	Evidence            []byte   `json:"evidence"`
 }
 
-// One audit row: what changed (the fleet's level, or one organisation's
-// view), who did it (an operator, an organisation's token, a rule with the
-// organisations behind it, the policy) and what it rests on (evidence).
+// One audit row: what changed (the fleet's level, or one organization's
+// view), who did it (an operator, an organization's token, a rule with the
+// organizations behind it, the policy) and what it rests on (evidence).
 func (q *Queries) RecordDomainLevelChange(ctx context.Context, arg RecordDomainLevelChangeParams) (int64, error) {
 	row := q.db.QueryRow(ctx, recordDomainLevelChange,
 		arg.Domain,
@@ -690,7 +690,7 @@ type RecordPromotionsParams struct {
 	OrganizationID string   `json:"organization_id"`
 }
 
-// The audit rows of promotions in one organisation's view.
+// The audit rows of promotions in one organization's view.
 func (q *Queries) RecordPromotions(ctx context.Context, arg RecordPromotionsParams) error {
 	_, err := q.db.Exec(ctx, recordPromotions, arg.Domains, arg.Reasons, arg.OrganizationID)
 	return err
@@ -778,8 +778,8 @@ FROM (SELECT COALESCE(sum(rejected_claims), 0)::int AS rejected, COALESCE(sum(to
 WHERE d.domain = $1
 `
 
-// The domain's claim counts over every organisation, for display: the
-// block rule reads each organisation's own (org_domain_levels), never
+// The domain's claim counts over every organization, for display: the
+// block rule reads each organization's own (org_domain_levels), never
 // these.
 func (q *Queries) SumDomainStanding(ctx context.Context, domain string) error {
 	_, err := q.db.Exec(ctx, sumDomainStanding, domain)

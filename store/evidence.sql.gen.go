@@ -12,7 +12,7 @@ import (
 
 const evidenceSpans = `-- name: EvidenceSpans :many
 WITH spans AS (
-    -- scope: the organisation's claims (a plain join in each branch, not a
+    -- scope: the organization's claims (a plain join in each branch, not a
     -- shared CTE, so a page's listing starts from the page's fragments)
     SELECT 0 AS rank, c.id AS key, 'origin'::text AS kind, f.page_id, c.page_version_id AS page_version_id,
            c.quote_start AS start_char, c.quote_end AS end_char,
@@ -79,7 +79,7 @@ type EvidenceSpansRow struct {
 }
 
 // Evidence.List (ARCHITECTURE.md §5.7): the evidence spans of one claim, one
-// page or one task, always of the organisation's tasks, in a stable order
+// page or one task, always of the organization's tasks, in a stable order
 // (origins by claim id, then NLI edges by edge id) from after the cursor.
 // Every span resolves, with inner joins only, to a page, a page version,
 // [start_char, end_char) and the version's text there. Exactly one of
@@ -139,7 +139,7 @@ type OrgPageParams struct {
 	OrganizationID string `json:"organization_id"`
 }
 
-// Whether a page is reached through a task of the organisation (a shared
+// Whether a page is reached through a task of the organization (a shared
 // page is the caller's only so).
 func (q *Queries) OrgPage(ctx context.Context, arg OrgPageParams) (bool, error) {
 	row := q.db.QueryRow(ctx, orgPage, arg.PageID, arg.OrganizationID)

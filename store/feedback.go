@@ -17,7 +17,7 @@ type ClaimVerdictFeedback struct {
 	Reject  bool // false: restore
 	Reason  string
 	By      string
-	// Org and TokenID are whose feedback it is: the organisation and the
+	// Org and TokenID are whose feedback it is: the organization and the
 	// API token it came through (0 from the CLI). Recorded with it, and
 	// cited by any block the rejection leads to.
 	Org     string
@@ -89,7 +89,7 @@ type EdgeCorrection struct {
 	Relation string // supports, refutes or neutral
 	Reason   string
 	By       string
-	Org      string // whose correction: the organisation and its API token (0 from the CLI)
+	Org      string // whose correction: the organization and its API token (0 from the CLI)
 	TokenID  int64
 }
 

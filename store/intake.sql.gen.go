@@ -26,7 +26,7 @@ type CreateTaskParams struct {
 }
 
 // Task intake (internal/intake): tasks, hypothesis claims, targets.
-// A task; with an idempotency key another create of the organisation
+// A task; with an idempotency key another create of the organization
 // already made, nothing (no row: TaskByIdempotencyKey has it).
 func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, error) {
 	row := q.db.QueryRow(ctx, createTask,

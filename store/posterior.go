@@ -133,16 +133,16 @@ func posteriorParams(states []ClaimState) UpdatePosteriorsParams {
 }
 
 // promoteCorroborated is source verification's promotion after a change of
-// posteriors, in the view of the organisation whose claim is now verified:
+// posteriors, in the view of the organization whose claim is now verified:
 // an unvouched UNVERIFIED origin domain becomes LOW there, with its audit
-// row; fleet-wide once a quorum of organisations' claims corroborated it
+// row; fleet-wide once a quorum of organizations' claims corroborated it
 // (verification.QuorumFrom), with an audit row naming them.
 func (q *Queries) promoteCorroborated(ctx context.Context, states []ClaimState, tallies []ClaimTalliesRow) error {
 	var pairs []orgDomain
 	claims := map[string][]int64{}
 	for i, s := range states {
 		t := tallies[i]
-		// only an origin its organisation sees at UNVERIFIED can be promoted
+		// only an origin its organization sees at UNVERIFIED can be promoted
 		if s.Verification == verification.Verified && t.OriginLevel == "UNVERIFIED" && t.OrganizationID != "" && t.OriginDomain != "" {
 			pairs = append(pairs, orgDomain{Org: t.OrganizationID, Domain: t.OriginDomain})
 			claims[t.OrganizationID] = append(claims[t.OrganizationID], s.ClaimID)
@@ -186,7 +186,7 @@ func (q *Queries) promoteCorroborated(ctx context.Context, states []ClaimState, 
 }
 
 // fleetPromotion promotes a domain fleet-wide (UNVERIFIED that nobody
-// vouched for becomes LOW) once at least the quorum of organisations'
+// vouched for becomes LOW) once at least the quorum of organizations'
 // claims corroborated it, with an audit row naming the rule and them.
 func (q *Queries) fleetPromotion(ctx context.Context, domain string) error {
 	votes, err := q.DomainVotes(ctx, domain)
@@ -204,7 +204,7 @@ func (q *Queries) fleetPromotion(ctx context.Context, domain string) error {
 	if s := (verification.Standing{Level: d.TrustLevel, LevelSource: d.LevelSource, LevelRule: d.LevelRule}); d.TrustLevel != "UNVERIFIED" || s.Vouched() {
 		return nil
 	}
-	reason := fmt.Sprintf("corroborated in the views of %d organisations (quorum %d): %s", len(votes.Promoting), quorum, strings.Join(votes.Promoting, ", "))
+	reason := fmt.Sprintf("corroborated in the views of %d organizations (quorum %d): %s", len(votes.Promoting), quorum, strings.Join(votes.Promoting, ", "))
 	if err := q.PromoteDomain(ctx, PromoteDomainParams{Domain: domain, Reason: &reason}); err != nil {
 		return fmt.Errorf("recompute posteriors: promote %s: %w", domain, err)
 	}

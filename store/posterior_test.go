@@ -343,7 +343,7 @@ func TestVerifiedClaimPromotesItsUnvouchedDomain(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
-			// one organisation, quorum 1: the fleet's level moves with its view
+			// one organization, quorum 1: the fleet's level moves with its view
 			ctx := verification.WithQuorum(context.Background(), 1)
 			// page 1 is the claim's origin, on blog.example.com; pages 2 and 3 are two other sites
 			for i, host := range []string{"blog.example.com", "one.example.org", "two.example.net"} {

@@ -484,7 +484,7 @@ type TaskPagesRow struct {
 }
 
 // The task's pages with their domain's level now in the task's
-// organisation's view (UNVERIFIED for a domain without a row, as rerank
+// organization's view (UNVERIFIED for a domain without a row, as rerank
 // reads it).
 func (q *Queries) TaskPages(ctx context.Context, taskID int64) ([]TaskPagesRow, error) {
 	rows, err := q.db.Query(ctx, taskPages, taskID)

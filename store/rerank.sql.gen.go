@@ -131,7 +131,7 @@ type RankingCandidatesRow struct {
 // versions the task saw) that match any term of the query (an OR of its
 // 'english' lexemes, GIN index on tsv), best ts_rank first, ties by id, at
 // most @max_candidates. Fragments of domains whose trust level in the
-// task's organisation's view is in @excluded_levels are left out. The embedding is returned only when it was
+// task's organization's view is in @excluded_levels are left out. The embedding is returned only when it was
 // made by @embed_model; the trust level of a domain without a row is
 // UNVERIFIED (the domains default).
 func (q *Queries) RankingCandidates(ctx context.Context, arg RankingCandidatesParams) ([]RankingCandidatesRow, error) {

@@ -13,7 +13,7 @@ const clearOrganizationShare = `-- name: ClearOrganizationShare :execrows
 DELETE FROM organization_shares WHERE organization_id = $1
 `
 
-// The organisation's share is the default again.
+// The organization's share is the default again.
 func (q *Queries) ClearOrganizationShare(ctx context.Context, organizationID string) (int64, error) {
 	result, err := q.db.Exec(ctx, clearOrganizationShare, organizationID)
 	if err != nil {
@@ -26,7 +26,7 @@ const organizationShare = `-- name: OrganizationShare :one
 SELECT organization_id, share, updated_at FROM organization_shares WHERE organization_id = $1
 `
 
-// The share an operator set for an organisation (no row: the default).
+// The share an operator set for an organization (no row: the default).
 func (q *Queries) OrganizationShare(ctx context.Context, organizationID string) (OrganizationShare, error) {
 	row := q.db.QueryRow(ctx, organizationShare, organizationID)
 	var i OrganizationShare
@@ -68,11 +68,11 @@ type OrganizationsWaitingRow struct {
 	Running        int64    `json:"running"`
 }
 
-// The organisations other than @organization_id with a job of @kind
+// The organizations other than @organization_id with a job of @kind
 // waiting (available and due) for an active task, with the share an
 // operator set (NULL: the default) and their jobs of @kind in @queue
 // running fleet-wide. One probe of river_job_evf_task_idx per active task
-// of the other organisations (tasks_active_organization_idx).
+// of the other organizations (tasks_active_organization_idx).
 func (q *Queries) OrganizationsWaiting(ctx context.Context, arg OrganizationsWaitingParams) ([]OrganizationsWaitingRow, error) {
 	rows, err := q.db.Query(ctx, organizationsWaiting, arg.Queue, arg.Kind, arg.OrganizationID)
 	if err != nil {
@@ -123,9 +123,9 @@ type RunningShareRow struct {
 	Total          int64    `json:"total"`
 }
 
-// For a job of task @task_id starting now: its organisation, the share an
+// For a job of task @task_id starting now: its organization, the share an
 // operator set for it (NULL: the default), and the jobs of @kind in @queue
-// running fleet-wide, of its organisation and of every organisation (jobs
+// running fleet-wide, of its organization and of every organization (jobs
 // of a task only; the job itself is among them). The running rows come
 // from River's fetch index (state, queue, …): as many as the fleet's
 // workers of the queue, whatever the backlog or the history. A task_id
@@ -154,7 +154,7 @@ type SetOrganizationShareParams struct {
 	Share          float64 `json:"share"`
 }
 
-// Sets an organisation's share (enqueue org share).
+// Sets an organization's share (enqueue org share).
 func (q *Queries) SetOrganizationShare(ctx context.Context, arg SetOrganizationShareParams) (OrganizationShare, error) {
 	row := q.db.QueryRow(ctx, setOrganizationShare, arg.OrganizationID, arg.Share)
 	var i OrganizationShare

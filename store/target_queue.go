@@ -83,7 +83,7 @@ type PageWrite struct {
 	// Quarantine names the dangerous pattern the page's text holds
 	// (verification.DangerousPattern): the page is marked, and its domain
 	// blocked, or flagged when vouched for, in the view of MetBy, the
-	// organisation whose task met it (WritePage fills it in from the task).
+	// organization whose task met it (WritePage fills it in from the task).
 	Quarantine string
 	MetBy      string
 
@@ -277,7 +277,7 @@ func (q *Queries) WritePage(ctx context.Context, p PageWrite, t PageForTask) (Pa
 	if p.Quarantine != "" && p.MetBy == "" {
 		org, err := q.TaskOrganization(ctx, t.TaskID)
 		if err != nil {
-			return out, fmt.Errorf("the organisation of task %d: %w", t.TaskID, err)
+			return out, fmt.Errorf("the organization of task %d: %w", t.TaskID, err)
 		}
 		p.MetBy = org
 	}

@@ -68,7 +68,7 @@ type DomainTrustLevelParams struct {
 	Domain string `json:"domain"`
 }
 
-// The level of a domain in the task's organisation's view (empty when it
+// The level of a domain in the task's organization's view (empty when it
 // has no row yet).
 func (q *Queries) DomainTrustLevel(ctx context.Context, arg DomainTrustLevelParams) (string, error) {
 	row := q.db.QueryRow(ctx, domainTrustLevel, arg.TaskID, arg.Domain)

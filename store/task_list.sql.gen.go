@@ -53,8 +53,8 @@ type OrgTasksRow struct {
 }
 
 // The tasks and jobs a person lists and acts on (internal/service: every
-// read here is of one organisation's task).
-// The organisation's tasks, newest first, from below the cursor (a task
+// read here is of one organization's task).
+// The organization's tasks, newest first, from below the cursor (a task
 // id), with their claims, targets and pages counted (each an index-only
 // count on the task's own rows).
 func (q *Queries) OrgTasks(ctx context.Context, arg OrgTasksParams) ([]OrgTasksRow, error) {

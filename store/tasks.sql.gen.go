@@ -41,7 +41,7 @@ type ClaimOrganizationRow struct {
 	TaskID         int64  `json:"task_id"`
 }
 
-// The organisation and task of a claim (internal/service's check).
+// The organization and task of a claim (internal/service's check).
 func (q *Queries) ClaimOrganization(ctx context.Context, id int64) (ClaimOrganizationRow, error) {
 	row := q.db.QueryRow(ctx, claimOrganization, id)
 	var i ClaimOrganizationRow
@@ -92,7 +92,7 @@ type EdgeOrganizationRow struct {
 	TaskID         int64  `json:"task_id"`
 }
 
-// The organisation and task of an NLI edge's claim.
+// The organization and task of an NLI edge's claim.
 func (q *Queries) EdgeOrganization(ctx context.Context, id int64) (EdgeOrganizationRow, error) {
 	row := q.db.QueryRow(ctx, edgeOrganization, id)
 	var i EdgeOrganizationRow
@@ -214,8 +214,8 @@ type OrgClaimIDsParams struct {
 	OrganizationID string  `json:"organization_id"`
 }
 
-// Of these claims, those of the organisation's tasks (a block's cause, shown
-// to one organisation, names only its own claims).
+// Of these claims, those of the organization's tasks (a block's cause, shown
+// to one organization, names only its own claims).
 func (q *Queries) OrgClaimIDs(ctx context.Context, arg OrgClaimIDsParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, orgClaimIDs, arg.Ids, arg.OrganizationID)
 	if err != nil {
@@ -246,7 +246,7 @@ type OrgEdgeIDsParams struct {
 	OrganizationID string  `json:"organization_id"`
 }
 
-// Of these NLI edges, those into claims of the organisation's tasks.
+// Of these NLI edges, those into claims of the organization's tasks.
 func (q *Queries) OrgEdgeIDs(ctx context.Context, arg OrgEdgeIDsParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, orgEdgeIDs, arg.Ids, arg.OrganizationID)
 	if err != nil {
@@ -276,8 +276,8 @@ type OrgTaskParams struct {
 	OrganizationID string `json:"organization_id"`
 }
 
-// The task, if it is the organisation's (internal/service: another
-// organisation's task is not found).
+// The task, if it is the organization's (internal/service: another
+// organization's task is not found).
 func (q *Queries) OrgTask(ctx context.Context, arg OrgTaskParams) (Task, error) {
 	row := q.db.QueryRow(ctx, orgTask, arg.ID, arg.OrganizationID)
 	var i Task

@@ -37,7 +37,7 @@ type DomainViewOfRow struct {
 	TotalClaims    int32  `json:"total_claims"`
 }
 
-// A domain as one organisation sees it: the fleet's level of record (”
+// A domain as one organization sees it: the fleet's level of record (”
 // when no page of it was stored yet), its view's own level, what its tasks
 // see, the block or flag that holds for it, and its claim counts.
 func (q *Queries) DomainViewOf(ctx context.Context, arg DomainViewOfParams) (DomainViewOfRow, error) {
@@ -80,7 +80,7 @@ type DomainVotesRow struct {
 	EdgeIds      []int64  `json:"edge_ids"`
 }
 
-// The organisations whose views block the domain (with each block's reason
+// The organizations whose views block the domain (with each block's reason
 // and audit row), those whose views block or flag it, and those whose
 // claims corroborated it: the quorum's count for the fleet's level; with
 // the claims and edges the views' blocks cite.
@@ -111,7 +111,7 @@ type EnsureOrgDomainRowsParams struct {
 	Domains        []string `json:"domains"`
 }
 
-// The organisation's rows of these domains (known domains only), made
+// The organization's rows of these domains (known domains only), made
 // empty when missing: an empty row sees the fleet's level.
 func (q *Queries) EnsureOrgDomainRows(ctx context.Context, arg EnsureOrgDomainRowsParams) error {
 	_, err := q.db.Exec(ctx, ensureOrgDomainRows, arg.OrganizationID, arg.Domains)
@@ -144,9 +144,9 @@ RETURNING organization_id
 `
 
 // An operator's unblock of the fleet's level also lifts the blocks the
-// rules made in organisations' views (their votes toward it): those views
-// follow the fleet's level again. A block an organisation's own reviewer
-// made stays. Returns the organisations and the levels their views had.
+// rules made in organizations' views (their votes toward it): those views
+// follow the fleet's level again. A block an organization's own reviewer
+// made stays. Returns the organizations and the levels their views had.
 func (q *Queries) LiftRuleViewBlocks(ctx context.Context, domain string) ([]string, error) {
 	rows, err := q.db.Query(ctx, liftRuleViewBlocks, domain)
 	if err != nil {
@@ -172,8 +172,8 @@ SELECT domain FROM domains WHERE domain = ANY($1::text[]) ORDER BY domain FOR UP
 `
 
 // The domains' rows, locked in domain order: every transaction that
-// changes a domain's level or an organisation's view of it locks the
-// domain's row first, then organisations' rows (one lock order).
+// changes a domain's level or an organization's view of it locks the
+// domain's row first, then organizations' rows (one lock order).
 func (q *Queries) LockDomains(ctx context.Context, domains []string) error {
 	_, err := q.db.Exec(ctx, lockDomains, domains)
 	return err
@@ -205,8 +205,8 @@ type LockOrgDomainRow struct {
 	Flagged     bool   `json:"flagged"`
 }
 
-// One organisation's row of a domain with the fleet's, locked (the
-// organisation's row; the caller made it).
+// One organization's row of a domain with the fleet's, locked (the
+// organization's row; the caller made it).
 func (q *Queries) LockOrgDomain(ctx context.Context, arg LockOrgDomainParams) (LockOrgDomainRow, error) {
 	row := q.db.QueryRow(ctx, lockOrgDomain, arg.OrganizationID, arg.Domain)
 	var i LockOrgDomainRow
@@ -263,10 +263,10 @@ type OrgDomainStandingsRow struct {
 	RejectedIds []int64 `json:"rejected_ids"`
 }
 
-// The block rule's view of these domains for one organisation, its rows
+// The block rule's view of these domains for one organization, its rows
 // locked in domain order: the fleet's level of record and the
-// organisation's own, and how many of the organisation's claims from the
-// domain are rejected (its tasks only: another organisation's volume never
+// organization's own, and how many of the organization's claims from the
+// domain are rejected (its tasks only: another organization's volume never
 // enters its rate), with the latest rejected claims' ids.
 func (q *Queries) OrgDomainStandings(ctx context.Context, arg OrgDomainStandingsParams) ([]OrgDomainStandingsRow, error) {
 	rows, err := q.db.Query(ctx, orgDomainStandings, arg.OrganizationID, arg.Domains)
@@ -357,9 +357,9 @@ type PromoteOrgDomainsRow struct {
 	ClaimID int64  `json:"claim_id"`
 }
 
-// Source verification's promotion in one organisation's view: a domain
+// Source verification's promotion in one organization's view: a domain
 // its view sees at UNVERIFIED, that nobody vouched for, becomes LOW there
-// when one of these claims (the organisation's) is verified; the row
+// when one of these claims (the organization's) is verified; the row
 // remembers the vote (promoted_at). Rows locked in domain order; returns
 // the promoted domains with the claim.
 func (q *Queries) PromoteOrgDomains(ctx context.Context, arg PromoteOrgDomainsParams) ([]PromoteOrgDomainsRow, error) {
@@ -428,7 +428,7 @@ WHERE c.id = ANY($1::bigint[])
 `
 
 // What a block for rejected claims rests on, kept in its audit row: each
-// claim with its task, organisation, text (at most 500 characters), why it
+// claim with its task, organization, text (at most 500 characters), why it
 // stands rejected and the feedback that rejected it, and the edges that
 // refuted it. The claims may be cleaned up later; this copy stays.
 func (q *Queries) RejectionEvidence(ctx context.Context, claimIds []int64) ([]byte, error) {
@@ -472,7 +472,7 @@ type SetOrgDomainLevelParams struct {
 	Domain             string  `json:"domain"`
 }
 
-// The organisation's own level of a domain (NULL: the fleet's again), set
+// The organization's own level of a domain (NULL: the fleet's again), set
 // by its reviewer or by a rule on its evidence. A block keeps the level it
 // replaced and cites the audit row that holds its cause; any other level
 // clears a block; a person's level clears a flag.
@@ -521,8 +521,8 @@ const taskOrganization = `-- name: TaskOrganization :one
 SELECT organization_id FROM tasks WHERE id = $1
 `
 
-// Organisations' views of domain trust (ARCHITECTURE.md §5.5,
-// "Organisations and the fleet's trust"; store/tenant_trust.go).
+// Organizations' views of domain trust (ARCHITECTURE.md §5.5,
+// "Organizations and the fleet's trust"; store/tenant_trust.go).
 func (q *Queries) TaskOrganization(ctx context.Context, id int64) (string, error) {
 	row := q.db.QueryRow(ctx, taskOrganization, id)
 	var organization_id string

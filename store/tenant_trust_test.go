@@ -15,7 +15,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// trustBundle is a fleet of organisations sharing one unvouched domain,
+// trustBundle is a fleet of organizations sharing one unvouched domain,
 // news.victimsite.net (20 fragments on one page), and an academic
 // refuter, journal.example.edu; every test runs in a rolled-back
 // transaction.
@@ -147,12 +147,12 @@ func (b *trustBundle) audit(t *testing.T) []auditRow {
 	return out
 }
 
-// TestOrgRejectionsMoveOnlyItsView: an organisation that rejects 8 of its
+// TestOrgRejectionsMoveOnlyItsView: an organization that rejects 8 of its
 // 16 claims from a domain blocks the domain in its own view — its next
-// target there fails blocked_domain — while another organisation's tasks
+// target there fails blocked_domain — while another organization's tasks
 // see it as before and the fleet's level of record stays; the audit names
-// the rule and the organisation, and keeps the rejected claims with the
-// feedback (organisation and token) that rejected them.
+// the rule and the organization, and keeps the rejected claims with the
+// feedback (organization and token) that rejected them.
 func TestOrgRejectionsMoveOnlyItsView(t *testing.T) {
 	t.Parallel()
 	b := setupTrust(t)
@@ -165,7 +165,7 @@ func TestOrgRejectionsMoveOnlyItsView(t *testing.T) {
 		t.Errorf("org-a sees %s (fleet %s), want BLOCKED in its view and UNVERIFIED fleet-wide", view, fleet)
 	}
 	if view, _ := b.level(t, taskB); view != "UNVERIFIED" {
-		t.Errorf("org-b sees %s, want UNVERIFIED: another organisation's rejections are not its own", view)
+		t.Errorf("org-b sees %s, want UNVERIFIED: another organization's rejections are not its own", view)
 	}
 	blockedB, err := b.st.BlockedDomainsAmong(ctx, store.BlockedDomainsAmongParams{OrganizationID: "org-b", Domains: []string{victim}})
 	if err != nil {
@@ -216,14 +216,14 @@ func TestOrgRejectionsMoveOnlyItsView(t *testing.T) {
 	}
 }
 
-// TestQuorumOfOrganisations: the fleet-wide level moves only when at least
-// EVF_TRUST_QUORUM_ORGS organisations' views agree, each counted once:
-// one organisation's many tasks are one vote; three organisations block
+// TestQuorumOfOrganizations: the fleet-wide level moves only when at least
+// EVF_TRUST_QUORUM_ORGS organizations' views agree, each counted once:
+// one organization's many tasks are one vote; three organizations block
 // the domain fleet-wide, with an audit row naming the rule and them; a
 // single-tenant fleet (quorum 1) behaves as before.
-func TestQuorumOfOrganisations(t *testing.T) {
+func TestQuorumOfOrganizations(t *testing.T) {
 	t.Parallel()
-	t.Run("one organisation's many tasks", func(t *testing.T) {
+	t.Run("one organization's many tasks", func(t *testing.T) {
 		t.Parallel()
 		b := setupTrust(t)
 		ctx := verification.WithQuorum(context.Background(), 3)
@@ -236,7 +236,7 @@ func TestQuorumOfOrganisations(t *testing.T) {
 			t.Errorf("org-b sees %s, fleet %s; want UNVERIFIED for both", view, fleet)
 		}
 	})
-	t.Run("three organisations", func(t *testing.T) {
+	t.Run("three organizations", func(t *testing.T) {
 		t.Parallel()
 		b := setupTrust(t)
 		ctx := verification.WithQuorum(context.Background(), 3)
@@ -265,7 +265,7 @@ func TestQuorumOfOrganisations(t *testing.T) {
 			t.Errorf("the block cites audit row %d, want %d", cause, last.ID)
 		}
 	})
-	t.Run("one organisation, quorum 1", func(t *testing.T) {
+	t.Run("one organization, quorum 1", func(t *testing.T) {
 		t.Parallel()
 		b := setupTrust(t)
 		ctx := verification.WithQuorum(context.Background(), 1)
@@ -278,7 +278,7 @@ func TestQuorumOfOrganisations(t *testing.T) {
 	})
 }
 
-// TestHardCleanupKeepsTheBlocksCause: after the organisation behind a
+// TestHardCleanupKeepsTheBlocksCause: after the organization behind a
 // block cleans its task up, the block still cites an audit row that holds
 // the rejected claims' text; no block lists a claim or edge that is gone;
 // and the audit cannot be changed or deleted.
@@ -315,7 +315,7 @@ func TestHardCleanupKeepsTheBlocksCause(t *testing.T) {
 	if len(causeClaims) != 0 || len(causeEdges) != 0 {
 		t.Errorf("the block lists claims %v and edges %v that the cleanup deleted", causeClaims, causeEdges)
 	}
-	// the fleet's block (quorum 1) cites the organisation's, which holds the claims
+	// the fleet's block (quorum 1) cites the organization's, which holds the claims
 	var orgEvidence []byte
 	if err := b.tx.QueryRow(ctx, `SELECT a.evidence FROM org_domain_levels o JOIN domain_level_changes a ON a.id = o.cause_change_id
 		WHERE o.organization_id = 'org-a' AND o.domain = $1`, victim).Scan(&orgEvidence); err != nil {
@@ -344,8 +344,8 @@ func TestHardCleanupKeepsTheBlocksCause(t *testing.T) {
 
 // TestDangerousPatternBlocksTheOrgThatMetIt: a page that tries to
 // instruct a model is quarantined for everyone, and blocks its domain in
-// the view of the organisation whose task met it; fleet-wide only once
-// three organisations' tasks met such pages there.
+// the view of the organization whose task met it; fleet-wide only once
+// three organizations' tasks met such pages there.
 func TestDangerousPatternBlocksTheOrgThatMetIt(t *testing.T) {
 	t.Parallel()
 	b := setupTrust(t)
@@ -378,11 +378,11 @@ func TestDangerousPatternBlocksTheOrgThatMetIt(t *testing.T) {
 	}
 }
 
-// TestPromotionNeedsIndependentOrganisations: a claim of one organisation
+// TestPromotionNeedsIndependentOrganizations: a claim of one organization
 // corroborated by two other sites promotes its cheap origin domain in that
-// organisation's view only; the fleet promotes it once three
-// organisations' claims did.
-func TestPromotionNeedsIndependentOrganisations(t *testing.T) {
+// organization's view only; the fleet promotes it once three
+// organizations' claims did.
+func TestPromotionNeedsIndependentOrganizations(t *testing.T) {
 	t.Parallel()
 	b := setupTrust(t)
 	ctx := verification.WithQuorum(context.Background(), 3)
@@ -415,8 +415,8 @@ func TestPromotionNeedsIndependentOrganisations(t *testing.T) {
 	}
 }
 
-// TestOrgViewDomainChange: an organisation's reviewer blocks a domain in
-// its view (audited as the organisation's, with its token) and unblocks
+// TestOrgViewDomainChange: an organization's reviewer blocks a domain in
+// its view (audited as the organization's, with its token) and unblocks
 // it; a fleet-wide block is not its to lift.
 func TestOrgViewDomainChange(t *testing.T) {
 	t.Parallel()
@@ -452,7 +452,7 @@ func TestOrgViewDomainChange(t *testing.T) {
 	if a, _ := b.level(t, taskA); a != "UNVERIFIED" {
 		t.Errorf("org-a sees %s after its unblock, want UNVERIFIED", a)
 	}
-	// an operator blocks it fleet-wide: an organisation cannot lift that
+	// an operator blocks it fleet-wide: an organization cannot lift that
 	if _, err := b.st.ChangeDomainLevel(ctx, store.DomainLevelEdit{Domain: victim, Level: "BLOCKED", Reason: "abuse", By: "ops"}); err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +465,7 @@ func TestOrgViewDomainChange(t *testing.T) {
 }
 
 // TestOrgCorrectionsMoveOnlyItsView: edge corrections are feedback too:
-// an organisation that corrects academic edges into its claims to refutes
+// an organization that corrects academic edges into its claims to refutes
 // rejects those claims and blocks their domain in its view only, and the
 // correction is recorded as its.
 func TestOrgCorrectionsMoveOnlyItsView(t *testing.T) {

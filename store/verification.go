@@ -50,10 +50,10 @@ func (q *Queries) replaceConflicts(ctx context.Context, states []ClaimState, tal
 	return nil
 }
 
-// orgDomain is one organisation's claims from one domain.
+// orgDomain is one organization's claims from one domain.
 type orgDomain struct{ Org, Domain string }
 
-// rejectionChanges are the organisations and origin domains of the claims
+// rejectionChanges are the organizations and origin domains of the claims
 // whose status moved into or out of rejected, sorted: only their rejection
 // rates changed.
 func rejectionChanges(locked []LockClaimsRow, states []ClaimState, tallies []ClaimTalliesRow) []orgDomain {
@@ -72,8 +72,8 @@ func rejectionChanges(locked []LockClaimsRow, states []ClaimState, tallies []Cla
 	return sortedOrgDomains(out)
 }
 
-// sortedOrgDomains sorts the pairs by organisation, then domain, each once:
-// the order every caller locks the organisations' rows in.
+// sortedOrgDomains sorts the pairs by organization, then domain, each once:
+// the order every caller locks the organizations' rows in.
 func sortedOrgDomains(pairs []orgDomain) []orgDomain {
 	slices.SortFunc(pairs, func(a, b orgDomain) int {
 		return cmp.Or(cmp.Compare(a.Org, b.Org), cmp.Compare(a.Domain, b.Domain))
@@ -81,7 +81,7 @@ func sortedOrgDomains(pairs []orgDomain) []orgDomain {
 	return slices.Compact(pairs)
 }
 
-// byOrg groups sorted organisation–domain pairs by organisation, and
+// byOrg groups sorted organization–domain pairs by organization, and
 // returns every domain once, sorted.
 func byOrg(pairs []orgDomain) (orgs []string, domains map[string][]string, all []string) {
 	domains = map[string][]string{}
@@ -96,7 +96,7 @@ func byOrg(pairs []orgDomain) (orgs []string, domains map[string][]string, all [
 	return orgs, domains, slices.Compact(all)
 }
 
-// viewStanding is a domain as one organisation's view sees it: its own
+// viewStanding is a domain as one organization's view sees it: its own
 // level when it has one (set by its reviewer or by a rule on its
 // evidence), else the fleet's; a fleet-wide block holds in every view.
 func viewStanding(fleetLevel, fleetSource, fleetRule, orgLevel, orgSource, orgRule string) verification.Standing {
@@ -109,12 +109,12 @@ func viewStanding(fleetLevel, fleetSource, fleetRule, orgLevel, orgSource, orgRu
 }
 
 // applyBlockRule applies the block rule (verification.DecideDomain) to
-// each organisation's view of the domains whose claims moved into or out
-// of rejection, on that organisation's claims alone: a block in its view
+// each organization's view of the domains whose claims moved into or out
+// of rejection, on that organization's claims alone: a block in its view
 // with its cause, or a flag, each with its audit row. A domain that a
-// quorum of organisations' views now block is then blocked (or flagged)
+// quorum of organizations' views now block is then blocked (or flagged)
 // fleet-wide (fleetQuorum). The domains' rows are locked first, then the
-// organisations' rows, in name order.
+// organizations' rows, in name order.
 func (q *Queries) applyBlockRule(ctx context.Context, changes []orgDomain) error {
 	if len(changes) == 0 {
 		return nil
@@ -179,7 +179,7 @@ func (q *Queries) applyBlockRule(ctx context.Context, changes []orgDomain) error
 }
 
 // domainBlock is a block by the fleet's rules, with its cause: in one
-// organisation's view (Org), or fleet-wide (Org empty).
+// organization's view (Org), or fleet-wide (Org empty).
 type domainBlock struct {
 	Org           string
 	Domain, Level string // the domain and the level the block replaces
@@ -188,7 +188,7 @@ type domainBlock struct {
 	ClaimIDs      []int64
 	EdgeIDs       []int64
 	Cause         string         // e.g. "page 12"
-	Orgs          []string       // the organisations whose evidence fed the rule
+	Orgs          []string       // the organizations whose evidence fed the rule
 	Evidence      map[string]any // what the block rests on, kept in its audit row
 }
 
@@ -215,7 +215,7 @@ func (q *Queries) auditRule(ctx context.Context, b domainBlock, action, newLevel
 	return id, nil
 }
 
-// blockInView blocks the domain in one organisation's view (its row made
+// blockInView blocks the domain in one organization's view (its row made
 // and locked by the caller), citing the audit row that keeps the cause.
 func (q *Queries) blockInView(ctx context.Context, b domainBlock) error {
 	id, err := q.auditRule(ctx, b, "block", "BLOCKED", b.Code+": "+b.Reason)
@@ -244,8 +244,8 @@ func (q *Queries) flagInView(ctx context.Context, org, domain, level, reason str
 
 // fleetQuorum applies verification.DecideQuorum to a domain whose row the
 // caller locked, with the quorum of verification.QuorumFrom: blocked
-// fleet-wide once that many organisations' views block it — the audit row
-// names the rule and those organisations and cites their blocks' audit
+// fleet-wide once that many organizations' views block it — the audit row
+// names the rule and those organizations and cites their blocks' audit
 // rows, where the evidence is — or flagged once that many views block or
 // flag a domain a person or the policy vouched for.
 func (q *Queries) fleetQuorum(ctx context.Context, domain string) error {
@@ -264,7 +264,7 @@ func (q *Queries) fleetQuorum(ctx context.Context, domain string) error {
 	s := verification.Standing{Level: d.TrustLevel, LevelSource: d.LevelSource, LevelRule: d.LevelRule, Blocked: d.Blocked}
 	switch verification.DecideQuorum(s, len(votes.Blocking), len(votes.Flagging), quorum) {
 	case verification.Block:
-		reason := fmt.Sprintf("blocked in the views of %d organisations (quorum %d): %s", len(votes.Blocking), quorum, strings.Join(votes.Blocking, ", "))
+		reason := fmt.Sprintf("blocked in the views of %d organizations (quorum %d): %s", len(votes.Blocking), quorum, strings.Join(votes.Blocking, ", "))
 		var cited []map[string]any
 		for i, org := range votes.Blocking {
 			cited = append(cited, map[string]any{"organization_id": org, "block_reason": votes.BlockReasons[i], "change_id": votes.BlockChanges[i]})
@@ -284,7 +284,7 @@ func (q *Queries) fleetQuorum(ctx context.Context, domain string) error {
 		if d.Flagged {
 			return nil
 		}
-		reason := fmt.Sprintf("blocked or flagged in the views of %d organisations (quorum %d): %s", len(votes.Flagging), quorum, strings.Join(votes.Flagging, ", "))
+		reason := fmt.Sprintf("blocked or flagged in the views of %d organizations (quorum %d): %s", len(votes.Flagging), quorum, strings.Join(votes.Flagging, ", "))
 		if err := q.FlagDomain(ctx, FlagDomainParams{Domain: domain, Reason: &reason}); err != nil {
 			return fmt.Errorf("source verification: flag %s: %w", domain, err)
 		}
@@ -297,11 +297,11 @@ func (q *Queries) fleetQuorum(ctx context.Context, domain string) error {
 }
 
 // quarantine marks a page whose text holds a dangerous pattern and blocks
-// its domain at once in the view of the organisation whose task met it
+// its domain at once in the view of the organization whose task met it
 // (reason dangerous_pattern, cause the page), or flags it there when a
 // person or the policy vouched for it (an encyclopedia article about
 // prompt injection quotes the very words); fleet-wide only by a quorum of
-// organisations (fleetQuorum) or an operator. The page's quarantine is the
+// organizations (fleetQuorum) or an operator. The page's quarantine is the
 // page's, for every task: its text never reaches the claim extractor.
 func (q *Queries) quarantine(ctx context.Context, pageID int64, domain, pattern, org string) error {
 	if err := q.QuarantinePage(ctx, QuarantinePageParams{ID: pageID, Reason: &pattern}); err != nil {

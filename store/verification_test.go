@@ -58,7 +58,7 @@ func (b *posteriorBundle) build(t *testing.T, c verificationCase) []int64 {
 	return claims
 }
 
-// singleTenant is the context of a fleet of one organisation (quorum 1):
+// singleTenant is the context of a fleet of one organization (quorum 1):
 // its view and the fleet's level move together, as these tests of the
 // rules read them on the fleet's row (tenant_trust_test.go has the rest).
 var singleTenant = verification.WithQuorum(context.Background(), 1)

@@ -92,7 +92,7 @@ func (a *app) domainShowCmd() *cobra.Command {
 			}
 			row := rows[0]
 			// an operator's read (database credentials): the fleet's rows and
-			// every organisation's view's
+			// every organization's view's
 			changes, err := q.DomainLevelChanges(cmd.Context(), store.DomainLevelChangesParams{Domain: domain, AllViews: true})
 			if err != nil {
 				return fmt.Errorf("read the changes of %s: %w", domain, err)
@@ -238,7 +238,7 @@ func deref(s *string) string {
 }
 
 // changeScope is where an audit row's change holds: the fleet, or one
-// organisation's view.
+// organization's view.
 func changeScope(c store.DomainLevelChangesRow) string {
 	if c.Scope == "organization" {
 		return c.OrganizationID + "'s view"
@@ -250,7 +250,7 @@ func changeScope(c store.DomainLevelChangesRow) string {
 func changeActor(c store.DomainLevelChangesRow) string {
 	switch c.ActorKind {
 	case "organization":
-		s := "organisation " + c.ActorOrganizationID
+		s := "organization " + c.ActorOrganizationID
 		if c.ActorTokenID != nil {
 			s += fmt.Sprintf(" (token %d)", *c.ActorTokenID)
 		}

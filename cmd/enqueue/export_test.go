@@ -10,7 +10,7 @@ import (
 // TestEvidenceExport: one line per claim in E-number order, gapless and the
 // same bytes twice; every quote_span is the page version's text at its
 // span; the url pages say url_target and name their URL; the hypothesis has
-// no source; another organisation's task is not found.
+// no source; another organization's task is not found.
 func TestEvidenceExport(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -72,6 +72,6 @@ func TestEvidenceExport(t *testing.T) {
 		}
 	}
 	if r := b.run(t, "evidence", "--task", id, "--org", "intruder"); r.code() != 1 || r.stdout != "" {
-		t.Errorf("another organisation: exit %d, output %q", r.code(), r.stdout)
+		t.Errorf("another organization: exit %d, output %q", r.code(), r.stdout)
 	}
 }

@@ -82,7 +82,7 @@ func (a *app) feedbackExportCmd() *cobra.Command {
 			})
 		},
 	}
-	c.Flags().Int64Var(&taskID, "task", 0, "only this task's edges (default: all of your organisation's tasks)")
+	c.Flags().Int64Var(&taskID, "task", 0, "only this task's edges (default: all of your organization's tasks)")
 	return c
 }
 

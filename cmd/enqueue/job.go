@@ -27,7 +27,7 @@ func (a *app) jobCmd() *cobra.Command {
 		Short: "Insert a job of any kind (--kind, --args); list, retry and cancel a task's jobs",
 		Long: `enqueue job --kind KIND --args JSON inserts a job of any kind, its args
 validated exactly as the worker will validate them. A job of a task must
-be of a task of your organisation, and a job for a queue no worker serves
+be of a task of your organization, and a job for a queue no worker serves
 is refused (a worker reported serving it within the last 15 minutes, and
 it is not paused): give --allow-unserved to insert it anyway, e.g. before
 starting the workers.

@@ -40,7 +40,7 @@ type jobActionJSON struct {
 // TestJobListRetryCancel: a task's jobs listed newest first, by state and
 // a page at a time; a job parked on a queue no worker serves (inserted with
 // --allow-unserved) cancelled and retried through River; another
-// organisation's job, a missing one, a job for a missing task and bad flags
+// organization's job, a missing one, a job for a missing task and bad flags
 // refused.
 func TestJobListRetryCancel(t *testing.T) {
 	t.Parallel()
@@ -123,7 +123,7 @@ func TestJobListRetryCancel(t *testing.T) {
 		}
 	}
 	if state := b.count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'cancelled'`, ins.JobID); state != 1 {
-		t.Error("another organisation's retry changed the job")
+		t.Error("another organization's retry changed the job")
 	}
 }
 

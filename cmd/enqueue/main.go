@@ -67,7 +67,7 @@ func exitCode(err error) int {
 type app struct {
 	jsonOut bool
 	dbURL   string // --database-url
-	org     string // --org: the caller's organisation (internal/service)
+	org     string // --org: the caller's organization (internal/service)
 	out     io.Writer
 	errOut  io.Writer
 	pool    *pgxpool.Pool
@@ -85,9 +85,9 @@ func newRoot() *cobra.Command {
 
 Every command but --version and help connects to Postgres: --database-url,
 else EVF_DATABASE_URL, else DATABASE_URL (the worker reads the same two
-variables). Task commands act for one organisation (--org, default
-"default"): another organisation's task is not found. org token commands
-make, list and revoke an organisation's API tokens and need --org given;
+variables). Task commands act for one organization (--org, default
+"default"): another organization's task is not found. org token commands
+make, list and revoke an organization's API tokens and need --org given;
 operator token commands the operators' (no --org). Exit status: 0
 done, 1 failed, 2 usage error; status --wait also exits 3 (a job was
 discarded) and 4 (timed out); cite check exits 3 when the text cites an id
@@ -115,7 +115,7 @@ the task does not have.`,
 	}
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.PersistentFlags().StringVar(&a.dbURL, "database-url", "", "Postgres connection string (default: $EVF_DATABASE_URL, else $DATABASE_URL)")
-	root.PersistentFlags().StringVar(&a.org, "org", "default", "your organisation (tenant): its tasks only are created, read and changed")
+	root.PersistentFlags().StringVar(&a.org, "org", "default", "your organization (tenant): its tasks only are created, read and changed")
 	root.AddCommand(a.taskCmd(), a.claimCmd(), a.targetCmd(), a.jobCmd(), a.statusCmd(), a.graphCmd(), a.reportCmd(), a.materialsCmd(), a.domainCmd(), a.feedbackCmd(), a.evidenceCmd(), a.citeCmd(), a.orgCmd(), a.operatorCmd())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		// `enqueue task shwo --task 1`: the word, not the flag, is wrong

@@ -12,17 +12,17 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// shareCmd shows or sets an organisation's fair share (internal/workers
+// shareCmd shows or sets an organization's fair share (internal/workers
 // fairshare.go): the fraction of a kind's running jobs it may hold while
-// another organisation's jobs of that kind wait.
+// another organization's jobs of that kind wait.
 func (a *app) shareCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "share [FRACTION|default]",
-		Short: "Show or set the organisation's (--org) fair share of the workers: a fraction in (0, 1] of a kind's running jobs it may hold while another organisation's wait (1 = no limit; default = EVF_ORG_SHARE)",
+		Short: "Show or set the organization's (--org) fair share of the workers: a fraction in (0, 1] of a kind's running jobs it may hold while another organization's wait (1 = no limit; default = EVF_ORG_SHARE)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("org") {
-				return usageErr("--org is required: a share belongs to the organisation it names, so none is assumed")
+				return usageErr("--org is required: a share belongs to the organization it names, so none is assumed")
 			}
 			var share float64
 			if len(args) == 1 && args[0] != "default" {
@@ -51,13 +51,13 @@ func (a *app) shareCmd() *cobra.Command {
 			switch {
 			case store.IsNotFound(err):
 				return a.emit(map[string]any{"organization_id": a.org, "share": nil}, func(w io.Writer) {
-					fmt.Fprintf(w, "organisation %q: the default share (EVF_ORG_SHARE of the workers)\n", a.org)
+					fmt.Fprintf(w, "organization %q: the default share (EVF_ORG_SHARE of the workers)\n", a.org)
 				})
 			case err != nil:
 				return fmt.Errorf("read the share of %q: %w", a.org, err)
 			}
 			return a.emit(map[string]any{"organization_id": a.org, "share": set.Share, "updated_at": set.UpdatedAt}, func(w io.Writer) {
-				fmt.Fprintf(w, "organisation %q: share %g, set %s\n", a.org, set.Share, set.UpdatedAt.UTC().Format(time.RFC3339))
+				fmt.Fprintf(w, "organization %q: share %g, set %s\n", a.org, set.Share, set.UpdatedAt.UTC().Format(time.RFC3339))
 			})
 		},
 	}

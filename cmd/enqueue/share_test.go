@@ -6,7 +6,7 @@ import (
 )
 
 // TestOrgShareCommand: org share needs an explicit --org; it sets an
-// organisation's share in (0, 1], shows it, leaves other organisations at
+// organization's share in (0, 1], shows it, leaves other organizations at
 // the default, returns it to the default, and refuses anything else as a
 // usage error (exit 2) without changing what is set.
 func TestOrgShareCommand(t *testing.T) {
@@ -20,7 +20,7 @@ func TestOrgShareCommand(t *testing.T) {
 		var s shown
 		b.mustRunJSON(t, &s, "org", "share", "--org", org)
 		if s.Organization != org {
-			t.Fatalf("org share --org %s shows organisation %q", org, s.Organization)
+			t.Fatalf("org share --org %s shows organization %q", org, s.Organization)
 		}
 		return s.Share
 	}
@@ -30,7 +30,7 @@ func TestOrgShareCommand(t *testing.T) {
 	if got := show("acme"); got != nil {
 		t.Errorf("acme's share before any is set: %v, want the default (null)", *got)
 	}
-	if out := b.mustRun(t, "org", "share", "0.25", "--org", "acme"); !strings.Contains(out, `organisation "acme": share 0.25`) {
+	if out := b.mustRun(t, "org", "share", "0.25", "--org", "acme"); !strings.Contains(out, `organization "acme": share 0.25`) {
 		t.Errorf("setting acme's share printed %q", out)
 	}
 	if got := show("acme"); got == nil || *got != 0.25 {

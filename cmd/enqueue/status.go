@@ -59,7 +59,7 @@ func printStatus(w io.Writer, s *service.Status) {
 	for _, d := range s.Blocked {
 		scope := ""
 		if d.Scope == "organization" {
-			scope = " in your organisation's view"
+			scope = " in your organization's view"
 		}
 		fmt.Fprintf(w, "  blocked domain %s%s since %s (%s by %s: %s)%s\n", d.Domain, scope, d.BlockedAt.UTC().Format(time.RFC3339),
 			d.BlockReason, d.SetBy, d.Reason, blockCause(d))

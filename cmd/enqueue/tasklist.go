@@ -18,7 +18,7 @@ func (a *app) taskListCmd() *cobra.Command {
 	var cursor string
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "Your organisation's tasks, newest first: id, status, created, claims, targets, pages, hypothesis; a page at a time (--cursor goes on)",
+		Short: "Your organization's tasks, newest first: id, status, created, claims, targets, pages, hypothesis; a page at a time (--cursor goes on)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -42,7 +42,7 @@ func (a *app) taskListCmd() *cobra.Command {
 
 func printTasks(w io.Writer, org string, page service.TaskPage) {
 	if len(page.Tasks) == 0 {
-		fmt.Fprintf(w, "organisation %q has no tasks\n", org)
+		fmt.Fprintf(w, "organization %q has no tasks\n", org)
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -61,7 +61,7 @@ func (a *app) taskShowCmd() *cobra.Command {
 	var taskID int64
 	c := &cobra.Command{
 		Use:   "show",
-		Short: "One task: hypothesis, organisation, status, budget class, when created, claims by verdict, targets by status, pages, jobs by state",
+		Short: "One task: hypothesis, organization, status, budget class, when created, claims by verdict, targets by status, pages, jobs by state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, err := a.forTask(cmd, taskID)
@@ -74,7 +74,7 @@ func (a *app) taskShowCmd() *cobra.Command {
 			}
 			return a.emit(t, func(w io.Writer) {
 				fmt.Fprintf(w, "task %d: %s\n", t.ID, t.Hypothesis)
-				fmt.Fprintf(w, "organisation: %s\n", t.OrganizationID)
+				fmt.Fprintf(w, "organization: %s\n", t.OrganizationID)
 				switch {
 				case t.CompletedAt != nil:
 					fmt.Fprintf(w, "status: %s at %s\n", t.Status, t.CompletedAt.UTC().Format(time.RFC3339))

@@ -21,9 +21,9 @@ type taskListJSON struct {
 	Next string `json:"next_cursor"`
 }
 
-// TestTaskListAndShow: task list gives the organisation's tasks newest
+// TestTaskListAndShow: task list gives the organization's tasks newest
 // first with their counts, a page at a time; task show gives one task with
-// its claims, targets, pages and jobs; another organisation sees none of
+// its claims, targets, pages and jobs; another organization sees none of
 // them; bad pages and missing tasks are refused.
 func TestTaskListAndShow(t *testing.T) {
 	t.Parallel()
@@ -67,7 +67,7 @@ func TestTaskListAndShow(t *testing.T) {
 	}
 
 	out = b.mustRun(t, "task", "show", "--task", id)
-	for _, want := range []string{"task " + id + ": " + hypothesis, "organisation: default", "status: ", "pages: 3", "targets: 3 (extracted=3)", "jobs: 0 pending (completed="} {
+	for _, want := range []string{"task " + id + ": " + hypothesis, "organization: default", "status: ", "pages: 3", "targets: 3 (extracted=3)", "jobs: 0 pending (completed="} {
 		if !strings.Contains(out, want) {
 			t.Errorf("task show lacks %q:\n%s", want, out)
 		}

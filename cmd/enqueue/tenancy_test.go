@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestOtherOrganisationSeesNothing: every command that reads or changes a
+// TestOtherOrganizationSeesNothing: every command that reads or changes a
 // task, its claims or its edges, run with another --org, fails (exit 1)
 // as for a task, claim or edge that does not exist, shows nothing of it,
-// and changes nothing; the owner's organisation ("default") still reads it.
-func TestOtherOrganisationSeesNothing(t *testing.T) {
+// and changes nothing; the owner's organization ("default") still reads it.
+func TestOtherOrganizationSeesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	task, _ := b.runTask(t)
@@ -49,7 +49,7 @@ func TestOtherOrganisationSeesNothing(t *testing.T) {
 	if n := b.count(t, `SELECT count(*) FROM claim_feedback`) + b.count(t, `SELECT count(*) FROM edge_feedback`) +
 		b.count(t, `SELECT count(*) FROM tasks WHERE id = $1 AND status = 'stopped'`, task) +
 		b.count(t, `SELECT count(*) FROM river_job WHERE id = $1 AND state <> 'completed'`, job); n != 0 {
-		t.Errorf("another organisation's commands changed %d rows", n)
+		t.Errorf("another organization's commands changed %d rows", n)
 	}
 	if out := b.mustRun(t, "report", "--task", id); !strings.Contains(out, hypothesis) {
 		t.Errorf("the owner's report lacks the hypothesis:\n%s", out)
@@ -57,7 +57,7 @@ func TestOtherOrganisationSeesNothing(t *testing.T) {
 }
 
 // TestEvidenceListCommand: the task's evidence walked with --limit and
-// --cursor, every span the page version's text; another organisation's
+// --cursor, every span the page version's text; another organization's
 // task is not found; two filters are a usage error.
 func TestEvidenceListCommand(t *testing.T) {
 	t.Parallel()
@@ -101,7 +101,7 @@ func TestEvidenceListCommand(t *testing.T) {
 		t.Errorf("%d spans listed, want %d edges + %d origins (more than one page)", total, edges, origins)
 	}
 	if r := b.run(t, "evidence", "list", "--task", id, "--org", "intruder"); r.code() != 1 {
-		t.Errorf("another organisation: exit %d (%v), want 1", r.code(), r.err)
+		t.Errorf("another organization: exit %d (%v), want 1", r.code(), r.err)
 	}
 	if r := b.run(t, "evidence", "list", "--task", id, "--claim", "1"); r.code() != 2 {
 		t.Errorf("two filters: exit %d (%v), want 2", r.code(), r.err)

@@ -13,24 +13,24 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/config"
 )
 
-// orgCmd holds an organisation's API tokens (internal/apitoken): the
-// bearer tokens the service API acts for that organisation on.
+// orgCmd holds an organization's API tokens (internal/apitoken): the
+// bearer tokens the service API acts for that organization on.
 func (a *app) orgCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "org", Short: "An organisation's API tokens (create, list, rotate, revoke) and fair share of the workers (--org is required, never the default)"}
+	cmd := &cobra.Command{Use: "org", Short: "An organization's API tokens (create, list, rotate, revoke) and fair share of the workers (--org is required, never the default)"}
 	cmd.AddCommand(a.tokenCmd(apitoken.Organization), a.shareCmd())
 	return cmd
 }
 
 // operatorCmd holds the operator tokens: an operator's API token belongs
-// to no organisation.
+// to no organization.
 func (a *app) operatorCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "operator", Short: "The operators' API tokens (no organisation): create, list, rotate, revoke"}
+	cmd := &cobra.Command{Use: "operator", Short: "The operators' API tokens (no organization): create, list, rotate, revoke"}
 	cmd.AddCommand(a.tokenCmd(apitoken.Operator))
 	return cmd
 }
 
 func (a *app) tokenCmd(kind apitoken.Kind) *cobra.Command {
-	whose := "the organisation's (--org)"
+	whose := "the organization's (--org)"
 	if kind == apitoken.Operator {
 		whose = "the operators'"
 	}
@@ -39,17 +39,17 @@ func (a *app) tokenCmd(kind apitoken.Kind) *cobra.Command {
 	return cmd
 }
 
-// tokenOwner is the organisation a token command acts for: --org, which
-// an organisation's token command requires given explicitly (a token made
-// for the default organisation by accident would be a security slip), and
+// tokenOwner is the organization a token command acts for: --org, which
+// an organization's token command requires given explicitly (a token made
+// for the default organization by accident would be a security slip), and
 // an operator's refuses. Then it connects.
 func (a *app) tokenOwner(cmd *cobra.Command, kind apitoken.Kind) (string, error) {
 	given := cmd.Flags().Changed("org")
 	switch {
 	case kind == apitoken.Organization && !given:
-		return "", usageErr("--org is required: an organisation's token acts for the organisation it names, so none is assumed")
+		return "", usageErr("--org is required: an organization's token acts for the organization it names, so none is assumed")
 	case kind == apitoken.Operator && given:
-		return "", usageErr("--org: an operator token belongs to no organisation (enqueue org token … makes an organisation's)")
+		return "", usageErr("--org: an operator token belongs to no organization (enqueue org token … makes an organization's)")
 	}
 	org := ""
 	if kind == apitoken.Organization {
@@ -105,7 +105,7 @@ func (a *app) tokenCreateCmd(kind apitoken.Kind) *cobra.Command {
 			fmt.Fprintln(a.out, secret)
 			whom := "the operators"
 			if org != "" {
-				whom = "organisation " + strconv.Quote(org)
+				whom = "organization " + strconv.Quote(org)
 			}
 			fmt.Fprintf(a.errOut, "token %d (%s) for %s, expires %s: the line above is its secret, shown only now; send it as the header \"Authorization: Bearer <secret>\"\n",
 				tok.ID, tok.Display(), whom, tok.ExpiresAt.UTC().Format(time.RFC3339))

@@ -66,8 +66,8 @@ func (b *tokenBundle) create(t *testing.T, args ...string) string {
 
 // TestOrgTokenCommands: org token create needs an explicit --org, prints
 // the secret alone on stdout, and the token authenticates as that
-// organisation; list never shows a secret; revoke of another
-// organisation's id is not found and changes nothing; a revoked token no
+// organization; list never shows a secret; revoke of another
+// organization's id is not found and changes nothing; a revoked token no
 // longer authenticates.
 func TestOrgTokenCommands(t *testing.T) {
 	t.Parallel()
@@ -85,7 +85,7 @@ func TestOrgTokenCommands(t *testing.T) {
 	secret := b.create(t, "org", "token", "create", "--org", "acme", "--name", "ci")
 	p, err := b.auth.Authenticate(b.ctx, secret)
 	if err != nil || p.Kind != apitoken.Organization || p.Org != "acme" {
-		t.Fatalf("the printed secret authenticates as %+v, %v; want organisation acme", p, err)
+		t.Fatalf("the printed secret authenticates as %+v, %v; want organization acme", p, err)
 	}
 	var created struct {
 		ID     int64  `json:"id"`
@@ -111,7 +111,7 @@ func TestOrgTokenCommands(t *testing.T) {
 		t.Errorf("list --json: %s", js)
 	}
 	if out := b.mustRun(t, "org", "token", "list", "--org", "initech"); strings.Count(out, "\n") != 1 {
-		t.Errorf("another organisation lists:\n%s", out)
+		t.Errorf("another organization lists:\n%s", out)
 	}
 
 	id := fmt.Sprint(p.TokenID)
@@ -119,7 +119,7 @@ func TestOrgTokenCommands(t *testing.T) {
 		t.Errorf("revoke of acme's token as globex: exit %d (%v), want 1, does not exist", r.code(), r.err)
 	}
 	if _, err := b.auth.Authenticate(b.ctx, secret); err != nil {
-		t.Errorf("after another organisation's revoke: %v", err)
+		t.Errorf("after another organization's revoke: %v", err)
 	}
 	for _, bad := range []string{"x", "0", "-3"} {
 		if r := b.run(t, "org", "token", "revoke", "--org", "acme", bad); r.code() != 2 {
@@ -141,7 +141,7 @@ func TestOrgTokenCommands(t *testing.T) {
 }
 
 // TestOperatorTokenCommands: operator tokens take no --org, authenticate
-// as operators, are listed and revoked apart from organisations' tokens.
+// as operators, are listed and revoked apart from organizations' tokens.
 func TestOperatorTokenCommands(t *testing.T) {
 	t.Parallel()
 	b := setupTokens(t)
@@ -165,10 +165,10 @@ func TestOperatorTokenCommands(t *testing.T) {
 		t.Errorf("org token list shows the operator token:\n%s", out)
 	}
 	if r := b.run(t, "org", "token", "revoke", "--org", "acme", fmt.Sprint(p.TokenID)); r.code() != 1 {
-		t.Errorf("an organisation revoking the operator token: exit %d (%v), want 1", r.code(), r.err)
+		t.Errorf("an organization revoking the operator token: exit %d (%v), want 1", r.code(), r.err)
 	}
 	if r := b.run(t, "operator", "token", "revoke", fmt.Sprint(q.TokenID)); r.code() != 1 {
-		t.Errorf("operator token revoke of an organisation's token: exit %d (%v), want 1", r.code(), r.err)
+		t.Errorf("operator token revoke of an organization's token: exit %d (%v), want 1", r.code(), r.err)
 	}
 	b.mustRun(t, "operator", "token", "revoke", fmt.Sprint(p.TokenID))
 	if _, err := b.auth.Authenticate(b.ctx, op); !errors.Is(err, apitoken.ErrInvalidToken) {

@@ -41,7 +41,7 @@ func TestExitCodesAndDatabaseErrors(t *testing.T) {
 		{"unknown flag", []string{"--nope"}, "", 2, "unknown flag: --nope", ""},
 		{"unknown command", []string{"wrok"}, "", 2, `unknown command "wrok"`, ""},
 		{"an argument migrate does not take", []string{"migrate", "now"}, "", 2, `unknown command "now"`, ""},
-		{"mcp without its organisation", []string{"mcp"}, empty, 2, "--org is required", ""},
+		{"mcp without its organization", []string{"mcp"}, empty, 2, "--org is required", ""},
 		{"no database", nil, "", 2, "EVF_DATABASE_URL", ""},
 		{"a database that does not exist", nil, missing, 1, `database "evf_no_such_database" does not exist: create it`, "tls"},
 		{"a database never migrated", nil, empty, 1, "run `worker migrate`", "relation"},

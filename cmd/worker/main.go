@@ -207,13 +207,13 @@ func apiCmd() *cobra.Command {
 }
 
 // mcpCmd serves the MCP tools (internal/mcpserver) on stdin and stdout for
-// one organisation, inserting jobs with an insert-only River client: the
+// one organization, inserting jobs with an insert-only River client: the
 // workers of the fleet do them.
 func mcpCmd() *cobra.Command {
 	var org string
 	c := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve the fleet's MCP tools to an AI assistant on stdin/stdout, acting for one organisation (--org)",
+		Short: "Serve the fleet's MCP tools to an AI assistant on stdin/stdout, acting for one organization (--org)",
 		Long: `Serve the fleet's MCP tools (create_task, queue_targets, get_status,
 get_evidence, check_citations, stop_task, feedback) over stdio, the way an
 AI assistant starts a local MCP server. Every call acts for --org: its
@@ -222,7 +222,7 @@ running workers do them. Logs go to stderr (stdout is the protocol).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if strings.TrimSpace(org) == "" {
-				return usageError{errors.New("--org is required: the organisation every call acts for")}
+				return usageError{errors.New("--org is required: the organization every call acts for")}
 			}
 			url, err := databaseURL()
 			if err != nil {
@@ -255,7 +255,7 @@ running workers do them. Logs go to stderr (stdout is the protocol).`,
 			return err
 		},
 	}
-	c.Flags().StringVar(&org, "org", "", "the organisation (tenant) every call acts for (required)")
+	c.Flags().StringVar(&org, "org", "", "the organization (tenant) every call acts for (required)")
 	return c
 }
 

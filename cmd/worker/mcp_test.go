@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 
 // `worker mcp --org ORG` as an assistant starts it, a process on stdio: a
 // client of the SDK lists the eleven tools and creates a task, which is the
-// organisation's.
+// organization's.
 func TestMCPOverStdio(t *testing.T) {
 	t.Parallel()
 	url := pgtest.URL(t)

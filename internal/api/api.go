@@ -3,10 +3,10 @@
 // HTTP under /v1, described by an OpenAPI 3.1 document at /v1/openapi.json
 // that huma derives from the handlers themselves, so the two cannot drift.
 //
-// Every /v1 operation needs an organisation's bearer token: the token
-// decides the organisation, and another organisation's task, claim or edge
+// Every /v1 operation needs an organization's bearer token: the token
+// decides the organization, and another organization's task, claim or edge
 // is 404 exactly as one that does not exist. Operator tokens reach only the
-// operator's pages (River UI under /riverui/), never an organisation's
+// operator's pages (River UI under /riverui/), never an organization's
 // rows. Request bodies are bounded (413), lists are pages with a cursor,
 // and each token has a request rate (429 with Retry-After).
 package api
@@ -168,9 +168,9 @@ func newAPI(mux *http.ServeMux, opts Options, fails *failures) huma.API {
 	cfg.OpenAPIPath = "/v1/openapi"
 	cfg.DocsPath = "" // served from embedded assets instead (docsPage)
 	cfg.SchemasPath = "/v1/schemas"
-	cfg.Info.Description = "The evidencefleet service API: tasks, claims, targets, status, evidence of record with exact spans, citation checks and reviewer feedback, for one organisation per token. Built by worker " + version.String() + "."
+	cfg.Info.Description = "The evidencefleet service API: tasks, claims, targets, status, evidence of record with exact spans, citation checks and reviewer feedback, for one organization per token. Built by worker " + version.String() + "."
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
-		"bearer": {Type: "http", Scheme: "bearer", Description: "An organisation token made by `enqueue org token create --org ORG`."},
+		"bearer": {Type: "http", Scheme: "bearer", Description: "An organization token made by `enqueue org token create --org ORG`."},
 	}
 	cfg.Security = []map[string][]string{{"bearer": {}}}
 	cfg.Servers = []*huma.Server{{URL: "/", Description: "The address this document is served from."}}

@@ -25,14 +25,14 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// tenant is one organisation's token and rows: a task with a claim and an
+// tenant is one organization's token and rows: a task with a claim and an
 // NLI edge into it.
 type tenant struct {
 	org, token                   string
 	task, claim, edge, page, job int64
 }
 
-// testBundle is an API server on a fresh database with two organisations,
+// testBundle is an API server on a fresh database with two organizations,
 // and the validator of the OpenAPI document it serves.
 type testBundle struct {
 	srv       *httptest.Server

@@ -9,15 +9,15 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
-// registerDomains adds the organisation's view of domain trust
+// registerDomains adds the organization's view of domain trust
 // (ARCHITECTURE.md §5.5): read it, and change it — its tasks see a change
 // at once; the fleet's level of record is an operator's, or a quorum of
-// organisations'.
+// organizations'.
 func (h *handlers) registerDomains(api huma.API, op func(id, method, path, summary string, tags ...string) huma.Operation) {
 	huma.Register(api, op("get-domain-view", http.MethodGet, "/v1/domains/{domain}",
-		"A domain as your organisation sees it: the level your tasks see and stamp, the fleet's level of record, a block or flag", "domains"), h.domainView)
+		"A domain as your organization sees it: the level your tasks see and stamp, the fleet's level of record, a block or flag", "domains"), h.domainView)
 	huma.Register(api, op("change-domain-view", http.MethodPost, "/v1/domains/{domain}/view",
-		"Set, block, unblock or clear a domain in your organisation's view only (the fleet's level moves by an operator or a quorum of organisations)", "domains"), h.changeDomainView)
+		"Set, block, unblock or clear a domain in your organization's view only (the fleet's level moves by an operator or a quorum of organizations)", "domains"), h.changeDomainView)
 }
 
 type domainPath struct {

@@ -9,11 +9,11 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/service"
 )
 
-// TestDomainViewIsTheOrganisations: an organisation's block through the
-// API holds in its view only: it reads BLOCKED in its organisation, the
-// other organisation reads the fleet's level, and the fleet's level of
+// TestDomainViewIsTheOrganizations: an organization's block through the
+// API holds in its view only: it reads BLOCKED in its organization, the
+// other organization reads the fleet's level, and the fleet's level of
 // record stays.
-func TestDomainViewIsTheOrganisations(t *testing.T) {
+func TestDomainViewIsTheOrganizations(t *testing.T) {
 	t.Parallel()
 	b := setup(t, apiserver.Options{})
 	const path = "/v1/domains/News.Victimsite.NET"
@@ -33,10 +33,10 @@ func TestDomainViewIsTheOrganisations(t *testing.T) {
 		return v
 	}
 	if v := read(b.owner.token); v.Domain != "news.victimsite.net" || v.Level != "BLOCKED" || v.BlockedIn != "organization" || v.FleetLevel != "UNVERIFIED" {
-		t.Errorf("the owner's view %+v, want BLOCKED in its organisation, UNVERIFIED fleet-wide", v)
+		t.Errorf("the owner's view %+v, want BLOCKED in its organization, UNVERIFIED fleet-wide", v)
 	}
 	if v := read(b.stranger.token); v.Level != "UNVERIFIED" || v.BlockedIn != "" {
-		t.Errorf("the other organisation's view %+v, want UNVERIFIED and no block", v)
+		t.Errorf("the other organization's view %+v, want UNVERIFIED and no block", v)
 	}
 	if resp, data := b.call(t, http.MethodPost, path+"/view", b.owner.token, []byte(`{"action": "set", "level": "BLOCKED", "reason": "x"}`)); resp.StatusCode/100 != 4 {
 		t.Errorf("set BLOCKED: %d %s, want a 4xx (block with action block)", resp.StatusCode, clip(data))

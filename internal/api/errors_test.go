@@ -85,10 +85,10 @@ func TestErrorShapes(t *testing.T) {
 		{"cursor of another list", http.MethodGet, tasks + "/export?cursor=abc", "", b.owner.token, 400, "cursor"},
 		{"no token", http.MethodGet, tasks, "", "", 401, "bearer token"},
 		{"revoked or unknown token", http.MethodGet, tasks, "", "evf_org_unknown", 401, "not valid"},
-		{"another organisation's task", http.MethodGet, tasks, "", b.stranger.token, 404, "does not exist"},
+		{"another organization's task", http.MethodGet, tasks, "", b.stranger.token, 404, "does not exist"},
 		{"a task that does not exist", http.MethodGet, "/v1/tasks/999999", "", b.owner.token, 404, "does not exist"},
-		{"another organisation's edge", http.MethodPost, "/v1/edges/" + itoa(b.owner.edge) + "/correction", `{"relation": "refutes"}`, b.stranger.token, 404, "edge"},
-		{"an operator token on an organisation's route", http.MethodGet, tasks, "", b.operator, 403, "operator"},
+		{"another organization's edge", http.MethodPost, "/v1/edges/" + itoa(b.owner.edge) + "/correction", `{"relation": "refutes"}`, b.stranger.token, 404, "edge"},
+		{"an operator token on an organization's route", http.MethodGet, tasks, "", b.operator, 403, "operator"},
 	}
 	for _, c := range cases {
 		var body []byte
@@ -234,7 +234,7 @@ func TestMCPRate(t *testing.T) {
 
 // TestCreateTaskIdempotencyKey: a create retried with its Idempotency-Key
 // answers 200 with the first's task instead of making another; the key
-// with another hypothesis is 409; another organisation's key is its own.
+// with another hypothesis is 409; another organization's key is its own.
 func TestCreateTaskIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	b := setup(t, apiserver.Options{})
@@ -267,10 +267,10 @@ func TestCreateTaskIdempotencyKey(t *testing.T) {
 		t.Errorf("the key with another hypothesis: %d, want 409", status)
 	}
 	if status, other := create(b.stranger.token, "req-1", "Sea ice is thinning."); status != http.StatusCreated || other == first {
-		t.Errorf("another organisation's same key: %d task %d, want 201 with a task of its own", status, other)
+		t.Errorf("another organization's same key: %d task %d, want 201 with a task of its own", status, other)
 	}
 	var n int
 	if err := b.pool.QueryRow(context.Background(), `SELECT count(*) FROM tasks WHERE hypothesis = 'Sea ice is thinning.'`).Scan(&n); err != nil || n != 2 {
-		t.Errorf("%d tasks made (%v), want 2: one per organisation", n, err)
+		t.Errorf("%d tasks made (%v), want 2: one per organization", n, err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // guard is the middleware every /v1 operation goes through: the client
 // address's refused tokens (429 with Retry-After, before anything else),
-// the bearer token (401), an organisation's and not an operator's (403),
+// the bearer token (401), an organization's and not an operator's (403),
 // and the token's request rate (429 with Retry-After).
 type guard struct {
 	opts     Options
@@ -60,7 +60,7 @@ func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	if caller.Operator {
-		writeHumaProblem(ctx, newProblem(http.StatusForbidden, "", "an operator token does not act for an organisation; use an organisation token (enqueue org token create --org ORG)"))
+		writeHumaProblem(ctx, newProblem(http.StatusForbidden, "", "an operator token does not act for an organization; use an organization token (enqueue org token create --org ORG)"))
 		return
 	}
 	if status, retry, msg := takeRequest(ctx.Context(), g.opts, caller.TokenID, ctx.SetHeader); status != 0 {

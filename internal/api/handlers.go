@@ -21,7 +21,7 @@ import (
 )
 
 // handlers are the /v1 operations, each one call of the service layer
-// with the caller's organisation.
+// with the caller's organization.
 type handlers struct {
 	svc     *service.Service
 	log     *slog.Logger
@@ -50,7 +50,7 @@ func bodyLimit(n int) int64 { return int64(n) + 1 }
 // Inputs shared by the operations (exported so huma can fill them in
 // where they are embedded).
 type (
-	// TaskPath names a task of the caller's organisation.
+	// TaskPath names a task of the caller's organization.
 	TaskPath struct {
 		TaskID int64 `path:"task_id" minimum:"1" doc:"The task's id."`
 	}
@@ -75,7 +75,7 @@ func (h *handlers) register(api huma.API) {
 			Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[service.CreatedTask](), true, "CreatedTask")}},
 	}}
 	huma.Register(api, created, h.createTask)
-	huma.Register(api, op("list-tasks", http.MethodGet, "/v1/tasks", "The organisation's tasks, newest first", "tasks"), h.listTasks)
+	huma.Register(api, op("list-tasks", http.MethodGet, "/v1/tasks", "The organization's tasks, newest first", "tasks"), h.listTasks)
 	huma.Register(api, op("get-task", http.MethodGet, "/v1/tasks/{task_id}", "One task with its counts", "tasks"), h.getTask)
 	huma.Register(api, op("add-claims", http.MethodPost, "/v1/tasks/{task_id}/claims", "Add hypothesis claims to a task", "tasks"), h.addClaims)
 	huma.Register(api, op("add-targets", http.MethodPost, "/v1/tasks/{task_id}/targets", "Add URL, DOI or search-query targets to a task", "tasks"), h.addTargets)
@@ -83,7 +83,7 @@ func (h *handlers) register(api huma.API) {
 	huma.Register(api, op("stop-task", http.MethodPost, "/v1/tasks/{task_id}/stop", "Stop a task, optionally deleting its data (cleanup soft or hard)", "tasks"), h.stopTask)
 	huma.Register(api, op("list-evidence", http.MethodGet, "/v1/tasks/{task_id}/evidence", "Evidence of record: exact spans of exact page versions, paged", "evidence"), h.evidence)
 	huma.Register(api, op("list-claim-evidence", http.MethodGet, "/v1/claims/{claim_id}/evidence", "Evidence of record of one claim, paged", "evidence"), h.claimEvidence)
-	huma.Register(api, op("list-page-evidence", http.MethodGet, "/v1/pages/{page_id}/evidence", "Evidence of record on one page, across the organisation's tasks, paged", "evidence"), h.pageEvidence)
+	huma.Register(api, op("list-page-evidence", http.MethodGet, "/v1/pages/{page_id}/evidence", "Evidence of record on one page, across the organization's tasks, paged", "evidence"), h.pageEvidence)
 	huma.Register(api, op("export-evidence", http.MethodGet, "/v1/tasks/{task_id}/export", "The task's claims as evidence items (the JSONL export of enqueue evidence), paged", "evidence"), h.export)
 	huma.Register(api, op("get-graph", http.MethodGet, "/v1/tasks/{task_id}/graph", "The task's evidence graph: claims, edges, pages, ranking, citations", "evidence"), h.graph)
 	huma.Register(api, op("get-materials", http.MethodGet, "/v1/tasks/{task_id}/materials", "The task's reading list for a query (default: its hypothesis)", "evidence"), h.materials)
@@ -91,8 +91,8 @@ func (h *handlers) register(api huma.API) {
 	cite.MaxBodyBytes = bodyLimit(MaxCiteCheckBytes)
 	huma.Register(api, cite, h.citeCheck)
 	huma.Register(api, op("list-jobs", http.MethodGet, "/v1/tasks/{task_id}/jobs", "The task's jobs, newest first", "jobs"), h.listJobs)
-	huma.Register(api, op("retry-job", http.MethodPost, "/v1/jobs/{job_id}/retry", "Run a job of one of the organisation's tasks again now (River's JobRetry)", "jobs"), h.retryJob)
-	huma.Register(api, op("cancel-job", http.MethodPost, "/v1/jobs/{job_id}/cancel", "Cancel a job of one of the organisation's tasks (River's JobCancel)", "jobs"), h.cancelJob)
+	huma.Register(api, op("retry-job", http.MethodPost, "/v1/jobs/{job_id}/retry", "Run a job of one of the organization's tasks again now (River's JobRetry)", "jobs"), h.retryJob)
+	huma.Register(api, op("cancel-job", http.MethodPost, "/v1/jobs/{job_id}/cancel", "Cancel a job of one of the organization's tasks (River's JobCancel)", "jobs"), h.cancelJob)
 	huma.Register(api, op("claim-feedback", http.MethodPost, "/v1/claims/{claim_id}/feedback", "A reviewer rejects or restores a claim", "feedback"), h.claimFeedback)
 	huma.Register(api, op("correct-edge", http.MethodPost, "/v1/edges/{edge_id}/correction", "A reviewer corrects an NLI edge's relation", "feedback"), h.correctEdge)
 	h.registerRetrieval(api, op)
@@ -104,7 +104,7 @@ func (h *handlers) register(api huma.API) {
 }
 
 // problem turns a service error into the HTTP answer: 404 for rows the
-// organisation cannot see, 400 for refused input (the message names the
+// organization cannot see, 400 for refused input (the message names the
 // field), 413 for a text past the citation check's bound, 409 for a
 // stopped task or a change it takes only while paused, 500 (logged, not
 // shown) otherwise.
@@ -132,7 +132,7 @@ func (h *handlers) problem(ctx context.Context, err error) error {
 	return huma.Error500InternalServerError("internal error; the fleet's log has the cause")
 }
 
-// org is the caller's organisation.
+// org is the caller's organization.
 func org(ctx context.Context) string { return callerOf(ctx).Org }
 
 // body wraps an output as a response body.
@@ -141,7 +141,7 @@ type body[T any] struct {
 }
 
 type createTaskInput struct {
-	IdempotencyKey string `header:"Idempotency-Key" maxLength:"200" doc:"Makes the create safe to retry: a create with a key this organisation used before answers 200 with the task the first made (the same hypothesis, budget and retrieval, else 409) instead of making another."`
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"200" doc:"Makes the create safe to retry: a create with a key this organization used before answers 200 with the task the first made (the same hypothesis, budget and retrieval, else 409) instead of making another."`
 	Body           struct {
 		Hypothesis string `json:"hypothesis" minLength:"1" maxLength:"20000" doc:"The hypothesis to check; it becomes claim E1."`
 		Budget     string `json:"budget,omitempty" enum:"minimal,standard,deep" default:"standard" doc:"The task's budget class: what its self-directed retrieval may spend."`
@@ -263,7 +263,7 @@ func (h *handlers) claimEvidence(ctx context.Context, in *claimEvidenceInput) (*
 }
 
 type pageEvidenceInput struct {
-	PageID int64 `path:"page_id" minimum:"1" doc:"The page's id; it must have been reached through a task of the organisation."`
+	PageID int64 `path:"page_id" minimum:"1" doc:"The page's id; it must have been reached through a task of the organization."`
 	PageQuery
 }
 

@@ -65,7 +65,7 @@ type operatorPages struct {
 	browser *browsersafe.Guard
 }
 
-// operatorOnly serves h to operators only: 403 for an organisation's
+// operatorOnly serves h to operators only: 403 for an organization's
 // token; without a valid token or session, a browser's page request is
 // sent to the login form (303) and anything else is 401.
 func (p *operatorPages) operatorOnly(h http.Handler) http.Handler {
@@ -169,7 +169,7 @@ func (p *operatorPages) login(w http.ResponseWriter, r *http.Request) {
 		p.form(w, r, status, loginForm, "The token store cannot be reached; retry later.")
 		return
 	case !caller.Operator:
-		p.form(w, r, http.StatusForbidden, loginForm, "River UI is for operator tokens; an organisation's token cannot log in.")
+		p.form(w, r, http.StatusForbidden, loginForm, "River UI is for operator tokens; an organization's token cannot log in.")
 		return
 	}
 	secret, expires, err := p.opts.Sessions.Open(r.Context(), caller.TokenID)

@@ -27,7 +27,7 @@ func TestRiverUIIsForOperators(t *testing.T) {
 	}
 	for _, path := range []string{"/riverui/", "/riverui/api/jobs?state=available"} {
 		if resp, _ := b.call(t, http.MethodGet, path, b.owner.token, nil); resp.StatusCode != http.StatusForbidden {
-			t.Errorf("%s with an organisation's token: %d, want 403", path, resp.StatusCode)
+			t.Errorf("%s with an organization's token: %d, want 403", path, resp.StatusCode)
 		}
 	}
 	resp, data := b.call(t, http.MethodGet, "/riverui/", b.operator, nil)

@@ -59,9 +59,9 @@ const (
 // ProblemCodes are every code the API answers with, by status.
 var ProblemCodes = []ProblemCode{
 	{"invalid_request", http.StatusBadRequest, "The body, a path parameter or a query parameter is not what the operation takes; detail and errors name the field (body.claims[2], query.limit)."},
-	{"unauthenticated", http.StatusUnauthorized, "No bearer token, or one that is malformed, unknown, revoked or expired. Send Authorization: Bearer TOKEN with an organisation token."},
-	{"forbidden", http.StatusForbidden, "The token may not do this: an operator token on an organisation's route, or a browser request without the operator's session and form token."},
-	{"not_found", http.StatusNotFound, "The task, claim, page, edge or job does not exist, or is another organisation's (the two are not told apart)."},
+	{"unauthenticated", http.StatusUnauthorized, "No bearer token, or one that is malformed, unknown, revoked or expired. Send Authorization: Bearer TOKEN with an organization token."},
+	{"forbidden", http.StatusForbidden, "The token may not do this: an operator token on an organization's route, or a browser request without the operator's session and form token."},
+	{"not_found", http.StatusNotFound, "The task, claim, page, edge or job does not exist, or is another organization's (the two are not told apart)."},
 	{codeRouteNotFound, http.StatusNotFound, "No operation at this path; the operations are listed at /v1/openapi.json."},
 	{"method_not_allowed", http.StatusMethodNotAllowed, "The path exists, but not with this method; the Allow header lists the methods it takes."},
 	{codeIdempotencyConflict, http.StatusConflict, "This Idempotency-Key made a task with another hypothesis, budget or retrieval; use a new key for a new task."},

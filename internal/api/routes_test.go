@@ -37,22 +37,22 @@ var validBodies = map[string]string{
 var bodiless = map[string]bool{"retry-job": true, "cancel-job": true, "pause-task": true, "resume-task": true}
 
 // ownRows are the operations that name no row in their path: they act on
-// the caller's own organisation, so another's token cannot reach the
+// the caller's own organization, so another's token cannot reach the
 // owner's rows through them by construction (listing is checked apart).
 var ownRows = map[string]bool{"create-task": true, "list-tasks": true,
-	// a domain is shared: each organisation reads and changes its own view
-	// of it (TestDomainViewIsTheOrganisations)
+	// a domain is shared: each organization reads and changes its own view
+	// of it (TestDomainViewIsTheOrganizations)
 	"get-domain-view": true, "change-domain-view": true}
 
 // public are the operations that need no token: the description of the
 // problem codes.
 var public = map[string]bool{"list-problems": true, "get-problem": true}
 
-// TestEveryRouteChecksTheOrganisation walks every operation of the served
-// OpenAPI document: without a token it is 401, with another organisation's
+// TestEveryRouteChecksTheOrganization walks every operation of the served
+// OpenAPI document: without a token it is 401, with another organization's
 // token it is 404 for the owner's task, claim and edge, and with the
 // owner's it succeeds with an answer the document describes.
-func TestEveryRouteChecksTheOrganisation(t *testing.T) {
+func TestEveryRouteChecksTheOrganization(t *testing.T) {
 	t.Parallel()
 	b := setup(t, apiserver.Options{})
 	proposeLinks(t, b.pool, b.owner.task)
@@ -104,9 +104,9 @@ func TestEveryRouteChecksTheOrganisation(t *testing.T) {
 		if !ownRows[op.id] {
 			resp, data := b.call(t, op.method, path, b.stranger.token, body)
 			if resp.StatusCode != http.StatusNotFound {
-				t.Errorf("%s %s with another organisation's token: %d %s, want 404", op.method, path, resp.StatusCode, clip(data))
+				t.Errorf("%s %s with another organization's token: %d %s, want 404", op.method, path, resp.StatusCode, clip(data))
 			} else {
-				checkProblem(t, op.method+" "+path+" with another organisation's token", resp, data)
+				checkProblem(t, op.method+" "+path+" with another organization's token", resp, data)
 				b.checkResponse(t, op.method, path, b.stranger.token, body, resp, data)
 			}
 		}

@@ -1,6 +1,6 @@
 // Package apiserver assembles the API process (`worker api`): the /v1 HTTP
 // API (internal/api) and the MCP server's streamable HTTP transport at
-// /mcp, both checking organisation tokens against api_tokens
+// /mcp, both checking organization tokens against api_tokens
 // (internal/apitoken), River UI under /riverui/ for operators (a login
 // form that opens a session tied to the operator token, or a bearer
 // operator token; same-origin writes only, internal/browsersafe), and
@@ -186,7 +186,7 @@ func (s sessions) Close(ctx context.Context, secret string) error {
 }
 
 // MCPVerifier checks bearer secrets for the MCP transport: an
-// organisation's token acts for its organisation (TokenInfo.UserID); an
+// organization's token acts for its organization (TokenInfo.UserID); an
 // operator's is refused, as on /v1. A request whose token the API's rate
 // check verified already (api.AuthenticatedCaller) is not looked up again.
 func MCPVerifier(a *apitoken.Authenticator) auth.TokenVerifier {
@@ -202,7 +202,7 @@ func MCPVerifier(a *apitoken.Authenticator) auth.TokenVerifier {
 			}
 		}
 		if caller.Operator {
-			return nil, fmt.Errorf("%w: an operator token does not act for an organisation", auth.ErrInvalidToken)
+			return nil, fmt.Errorf("%w: an operator token does not act for an organization", auth.ErrInvalidToken)
 		}
 		return &auth.TokenInfo{UserID: caller.Org, Extra: map[string]any{mcpserver.TokenIDKey: caller.TokenID}}, nil
 	}

@@ -38,7 +38,7 @@ const (
 
 func pages() []corpus.Page { return testfleet.GlacierPages() }
 
-// client calls the API with one organisation's token.
+// client calls the API with one organization's token.
 type client struct {
 	t     *testing.T
 	base  string
@@ -102,7 +102,7 @@ func TestTaskThroughTheAPIOnly(t *testing.T) {
 		t.Fatalf("create: %d, want 201", status)
 	}
 	if task.OrganizationID != "acme" || task.Budget != "minimal" {
-		t.Fatalf("created task %+v: want organisation acme, budget minimal", task)
+		t.Fatalf("created task %+v: want organization acme, budget minimal", task)
 	}
 	tasks := fmt.Sprintf("/v1/tasks/%d", task.TaskID)
 	c.do(http.MethodPost, tasks+"/claims", map[string]any{"claims": []string{"Glaciers in Norway advanced in the 1990s."}}, nil)
@@ -171,14 +171,14 @@ func TestTaskThroughTheAPIOnly(t *testing.T) {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("another organisation's export: %d, want 404", resp.StatusCode)
+		t.Errorf("another organization's export: %d, want 404", resp.StatusCode)
 	}
 
 	// The MCP endpoint on the same address takes the same token.
 	session := mcpSession(t, ts.URL+"/mcp", secret)
 	res, err := session.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_status", Arguments: map[string]any{"task_id": task.TaskID}})
 	if err != nil || res.IsError {
-		t.Fatalf("MCP get_status with the organisation's token: %v %+v", err, res)
+		t.Fatalf("MCP get_status with the organization's token: %v %+v", err, res)
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 )
 
 // riverUI is an API server with River UI on a fresh database: an operator
-// token, an organisation's token and one job to act on.
+// token, an organization's token and one job to act on.
 type riverUI struct {
 	t        *testing.T
 	pool     *pgxpool.Pool
@@ -253,7 +253,7 @@ func basicCredentials(user, password string) string {
 // TestRiverUILogin: a browser without credentials is sent to the login
 // form (no Basic dialog); an operator token logs in with an HttpOnly,
 // SameSite=Strict session cookie for /riverui/; the form needs its page's
-// token and its own origin; an organisation's or an unknown token does
+// token and its own origin; an organization's or an unknown token does
 // not log in; logout ends the session.
 func TestRiverUILogin(t *testing.T) {
 	t.Parallel()
@@ -281,7 +281,7 @@ func TestRiverUILogin(t *testing.T) {
 	}
 
 	if resp, cookie := u.login(u.org, nil); resp.StatusCode != http.StatusForbidden || cookie != nil {
-		t.Errorf("login with an organisation's token: %d, session %+v; want 403, none", resp.StatusCode, cookie)
+		t.Errorf("login with an organization's token: %d, session %+v; want 403, none", resp.StatusCode, cookie)
 	}
 	if resp, cookie := u.login("evf_op_"+strings.Repeat("A", 43), nil); resp.StatusCode != http.StatusUnauthorized || cookie != nil {
 		t.Errorf("login with an unknown token: %d, session %+v; want 401, none", resp.StatusCode, cookie)

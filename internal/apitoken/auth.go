@@ -20,10 +20,10 @@ var ErrInvalidToken = errors.New("invalid, revoked or expired API token")
 type Principal struct {
 	TokenID int64
 	Kind    Kind
-	Org     string // the organisation of an Organization token; "" for an operator
+	Org     string // the organization of an Organization token; "" for an operator
 }
 
-// Operator reports whether the principal is an operator (no organisation).
+// Operator reports whether the principal is an operator (no organization).
 func (p Principal) Operator() bool { return p.Kind == Operator }
 
 // AuthOptions bound the Authenticator's memory of refused secrets.

@@ -53,8 +53,8 @@ func (b *bundle) lastUsed(t *testing.T, id int64) *time.Time {
 	return at
 }
 
-// TestAuthenticate: a live organisation token is its organisation's
-// principal, an operator token an operator with no organisation; an
+// TestAuthenticate: a live organization token is its organization's
+// principal, an operator token an operator with no organization; an
 // unknown, malformed or revoked secret is ErrInvalidToken.
 func TestAuthenticate(t *testing.T) {
 	t.Parallel()
@@ -64,7 +64,7 @@ func TestAuthenticate(t *testing.T) {
 
 	p, err := b.auth.Authenticate(b.ctx, orgSecret)
 	if err != nil || p != (apitoken.Principal{TokenID: orgTok.ID, Kind: apitoken.Organization, Org: "acme"}) || p.Operator() {
-		t.Errorf("organisation token: %+v, %v", p, err)
+		t.Errorf("organization token: %+v, %v", p, err)
 	}
 	p, err = b.auth.Authenticate(b.ctx, opSecret)
 	if err != nil || p != (apitoken.Principal{TokenID: opTok.ID, Kind: apitoken.Operator}) || !p.Operator() {
@@ -75,7 +75,7 @@ func TestAuthenticate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// the organisation token's body under the operator prefix: another hash
+	// the organization token's body under the operator prefix: another hash
 	swapped := "evf_op_" + strings.TrimPrefix(orgSecret, "evf_org_")
 	for name, s := range map[string]string{"unknown": unknown, "other prefix": swapped, "malformed": orgSecret + "x", "empty": ""} {
 		if p, err := b.auth.Authenticate(b.ctx, s); !errors.Is(err, apitoken.ErrInvalidToken) || p != (apitoken.Principal{}) {
@@ -182,11 +182,11 @@ func (b *bundle) count(t *testing.T, sql string, args ...any) int {
 	return n
 }
 
-// TestRevokeIsPerOrganisation: an organisation revokes its own tokens
-// only: another organisation's id, an operator token's id (and, for the
-// operators, an organisation token's id) is ErrTokenNotFound and the token
+// TestRevokeIsPerOrganization: an organization revokes its own tokens
+// only: another organization's id, an operator token's id (and, for the
+// operators, an organization token's id) is ErrTokenNotFound and the token
 // still works; a second revoke keeps the first time.
-func TestRevokeIsPerOrganisation(t *testing.T) {
+func TestRevokeIsPerOrganization(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	acmeSecret, acme := b.issue(t, apitoken.Organization, "acme", "")
@@ -223,9 +223,9 @@ func TestRevokeIsPerOrganisation(t *testing.T) {
 	}
 }
 
-// TestListAndIssue: each organisation lists its own tokens and the
+// TestListAndIssue: each organization lists its own tokens and the
 // operators theirs, never a secret or hash; bad input is ErrBadInput and
-// the table refuses a token whose kind and organisation disagree.
+// the table refuses a token whose kind and organization disagree.
 func TestListAndIssue(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -286,7 +286,7 @@ func TestListAndIssue(t *testing.T) {
 		}
 	}
 	if _, err := apitoken.List(b.ctx, b.st, apitoken.Organization, ""); !errors.Is(err, errs.ErrBadInput) {
-		t.Errorf("list with no organisation: %v", err)
+		t.Errorf("list with no organization: %v", err)
 	}
 	for _, row := range [][2]any{{"organization", nil}, {"operator", "acme"}} {
 		err := b.st.InTx(b.ctx, func(_ pgx.Tx, q *store.Queries) error { // a savepoint: the failure leaves the test's transaction usable
@@ -294,7 +294,7 @@ func TestListAndIssue(t *testing.T) {
 			return err
 		})
 		if pg := (*pgconn.PgError)(nil); !errors.As(err, &pg) || pg.ConstraintName != "api_tokens_organization_by_kind" {
-			t.Errorf("a %s token with organisation %v: %v, want the kind-and-organisation check refusing it", row[0], row[1], err)
+			t.Errorf("a %s token with organization %v: %v, want the kind-and-organization check refusing it", row[0], row[1], err)
 		}
 	}
 }

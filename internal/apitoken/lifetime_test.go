@@ -45,9 +45,9 @@ func TestExpiredTokenIsRefused(t *testing.T) {
 	}
 }
 
-// TestRotate: a rotation makes a new token of the same organisation and
+// TestRotate: a rotation makes a new token of the same organization and
 // name and leaves the old one working for the grace only; a revoked
-// token cannot be rotated, another organisation's is not found.
+// token cannot be rotated, another organization's is not found.
 func TestRotate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -90,7 +90,7 @@ func TestRotate(t *testing.T) {
 	}
 
 	if _, _, err := apitoken.Rotate(b.ctx, b.st, apitoken.Organization, "other", rot.New.ID, time.Hour, time.Hour); !errors.Is(err, apitoken.ErrTokenNotFound) {
-		t.Errorf("another organisation's token: %v, want ErrTokenNotFound", err)
+		t.Errorf("another organization's token: %v, want ErrTokenNotFound", err)
 	}
 	if _, _, err := apitoken.Revoke(b.ctx, b.st, apitoken.Organization, "acme", rot.New.ID); err != nil {
 		t.Fatal(err)

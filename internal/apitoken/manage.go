@@ -17,8 +17,8 @@ import (
 // MaxNameRunes bounds a token's name (the table checks it too).
 const MaxNameRunes = 200
 
-// ErrTokenNotFound: no token of the caller's organisation (or of the
-// operators) has this id; another organisation's token is not found alike.
+// ErrTokenNotFound: no token of the caller's organization (or of the
+// operators) has this id; another organization's token is not found alike.
 var ErrTokenNotFound = errors.New("token does not exist")
 
 // DefaultLifetime is the lifetime of a token made by Issue: the default of
@@ -58,14 +58,14 @@ func fromRow(r store.CreateAPITokenRow) Token {
 	return t
 }
 
-// owner checks the organisation for a kind: an organisation token needs
+// owner checks the organization for a kind: an organization token needs
 // one (a valid organization id, as tasks have), an operator token has
 // none. It returns the column's value.
 func owner(kind Kind, org string) (*string, error) {
 	switch kind {
 	case Organization:
 		if org == "" {
-			return nil, fmt.Errorf("%w: an organisation token needs an organisation", errs.ErrBadInput)
+			return nil, fmt.Errorf("%w: an organization token needs an organization", errs.ErrBadInput)
 		}
 		if err := jobs.CheckText(org, intake.MaxOrgRunes); err != nil {
 			return nil, fmt.Errorf("%w: organization id %v", errs.ErrBadInput, err)
@@ -73,7 +73,7 @@ func owner(kind Kind, org string) (*string, error) {
 		return &org, nil
 	case Operator:
 		if org != "" {
-			return nil, fmt.Errorf("%w: an operator token belongs to no organisation", errs.ErrBadInput)
+			return nil, fmt.Errorf("%w: an operator token belongs to no organization", errs.ErrBadInput)
 		}
 		return nil, nil
 	default:
@@ -130,11 +130,11 @@ type Rotation struct {
 
 // Rotate replaces token id of org (kind Organization) or of the operators
 // (kind Operator, org "") without downtime: in one transaction it makes a
-// new token of the same kind, organisation and name, over lifetime from
+// new token of the same kind, organization and name, over lifetime from
 // now, and brings the old token's expiry forward to now + grace (never
 // later than it was), so that clients can move to the new secret while
 // the old one still works. It returns the new secret: show it once. A
-// revoked token is ErrTokenRevoked; another organisation's token is
+// revoked token is ErrTokenRevoked; another organization's token is
 // ErrTokenNotFound.
 func Rotate(ctx context.Context, st *store.Store, kind Kind, org string, id int64, grace, lifetime time.Duration) (string, Rotation, error) {
 	orgID, err := owner(kind, org)
@@ -208,7 +208,7 @@ func List(ctx context.Context, st *store.Store, kind Kind, org string) ([]Token,
 // Revoke revokes token id of org (kind Organization) or of the operators
 // (kind Operator, org ""): it authenticates no more from the next request.
 // wasRevoked reports a token revoked before (it keeps its first
-// revoked_at). Another organisation's token is ErrTokenNotFound.
+// revoked_at). Another organization's token is ErrTokenNotFound.
 func Revoke(ctx context.Context, st *store.Store, kind Kind, org string, id int64) (tok Token, wasRevoked bool, err error) {
 	orgID, err := owner(kind, org)
 	if err != nil {

@@ -22,7 +22,7 @@ func TestOperatorSessions(t *testing.T) {
 	if _, _, err := apitoken.Revoke(b.ctx, b.st, apitoken.Operator, "", gone.ID); err != nil {
 		t.Fatal(err)
 	}
-	for name, id := range map[string]int64{"an organisation's token": org.ID, "a revoked operator token": gone.ID, "no token": op.ID + 1000} {
+	for name, id := range map[string]int64{"an organization's token": org.ID, "a revoked operator token": gone.ID, "no token": op.ID + 1000} {
 		if _, _, err := apitoken.OpenSession(b.ctx, b.st, id, time.Hour); !errors.Is(err, apitoken.ErrNotOperator) {
 			t.Errorf("session of %s: %v, want ErrNotOperator", name, err)
 		}

@@ -1,6 +1,6 @@
 // Package apitoken makes, checks and stores the bearer tokens of the
-// service API. A token is an organisation's (it acts for that organisation
-// only) or an operator's (no organisation; operator operations). Its
+// service API. A token is an organization's (it acts for that organization
+// only) or an operator's (no organization; operator operations). Its
 // secret is "evf_org_" or "evf_op_" and 32 random bytes in unpadded
 // base64url; the database holds its SHA-256 only, with a short hint for
 // people to tell tokens apart (migrations/00021_api_tokens.sql).
@@ -22,9 +22,9 @@ import (
 type Kind string
 
 const (
-	// Organization tokens act for one organisation.
+	// Organization tokens act for one organization.
 	Organization Kind = "organization"
-	// Operator tokens act for the fleet's operators, no organisation.
+	// Operator tokens act for the fleet's operators, no organization.
 	Operator Kind = "operator"
 )
 

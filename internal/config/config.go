@@ -63,8 +63,8 @@ type Config struct {
 	OrphanSweep      time.Duration `envconfig:"ORPHAN_SWEEP_INTERVAL" default:"1h" desc:"how often the elected leader (any process) enqueues a cleanup of orphans into the maintenance queue (pages, versions, fragments and edges no task reaches); 0 = never"`
 	TaskSettle       time.Duration `envconfig:"TASK_SETTLE_INTERVAL" default:"2s" desc:"how often a process completes the tasks with no job left to run and reopens completed ones given work (every process sweeps; rows another holds are skipped)"`
 	PausedSnooze     time.Duration `envconfig:"PAUSED_SNOOZE" default:"5s" desc:"how long a job of a paused task waits before it checks again (a snooze: no attempt used); a resumed task's jobs start within this"`
-	OrgShare         float64       `envconfig:"ORG_SHARE" default:"0.5" desc:"fair share between organisations: while another organisation has jobs of a kind waiting and runs fewer than its share, an organisation running more than this fraction of that kind's running jobs (fleet-wide; at least one) has its next job wait (a snooze: no attempt used); alone, an organisation uses every worker. In (0, 1], 1 = no limit; enqueue org share sets one organisation's"`
-	OrgShareSnooze   time.Duration `envconfig:"ORG_SHARE_SNOOZE" default:"2s" desc:"how long a job held back by its organisation's share waits before it checks again"`
+	OrgShare         float64       `envconfig:"ORG_SHARE" default:"0.5" desc:"fair share between organizations: while another organization has jobs of a kind waiting and runs fewer than its share, an organization running more than this fraction of that kind's running jobs (fleet-wide; at least one) has its next job wait (a snooze: no attempt used); alone, an organization uses every worker. In (0, 1], 1 = no limit; enqueue org share sets one organization's"`
+	OrgShareSnooze   time.Duration `envconfig:"ORG_SHARE_SNOOZE" default:"2s" desc:"how long a job held back by its organization's share waits before it checks again"`
 	QueueStatsTTL    time.Duration `envconfig:"QUEUE_STATS_TTL" default:"15s" desc:"how long /metrics serves River queue depth and oldest-job age before reading them again (two index-only queries)"`
 	LogLevel         string        `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat        string        `envconfig:"LOG_FORMAT" default:"json" desc:"json or text"`
@@ -127,10 +127,10 @@ type Config struct {
 
 	Belief Belief `envconfig:"BELIEF" desc:"log-odds belief"`
 
-	// TrustQuorumOrgs is how many organisations' views must agree before
+	// TrustQuorumOrgs is how many organizations' views must agree before
 	// a rule moves a domain's fleet-wide level (ARCHITECTURE.md §5.5):
 	// the worker, the API process and enqueue read it.
-	TrustQuorumOrgs int `envconfig:"TRUST_QUORUM_ORGS" default:"3" desc:"organisations (each counted once, whatever its volume) whose own views must block or corroborate a domain before source verification blocks or promotes it fleet-wide; an organisation's rejections, corrections and blocks change its own view at once; 1 for a single-tenant fleet"`
+	TrustQuorumOrgs int `envconfig:"TRUST_QUORUM_ORGS" default:"3" desc:"organizations (each counted once, whatever its volume) whose own views must block or corroborate a domain before source verification blocks or promotes it fleet-wide; an organization's rejections, corrections and blocks change its own view at once; 1 for a single-tenant fleet"`
 }
 
 // LoadTrustQuorum reads only EVF_TRUST_QUORUM_ORGS (enqueue).

@@ -23,7 +23,7 @@ var (
 	// ErrTaskPaused: the task is paused (enqueue task pause); its jobs wait,
 	// using no attempt, until it is resumed. Not permanent.
 	ErrTaskPaused = Sentinel("task is paused", TaskPaused)
-	// ErrPageNotFound: no page has this id (or, to an organisation, no
+	// ErrPageNotFound: no page has this id (or, to an organization, no
 	// task of its reaches the page).
 	ErrPageNotFound = Sentinel("page does not exist", PageNotFound)
 	// ErrClaimNotFound: no claim has this id.

@@ -16,7 +16,7 @@ const (
 	TaskNotFound       Failure = "task_not_found"       // the job's task does not exist
 	TaskStopped        Failure = "task_stopped"         // the job's task was stopped
 	TaskPaused         Failure = "task_paused"          // the job's task is paused: it waits, before it starts, until the task is resumed
-	OverShare          Failure = "over_share"           // the job's organisation holds its share of the kind's running jobs while another's wait: it waits, before it starts
+	OverShare          Failure = "over_share"           // the job's organization holds its share of the kind's running jobs while another's wait: it waits, before it starts
 	PageNotFound       Failure = "page_not_found"       // the job's page does not exist
 	DataRefusedFailure Failure = "data_refused"         // Postgres refuses the data itself (DataRefused)
 	TargetFailed       Failure = "target_failed"        // the target cannot be taken: unfetchable, unreadable, unknown DOI, no search backend

@@ -51,7 +51,7 @@ type TaskSpec struct {
 	Budget     string // one of BudgetClasses; "" is standard
 	Retrieval  string // one of Retrievals; "" is given
 	// IdempotencyKey, when set, makes the create safe to retry: a second
-	// create of the organisation with the key returns the first's task.
+	// create of the organization with the key returns the first's task.
 	IdempotencyKey string
 }
 
@@ -71,7 +71,7 @@ func CreateTask(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, or
 
 // CreateTaskOnce creates a task whose hypothesis becomes its first claim
 // (E1), in the caller's transaction, and says whether it made one: with an
-// idempotency key the organisation used before it returns that task (the
+// idempotency key the organization used before it returns that task (the
 // same hypothesis, budget and retrieval, else ErrIdempotencyConflict). The
 // hypothesis is a claim (at most jobs.MaxTextRunes characters); the
 // organization id at most MaxOrgRunes.

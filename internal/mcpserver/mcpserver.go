@@ -5,13 +5,13 @@
 // and evidence down to exact spans, checks a text's [E…] citations, stops
 // and corrects them; and a task's evidence as a resource.
 //
-// The organisation of a call is fixed by whoever starts the server
+// The organization of a call is fixed by whoever starts the server
 // (Options.Org: `worker mcp --org ORG` over stdio) or, when Options.Org is
 // empty, is the UserID of the call's bearer token (auth.TokenInfo, set by
 // HTTPHandler's token check, on every request); a call with neither is
 // refused.
 //
-// A service error (a task of another organisation or none, a bad input:
+// A service error (a task of another organization or none, a bad input:
 // text that is not UTF-8 among them) is a tool error result (IsError) whose text says what is wrong, not a
 // protocol error.
 package mcpserver
@@ -40,7 +40,7 @@ import (
 
 // Options configure a server.
 type Options struct {
-	// Org is the organisation every call acts for; "" takes it from the
+	// Org is the organization every call acts for; "" takes it from the
 	// call's bearer token (auth.TokenInfo.UserID).
 	Org string
 	// Logger logs the server's activity (the SDK's: sessions, failures);
@@ -83,9 +83,9 @@ var (
 	sets = &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}
 )
 
-// ErrNoOrganisation: the call has no organisation (no Options.Org, no
+// ErrNoOrganization: the call has no organization (no Options.Org, no
 // bearer token naming one).
-var ErrNoOrganisation = errors.New("no organisation: the server has none fixed and the call carries no organisation token")
+var ErrNoOrganization = errors.New("no organization: the server has none fixed and the call carries no organization token")
 
 // New returns the MCP server of the fleet's operations on svc.
 func New(svc *service.Service, opts Options) *mcp.Server {
@@ -119,7 +119,7 @@ func New(svc *service.Service, opts Options) *mcp.Server {
 		Description: "A reviewer's correction, recorded with reason and reviewer. kind=claim: reject or restore a claim (verdict reject|restore). kind=edge: correct an NLI edge's relation (supports|refutes|neutral); the claim's posterior is recomputed."},
 		h.feedback)
 	addTool(s, &mcp.Tool{Name: ToolListTasks, Annotations: reads,
-		Description: "The organisation's tasks, newest first, a page at a time: id, status, hypothesis, created_at, updated_at, claims, targets, pages; next_cursor for the next page."},
+		Description: "The organization's tasks, newest first, a page at a time: id, status, hypothesis, created_at, updated_at, claims, targets, pages; next_cursor for the next page."},
 		forOrg(h, func(ctx context.Context, org string, in ListTasksInput) (service.TaskPage, error) {
 			return svc.ListTasks(ctx, org, in.Limit, in.Cursor)
 		}))
@@ -163,7 +163,7 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 
 // HTTPHandler serves New(svc, Options{}) over the streamable HTTP transport
 // behind a bearer-token check: a request without a token verify accepts
-// gets 401, and each call acts for the organisation in the token's UserID.
+// gets 401, and each call acts for the organization in the token's UserID.
 // A token need not carry an expiration; one that does is enforced. The
 // transport is stateless (no Mcp-Session-Id): the tools need no session,
 // any replica of the API answers any request, and no session outlives its
@@ -179,7 +179,7 @@ type handlers struct {
 	org string
 }
 
-// orgOf is the organisation a call acts for.
+// orgOf is the organization a call acts for.
 // TokenIDKey is the key of the API token's id in TokenInfo.Extra: feedback
 // records the token it came through.
 const TokenIDKey = "token_id"
@@ -201,7 +201,7 @@ func (h handlers) orgOf(req *mcp.CallToolRequest) (string, error) {
 	return h.orgOfExtra(req.Extra)
 }
 
-// forOrg is the tool handler that calls op with the call's organisation
+// forOrg is the tool handler that calls op with the call's organization
 // and its input, and answers with what op returns.
 func forOrg[In, Out any](h handlers, op func(ctx context.Context, org string, in In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
@@ -215,7 +215,7 @@ func forOrg[In, Out any](h handlers, op func(ctx context.Context, org string, in
 	}
 }
 
-// orgOfExtra is the organisation of a request with extra (nil: none).
+// orgOfExtra is the organization of a request with extra (nil: none).
 func (h handlers) orgOfExtra(extra *mcp.RequestExtra) (string, error) {
 	if h.org != "" {
 		return h.org, nil
@@ -223,7 +223,7 @@ func (h handlers) orgOfExtra(extra *mcp.RequestExtra) (string, error) {
 	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
 		return extra.TokenInfo.UserID, nil
 	}
-	return "", ErrNoOrganisation
+	return "", ErrNoOrganization
 }
 
 // CreateTaskInput is create_task's input.
@@ -288,8 +288,8 @@ const (
 type GetEvidenceInput struct {
 	TaskID  int64  `json:"task_id" jsonschema:"the task's id, from create_task"`
 	View    string `json:"view,omitempty" jsonschema:"spans (default): evidence spans; claims: one item per claim with verdict, confidence and quote"`
-	ClaimID int64  `json:"claim_id,omitempty" jsonschema:"view spans only: list the evidence of this claim (any claim of the organisation's) instead of the whole task's"`
-	PageID  int64  `json:"page_id,omitempty" jsonschema:"view spans only: list the evidence on this page (the organisation's claims' evidence there, any task of it) instead of the whole task's"`
+	ClaimID int64  `json:"claim_id,omitempty" jsonschema:"view spans only: list the evidence of this claim (any claim of the organization's) instead of the whole task's"`
+	PageID  int64  `json:"page_id,omitempty" jsonschema:"view spans only: list the evidence on this page (the organization's claims' evidence there, any task of it) instead of the whole task's"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many spans (1 to 1000, default 100) or claims (1 to 1000, default 1000)"`
 	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page; empty for the first page"`
 }
@@ -345,7 +345,7 @@ func (h handlers) getEvidence(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	f := service.EvidenceFilter{TaskID: in.TaskID}
 	if in.ClaimID > 0 || in.PageID > 0 {
-		// the task must be the organisation's whatever the filter
+		// the task must be the organization's whatever the filter
 		if _, err := h.svc.Task(ctx, org, in.TaskID); err != nil {
 			return nil, out, err
 		}
@@ -500,7 +500,7 @@ type TaskJobsInput struct {
 }
 
 // readEvidence reads a task's evidence resource (EvidenceResource): the
-// organisation's task only; another's, or one that does not exist, is
+// organization's task only; another's, or one that does not exist, is
 // not found.
 func (h handlers) readEvidence(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI

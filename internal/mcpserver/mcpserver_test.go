@@ -329,17 +329,17 @@ func TestToolErrors(t *testing.T) {
 	}
 }
 
-// Without a fixed organisation and without a token, every call is refused.
-func TestNoOrganisationIsRefused(t *testing.T) {
+// Without a fixed organization and without a token, every call is refused.
+func TestNoOrganizationIsRefused(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
 	cs := b.connect(t, mcpserver.Options{})
-	if got := callErr(t, cs, "create_task", map[string]any{"hypothesis": hypothesis}); !strings.Contains(got, "no organisation") {
-		t.Errorf("create_task without an organisation: %q", got)
+	if got := callErr(t, cs, "create_task", map[string]any{"hypothesis": hypothesis}); !strings.Contains(got, "no organization") {
+		t.Errorf("create_task without an organization: %q", got)
 	}
 }
 
-// Two organisations' test tokens.
+// Two organizations' test tokens.
 const (
 	secretA = "evf_test_secret_a"
 	secretB = "evf_test_secret_b"
@@ -370,9 +370,9 @@ func httpClient(t *testing.T, endpoint, token string) *mcp.ClientSession {
 	return clientOver(t, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token}}})
 }
 
-// Over HTTP: no token or a wrong one is 401; a token's organisation is the
+// Over HTTP: no token or a wrong one is 401; a token's organization is the
 // caller's, and org B's token does not see org A's task.
-func TestHTTPTokensAndOrganisations(t *testing.T) {
+func TestHTTPTokensAndOrganizations(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
 	srv := httptest.NewServer(mcpserver.HTTPHandler(b.svc, verify))

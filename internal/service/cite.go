@@ -8,7 +8,7 @@ import (
 )
 
 // CiteCheck checks the [E…] citations of a text against the E-numbers of
-// the organisation's task (internal/citation: invalid and uncited ids,
+// the organization's task (internal/citation: invalid and uncited ids,
 // coverage, factual sentences without a citation).
 func (s *Service) CiteCheck(ctx context.Context, org string, taskID int64, text string) (*citation.Result, error) {
 	if _, err := s.Task(ctx, org, taskID); err != nil {

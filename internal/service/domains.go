@@ -9,12 +9,12 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// DomainView is a domain as one organisation sees it (ARCHITECTURE.md
+// DomainView is a domain as one organization sees it (ARCHITECTURE.md
 // §5.5): what its tasks see and stamp, the fleet's level of record beside
 // it, and the block or flag that holds for it.
 type DomainView struct {
 	Domain string `json:"domain"`
-	// Level is what the organisation's tasks see: a fleet-wide block,
+	// Level is what the organization's tasks see: a fleet-wide block,
 	// else its view's own level, else the fleet's.
 	Level      string `json:"level"`
 	FleetLevel string `json:"fleet_level"` // "" before any page of it was stored
@@ -24,11 +24,11 @@ type DomainView struct {
 	BlockedIn      string `json:"blocked_in,omitempty"`
 	BlockReason    string `json:"block_reason,omitempty"`
 	FlagReason     string `json:"flag_reason,omitempty"`
-	RejectedClaims int    `json:"rejected_claims"` // the organisation's own claims from the domain
+	RejectedClaims int    `json:"rejected_claims"` // the organization's own claims from the domain
 	TotalClaims    int    `json:"total_claims"`
 }
 
-// DomainView reads the organisation's view of a domain.
+// DomainView reads the organization's view of a domain.
 func (s *Service) DomainView(ctx context.Context, org, domain string) (DomainView, error) {
 	d, err := domainpolicy.NormalizeDomain(domain)
 	if err != nil {
@@ -42,7 +42,7 @@ func (s *Service) DomainView(ctx context.Context, org, domain string) (DomainVie
 		BlockReason: r.BlockReason, FlagReason: r.FlagReason, RejectedClaims: int(r.RejectedClaims), TotalClaims: int(r.TotalClaims)}, nil
 }
 
-// DomainViewChange is a reviewer's change of the organisation's view of a
+// DomainViewChange is a reviewer's change of the organization's view of a
 // domain: Action set (Level), block, unblock or clear (the view follows
 // the fleet's level again).
 type DomainViewChange struct {
@@ -58,10 +58,10 @@ type DomainLevelChanged struct {
 	Changed  bool   `json:"changed"` // false: the domain already had this level from a person
 }
 
-// ChangeDomainView changes the organisation's own view of a domain
+// ChangeDomainView changes the organization's own view of a domain
 // (store.ChangeDomainLevel with Org): its tasks see it at once; the
 // fleet's level of record moves only by an operator or a quorum of
-// organisations, and a fleet-wide block is not a view's to lift.
+// organizations, and a fleet-wide block is not a view's to lift.
 func (s *Service) ChangeDomainView(ctx context.Context, org, domain string, c DomainViewChange) (DomainLevelChanged, error) {
 	d, err := domainpolicy.NormalizeDomain(domain)
 	if err != nil {

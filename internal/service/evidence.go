@@ -12,7 +12,7 @@ import (
 )
 
 // EvidenceFilter names what Evidence.List lists the evidence of: exactly one
-// of a claim, a page (reached through one of the organisation's tasks) or a
+// of a claim, a page (reached through one of the organization's tasks) or a
 // task.
 type EvidenceFilter struct {
 	ClaimID, PageID, TaskID int64
@@ -59,7 +59,7 @@ const (
 var ErrBadRequest = errors.New("bad request")
 
 // EvidenceList is Evidence.List (ARCHITECTURE.md §5.7): the evidence spans of
-// one claim, page or task of the organisation, limit at a time (0: the
+// one claim, page or task of the organization, limit at a time (0: the
 // default) from cursor ("" from the start), in a stable order.
 func (s *Service) EvidenceList(ctx context.Context, org string, f EvidenceFilter, limit int, cursor string) (EvidencePage, error) {
 	out := EvidencePage{Evidence: []EvidenceSpan{}}

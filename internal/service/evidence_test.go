@@ -198,7 +198,7 @@ func TestEvidenceListFilters(t *testing.T) {
 			}
 		}
 	})
-	t.Run("another organisation's page is not found", func(t *testing.T) {
+	t.Run("another organization's page is not found", func(t *testing.T) {
 		if _, err := b.svc.EvidenceList(context.Background(), "beta", service.EvidenceFilter{PageID: b.page1}, 0, ""); !errors.Is(err, errs.ErrPageNotFound) {
 			t.Errorf("beta listing alpha's page: %v, want not found", err)
 		}

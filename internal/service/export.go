@@ -58,7 +58,7 @@ type ExportPage struct {
 // MaxExportPage bounds one page of the export.
 const MaxExportPage = 1000
 
-// Export is the evidence export of the organisation's task: its claims in
+// Export is the evidence export of the organization's task: its claims in
 // E-number order from after after, at most limit (0 or more than
 // MaxExportPage: MaxExportPage). The same task exported twice gives the
 // same items.

@@ -8,8 +8,8 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// claimOf checks that the claim is of one of the organisation's tasks;
-// another organisation's claim, like a missing one, is
+// claimOf checks that the claim is of one of the organization's tasks;
+// another organization's claim, like a missing one, is
 // errs.ErrClaimNotFound.
 func (s *Service) claimOf(ctx context.Context, org string, claimID int64) error {
 	row, err := s.st.ClaimOrganization(ctx, claimID)
@@ -23,7 +23,7 @@ func (s *Service) claimOf(ctx context.Context, org string, claimID int64) error 
 }
 
 // ClaimVerdictFeedback is a reviewer's word on a claim of the
-// organisation's: reject it (the claim is wrong whatever its edges say) or
+// organization's: reject it (the claim is wrong whatever its edges say) or
 // restore it (judge it by its edges again).
 type ClaimVerdictFeedback struct {
 	ClaimID int64
@@ -41,8 +41,8 @@ type ClaimFeedbackResult struct {
 }
 
 // ClaimFeedback is a person's rejection or restoration of a claim of the
-// organisation's (store.ApplyClaimFeedback), recorded as the
-// organisation's: what it leads to changes the organisation's view of the
+// organization's (store.ApplyClaimFeedback), recorded as the
+// organization's: what it leads to changes the organization's view of the
 // claim's domain, never the fleet's alone.
 func (s *Service) ClaimFeedback(ctx context.Context, org string, f ClaimVerdictFeedback) (ClaimFeedbackResult, error) {
 	if err := s.claimOf(ctx, org, f.ClaimID); err != nil {
@@ -77,7 +77,7 @@ type EdgeCorrectionResult struct {
 }
 
 // CorrectEdge is a person's correction of an NLI edge into a claim of the
-// organisation's (store.CorrectEdge); another organisation's edge, like a
+// organization's (store.CorrectEdge); another organization's edge, like a
 // missing one, is errs.ErrEdgeNotFound.
 func (s *Service) CorrectEdge(ctx context.Context, org string, c EdgeCorrection) (EdgeCorrectionResult, error) {
 	out := EdgeCorrectionResult{EdgeID: c.EdgeID}
@@ -98,7 +98,7 @@ func (s *Service) CorrectEdge(ctx context.Context, org string, c EdgeCorrection)
 		Verdict: r.Verdict}, nil
 }
 
-// CorrectedPairs are the organisation's corrected NLI edges as labelled
+// CorrectedPairs are the organization's corrected NLI edges as labelled
 // pairs, of one task (taskID > 0) or of all its tasks.
 func (s *Service) CorrectedPairs(ctx context.Context, org string, taskID int64) ([]store.CorrectedPairsRow, error) {
 	p := store.CorrectedPairsParams{OrganizationID: org}

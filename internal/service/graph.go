@@ -115,7 +115,7 @@ type EvidenceSource struct {
 	Relations  []string `json:"relations"`
 }
 
-// Graph is the organisation's task's evidence graph.
+// Graph is the organization's task's evidence graph.
 func (s *Service) Graph(ctx context.Context, org string, taskID int64) (*Graph, error) {
 	st := s.st
 	task, err := s.Task(ctx, org, taskID)

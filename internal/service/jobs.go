@@ -18,8 +18,8 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// ErrJobNotFound: no job of a task of the caller's organisation has this
-// id. A job of another organisation's task, and a job of no task (the
+// ErrJobNotFound: no job of a task of the caller's organization has this
+// id. A job of another organization's task, and a job of no task (the
 // orphan sweep), is not found like one that does not exist.
 var ErrJobNotFound = errors.New("job does not exist")
 
@@ -58,7 +58,7 @@ func JobStates() []string {
 	return states
 }
 
-// ListJobs lists the jobs of the organisation's task (every job whose args
+// ListJobs lists the jobs of the organization's task (every job whose args
 // name it), newest first, in one state ("" for all), limit at a time (0:
 // DefaultListLimit, at most MaxListLimit) from cursor ("" from the newest).
 func (s *Service) ListJobs(ctx context.Context, org string, taskID int64, state string, limit int, cursor string) (JobPage, error) {
@@ -105,7 +105,7 @@ type JobAction struct {
 	Job    JobSummary `json:"job"` // the job after
 }
 
-// RetryJob makes a job of the organisation's task available to run again
+// RetryJob makes a job of the organization's task available to run again
 // at once, through River's JobRetry: a finished job (completed, cancelled,
 // discarded) runs again, a waiting one runs now, a running one is left as
 // it is. It is new work: a completed task is reopened in the same
@@ -135,7 +135,7 @@ type JobCancel struct {
 	Reason string // why; "" records none but who
 }
 
-// CancelJob cancels a job of the organisation's task through River's
+// CancelJob cancels a job of the organization's task through River's
 // JobCancel: a waiting job is cancelled at once, a running one is asked to
 // stop (it ends cancelled when its worker sees the request), a finished one
 // is left as it is. A job cancelled at once records who and why in its
@@ -166,7 +166,7 @@ func (s *Service) CancelJob(ctx context.Context, org string, c JobCancel) (JobAc
 	})
 }
 
-// actOnJob checks that the job is of one of the organisation's tasks, then
+// actOnJob checks that the job is of one of the organization's tasks, then
 // acts on it.
 func (s *Service) actOnJob(ctx context.Context, org string, jobID int64, act func(task store.Task, was rivertype.JobState) (*rivertype.JobRow, error)) (JobAction, error) {
 	notFound := fmt.Errorf("job %d: %w", jobID, ErrJobNotFound)

@@ -196,8 +196,8 @@ func TestListJobs(t *testing.T) {
 }
 
 // TestRetryAndCancelJob: River's JobCancel and JobRetry on a job of the
-// organisation's task, saying what state it was in; a job of no task, a
-// missing job and another organisation's job are not found; a retry
+// organization's task, saying what state it was in; a job of no task, a
+// missing job and another organization's job are not found; a retry
 // reopens a completed task; a job of a stopped task is not retried.
 func TestRetryAndCancelJob(t *testing.T) {
 	t.Parallel()
@@ -239,7 +239,7 @@ func TestRetryAndCancelJob(t *testing.T) {
 		}
 	}
 	if _, err := b.svc.RetryJob(ctx, "beta", job); !errors.Is(err, service.ErrJobNotFound) {
-		t.Errorf("another organisation's retry: %v, want not found", err)
+		t.Errorf("another organization's retry: %v, want not found", err)
 	}
 	b.exec(t, `UPDATE tasks SET status = 'completed', completed_at = now() WHERE id = $1`, task)
 	if _, err := b.svc.RetryJob(ctx, "alpha", job); err != nil {

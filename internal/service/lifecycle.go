@@ -45,7 +45,7 @@ func lifecycleOf(t store.Task, changed bool) Lifecycle {
 	return Lifecycle{TaskID: t.ID, Status: t.Status, PausedAt: t.PausedAt, Budget: t.BudgetClass, Changed: changed}
 }
 
-// PauseTask pauses the organisation's task: no job of it starts until it is
+// PauseTask pauses the organization's task: no job of it starts until it is
 // resumed. A stopped task is errs.ErrTaskStopped; a paused one stays as it
 // is (Changed false, its first paused_at kept).
 func (s *Service) PauseTask(ctx context.Context, org string, taskID int64) (Lifecycle, error) {
@@ -61,7 +61,7 @@ func (s *Service) PauseTask(ctx context.Context, org string, taskID int64) (Life
 	})
 }
 
-// ResumeTask resumes the organisation's paused task: its jobs start again,
+// ResumeTask resumes the organization's paused task: its jobs start again,
 // and it is completed when none is left. A stopped task is
 // errs.ErrTaskStopped; one not paused stays as it is (Changed false).
 func (s *Service) ResumeTask(ctx context.Context, org string, taskID int64) (Lifecycle, error) {
@@ -78,7 +78,7 @@ func (s *Service) ResumeTask(ctx context.Context, org string, taskID int64) (Lif
 }
 
 // SetBudget changes the budget class (intake.BudgetClasses) of the
-// organisation's task while it is paused; a task that is not paused is
+// organization's task while it is paused; a task that is not paused is
 // ErrTaskNotPaused, a stopped one errs.ErrTaskStopped, an unknown class
 // errs.ErrBadInput.
 func (s *Service) SetBudget(ctx context.Context, org string, taskID int64, budget string) (Lifecycle, error) {
@@ -102,7 +102,7 @@ func (s *Service) SetBudget(ctx context.Context, org string, taskID int64, budge
 	})
 }
 
-// changeLifecycle runs change on the organisation's task under its row
+// changeLifecycle runs change on the organization's task under its row
 // lock, in one transaction with the task event it names ("" changes
 // nothing); a stopped task is errs.ErrTaskStopped before change is asked.
 func (s *Service) changeLifecycle(ctx context.Context, org string, taskID int64,

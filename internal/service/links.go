@@ -46,7 +46,7 @@ func ParseEvidenceNo(s string) (int32, error) {
 
 // LinkClaims makes (or replaces) the accepted link "from depends on to"
 // (relation depends_on or contradicts, weight in [0, 1]) between two
-// claims of the organisation's task, named by E-numbers, and recomputes
+// claims of the organization's task, named by E-numbers, and recomputes
 // the propagated beliefs (store.LinkClaims). A link that would close a
 // cycle is refused naming it (store.ErrLinkCycle, bad input).
 func (s *Service) LinkClaims(ctx context.Context, org string, taskID int64, from, to, relation string, weight float64, by, reason string) (ClaimLink, error) {
@@ -75,7 +75,7 @@ func (s *Service) LinkClaims(ctx context.Context, org string, taskID int64, from
 	return claimLink(row), nil
 }
 
-// ClaimLinks lists the links between the claims of the organisation's
+// ClaimLinks lists the links between the claims of the organization's
 // task, in E-number order.
 func (s *Service) ClaimLinks(ctx context.Context, org string, taskID int64) ([]ClaimLink, error) {
 	if _, err := s.Task(ctx, org, taskID); err != nil {

@@ -53,7 +53,7 @@ type RankedQuery struct {
 	RankedAt  time.Time `json:"ranked_at"`
 }
 
-// Materials is the organisation's task's current ranking for query ("" =
+// Materials is the organization's task's current ranking for query ("" =
 // the hypothesis).
 func (s *Service) Materials(ctx context.Context, org string, taskID int64, query string) (*Materials, error) {
 	task, err := s.Task(ctx, org, taskID)

@@ -15,7 +15,7 @@ type ModelUse struct {
 	Baseline   bool   `json:"baseline"`   // a built-in deterministic baseline, not a trained model
 }
 
-// Models are the models that produced the organisation's task's judgements
+// Models are the models that produced the organization's task's judgements
 // and the baseline banner they call for ("" when none is a built-in).
 func (s *Service) Models(ctx context.Context, org string, taskID int64) ([]ModelUse, string, error) {
 	if _, err := s.Task(ctx, org, taskID); err != nil {

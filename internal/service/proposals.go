@@ -5,7 +5,7 @@ import (
 )
 
 // AcceptClaimLink accepts the proposed link from → to (E-numbers) of the
-// organisation's task — one the LLM proposed when it split the hypothesis
+// organization's task — one the LLM proposed when it split the hypothesis
 // (ARCHITECTURE.md §5.8) — and recomputes the propagated beliefs in the
 // same transaction (store.AcceptClaimLink); by is recorded in a
 // claim_link_accepted task event. A link that is not a proposal is
@@ -23,7 +23,7 @@ func (s *Service) AcceptClaimLink(ctx context.Context, org string, taskID int64,
 }
 
 // RejectClaimLink deletes the proposed link from → to of the
-// organisation's task (store.RejectClaimLink); by is recorded in a
+// organization's task (store.RejectClaimLink); by is recorded in a
 // claim_link_rejected task event. Beliefs do not change: a proposal never
 // propagated.
 func (s *Service) RejectClaimLink(ctx context.Context, org string, taskID int64, from, to, by string) error {
@@ -34,7 +34,7 @@ func (s *Service) RejectClaimLink(ctx context.Context, org string, taskID int64,
 	return s.st.RejectClaimLink(ctx, taskID, f, t, by)
 }
 
-// linkEnds checks the task is the organisation's and reads the E-numbers.
+// linkEnds checks the task is the organization's and reads the E-numbers.
 func (s *Service) linkEnds(ctx context.Context, org string, taskID int64, from, to string) (int32, int32, error) {
 	if _, err := s.Task(ctx, org, taskID); err != nil {
 		return 0, 0, err

@@ -25,7 +25,7 @@ type TaskEventPage struct {
 	Next   string      `json:"next_cursor,omitempty"`
 }
 
-// TaskEvents are the organisation's task's recorded retrieval decisions in
+// TaskEvents are the organization's task's recorded retrieval decisions in
 // order, limit at a time (0: DefaultListLimit, at most MaxListLimit) from
 // cursor ("" from the first).
 func (s *Service) TaskEvents(ctx context.Context, org string, taskID int64, limit int, cursor string) (TaskEventPage, error) {

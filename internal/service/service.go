@@ -1,7 +1,7 @@
 // Package service is the fleet's operations as the people and programs
 // that use it call them (ARCHITECTURE.md §5.7): read a task's graph,
 // status, ranking and models, and more to come. Every operation takes the
-// caller's organisation first, and a task of another organisation — with
+// caller's organization first, and a task of another organization — with
 // its claims, edges, pages-through-the-task and evidence — is not found,
 // exactly as a task that does not exist (errs.ErrTaskNotFound), so an
 // outsider cannot even learn that an id is taken. Shared rows (pages,
@@ -35,7 +35,7 @@ func New(st *store.Store, client *river.Client[pgx.Tx]) *Service {
 	return &Service{st: st, client: client}
 }
 
-// Task returns the organisation's task; another organisation's task, like
+// Task returns the organization's task; another organization's task, like
 // a missing one, is errs.ErrTaskNotFound.
 func (s *Service) Task(ctx context.Context, org string, taskID int64) (store.Task, error) {
 	task, err := s.st.OrgTask(ctx, store.OrgTaskParams{ID: taskID, OrganizationID: org})

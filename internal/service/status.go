@@ -115,7 +115,7 @@ func (s *Status) NotDone() []JobProblem {
 	return out
 }
 
-// Status is where the organisation's task stands: its jobs, verdicts,
+// Status is where the organization's task stands: its jobs, verdicts,
 // targets, problems, failed targets, blocked and flagged domains, the
 // models behind its judgements and what its jobs spent.
 func (s *Service) Status(ctx context.Context, org string, taskID int64) (*Status, error) {
@@ -198,7 +198,7 @@ func taskCosts(ctx context.Context, st *store.Store, taskID int64) (Costs, error
 }
 
 // blockedDomains are the BLOCKED domains among the task's pages and its
-// failed URL targets, and the flagged ones, in the organisation's view
+// failed URL targets, and the flagged ones, in the organization's view
 // (the fleet's blocks and its own).
 func blockedDomains(ctx context.Context, st *store.Store, org string, taskID int64, failed []store.TaskFailedTargetsRow) ([]BlockedDomain, []FlaggedDomain, error) {
 	domains, err := st.TaskPageDomains(ctx, taskID)
@@ -216,7 +216,7 @@ func blockedDomains(ctx context.Context, st *store.Store, org string, taskID int
 	}
 	blocked := make([]BlockedDomain, len(rows))
 	for i, r := range rows {
-		// a block's cause names claims and edges of every organisation:
+		// a block's cause names claims and edges of every organization:
 		// the caller sees its own only
 		if r.CauseClaimIds, err = st.OrgClaimIDs(ctx, store.OrgClaimIDsParams{Ids: r.CauseClaimIds, OrganizationID: org}); err != nil {
 			return nil, nil, fmt.Errorf("blocked domains: %w", err)

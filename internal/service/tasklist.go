@@ -35,9 +35,9 @@ type TaskPage struct {
 	Next  string        `json:"next_cursor,omitempty"`
 }
 
-// ListTasks lists the organisation's tasks, newest first, limit at a time
+// ListTasks lists the organization's tasks, newest first, limit at a time
 // (0: DefaultListLimit, at most MaxListLimit) from cursor ("" from the
-// newest). Another organisation's tasks are never listed.
+// newest). Another organization's tasks are never listed.
 func (s *Service) ListTasks(ctx context.Context, org string, limit int, cursor string) (TaskPage, error) {
 	out := TaskPage{Tasks: []TaskSummary{}}
 	limit, err := listLimit(limit)
@@ -83,7 +83,7 @@ type TaskDetail struct {
 	Pending        int            `json:"jobs_pending"`  // available, pending, running, retryable or scheduled
 }
 
-// ShowTask is one task of the organisation with its claims by verdict,
+// ShowTask is one task of the organization with its claims by verdict,
 // targets by status, pages and jobs by state.
 func (s *Service) ShowTask(ctx context.Context, org string, taskID int64) (TaskDetail, error) {
 	task, err := s.Task(ctx, org, taskID)

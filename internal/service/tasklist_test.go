@@ -12,9 +12,9 @@ import (
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
-// TestListTasks: the organisation's tasks newest first, walked with a
+// TestListTasks: the organization's tasks newest first, walked with a
 // cursor, each with its claims, targets and pages counted; another
-// organisation's tasks never appear; a bad limit or cursor is a bad
+// organization's tasks never appear; a bad limit or cursor is a bad
 // request.
 func TestListTasks(t *testing.T) {
 	t.Parallel()
@@ -60,7 +60,7 @@ func TestListTasks(t *testing.T) {
 		t.Errorf("the first task %+v, want 3 claims, 1 target, 1 page", got)
 	}
 	if page, err := b.svc.ListTasks(ctx, "gamma", 0, ""); err != nil || len(page.Tasks) != 0 || page.Next != "" {
-		t.Errorf("an organisation without tasks: %+v, %v", page, err)
+		t.Errorf("an organization without tasks: %+v, %v", page, err)
 	}
 	for _, bad := range []struct {
 		limit  int

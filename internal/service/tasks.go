@@ -18,7 +18,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// CreateTask creates a task of the organisation (intake.TaskSpec: its
+// CreateTask creates a task of the organization (intake.TaskSpec: its
 // hypothesis, which becomes claim E1, budget class and retrieval).
 func (s *Service) CreateTask(ctx context.Context, org string, spec intake.TaskSpec) (store.Task, error) {
 	task, _, err := s.createTaskOnce(ctx, org, spec)
@@ -37,7 +37,7 @@ type CreatedTask struct {
 }
 
 // CreateTaskOnce is CreateTask that says whether it made the task: with
-// an idempotency key the organisation used before, it returns that task
+// an idempotency key the organization used before, it returns that task
 // (intake.CreateTaskOnce).
 func (s *Service) CreateTaskOnce(ctx context.Context, org string, spec intake.TaskSpec) (CreatedTask, bool, error) {
 	t, created, err := s.createTaskOnce(ctx, org, spec)
@@ -61,7 +61,7 @@ func (s *Service) createTaskOnce(ctx context.Context, org string, spec intake.Ta
 	return task, created, err
 }
 
-// AddClaims adds hypothesis claims to the organisation's task.
+// AddClaims adds hypothesis claims to the organization's task.
 func (s *Service) AddClaims(ctx context.Context, org string, taskID int64, texts []string) ([]intake.AddedClaim, error) {
 	if _, err := s.Task(ctx, org, taskID); err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ type TargetsAdded struct {
 	Skipped  int           `json:"skipped_duplicates"`
 }
 
-// AddTargets registers targets of the organisation's task and enqueues a
+// AddTargets registers targets of the organization's task and enqueues a
 // target_queue job for each, in one transaction. Each is normalised first
 // (jobs.Target.Normalized); one that cannot be refuses the call
 // (errs.ErrBadInput naming targets[i]) and nothing is queued.
@@ -152,7 +152,7 @@ type Stopped struct {
 	AlreadyQueued bool   `json:"cleanup_already_queued,omitempty"`
 }
 
-// StopTask stops the organisation's task (its waiting jobs cancel
+// StopTask stops the organization's task (its waiting jobs cancel
 // themselves, nothing more is added to it) and, with cleanup soft or hard,
 // enqueues the deletion of its data (ARCHITECTURE.md §5.6), in one
 // transaction under the task's row lock.
@@ -188,7 +188,7 @@ func (s *Service) StopTask(ctx context.Context, org string, taskID int64, cleanu
 
 // InsertJob inserts a job of any kind, its args already checked as the
 // worker checks them (jobs.ParseArgs); a job of a task must be of the
-// organisation's task, which it reopens if it was completed. Unless
+// organization's task, which it reopens if it was completed. Unless
 // allowUnserved, a job for a queue no worker serves (QueueUnservedError) is
 // refused: it is inserted, its queue read as River chose it, and the whole
 // transaction rolled back.

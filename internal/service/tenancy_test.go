@@ -20,7 +20,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// tenancyBundle is one organisation's task with a claim and an NLI edge into
+// tenancyBundle is one organization's task with a claim and an NLI edge into
 // it, and the operations on its database.
 type tenancyBundle struct {
 	svc                   *service.Service
@@ -73,7 +73,7 @@ func setupTenancy(t *testing.T) *tenancyBundle {
 }
 
 // probes call every operation of the service on the owner's task, claim or
-// edge, as org. An operation that creates for its caller's organisation
+// edge, as org. An operation that creates for its caller's organization
 // only has nothing to probe, and says so.
 var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) error{
 	"Task": func(ctx context.Context, b *tenancyBundle, org string) error {
@@ -236,17 +236,17 @@ func (b *tenancyBundle) proposal(ctx context.Context, org string, no int32) erro
 	return err
 }
 
-// creators act for their caller's organisation only: nothing of another's
+// creators act for their caller's organization only: nothing of another's
 // is read or changed. DomainView and ChangeDomainView read and change the
 // caller's own view of a shared domain (store's TestOrgViewDomainChange
-// and api's TestDomainViewIsTheOrganisations show another's is untouched).
+// and api's TestDomainViewIsTheOrganizations show another's is untouched).
 var creators = []string{"CreateTask", "CreateTaskOnce", "DomainView", "ChangeDomainView"}
 
-// TestOtherOrganisationsRowsAreNotFound: every operation of the service,
-// given another organisation's task, claim or edge, answers "not found"
+// TestOtherOrganizationsRowsAreNotFound: every operation of the service,
+// given another organization's task, claim or edge, answers "not found"
 // exactly as for a missing one and changes nothing; the owner's calls
 // succeed. A new operation without a probe here fails the test.
-func TestOtherOrganisationsRowsAreNotFound(t *testing.T) {
+func TestOtherOrganizationsRowsAreNotFound(t *testing.T) {
 	t.Parallel()
 	typ := reflect.TypeOf(&service.Service{})
 	for i := range typ.NumMethod() {
@@ -268,7 +268,7 @@ func TestOtherOrganisationsRowsAreNotFound(t *testing.T) {
 	for _, name := range names {
 		err := probes[name](ctx, b, b.strangerOrg)
 		if !slices.ContainsFunc(notFound, func(nf error) bool { return errors.Is(err, nf) }) {
-			t.Errorf("%s as another organisation: %v, want not found", name, err)
+			t.Errorf("%s as another organization: %v, want not found", name, err)
 		}
 		if err := probes[name](ctx, b, b.ownerOrg); err != nil {
 			t.Errorf("%s as the owner: %v", name, err)
@@ -276,7 +276,7 @@ func TestOtherOrganisationsRowsAreNotFound(t *testing.T) {
 	}
 }
 
-// TestNotFoundSaysNothingMore: another organisation's task and a task that
+// TestNotFoundSaysNothingMore: another organization's task and a task that
 // does not exist give the same error text.
 func TestNotFoundSaysNothingMore(t *testing.T) {
 	t.Parallel()
@@ -294,7 +294,7 @@ func TestNotFoundSaysNothingMore(t *testing.T) {
 }
 
 // TestBlockCauseShowsOwnClaimsOnly: a block caused by claims of two
-// organisations shows each only its own claims and edges in status.
+// organizations shows each only its own claims and edges in status.
 func TestBlockCauseShowsOwnClaimsOnly(t *testing.T) {
 	t.Parallel()
 	b := setupTenancy(t)

@@ -129,12 +129,12 @@ func RestoreFor(domain, reason string) Restore {
 	return Restore{CanRestore: true, Risk: "low", RiskReason: "a person blocked it; an unblock gives back the level it had", Via: unblock}
 }
 
-// DefaultQuorum is how many organisations' views must agree before a rule
+// DefaultQuorum is how many organizations' views must agree before a rule
 // changes the fleet-wide level of a domain (EVF_TRUST_QUORUM_ORGS).
 const DefaultQuorum = 3
 
 // DecideQuorum is the rule for the fleet-wide level of a domain from
-// organisations' views, each organisation counted once whatever its
+// organizations' views, each organization counted once whatever its
 // volume: blocks is how many views block it, flags how many block or flag
 // it. A domain nobody vouched for, below TRUSTED, is blocked fleet-wide
 // once blocks reaches the quorum; one a person or the policy vouched for,
@@ -156,7 +156,7 @@ func DecideQuorum(fleet Standing, blocks, flags, quorum int) string {
 }
 
 // QuorumReason is the reason code of a fleet-wide block by a quorum of
-// organisations' blocks with these codes: the riskiest to undo among them
+// organizations' blocks with these codes: the riskiest to undo among them
 // (a dangerous pattern, then a high rejection rate, else a person's).
 func QuorumReason(codes []string) string {
 	for _, c := range []string{ReasonDangerousPattern, ReasonHighRejectionRate} {

@@ -33,7 +33,7 @@ type Claim struct {
 	Chars        int      // its length in characters
 	Lexemes      []string // to_tsvector of Text, as Postgres has it
 	OriginDomain string   // "" for a hypothesis
-	OriginTrust  string   // its origin domain's level in the task's organisation's view
+	OriginTrust  string   // its origin domain's level in the task's organization's view
 }
 
 // Refused is a claim the fleet cannot work, with the reason.
@@ -105,7 +105,7 @@ func Select(claims []Claim, cands map[int64][]evidence.Candidate, judged map[Pai
 }
 
 // Fragment is a picked fragment as read after selection: its text and its
-// source's level and category in the task's organisation's view now.
+// source's level and category in the task's organization's view now.
 type Fragment struct {
 	Text       string
 	TrustLevel string

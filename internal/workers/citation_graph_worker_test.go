@@ -121,7 +121,7 @@ func TestCitationGraphWorker(t *testing.T) {
 		t.Parallel()
 		asked := &countingCitations{CitationSource: resolver}
 		w, b := setup(t, asked)
-		other := fixture.Task(t, b.tx, "Another organisation's task.")
+		other := fixture.Task(t, b.tx, "Another organization's task.")
 		stopped := fixture.Task(t, b.tx, "A stopped task.")
 		if _, err := b.tx.Exec(ctx, `UPDATE tasks SET status = 'stopped' WHERE id = $1`, stopped); err != nil {
 			t.Fatal(err)

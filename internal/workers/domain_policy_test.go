@@ -118,9 +118,9 @@ const injectionPage = `<html><head><title>Sea ice facts</title></head><body><art
 // TestDangerousPatternQuarantinesThePage: a page whose text tries to
 // instruct a model is stored but quarantined (no claim extracted from it);
 // its domain, vouched for by nobody, is blocked at once in the view of the
-// organisation whose task met it (dangerous_pattern, the page as cause),
-// and that organisation's next target on it fails blocked_domain while
-// another organisation's is fetched. The
+// organization whose task met it (dangerous_pattern, the page as cause),
+// and that organization's next target on it fails blocked_domain while
+// another organization's is fetched. The
 // same text on a domain the policy vouches for (Wikipedia) flags the domain
 // for a person instead.
 func TestDangerousPatternQuarantinesThePage(t *testing.T) {
@@ -139,7 +139,7 @@ func TestDangerousPatternQuarantinesThePage(t *testing.T) {
 		"tips.example-blog.net": "BLOCKED dangerous_pattern false",
 		"en.wikipedia.org":      "LOW  true",
 	} {
-		// as the task's organisation sees it: the page met by its task
+		// as the task's organization sees it: the page met by its task
 		// blocks (or flags) the domain in its view
 		var got string
 		if err := f.Tx.QueryRow(t.Context(), `SELECT effective_trust_level(d.trust_level, o.trust_level) || ' ' || COALESCE(o.block_reason, '') || ' ' || (o.flagged_at IS NOT NULL)::text
@@ -164,14 +164,14 @@ func TestDangerousPatternQuarantinesThePage(t *testing.T) {
 	if status != "failed" || !strings.Contains(reason, "blocked_domain: tips.example-blog.net is BLOCKED") {
 		t.Errorf("next target on the blocked domain: %s (%q), want failed blocked_domain", status, reason)
 	}
-	// another organisation's task: the block is the view of the
-	// organisation whose task met the page, so its target is fetched
+	// another organization's task: the block is the view of the
+	// organization whose task met the page, so its target is fetched
 	other := f.CreateTask(t, "Arctic sea ice is declining.")
 	if _, err := f.Tx.Exec(t.Context(), `UPDATE tasks SET organization_id = 'other-org' WHERE id = $1`, other); err != nil {
 		t.Fatal(err)
 	}
 	f.AddTargets(t, other, next)
 	if status, reason, _, _, _ := settled(t, f, other); status != "extracted" {
-		t.Errorf("another organisation's target on the domain: %s (%q), want extracted", status, reason)
+		t.Errorf("another organization's target on the domain: %s (%q), want extracted", status, reason)
 	}
 }

@@ -13,63 +13,63 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// Fair shares between organisations. River takes jobs in their order
-// (priority, then due time), whatever organisation they work for: one
-// organisation's task of 20,000 claims would hold every worker of the nli
+// Fair shares between organizations. River takes jobs in their order
+// (priority, then due time), whatever organization they work for: one
+// organization's task of 20,000 claims would hold every worker of the nli
 // queue ahead of another's task of five. Before a job of a task starts,
 // FairShares counts, fleet-wide, the running jobs of its kind in its queue
 // (River's own rows: a process that dies leaves nothing behind once the
 // lifeline or River's rescuer has returned its jobs) and lets it start
 // unless both hold:
 //
-//   - its organisation runs more than its share of them, this job included:
+//   - its organization runs more than its share of them, this job included:
 //     more than max(1, ⌊share × running⌋), the share being what an operator
-//     set for the organisation (enqueue org share) or EVF_ORG_SHARE;
-//   - another organisation has a job of the kind waiting (available and due,
+//     set for the organization (enqueue org share) or EVF_ORG_SHARE;
+//   - another organization has a job of the kind waiting (available and due,
 //     of an active task) and runs fewer than its own share.
 //
 // Then the job returns an over_share failure, which the error table
 // snoozes for EVF_ORG_SHARE_SNOOZE: River does not count a snooze as an
 // attempt, and the job's metadata counts these apart (share_waits) so that
 // errs.MaxSnoozes never counts them. The freed slot takes the next job in
-// River's order: the organisation's next ones are held back in turn until
-// the waiting organisation's is reached. An organisation alone with work uses every
+// River's order: the organization's next ones are held back in turn until
+// the waiting organization's is reached. An organization alone with work uses every
 // worker (nobody waits), and so does one whose competitors are all at their
 // own share (no slot is left idle for fairness' sake). A share of 1 turns
-// the limit off for that organisation; EVF_ORG_SHARE=1 for every
-// organisation without a share of its own.
+// the limit off for that organization; EVF_ORG_SHARE=1 for every
+// organization without a share of its own.
 //
 // Jobs of no task (the orphan sweep, an embed job naming fragments only) and
 // of a task that does not exist are not counted and always run: they belong
-// to no organisation, and their worker decides the rest.
+// to no organization, and their worker decides the rest.
 //
 // Cost: one query per job of a task (RunningShare: the running rows of the
 // queue through River's fetch index, the task and the share by primary
-// key), and when the organisation is over its share a second one
+// key), and when the organization is over its share a second one
 // (OrganizationsWaiting: one index probe per active task of the other
-// organisations). Two processes starting jobs of one organisation at the
+// organizations). Two processes starting jobs of one organization at the
 // same moment may both pass, each counting before the other's job shows:
 // the share is then passed by a job or two for the length of those jobs;
 // the next start corrects it.
 
-// ShareError is the failure of a job whose organisation is over its share
-// while Waiting, another organisation, waits: it waits Wait and is tried
+// ShareError is the failure of a job whose organization is over its share
+// while Waiting, another organization, waits: it waits Wait and is tried
 // again.
 type ShareError struct {
 	Organization string
-	Running      int64 // the organisation's running jobs of the kind, this one included
+	Running      int64 // the organization's running jobs of the kind, this one included
 	Limit        int64 // what its share allows now
 	Waiting      string
 	Wait         time.Duration
 }
 
 func (e *ShareError) Error() string {
-	return fmt.Sprintf("organisation %q runs %d jobs of this kind, over its share of %d, while organisation %q waits: the job waits %s and checks again",
+	return fmt.Sprintf("organization %q runs %d jobs of this kind, over its share of %d, while organization %q waits: the job waits %s and checks again",
 		e.Organization, e.Running, e.Limit, e.Waiting, e.Wait)
 }
 
 // FairShares is the worker middleware that holds back the jobs of an
-// organisation over its share (above); the fleet installs it inside
+// organization over its share (above); the fleet installs it inside
 // Middleware's, which applies the error table to what it returns. share is
 // the default share, in (0, 1]; wait is the snooze of a job held back.
 func FairShares(st *store.Store, share float64, wait time.Duration) rivertype.WorkerMiddleware {
@@ -132,7 +132,7 @@ func (m *fairShares) overShare(ctx context.Context, job *rivertype.JobRow, task 
 	return nil, nil
 }
 
-// shareOf is an organisation's share: the operator's, or the default.
+// shareOf is an organization's share: the operator's, or the default.
 func (m *fairShares) shareOf(set *float64) float64 {
 	if set != nil {
 		return *set
@@ -141,7 +141,7 @@ func (m *fairShares) shareOf(set *float64) float64 {
 }
 
 // shareLimit is how many of running jobs a share allows: at least one, so
-// that every organisation with work makes progress.
+// that every organization with work makes progress.
 func shareLimit(share float64, running int64) int64 {
 	return max(1, int64(share*float64(running)))
 }

@@ -19,17 +19,17 @@ import (
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
-// TestFairSharesLetTheOtherOrganisationIn runs two River clients on one
+// TestFairSharesLetTheOtherOrganizationIn runs two River clients on one
 // database, as two worker processes of the fleet, one nli worker each.
-// Organisation A's first verify_nli job holds the first process's worker.
-// Then A's second job and organisation B's job are inserted, A's first in
+// Organization A's first verify_nli job holds the first process's worker.
+// Then A's second job and organization B's job are inserted, A's first in
 // River's order. The second process, with the fleet's middleware and
 // FairShares at a share of 0.5, is offered A's job first: A already runs
 // one of the kind's jobs fleet-wide, its share of two, while B waits, so
 // the job is snoozed (not failed, no attempt used) and B's job runs in the
 // slot. With B's work done A is alone: its job comes back and runs though
 // A then holds both workers.
-func TestFairSharesLetTheOtherOrganisationIn(t *testing.T) {
+func TestFairSharesLetTheOtherOrganizationIn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.Pool(t)

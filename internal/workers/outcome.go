@@ -102,7 +102,7 @@ func decide(job *rivertype.JobRow, err error, waits ServerWaits) Decision {
 	case TaskPaused:
 		wait = pausedWait(err) // not counted among MaxSnoozes: a pause may last days
 	case OverShare:
-		wait = shareWait(err) // nor a fair share's: another organisation's work may last hours
+		wait = shareWait(err) // nor a fair share's: another organization's work may last hours
 	case PoliteWait:
 		return decidePolite(job, err)
 	case ServerBusy:

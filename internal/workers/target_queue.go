@@ -175,7 +175,7 @@ func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.T
 }
 
 // refuseBlocked fails a URL target whose domain is blocked, by the domain
-// policy or by its level in the task's organisation's view (the fleet's
+// policy or by its level in the task's organization's view (the fleet's
 // block, or its own), before anything is fetched.
 func (w *TargetQueueWorker) refuseBlocked(ctx context.Context, taskID int64, rawURL string) error {
 	domain := ident.Domain(rawURL)
@@ -187,7 +187,7 @@ func (w *TargetQueueWorker) refuseBlocked(ctx context.Context, taskID int64, raw
 		return fmt.Errorf("read the level of %s: %w", domain, err)
 	}
 	if level == domainpolicy.Blocked {
-		return fail(TargetFailed, fmt.Errorf("blocked_domain: %s is BLOCKED for this task's organisation (enqueue status names the block)", domain))
+		return fail(TargetFailed, fmt.Errorf("blocked_domain: %s is BLOCKED for this task's organization (enqueue status names the block)", domain))
 	}
 	return nil
 }

@@ -63,7 +63,7 @@ func completeTx[T river.JobArgs](ctx context.Context, tx pgx.Tx, job *river.Job[
 // lifeline's deaths of its worker (all, and those during attempts the job
 // ran alone in its process), target_queue's politeness
 // waits with the time of the first (notePoliteWait), the waits of a
-// paused task (notePausedWait) and those of an organisation over its share
+// paused task (notePausedWait) and those of an organization over its share
 // (noteShareWait).
 type jobCounts struct {
 	Snoozes          int64     `json:"snoozes"`
@@ -90,7 +90,7 @@ func diedAlone(job *rivertype.JobRow) int { return countsOf(job.Metadata).Worker
 // snoozeCount is how often River has snoozed the job for anything but
 // politeness, whose waits have their own bound (errs.MaxPoliteWait), its
 // task's pauses, which have none (a person resumes the task), and its
-// organisation's fair share, which ends with the other organisations' work.
+// organization's fair share, which ends with the other organizations' work.
 func snoozeCount(metadata []byte) int64 {
 	c := countsOf(metadata)
 	return c.Snoozes - c.PoliteWaits - c.PausedWaits - c.ShareWaits

@@ -220,7 +220,7 @@ func (w *VerifyNLIWorker) judged(ctx context.Context, claims []verifyplan.Claim)
 }
 
 // fragments reads the selected fragments' texts and their sources' levels
-// in the task's organisation's view, as they are now.
+// in the task's organization's view, as they are now.
 func (w *VerifyNLIWorker) fragments(ctx context.Context, taskID int64, ids []int64) (map[int64]verifyplan.Fragment, error) {
 	rows, err := w.store.PairFragments(ctx, store.PairFragmentsParams{TaskID: taskID, Ids: ids})
 	if err != nil {

@@ -2,7 +2,7 @@
 -- or returns a secret: the table holds its SHA-256 only.
 
 -- name: CreateAPIToken :one
--- A new token: an organisation's (organization_id set) or an operator's
+-- A new token: an organization's (organization_id set) or an operator's
 -- (NULL); the table's CHECK keeps kind and organization_id agreeing. It is
 -- over @lifetime_s seconds from now, on the database clock.
 INSERT INTO api_tokens (kind, organization_id, name, secret_hash, hint, expires_at)
@@ -10,7 +10,7 @@ SELECT @kind, sqlc.narg(organization_id), @name, @secret_hash, @hint, now() + ma
 RETURNING id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at;
 
 -- name: OrgAPITokens :many
--- The organisation's tokens, revoked ones included, oldest first.
+-- The organization's tokens, revoked ones included, oldest first.
 SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at
 FROM api_tokens
 WHERE organization_id = @organization_id
@@ -24,9 +24,9 @@ WHERE organization_id IS NULL
 ORDER BY id;
 
 -- name: RevokeAPIToken :one
--- Revokes token id of the organisation (organization_id NULL: an operator
--- token). Another organisation's token, or an operator's when an
--- organisation asks, is no row, as one that does not exist. Revoking a
+-- Revokes token id of the organization (organization_id NULL: an operator
+-- token). Another organization's token, or an operator's when an
+-- organization asks, is no row, as one that does not exist. Revoking a
 -- revoked token keeps its first revoked_at; was_revoked says it was. The
 -- row is locked before it is read, so two revokes agree on the time.
 WITH target AS (
@@ -71,8 +71,8 @@ SELECT EXISTS (
 )::bool AS live;
 
 -- name: LockAPITokenForRotation :one
--- Token id of the organisation (organization_id NULL: an operator token),
--- locked until commit, for a rotation: another organisation's token is no
+-- Token id of the organization (organization_id NULL: an operator token),
+-- locked until commit, for a rotation: another organization's token is no
 -- row, as one that does not exist.
 SELECT id, kind, organization_id, name, hint, created_at, revoked_at, last_used_at, expires_at
 FROM api_tokens

@@ -17,7 +17,7 @@ WHERE c.task_id = @task_id
 
 -- name: PruneBlockCauses :exec
 -- The task's claims, and the edges into them, leave the blocks that cite
--- them (the fleet's and the organisations' views): a block never points
+-- them (the fleet's and the organizations' views): a block never points
 -- at a row that is gone. Each block keeps its audit row
 -- (cause_change_id), whose evidence holds what the claims said.
 WITH gone_claims AS (

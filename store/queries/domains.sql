@@ -33,9 +33,9 @@ UPDATE domains SET
 WHERE domain = @domain;
 
 -- name: RecordDomainLevelChange :one
--- One audit row: what changed (the fleet's level, or one organisation's
--- view), who did it (an operator, an organisation's token, a rule with the
--- organisations behind it, the policy) and what it rests on (evidence).
+-- One audit row: what changed (the fleet's level, or one organization's
+-- view), who did it (an operator, an organization's token, a rule with the
+-- organizations behind it, the policy) and what it rests on (evidence).
 INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action,
                                   scope, organization_id, actor_kind, actor_organization_id, actor_token_id,
                                   rule_organizations, evidence)
@@ -58,7 +58,7 @@ ORDER BY array_position(ARRAY['PRIMARY','GOVERNMENT','ACADEMIC','TRUSTED','LOW',
 LIMIT @max_rows;
 
 -- name: DomainLevelChanges :many
--- A domain's audit, oldest first: the fleet's rows, and one organisation's
+-- A domain's audit, oldest first: the fleet's rows, and one organization's
 -- view's rows when @organization_id is given (every view's when @all_views).
 SELECT id, action, old_level, new_level, source, reason, set_by, at, scope, COALESCE(organization_id, '')::text AS organization_id,
        actor_kind, COALESCE(actor_organization_id, '')::text AS actor_organization_id, actor_token_id,
@@ -73,7 +73,7 @@ ORDER BY id;
 SELECT DISTINCT p.domain FROM task_pages tp JOIN pages p ON p.id = tp.page_id WHERE tp.task_id = @task_id ORDER BY p.domain;
 
 -- name: BlockedDomainsAmong :many
--- Which of these domains are BLOCKED in the organisation's view (by the
+-- Which of these domains are BLOCKED in the organization's view (by the
 -- fleet, scope 'fleet', or by its own view, scope 'organization'), with
 -- when, why, by whom, the cause (the rejected claims and the edges that
 -- rejected them, or a page) and the audit row that keeps it.
@@ -94,7 +94,7 @@ ORDER BY d.domain;
 
 -- name: FlaggedDomainsAmong :many
 -- Which of these domains source verification flagged for a person, and
--- why: flags of the fleet's level, and of the organisation's view.
+-- why: flags of the fleet's level, and of the organization's view.
 SELECT d.domain, effective_trust_level(d.trust_level, o.trust_level)::text AS trust_level,
        COALESCE(o.flagged_at, d.flagged_at)::timestamptz AS flagged_at,
        COALESCE(CASE WHEN o.flagged_at IS NOT NULL THEN o.flag_reason ELSE d.flag_reason END, '')::text AS flag_reason,
@@ -105,7 +105,7 @@ WHERE d.domain = ANY(@domains::text[]) AND (d.flagged_at IS NOT NULL OR o.flagge
 ORDER BY d.domain;
 
 -- name: RecordPromotions :exec
--- The audit rows of promotions in one organisation's view.
+-- The audit rows of promotions in one organization's view.
 INSERT INTO domain_level_changes (domain, old_level, new_level, source, reason, set_by, action,
                                   scope, organization_id, actor_kind, rule_organizations)
 SELECT unnest(@domains::text[]), 'UNVERIFIED', 'LOW', 'verification', unnest(@reasons::text[]), 'source verification', 'promote',
@@ -118,8 +118,8 @@ WHERE claim_id = ANY(@claim_ids::bigint[]) AND kind = 'refuted_by_higher'
 ORDER BY edge_id DESC LIMIT 20;
 
 -- name: SumDomainStanding :exec
--- The domain's claim counts over every organisation, for display: the
--- block rule reads each organisation's own (org_domain_levels), never
+-- The domain's claim counts over every organization, for display: the
+-- block rule reads each organization's own (org_domain_levels), never
 -- these.
 UPDATE domains d SET rejected_claims = s.rejected, total_claims = s.total,
     rejection_rate = CASE WHEN s.total > 0 THEN s.rejected::float8 / s.total ELSE 0 END
@@ -195,7 +195,7 @@ SELECT unnest(@domains::text[]), unnest(@old_levels::text[]), unnest(@new_levels
 -- name: ClaimsTouchingDomain :many
 -- The claims whose status a change of the domain's level can change: those
 -- extracted from its pages, and those its fragments confidently support or
--- refute; of one organisation's tasks when @organization_id is given (a
+-- refute; of one organization's tasks when @organization_id is given (a
 -- change of its view), of every task otherwise.
 SELECT c.id FROM pages p
 JOIN fragments f ON f.page_id = p.id

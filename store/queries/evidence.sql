@@ -1,12 +1,12 @@
 -- name: EvidenceSpans :many
 -- Evidence.List (ARCHITECTURE.md §5.7): the evidence spans of one claim, one
--- page or one task, always of the organisation's tasks, in a stable order
+-- page or one task, always of the organization's tasks, in a stable order
 -- (origins by claim id, then NLI edges by edge id) from after the cursor.
 -- Every span resolves, with inner joins only, to a page, a page version,
 -- [start_char, end_char) and the version's text there. Exactly one of
 -- claim_id, page_id and task_id is given (internal/service checks it).
 WITH spans AS (
-    -- scope: the organisation's claims (a plain join in each branch, not a
+    -- scope: the organization's claims (a plain join in each branch, not a
     -- shared CTE, so a page's listing starts from the page's fragments)
     SELECT 0 AS rank, c.id AS key, 'origin'::text AS kind, f.page_id, c.page_version_id AS page_version_id,
            c.quote_start AS start_char, c.quote_end AS end_char,
@@ -45,7 +45,7 @@ ORDER BY rank, key
 LIMIT @max_rows;
 
 -- name: OrgPage :one
--- Whether a page is reached through a task of the organisation (a shared
+-- Whether a page is reached through a task of the organization (a shared
 -- page is the caller's only so).
 SELECT EXISTS (
     SELECT 1 FROM task_pages tp JOIN tasks t ON t.id = tp.task_id

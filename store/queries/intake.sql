@@ -1,7 +1,7 @@
 -- Task intake (internal/intake): tasks, hypothesis claims, targets.
 
 -- name: CreateTask :one
--- A task; with an idempotency key another create of the organisation
+-- A task; with an idempotency key another create of the organization
 -- already made, nothing (no row: TaskByIdempotencyKey has it).
 INSERT INTO tasks (organization_id, hypothesis, budget_class, retrieval, idempotency_key)
 VALUES (@organization_id, @hypothesis, @budget_class, COALESCE(NULLIF(@retrieval::text, ''), 'given'), sqlc.narg(idempotency_key)::text)

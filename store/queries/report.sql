@@ -89,7 +89,7 @@ ORDER BY c.evidence_no, e.relation, e.nli_edge_confidence DESC NULLS LAST, e.id;
 
 -- name: TaskPages :many
 -- The task's pages with their domain's level now in the task's
--- organisation's view (UNVERIFIED for a domain without a row, as rerank
+-- organization's view (UNVERIFIED for a domain without a row, as rerank
 -- reads it).
 SELECT p.id, p.url, COALESCE(p.final_url, '')::text AS final_url, p.domain, COALESCE(p.title, '')::text AS title,
        p.doi, p.abstract_only, tp.page_version_id, tp.reason, tp.depth, p.http_status,

@@ -1,7 +1,7 @@
 -- name: RunningShare :one
--- For a job of task @task_id starting now: its organisation, the share an
+-- For a job of task @task_id starting now: its organization, the share an
 -- operator set for it (NULL: the default), and the jobs of @kind in @queue
--- running fleet-wide, of its organisation and of every organisation (jobs
+-- running fleet-wide, of its organization and of every organization (jobs
 -- of a task only; the job itself is among them). The running rows come
 -- from River's fetch index (state, queue, …): as many as the fleet's
 -- workers of the queue, whatever the backlog or the history. A task_id
@@ -22,11 +22,11 @@ LEFT JOIN organization_shares s ON s.organization_id = me.organization_id
 WHERE me.id = @task_id;
 
 -- name: OrganizationsWaiting :many
--- The organisations other than @organization_id with a job of @kind
+-- The organizations other than @organization_id with a job of @kind
 -- waiting (available and due) for an active task, with the share an
 -- operator set (NULL: the default) and their jobs of @kind in @queue
 -- running fleet-wide. One probe of river_job_evf_task_idx per active task
--- of the other organisations (tasks_active_organization_idx).
+-- of the other organizations (tasks_active_organization_idx).
 WITH waiting AS (
     SELECT DISTINCT t.organization_id
     FROM tasks t
@@ -48,16 +48,16 @@ LEFT JOIN organization_shares s ON s.organization_id = w.organization_id
 ORDER BY w.organization_id;
 
 -- name: OrganizationShare :one
--- The share an operator set for an organisation (no row: the default).
+-- The share an operator set for an organization (no row: the default).
 SELECT organization_id, share, updated_at FROM organization_shares WHERE organization_id = @organization_id;
 
 -- name: SetOrganizationShare :one
--- Sets an organisation's share (enqueue org share).
+-- Sets an organization's share (enqueue org share).
 INSERT INTO organization_shares (organization_id, share, updated_at)
 VALUES (@organization_id, @share, now())
 ON CONFLICT (organization_id) DO UPDATE SET share = excluded.share, updated_at = excluded.updated_at
 RETURNING organization_id, share, updated_at;
 
 -- name: ClearOrganizationShare :execrows
--- The organisation's share is the default again.
+-- The organization's share is the default again.
 DELETE FROM organization_shares WHERE organization_id = @organization_id;

@@ -54,7 +54,7 @@ VALUES (@domain, @site, @trust_level, lower(@trust_level::text), @level_source, 
 ON CONFLICT (domain) DO NOTHING;
 
 -- name: DomainTrustLevel :one
--- The level of a domain in the task's organisation's view (empty when it
+-- The level of a domain in the task's organization's view (empty when it
 -- has no row yet).
 SELECT COALESCE((SELECT effective_trust_level(d.trust_level, o.trust_level) FROM domains d
                  LEFT JOIN org_domain_levels o ON o.domain = d.domain AND o.organization_id = (SELECT tk.organization_id FROM tasks tk WHERE tk.id = @task_id)

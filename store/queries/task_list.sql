@@ -1,8 +1,8 @@
 -- The tasks and jobs a person lists and acts on (internal/service: every
--- read here is of one organisation's task).
+-- read here is of one organization's task).
 
 -- name: OrgTasks :many
--- The organisation's tasks, newest first, from below the cursor (a task
+-- The organization's tasks, newest first, from below the cursor (a task
 -- id), with their claims, targets and pages counted (each an index-only
 -- count on the task's own rows).
 SELECT t.id, t.status, t.hypothesis, t.created_at, t.updated_at,

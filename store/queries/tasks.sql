@@ -32,16 +32,16 @@ WHERE id = @id;
 INSERT INTO event_log (task_id, event_type, payload) VALUES (@task_id, @event_type, @payload);
 
 -- name: OrgTask :one
--- The task, if it is the organisation's (internal/service: another
--- organisation's task is not found).
+-- The task, if it is the organization's (internal/service: another
+-- organization's task is not found).
 SELECT * FROM tasks WHERE id = @id AND organization_id = @organization_id;
 
 -- name: ClaimOrganization :one
--- The organisation and task of a claim (internal/service's check).
+-- The organization and task of a claim (internal/service's check).
 SELECT t.organization_id, c.task_id FROM claims c JOIN tasks t ON t.id = c.task_id WHERE c.id = @id;
 
 -- name: EdgeOrganization :one
--- The organisation and task of an NLI edge's claim.
+-- The organization and task of an NLI edge's claim.
 SELECT t.organization_id, c.task_id FROM edges e JOIN claims c ON c.id = e.target_id JOIN tasks t ON t.id = c.task_id
 WHERE e.id = @id AND e.target_type = 'claim';
 
@@ -84,12 +84,12 @@ WHERE t.id = ANY(@ids::bigint[]) AND t.status = 'completed'
 RETURNING t.id;
 
 -- name: OrgClaimIDs :many
--- Of these claims, those of the organisation's tasks (a block's cause, shown
--- to one organisation, names only its own claims).
+-- Of these claims, those of the organization's tasks (a block's cause, shown
+-- to one organization, names only its own claims).
 SELECT c.id FROM claims c JOIN tasks t ON t.id = c.task_id
 WHERE c.id = ANY(@ids::bigint[]) AND t.organization_id = @organization_id ORDER BY c.id DESC;
 
 -- name: OrgEdgeIDs :many
--- Of these NLI edges, those into claims of the organisation's tasks.
+-- Of these NLI edges, those into claims of the organization's tasks.
 SELECT e.id FROM edges e JOIN claims c ON c.id = e.target_id JOIN tasks t ON t.id = c.task_id
 WHERE e.id = ANY(@ids::bigint[]) AND e.target_type = 'claim' AND t.organization_id = @organization_id ORDER BY e.id DESC;

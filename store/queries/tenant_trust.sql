@@ -1,11 +1,11 @@
--- Organisations' views of domain trust (ARCHITECTURE.md §5.5,
--- "Organisations and the fleet's trust"; store/tenant_trust.go).
+-- Organizations' views of domain trust (ARCHITECTURE.md §5.5,
+-- "Organizations and the fleet's trust"; store/tenant_trust.go).
 
 -- name: TaskOrganization :one
 SELECT organization_id FROM tasks WHERE id = @id;
 
 -- name: EnsureOrgDomainRows :exec
--- The organisation's rows of these domains (known domains only), made
+-- The organization's rows of these domains (known domains only), made
 -- empty when missing: an empty row sees the fleet's level.
 INSERT INTO org_domain_levels (organization_id, domain)
 SELECT @organization_id::text, d.domain FROM domains d WHERE d.domain = ANY(@domains::text[])
@@ -13,10 +13,10 @@ ORDER BY d.domain
 ON CONFLICT (organization_id, domain) DO NOTHING;
 
 -- name: OrgDomainStandings :many
--- The block rule's view of these domains for one organisation, its rows
+-- The block rule's view of these domains for one organization, its rows
 -- locked in domain order: the fleet's level of record and the
--- organisation's own, and how many of the organisation's claims from the
--- domain are rejected (its tasks only: another organisation's volume never
+-- organization's own, and how many of the organization's claims from the
+-- domain are rejected (its tasks only: another organization's volume never
 -- enters its rate), with the latest rejected claims' ids.
 SELECT o.domain, d.trust_level AS fleet_level, d.level_source AS fleet_source, COALESCE(d.level_rule, '')::text AS fleet_rule,
        COALESCE(o.trust_level, '')::text AS org_level, COALESCE(o.level_source, '')::text AS org_source,
@@ -38,8 +38,8 @@ ORDER BY o.domain
 FOR UPDATE OF o;
 
 -- name: LockOrgDomain :one
--- One organisation's row of a domain with the fleet's, locked (the
--- organisation's row; the caller made it).
+-- One organization's row of a domain with the fleet's, locked (the
+-- organization's row; the caller made it).
 SELECT d.trust_level AS fleet_level, d.level_source AS fleet_source, COALESCE(d.level_rule, '')::text AS fleet_rule,
        COALESCE(o.trust_level, '')::text AS org_level, COALESCE(o.level_source, '')::text AS org_source,
        COALESCE(o.level_rule, '')::text AS org_rule, COALESCE(o.original_trust_level, '')::text AS org_original,
@@ -53,7 +53,7 @@ UPDATE org_domain_levels SET rejected_claims = @rejected, total_claims = @total
 WHERE organization_id = @organization_id AND domain = @domain;
 
 -- name: SetOrgDomainLevel :exec
--- The organisation's own level of a domain (NULL: the fleet's again), set
+-- The organization's own level of a domain (NULL: the fleet's again), set
 -- by its reviewer or by a rule on its evidence. A block keeps the level it
 -- replaced and cites the audit row that holds its cause; any other level
 -- clears a block; a person's level clears a flag.
@@ -79,9 +79,9 @@ UPDATE org_domain_levels SET flagged_at = now(), flag_reason = @reason
 WHERE organization_id = @organization_id AND domain = @domain;
 
 -- name: PromoteOrgDomains :many
--- Source verification's promotion in one organisation's view: a domain
+-- Source verification's promotion in one organization's view: a domain
 -- its view sees at UNVERIFIED, that nobody vouched for, becomes LOW there
--- when one of these claims (the organisation's) is verified; the row
+-- when one of these claims (the organization's) is verified; the row
 -- remembers the vote (promoted_at). Rows locked in domain order; returns
 -- the promoted domains with the claim.
 WITH corroborated AS (
@@ -110,7 +110,7 @@ WHERE o.organization_id = @organization_id AND o.domain = l.domain
 RETURNING o.domain, k.claim_id;
 
 -- name: DomainVotes :one
--- The organisations whose views block the domain (with each block's reason
+-- The organizations whose views block the domain (with each block's reason
 -- and audit row), those whose views block or flag it, and those whose
 -- claims corroborated it: the quorum's count for the fleet's level; with
 -- the claims and edges the views' blocks cite.
@@ -137,7 +137,7 @@ WHERE domain = @domain AND trust_level = 'UNVERIFIED'
 
 -- name: RejectionEvidence :one
 -- What a block for rejected claims rests on, kept in its audit row: each
--- claim with its task, organisation, text (at most 500 characters), why it
+-- claim with its task, organization, text (at most 500 characters), why it
 -- stands rejected and the feedback that rejected it, and the edges that
 -- refuted it. The claims may be cleaned up later; this copy stays.
 SELECT COALESCE(jsonb_agg(jsonb_build_object(
@@ -155,7 +155,7 @@ FROM claims c JOIN tasks t ON t.id = c.task_id
 WHERE c.id = ANY(@claim_ids::bigint[]);
 
 -- name: DomainViewOf :one
--- A domain as one organisation sees it: the fleet's level of record (''
+-- A domain as one organization sees it: the fleet's level of record (''
 -- when no page of it was stored yet), its view's own level, what its tasks
 -- see, the block or flag that holds for it, and its claim counts.
 SELECT COALESCE(d.trust_level, '')::text AS fleet_level, COALESCE(o.trust_level, '')::text AS own_level,
@@ -170,15 +170,15 @@ LEFT JOIN org_domain_levels o ON o.domain = x.domain AND o.organization_id = @or
 
 -- name: LockDomains :exec
 -- The domains' rows, locked in domain order: every transaction that
--- changes a domain's level or an organisation's view of it locks the
--- domain's row first, then organisations' rows (one lock order).
+-- changes a domain's level or an organization's view of it locks the
+-- domain's row first, then organizations' rows (one lock order).
 SELECT domain FROM domains WHERE domain = ANY(@domains::text[]) ORDER BY domain FOR UPDATE;
 
 -- name: LiftRuleViewBlocks :many
 -- An operator's unblock of the fleet's level also lifts the blocks the
--- rules made in organisations' views (their votes toward it): those views
--- follow the fleet's level again. A block an organisation's own reviewer
--- made stays. Returns the organisations and the levels their views had.
+-- rules made in organizations' views (their votes toward it): those views
+-- follow the fleet's level again. A block an organization's own reviewer
+-- made stays. Returns the organizations and the levels their views had.
 UPDATE org_domain_levels SET
     trust_level = NULL, level_source = NULL, level_rule = NULL, level_set_by = NULL, level_set_at = now(),
     blocked_at = NULL, block_reason = NULL, original_trust_level = NULL, cause_change_id = NULL, cause_id = NULL,

@@ -123,7 +123,7 @@ JOIN LATERAL (
 
 -- name: PairFragments :many
 -- What a selected pair needs: the premise text and the source domain's
--- trust in the task's organisation's view.
+-- trust in the task's organization's view.
 SELECT f.id, f.text,
        COALESCE(effective_trust_level(d.trust_level, o.trust_level), '')::text AS trust_level,
        COALESCE(CASE WHEN o.trust_level IS NULL OR d.trust_level = 'BLOCKED' THEN d.category ELSE lower(o.trust_level) END, '')::text AS category
@@ -150,13 +150,13 @@ ON CONFLICT (source_type, source_id, target_type, target_id)
 -- name: ClaimEvidence :many
 -- Everything a claim's posterior, belief and source verification are decided
 -- from, in one read (store.recomputePosteriors sums it in Go, sumEvidence):
--- per claim its organisation, its origin (the domain, site and level of the
+-- per claim its organization, its origin (the domain, site and level of the
 -- page it was extracted from; empty for a hypothesis) and whether it has
 -- conflicts recorded, with one row per NLI edge into it, in edge id order
 -- (a claim without edges has one row, edge_id 0): the edge's relation,
 -- confidence and relevance (the retrieval score recorded when it was
 -- judged; 1 when none was, and for a person's correction), and its source
--- page's domain, site and level of record in the claim's organisation's
+-- page's domain, site and level of record in the claim's organization's
 -- view (has_source false when the fragment or page is gone). ClaimTallies
 -- and ClaimSiteEdges below are the same sums written in SQL: the tests hold
 -- the two against each other. Read after the claims' rows are locked, so it

@@ -16,15 +16,15 @@ import (
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
 
-// FairnessSection is fair shares between organisations: organisation A's
+// FairnessSection is fair shares between organizations: organization A's
 // large task and B's small one on a slow NLI server, with and without the
 // share (internal/workers/fairshare.go).
 const FairnessSection = "fairness"
 
 // FairnessOptions size the fairness section.
 type FairnessOptions struct {
-	ClaimsA  int           // claims of organisation A's task, enqueued first
-	ClaimsB  int           // claims of organisation B's task, enqueued After later
+	ClaimsA  int           // claims of organization A's task, enqueued first
+	ClaimsB  int           // claims of organization B's task, enqueued After later
 	After    time.Duration // B's task is enqueued this long after the worker started on A's
 	PairRate float64       // NLI pairs per second the model server judges, all requests together
 	Share    string        // EVF_ORG_SHARE of the arm with shares
@@ -66,7 +66,7 @@ func (h *harness) fairness(ctx context.Context) error {
 	}
 	for task, org := range map[int64]string{taskA.ID: "org-a", taskB.ID: "org-b"} {
 		if _, err := env.pool.Exec(ctx, `UPDATE tasks SET organization_id = $2 WHERE id = $1`, task, org); err != nil {
-			return fmt.Errorf("fairness: organisation of task %d: %w", task, err)
+			return fmt.Errorf("fairness: organization of task %d: %w", task, err)
 		}
 	}
 	h.logf("fairness: loaded A's %d claims and B's %d in %.1fs", len(taskA.ClaimIDs), len(taskB.ClaimIDs), time.Since(begin).Seconds())
@@ -125,7 +125,7 @@ func (h *harness) runFairness(ctx context.Context, pool *pgxpool.Pool, dbURL str
 		return ps
 	}
 	if _, err := client.InsertMany(ctx, shards(taskA)); err != nil {
-		return r, fmt.Errorf("insert organisation A's jobs: %w", err)
+		return r, fmt.Errorf("insert organization A's jobs: %w", err)
 	}
 	pairsBefore := nli.pairs.Load()
 	p, err := startProc(h.opts.Exe, []string{"DATABASE_URL=" + dbURL, "EVF_QUEUES=nli", fmt.Sprintf("EVF_NLI_WORKERS=%d", h.opts.NLIWorkers),
@@ -145,7 +145,7 @@ func (h *harness) runFairness(ctx context.Context, pool *pgxpool.Pool, dbURL str
 	}
 	bJobs := shards(taskB)
 	if _, err := client.InsertMany(ctx, bJobs); err != nil {
-		return r, fmt.Errorf("insert organisation B's jobs: %w", err)
+		return r, fmt.Errorf("insert organization B's jobs: %w", err)
 	}
 	bTask := fmt.Sprint(taskB.ID)
 	deadline := time.Now().Add(30 * time.Minute)
@@ -154,16 +154,16 @@ func (h *harness) runFairness(ctx context.Context, pool *pgxpool.Pool, dbURL str
 		if err := pool.QueryRow(ctx, `
 			SELECT count(*) FILTER (WHERE state = 'completed'), count(*) FILTER (WHERE state IN ('discarded', 'cancelled'))
 			FROM river_job WHERE kind = $1 AND args ->> 'task_id' = $2`, jobs.KindVerifyNLI, bTask).Scan(&done, &ended); err != nil {
-			return r, fmt.Errorf("read organisation B's jobs: %w", err)
+			return r, fmt.Errorf("read organization B's jobs: %w", err)
 		}
 		if ended > 0 {
-			return r, fmt.Errorf("%d of organisation B's jobs ended undone", ended)
+			return r, fmt.Errorf("%d of organization B's jobs ended undone", ended)
 		}
 		if done == len(bJobs) {
 			break
 		}
 		if time.Now().After(deadline) {
-			return r, fmt.Errorf("organisation B's jobs not done within 30 minutes (%d of %d)", done, len(bJobs))
+			return r, fmt.Errorf("organization B's jobs not done within 30 minutes (%d of %d)", done, len(bJobs))
 		}
 		select {
 		case <-ctx.Done():

@@ -55,7 +55,7 @@ var (
 )
 
 // unstampedPairFragments is PairFragments without the domains join and
-// the organisation's view: the same columns, the levels empty (as for a
+// the organization's view: the same columns, the levels empty (as for a
 // domain without a row). The task id it no longer reads stays a parameter.
 // It fails when the query no longer has the shape it takes the joins out
 // of.

@@ -304,3 +304,27 @@ func sortedKeys(m map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestOneSpellingOfOrganization: the word the API spells organization_id
+// and the CLI --org is spelt so in every file of the repository (the
+// bundled third-party data aside), code, docs and messages alike.
+func TestOneSpellingOfOrganization(t *testing.T) {
+	t.Parallel()
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "organi" + "sation" // not spelt out, so that this file passes too
+	for _, f := range repoFiles(t, root) {
+		if strings.HasPrefix(f, "testdata/") || strings.HasSuffix(f, ".bin") || strings.HasSuffix(f, ".gz") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			continue // a file listed but gone (being moved)
+		}
+		if i := strings.Index(strings.ToLower(string(data)), other); i >= 0 {
+			t.Errorf("%s spells %q (organization, as the API and the CLI do)", f, string(data[i:i+len(other)]))
+		}
+	}
+}
