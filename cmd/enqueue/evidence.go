@@ -79,7 +79,7 @@ func (a *app) evidenceListCmd() *cobra.Command {
 					if s.Confidence != nil {
 						conf = fmt.Sprintf("%.2f", *s.Confidence)
 					}
-					fmt.Fprintf(w, "%s %-8s %s  “%s”\n    page %d version %d chars %d–%d", s.Source.EvidenceID, s.Kind, conf,
+					fmt.Fprintf(w, "%s %-8s %s  “%s”\n    page %d version %d chars %d–%d", s.Source.EvidenceNo, s.Kind, conf,
 						truncate(strings.Join(strings.Fields(s.Text), " "), 160), s.PageID, s.PageVersionID, s.StartChar, s.EndChar)
 					if s.Source.EdgeID != nil {
 						fmt.Fprintf(w, " edge %d", *s.Source.EdgeID)

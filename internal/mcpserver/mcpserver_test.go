@@ -226,7 +226,7 @@ func TestAssistantRunsATask(t *testing.T) {
 		if s.Text == "" || s.Text != content {
 			t.Errorf("span %+v: text is not the version's text %q", s, content)
 		}
-		if !strings.HasPrefix(s.Source.EvidenceID, "E") {
+		if !strings.HasPrefix(s.Source.EvidenceNo, "E") {
 			t.Errorf("span %+v: no E-number", s)
 		}
 		if s.Kind == "origin" {

@@ -36,7 +36,7 @@ type EvidenceSpan struct {
 // SpanSource says whose evidence a span is.
 type SpanSource struct {
 	ClaimID    int64  `json:"claim_id"`
-	EvidenceID string `json:"evidence_id"` // the claim's E-number, "E17"
+	EvidenceNo string `json:"evidence_no"` // the claim's E-number, "E17"
 	EdgeID     *int64 `json:"edge_id,omitempty"`
 	Model      string `json:"model,omitempty"` // the NLI model of an edge, the extractor of an origin
 }
@@ -116,7 +116,7 @@ func (s *Service) EvidenceList(ctx context.Context, org string, f EvidenceFilter
 		}
 		span := EvidenceSpan{PageID: r.PageID, PageVersionID: r.PageVersionID, StartChar: r.StartChar, EndChar: r.EndChar,
 			Text: r.Text, Kind: r.Kind,
-			Source: SpanSource{ClaimID: r.ClaimID, EvidenceID: fmt.Sprintf("E%d", r.EvidenceNo), EdgeID: r.EdgeID}}
+			Source: SpanSource{ClaimID: r.ClaimID, EvidenceNo: fmt.Sprintf("E%d", r.EvidenceNo), EdgeID: r.EdgeID}}
 		if r.HasConfidence {
 			c := r.Confidence
 			span.Confidence = &c

@@ -165,7 +165,7 @@ func TestEvidenceListFilters(t *testing.T) {
 			t.Errorf("claim's evidence %v, want its origin and one supports edge", got)
 		}
 		for _, s := range all {
-			if s.Source.EvidenceID != "E2" || s.Kind == "origin" && (s.Text != "Ice sheets thin fast — über 20 % since 1990." || s.Source.EdgeID != nil) {
+			if s.Source.EvidenceNo != "E2" || s.Kind == "origin" && (s.Text != "Ice sheets thin fast — über 20 % since 1990." || s.Source.EdgeID != nil) {
 				t.Errorf("span %+v", s)
 			}
 		}

@@ -15,7 +15,9 @@ import (
 // it, and which models judged. A hypothesis claim has no source: its
 // source fields are null.
 type ExportItem struct {
-	ID               string     `json:"id"` // "E17"
+	ID               string     `json:"id"`          // the E-number, "E17": seed 001's record id
+	ClaimID          int64      `json:"claim_id"`    // the claim's id (POST /v1/claims/{claim_id}/feedback, evidence spans' source.claim_id)
+	EvidenceNo       string     `json:"evidence_no"` // the E-number again, by the name the graph and the spans give it
 	Claim            string     `json:"claim"`
 	Kind             string     `json:"kind"`   // hypothesis | extracted
 	Source           *string    `json:"source"` // the page's title, else its domain
@@ -93,7 +95,7 @@ func (s *Service) Export(ctx context.Context, org string, taskID int64, after, l
 }
 
 func exportItem(r store.TaskExportClaimsRow, origins map[int64]store.TaskPageOriginsRow) ExportItem {
-	it := ExportItem{ID: fmt.Sprintf("E%d", r.EvidenceNo), Claim: r.Text, Kind: r.Kind, Confidence: r.Confidence,
+	it := ExportItem{ID: fmt.Sprintf("E%d", r.EvidenceNo), ClaimID: r.ID, EvidenceNo: fmt.Sprintf("E%d", r.EvidenceNo), Claim: r.Text, Kind: r.Kind, Confidence: r.Confidence,
 		Belief: r.Belief, PropagatedBelief: r.PropagatedBelief,
 		Verdict: r.Verdict, Supporting: r.SupportingCount, Refuting: r.RefutingCount, Neutral: r.NeutralCount,
 		Verification: r.VerificationStatus, Adoption: r.AdoptionStatus,
