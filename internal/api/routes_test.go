@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,18 @@ func TestEveryRouteChecksTheOrganization(t *testing.T) {
 			} else {
 				checkProblem(t, op.method+" "+path+" with another organization's token", resp, data)
 				b.checkResponse(t, op.method, path, b.stranger.token, body, resp, data)
+			}
+		}
+		// a row's id out of range is 400 invalid_request, a problem the
+		// document describes
+		if bad := regexp.MustCompile(`\{[a-z_]+_id\}`).ReplaceAllString(op.path, "0"); bad != op.path {
+			resp, data := b.call(t, op.method, bad, b.owner.token, body)
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("%s %s: %d %s, want 400", op.method, bad, resp.StatusCode, clip(data))
+			} else if p := checkProblem(t, op.method+" "+bad, resp, data); p.Code != "invalid_request" {
+				t.Errorf("%s %s: code %q, want invalid_request", op.method, bad, p.Code)
+			} else {
+				b.checkResponse(t, op.method, bad, b.owner.token, body, resp, data)
 			}
 		}
 		if op.id == "task-events" {
