@@ -1,99 +1,35 @@
 package chartcheck_test
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/evidencefleet/evidencefleet/internal/harness/repodata"
 )
 
 // runbooks is the document every alert's runbook_url points into.
 const runbooks = "../../../docs/runbooks.md"
 
-// githubSlug is the anchor GitHub gives a Markdown heading: the text
-// lower-cased, punctuation (anything but letters, digits, spaces, hyphens
-// and underscores) removed, each space a hyphen.
-func githubSlug(heading string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
-		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-var atxHeading = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
-
 // anchors returns the GitHub anchors of the headings of a Markdown file
-// (ATX headings outside fenced code blocks; a repeated slug gets -1, -2…),
-// and the in-document links (#anchor) it makes.
+// (repodata.Anchors), and the in-document links (#anchor) it makes outside
+// fenced code blocks.
 func anchors(t *testing.T, path string) (set map[string]bool, links []string) {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	set = map[string]bool{}
-	seen := map[string]int{}
-	fenced := false
 	link := regexp.MustCompile(`\]\(#([^)\s]+)\)`)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if trimmed := strings.TrimSpace(line); strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fenced = !fenced
-			continue
-		}
-		if fenced {
-			continue
-		}
-		for _, m := range link.FindAllStringSubmatch(line, -1) {
-			links = append(links, m[1])
-		}
-		m := atxHeading.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		slug := githubSlug(m[1])
-		if n := seen[slug]; n > 0 {
-			seen[slug]++
-			slug = fmt.Sprintf("%s-%d", slug, n)
-		} else {
-			seen[slug] = 1
-		}
-		set[slug] = true
+	for _, m := range link.FindAllStringSubmatch(repodata.Prose(string(data)), -1) {
+		links = append(links, m[1])
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return set, links
-}
-
-func TestGitHubSlug(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"EvidenceFleetBacklogGrowing":        "evidencefleetbackloggrowing",
-		"Before you start":                   "before-you-start",
-		"What `enqueue status` shows, now!":  "what-enqueue-status-shows-now",
-		"Many pods, one Postgres: PgBouncer": "many-pods-one-postgres-pgbouncer",
-		"snake_case and -hyphens-":           "snake_case-and--hyphens-",
-	} {
-		if got := githubSlug(in); got != want {
-			t.Errorf("githubSlug(%q) = %q, want %q", in, got, want)
-		}
-	}
+	return repodata.Anchors(string(data)), links
 }
 
 // defaultRunbookBase is prometheusRule.runbookBaseURL of the chart's values.yaml.
@@ -166,8 +102,8 @@ func TestAlertRunbooks(t *testing.T) {
 			t.Errorf("alert %s: runbook_url %q is not %s#<anchor>", name, u, base)
 		case !headings[anchor]:
 			t.Errorf("alert %s: runbook_url %q: no heading of %s has the anchor #%s", name, u, runbooks, anchor)
-		case anchor != githubSlug(name):
-			t.Errorf("alert %s: anchor #%s, want its own section #%s", name, anchor, githubSlug(name))
+		case anchor != repodata.Slug(name):
+			t.Errorf("alert %s: anchor #%s, want its own section #%s", name, anchor, repodata.Slug(name))
 		}
 	}
 
@@ -197,7 +133,7 @@ func TestAlertRunbooks(t *testing.T) {
 		}
 	}
 	for _, s := range sections {
-		if !slices.ContainsFunc(alertNames, func(a string) bool { return githubSlug(a) == s }) {
+		if !slices.ContainsFunc(alertNames, func(a string) bool { return repodata.Slug(a) == s }) {
 			t.Errorf("%s has a section #%s of no alert", runbooks, s)
 		}
 	}

@@ -113,56 +113,9 @@ func asPattern(p string) []string {
 // codeSpans returns the inline code spans of a Markdown text outside its
 // fenced code blocks, with the line each starts on.
 func codeSpans(text string) (spans []string, lines []int) {
-	fence := regexp.MustCompile("^\\s{0,3}(`{3,}|~{3,})[^`]*$")
-	var kept strings.Builder
-	open := ""
-	for _, l := range strings.SplitAfter(text, "\n") {
-		trimmed := strings.TrimSpace(l)
-		switch {
-		case open != "":
-			if strings.HasPrefix(trimmed, open) && strings.Trim(trimmed, open[:1]) == "" {
-				open = ""
-			}
-			kept.WriteString("\n") // keep line numbers
-			continue
-		case fence.MatchString(strings.TrimRight(l, "\n")):
-			open = fence.FindStringSubmatch(strings.TrimRight(l, "\n"))[1]
-			kept.WriteString("\n")
-			continue
-		}
-		kept.WriteString(l)
-	}
-	s := kept.String()
-	for i := 0; i < len(s); {
-		if s[i] != '`' {
-			i++
-			continue
-		}
-		n := 0
-		for i+n < len(s) && s[i+n] == '`' {
-			n++
-		}
-		delim := s[i : i+n]
-		end := -1
-		for j := i + n; j < len(s); {
-			k := strings.Index(s[j:], delim)
-			if k < 0 {
-				break
-			}
-			k += j
-			if (k+n >= len(s) || s[k+n] != '`') && s[k-1] != '`' {
-				end = k
-				break
-			}
-			j = k + 1
-		}
-		if end < 0 {
-			i += n
-			continue
-		}
-		spans = append(spans, strings.TrimSpace(s[i+n:end]))
-		lines = append(lines, strings.Count(s[:i], "\n")+1)
-		i = end + n
+	for _, span := range mdCodeSpans(text) {
+		spans = append(spans, span.text)
+		lines = append(lines, span.n)
 	}
 	return spans, lines
 }

@@ -72,7 +72,7 @@ func TestLinksResolve(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		cache[rel] = mdAnchors(string(b))
+		cache[rel] = Anchors(string(b))
 		return cache[rel], nil
 	}
 	checked := 0
