@@ -10,11 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/evidencefleet/evidencefleet/internal/errs"
+	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
 
@@ -143,6 +145,11 @@ type JobCancel struct {
 // target_queue job's waiting target ends cancelled with the reason, in
 // the same transaction.
 func (s *Service) CancelJob(ctx context.Context, org string, c JobCancel) (JobAction, error) {
+	for field, v := range map[string]string{"reason": c.Reason, "by": c.By} {
+		if n := utf8.RuneCountInString(v); n > jobs.MaxTextRunes {
+			return JobAction{}, fmt.Errorf("%s: %d characters, more than %d: %w", field, n, jobs.MaxTextRunes, errs.ErrBadInput)
+		}
+	}
 	reason := "cancelled by " + cmp.Or(c.By, "a person")
 	if c.Reason != "" {
 		reason += ": " + c.Reason

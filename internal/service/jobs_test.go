@@ -209,6 +209,10 @@ func TestRetryAndCancelJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := res.Job.ID
+	// a reason past the text bound is refused naming it, the job untouched
+	if _, err := b.svc.CancelJob(ctx, "alpha", service.JobCancel{JobID: job, Reason: strings.Repeat("é", jobs.MaxTextRunes+1)}); !errors.Is(err, errs.ErrBadInput) || !strings.Contains(err.Error(), "reason") {
+		t.Errorf("an over-long reason: %v, want refused naming reason", err)
+	}
 	got, err := b.svc.CancelJob(ctx, "alpha", service.JobCancel{JobID: job})
 	if err != nil || got.Was != "available" || got.Job.State != "cancelled" || got.TaskID != task || got.Job.FinalizedAt == nil {
 		t.Fatalf("cancel: %+v, %v; want available → cancelled", got, err)
