@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: run api explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos apilint
+.PHONY: run api explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos apilint axe
 
 # The demo keeps its database (.data/demo; each run replaces the last one's)
 # and ends with commands to try on it through `make explore`: a shell with
@@ -56,6 +56,8 @@ SLOW_PKGS := ./internal/fleet ./internal/api ./internal/workers ./cmd/enqueue ./
 TEST_PKGS = $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS) $(filter-out $(SLOW_PKGS),$(patsubst $(shell $(GO) list -m)/%,./%,$(shell $(GO) list $(PKGS)))),$(PKGS))
 TEST_P ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 )))
 test:
+	@if ! command -v npm >/dev/null; then echo "make test: npm not found; the accessibility checks will skip"; \
+	elif ! $(MAKE) --no-print-directory axe; then echo "make test: make axe failed; the accessibility checks will skip"; fi
 	$(GO) build -o $(BIN)/testsummary ./internal/harness/cmd/testsummary
 	GORACE="$${GORACE:-atexit_sleep_ms=0}" scripts/with-postgres.sh sh -c '\
 	  $(if $(NORACE_PKGS),$(BIN)/testsummary $(GO) test -json -count=1 $(NORACE_PKGS) > $(BIN)/test-norace.log 2>&1 & norace=$$!;) \
@@ -91,6 +93,13 @@ configdoc:
 apilint:
 	$(GO) run ./cmd/worker api openapi > scripts/apilint/openapi.json
 	cd scripts/apilint && npm ci --silent --no-audit --no-fund && npx redocly lint openapi.json --config redocly.yaml && npx swagger-cli validate openapi.json
+
+# axe-core for the browser tests' accessibility checks
+# (internal/harness/browser reads scripts/axe/node_modules/axe-core/axe.min.js;
+# the npm package is pinned in scripts/axe). make test runs it when npm exists;
+# without the file those checks skip, or fail with EVF_REQUIRE_CHROMIUM set.
+axe:
+	cd scripts/axe && npm ci --silent --no-audit --no-fund
 
 dashcheck:
 	EVF_REQUIRE_PROMETHEUS=1 scripts/with-postgres.sh $(GO) test -count=1 -run TestDashboard -v ./internal/harness/dashboardcheck/

@@ -2,42 +2,27 @@ package api_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
+	"github.com/evidencefleet/evidencefleet/internal/harness/browser"
 )
-
-// chromium is the browser the docs page is rendered in: Debian's
-// chromium. Without it the test is skipped, unless EVF_REQUIRE_CHROMIUM
-// is set (CI installs it).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	if os.Getenv("EVF_REQUIRE_CHROMIUM") != "" {
-		t.Fatal("chromium is not installed (apt-get install chromium)")
-	}
-	t.Skip("chromium is not installed")
-	return ""
-}
 
 // TestDocsPageRendersOffline renders /v1/docs in headless Chromium that
 // can resolve no host but the test server's: the page's script and styles
-// come from the binary, and it lists the document's operations.
+// come from the binary, and it lists the document's operations. Without
+// Debian's chromium the test is skipped, unless EVF_REQUIRE_CHROMIUM is
+// set (CI installs it).
 func TestDocsPageRendersOffline(t *testing.T) {
 	t.Parallel()
-	browser := chromium(t)
+	chromium := browser.Path(t)
 	b := setup(t, apiserver.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(),
 		"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--virtual-time-budget=15000", "--dump-dom", b.srv.URL+"/v1/docs")
 	out, err := cmd.Output()
