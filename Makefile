@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: run api explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos apilint axe
+.PHONY: screenshots run api explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos apilint axe
 
 # The demo keeps its database (.data/demo; each run replaces the last one's)
 # and ends with commands to try on it through `make explore`: a shell with
@@ -14,7 +14,7 @@ PKGS    := ./...
 run: build
 	WITH_POSTGRES_KEEP=demo WITH_POSTGRES_NEW=1 scripts/with-postgres.sh scripts/demo.sh
 
-# The HTTP API (worker api: /v1, /mcp, /riverui/) on the demo's database at
+# The HTTP API (worker api: /v1, /mcp, /riverui/, the console at /ui/) on the demo's database at
 # 127.0.0.1:8080 (API_ADDR to change it) until interrupted.
 API_ADDR ?= 127.0.0.1:8080
 api: build
@@ -64,6 +64,13 @@ test:
 	  $(BIN)/testsummary $(GO) test -json -race -count=1 -p $(TEST_P) $(TEST_PKGS); status=$$?; \
 	  $(if $(NORACE_PKGS),wait $$norace || status=1; echo "make test: without -race (beside the run above): $(NORACE_PKGS)"; cat $(BIN)/test-norace.log;) \
 	  exit $$status'
+
+# The console's pictures in docs/screenshots (the README shows them): the
+# browser test of internal/console over the glacier task, writing them as it
+# goes (task list, task, claim click-through, source review, audit list).
+screenshots:
+	$(MAKE) --no-print-directory axe
+	EVF_SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots EVF_REQUIRE_CHROMIUM=1 scripts/with-postgres.sh $(GO) test -count=1 -run TestConsoleInBrowser ./internal/console
 
 # helm for the chart tests (internal/harness/chartcheck), built from the Go
 # module proxy.

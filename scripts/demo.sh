@@ -115,6 +115,18 @@ if command -v curl >/dev/null; then
   [[ $ANSWER == *"\"task_id\":$TASK,"* ]] || fail "the API did not answer with task $TASK's status: ${ANSWER:0:300}"
   echo "  → $(grep -oE '"task_status":"[a-z]+"' <<<"$ANSWER"), $(grep -oE '"pending":[0-9]+' <<<"$ANSWER"), $(grep -oE '"finished":[0-9]+' <<<"$ANSWER")"
 fi
+echo "Reviewers' console of this run: http://$ADDR/ui/ — log in with the token above (organization default); task $TASK is at http://$ADDR/ui/tasks/$TASK"
+if command -v curl >/dev/null; then
+  # the console's login as a browser does it: the form's token, then the post
+  JAR=$(mktemp)
+  FORM=$(curl -s -c "$JAR" "http://$ADDR/ui/login")
+  CSRF=$(sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' <<<"$FORM" | head -n 1)
+  curl -s -o /dev/null -b "$JAR" -c "$JAR" -H "Origin: http://$ADDR" --data-urlencode "csrf=$CSRF" --data-urlencode "token=$TOKEN" "http://$ADDR/ui/login"
+  PAGE=$(curl -s -b "$JAR" "http://$ADDR/ui/tasks/$TASK")
+  rm -f "$JAR"
+  [[ $PAGE == *"Task $TASK"*"Claims"* ]] || fail "the console did not show task $TASK after logging in with the token: ${PAGE:0:300}"
+  echo "  → logged in with it: the console shows task $TASK"
+fi
 
 # Self-directed retrieval: a second task gets only claims — no targets — and
 # the fleet searches the replay archive for them itself (offline BM25), in
@@ -158,7 +170,7 @@ cat <<NEXT
   bin/enqueue evidence --task $TASK > task-$TASK.jsonl   # the evidence export
 NEXT
 if [ "${WITH_POSTGRES_KEPT:-}" = 1 ]; then
-  echo "and serve the HTTP API on it again with make api (http://127.0.0.1:8080; the token above works there)."
+  echo "and serve the HTTP API and the console on it again with make api (http://127.0.0.1:8080/ui/; the token above works there)."
 fi
 if [ "${WITH_POSTGRES_KEPT:-}" = 1 ]; then
   echo "or one at a time: make explore CMD='bin/enqueue task show --task $TASK'"

@@ -37,6 +37,14 @@ type ApiToken struct {
 	ExpiresAt      time.Time  `json:"expires_at"`
 }
 
+type BrowserSession struct {
+	ID         int64     `json:"id"`
+	TokenID    int64     `json:"token_id"`
+	SecretHash []byte    `json:"secret_hash"`
+	CreatedAt  time.Time `json:"created_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+}
+
 type CitationCandidate struct {
 	PageID      int64   `json:"page_id"`
 	Position    int32   `json:"position"`
@@ -249,14 +257,6 @@ type Fragment struct {
 	Embedding      []byte      `json:"embedding"`
 	EmbedModel     *string     `json:"embed_model"`
 	CreatedAt      time.Time   `json:"created_at"`
-}
-
-type OperatorSession struct {
-	ID         int64     `json:"id"`
-	TokenID    int64     `json:"token_id"`
-	SecretHash []byte    `json:"secret_hash"`
-	CreatedAt  time.Time `json:"created_at"`
-	ExpiresAt  time.Time `json:"expires_at"`
 }
 
 type OrgDomainLevel struct {

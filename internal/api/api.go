@@ -33,6 +33,7 @@ type Caller struct {
 	TokenID  int64
 	Org      string // empty for an operator
 	Operator bool
+	Name     string // the token's name; set for a browser session's caller
 }
 
 // ErrUnauthenticated is what an Authenticate returns for a malformed,
@@ -88,6 +89,9 @@ type Options struct {
 	// Failures bound the refused tokens of each client address (none
 	// when its Rate is 0).
 	Failures FailureLimits
+	// FailureGate, when set, keeps those refusals instead of one made from
+	// Failures: the process's other surfaces (the console) share it.
+	FailureGate *Failures
 	// TokenLive, when set, is asked every Events.Recheck whether an open
 	// event stream's token is still live; the stream ends when it is not
 	// (revoked or expired).
@@ -97,7 +101,10 @@ type Options struct {
 	RiverUI http.Handler
 	// Sessions, when set, lets an operator's browser log in to River UI
 	// with a form (/riverui/login) that sets a session cookie.
-	Sessions OperatorSessions
+	Sessions Sessions
+	// Console, when set, is the reviewers' console (internal/console),
+	// served under /ui/; / sends a browser there.
+	Console http.Handler
 	// TrustProxy: the API is behind a proxy that sets X-Forwarded-Proto
 	// and X-Forwarded-Host, which then stand for the request's scheme and
 	// host (browser surfaces' origin check, Secure cookies).
@@ -129,11 +136,18 @@ func Handler(opts Options) http.Handler {
 	if opts.Limits == nil {
 		opts.Limits = newLocalLimits(opts.Rate, opts.Burst)
 	}
-	fails := newFailures(opts.Failures)
+	fails := opts.FailureGate
+	if fails == nil {
+		fails = NewFailures(opts.Failures)
+	}
 	newAPI(mux, opts, fails)
 	mux.Handle("GET /v1/docs/", docsPage())
 	if opts.RiverUI != nil {
 		mux.Handle("/riverui/", opts.Metrics.InstrumentAPI("riverui", operatorSurface(opts, fails, opts.RiverUI)))
+	}
+	if opts.Console != nil {
+		mux.Handle("/ui/", opts.Metrics.InstrumentAPI("console", opts.Console))
+		mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusSeeOther))
 	}
 	if opts.MCP != nil {
 		mcp := opts.Metrics.InstrumentAPI("mcp", limitMCP(opts, fails, opts.MCP))
@@ -163,7 +177,7 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // newAPI registers every /v1 operation on mux and returns the huma API
 // (its OpenAPI document is the one served).
-func newAPI(mux *http.ServeMux, opts Options, fails *failures) huma.API {
+func newAPI(mux *http.ServeMux, opts Options, fails *Failures) huma.API {
 	cfg := huma.DefaultConfig(Title, Version)
 	cfg.OpenAPIPath = "/v1/openapi"
 	cfg.DocsPath = "" // served from embedded assets instead (docsPage)

@@ -35,14 +35,17 @@ type FailureLimits struct {
 // it would be after Burst/Rate seconds).
 const maxFailureAddrs = 10000
 
-// failures keeps a token bucket of refusals per client address.
-type failures struct {
+// Failures keeps a token bucket of refusals per client address: one is
+// shared by every surface of the process that takes tokens (/v1, /mcp,
+// River UI's and the console's logins).
+type Failures struct {
 	limits FailureLimits
 	by     *lru.Cache[netip.Prefix, *rate.Limiter]
 }
 
-// newFailures is nil (no limit) when l.Rate is 0.
-func newFailures(l FailureLimits) *failures {
+// NewFailures is nil (no limit) when l.Rate is 0; a nil Failures refuses
+// nothing.
+func NewFailures(l FailureLimits) *Failures {
 	if l.Rate <= 0 {
 		return nil
 	}
@@ -51,12 +54,12 @@ func newFailures(l FailureLimits) *failures {
 	if err != nil {
 		panic(err) // only for a size ≤ 0
 	}
-	return &failures{limits: l, by: by}
+	return &Failures{limits: l, by: by}
 }
 
-// refused reports whether r's address has used up its refusals, and how
+// Refused reports whether r's address has used up its refusals, and how
 // long until it has one again. It takes nothing.
-func (f *failures) refused(r *http.Request) (time.Duration, bool) {
+func (f *Failures) Refused(r *http.Request) (time.Duration, bool) {
 	if f == nil {
 		return 0, false
 	}
@@ -72,8 +75,8 @@ func (f *failures) refused(r *http.Request) (time.Duration, bool) {
 	return max(wait, time.Millisecond), true
 }
 
-// failed takes one refusal of r's address.
-func (f *failures) failed(r *http.Request) {
+// Failed takes one refusal of r's address.
+func (f *Failures) Failed(r *http.Request) {
 	if f == nil {
 		return
 	}
@@ -93,7 +96,7 @@ func (f *failures) failed(r *http.Request) {
 // key is the client address of r as a bucket's key: an IPv4 address, or
 // the /64 of an IPv6 one (one host's usual share, which it could
 // otherwise walk through).
-func (f *failures) key(r *http.Request) netip.Prefix {
+func (f *Failures) key(r *http.Request) netip.Prefix {
 	a := clientAddr(r, f.limits.TrustedProxies)
 	bits := a.BitLen()
 	if a.Is6() {

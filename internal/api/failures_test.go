@@ -36,7 +36,7 @@ func TestClientAddr(t *testing.T) {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}
-	f := newFailures(FailureLimits{Rate: 1, Burst: 1})
+	f := NewFailures(FailureLimits{Rate: 1, Burst: 1})
 	r := httptest.NewRequest("GET", "/", nil)
 	r.RemoteAddr = "[2001:db8:1:2:3:4:5:6]:443"
 	if got := f.key(r); got.String() != "2001:db8:1:2::/64" {

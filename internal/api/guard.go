@@ -23,7 +23,7 @@ import (
 type guard struct {
 	opts     Options
 	api      huma.API
-	failures *failures
+	failures *Failures
 }
 
 // tooManyFailures is the answer to an address past its refused tokens.
@@ -43,7 +43,7 @@ func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	r, _ := humago.Unwrap(ctx)
-	if wait, refused := g.failures.refused(r); refused {
+	if wait, refused := g.failures.Refused(r); refused {
 		ctx.SetHeader("Retry-After", retryAfter(wait))
 		writeHumaProblem(ctx, newProblem(http.StatusTooManyRequests, codeTooManyInvalidTokens, tooManyFailures))
 		return
@@ -52,7 +52,7 @@ func (g *guard) middleware(ctx huma.Context, next func(huma.Context)) {
 	if status != 0 {
 		if status == http.StatusUnauthorized {
 			if _, given := bearer(ctx.Header("Authorization")); given {
-				g.failures.failed(r)
+				g.failures.Failed(r)
 			}
 			ctx.SetHeader("WWW-Authenticate", `Bearer realm="evidencefleet"`)
 		}
@@ -165,9 +165,9 @@ func AuthenticatedCaller(ctx context.Context) (Caller, bool) {
 // with its caller in its context (AuthenticatedCaller); one without goes
 // on to h, which refuses it. Keyed by the token's id, like /v1, so that a
 // flood of made-up secrets makes no state.
-func limitMCP(opts Options, fails *failures, h http.Handler) http.Handler {
+func limitMCP(opts Options, fails *Failures, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if wait, refused := fails.refused(r); refused {
+		if wait, refused := fails.Refused(r); refused {
 			w.Header().Set("Retry-After", retryAfter(wait))
 			writeProblem(w, newProblem(http.StatusTooManyRequests, codeTooManyInvalidTokens, tooManyFailures))
 			return
@@ -175,7 +175,7 @@ func limitMCP(opts Options, fails *failures, h http.Handler) http.Handler {
 		if secret, ok := bearer(r.Header.Get("Authorization")); ok {
 			caller, err := opts.Authenticate(r.Context(), secret)
 			if errors.Is(err, ErrUnauthenticated) {
-				fails.failed(r) // h refuses it (its second look is the token store's negative cache)
+				fails.Failed(r) // h refuses it (its second look is the token store's negative cache)
 			}
 			if err == nil {
 				if status, retry, msg := takeRequest(r.Context(), opts, caller.TokenID, w.Header().Set); status != 0 {

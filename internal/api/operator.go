@@ -11,16 +11,16 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/browsersafe"
 )
 
-// OperatorSessions keeps the browser sessions of operators: River UI's
-// login form opens one with an operator token, and its cookie stands for
-// that token until the session expires, the operator logs out, or the
-// token is revoked.
-type OperatorSessions interface {
-	// Open opens a session of operator token tokenID: its secret (the
-	// cookie's value) and when it expires; ErrUnauthenticated when the
-	// token is not a live operator token.
+// Sessions keeps browser sessions: River UI's login form opens one with an
+// operator token (and serves operators only), the console's with an
+// organization's token; its cookie stands for that token until the
+// session expires, its person logs out, or the token is revoked.
+type Sessions interface {
+	// Open opens a session of token tokenID: its secret (the cookie's
+	// value) and when it expires; ErrUnauthenticated when the token is
+	// not live.
 	Open(ctx context.Context, tokenID int64) (secret string, expires time.Time, err error)
-	// Caller is the operator of a live session; ErrUnauthenticated for a
+	// Caller is the token of a live session; ErrUnauthenticated for a
 	// malformed, unknown or expired session or a revoked token.
 	Caller(ctx context.Context, secret string) (Caller, error)
 	// Close ends a session (a logout).
@@ -45,7 +45,7 @@ const (
 // login form at /riverui/login (logout at /riverui/logout). HTTP Basic is
 // not accepted: a browser that once cached it cannot be made to send it
 // on another site's behalf.
-func operatorSurface(opts Options, fails *failures, ui http.Handler) http.Handler {
+func operatorSurface(opts Options, fails *Failures, ui http.Handler) http.Handler {
 	p := &operatorPages{opts: opts, fails: fails, guard: &guard{opts: opts}, browser: browsersafe.New(opts.TrustProxy, sessionCookie)}
 	mux := http.NewServeMux()
 	if opts.Sessions != nil {
@@ -60,7 +60,7 @@ func operatorSurface(opts Options, fails *failures, ui http.Handler) http.Handle
 
 type operatorPages struct {
 	opts    Options
-	fails   *failures // refused tokens per client address, as on /v1
+	fails   *Failures // refused tokens per client address, as on /v1
 	guard   *guard
 	browser *browsersafe.Guard
 }
@@ -70,14 +70,14 @@ type operatorPages struct {
 // sent to the login form (303) and anything else is 401.
 func (p *operatorPages) operatorOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if wait, refused := p.fails.refused(r); refused {
+		if wait, refused := p.fails.Refused(r); refused {
 			w.Header().Set("Retry-After", retryAfter(wait))
 			browsersafe.Refuse(w, http.StatusTooManyRequests, tooManyFailures)
 			return
 		}
 		caller, status, msg := p.authenticate(r)
 		if status == http.StatusUnauthorized && presented(r) {
-			p.fails.failed(r)
+			p.fails.Failed(r)
 		}
 		if status == 0 && !caller.Operator {
 			status, msg = http.StatusForbidden, "River UI is for operator tokens (enqueue operator token create)"
@@ -154,7 +154,7 @@ func (p *operatorPages) login(w http.ResponseWriter, r *http.Request) {
 		p.form(w, r, http.StatusForbidden, loginForm, "The form expired or was not this page's; try again.")
 		return
 	}
-	if wait, refused := p.fails.refused(r); refused {
+	if wait, refused := p.fails.Refused(r); refused {
 		w.Header().Set("Retry-After", retryAfter(wait))
 		p.form(w, r, http.StatusTooManyRequests, loginForm, "Too many refused tokens from this address; wait and try again.")
 		return
@@ -162,7 +162,7 @@ func (p *operatorPages) login(w http.ResponseWriter, r *http.Request) {
 	caller, status, _ := p.guard.authenticate(r.Context(), strings.TrimSpace(r.PostFormValue("token")))
 	switch {
 	case status == http.StatusUnauthorized:
-		p.fails.failed(r)
+		p.fails.Failed(r)
 		p.form(w, r, status, loginForm, "That is not a valid operator token.")
 		return
 	case status != 0:

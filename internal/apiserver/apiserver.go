@@ -3,7 +3,9 @@
 // /mcp, both checking organization tokens against api_tokens
 // (internal/apitoken), River UI under /riverui/ for operators (a login
 // form that opens a session tied to the operator token, or a bearer
-// operator token; same-origin writes only, internal/browsersafe), and
+// operator token; same-origin writes only, internal/browsersafe), the
+// reviewers' console under /ui/ for an organization's people
+// (internal/console, its login opening the same kind of session), and
 // /healthz and /readyz. It inserts jobs with an insert-only River client;
 // the workers of the fleet do them.
 package apiserver
@@ -29,6 +31,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/apitoken"
 	"github.com/evidencefleet/evidencefleet/internal/belief"
 	"github.com/evidencefleet/evidencefleet/internal/config"
+	"github.com/evidencefleet/evidencefleet/internal/console"
 	"github.com/evidencefleet/evidencefleet/internal/fleet"
 	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
@@ -44,7 +47,9 @@ type Options struct {
 	Rate    float64 // requests per second per token (0: no limit)
 	Burst   int
 	RiverUI bool // serve River UI under /riverui/ to operators
-	// SessionTTL is how long a River UI login lasts (8h when 0).
+	// Console: serve the reviewers' console under /ui/ (internal/console).
+	Console bool
+	// SessionTTL is how long a browser login lasts (8h when 0).
 	SessionTTL time.Duration
 	// TrustProxy: X-Forwarded-Proto and X-Forwarded-Host stand for the
 	// request's scheme and host on River UI (api.Options.TrustProxy).
@@ -85,18 +90,23 @@ func New(pool *pgxpool.Pool, opts Options) (*Server, error) {
 	svc := service.New(st, client)
 	tokens := apitoken.NewAuthenticatorWith(st, opts.Auth)
 	s := &Server{metrics: opts.Metrics}
+	fails := api.NewFailures(opts.Failures)
+	browserSessions := sessions{st: st, tokens: tokens, ttl: cmp.Or(opts.SessionTTL, DefaultSessionTTL)}
 	apiOpts := api.Options{Service: svc, Authenticate: Authenticate(tokens), Logger: opts.Logger, Metrics: opts.Metrics,
 		Limits: &sharedLimits{st: st, rate: opts.Rate, burst: opts.Burst},
 		MCP:    mcpserver.HTTPHandler(svc, MCPVerifier(tokens)), Events: opts.Events,
-		Failures: opts.Failures, TokenLive: tokens.Live}
+		Failures: opts.Failures, FailureGate: fails, TokenLive: tokens.Live, TrustProxy: opts.TrustProxy}
+	if opts.Console {
+		apiOpts.Console = console.Handler(console.Options{Service: svc, Authenticate: Authenticate(tokens), Sessions: browserSessions,
+			Failures: fails, Logger: opts.Logger, TrustProxy: opts.TrustProxy, RiverUI: opts.RiverUI})
+	}
 	if opts.RiverUI {
 		s.ui, err = riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(client, nil), Logger: opts.Logger, Prefix: "/riverui"})
 		if err != nil {
 			return nil, fmt.Errorf("river UI: %w", err)
 		}
 		apiOpts.RiverUI = s.ui
-		apiOpts.Sessions = sessions{st: st, tokens: tokens, ttl: cmp.Or(opts.SessionTTL, DefaultSessionTTL)}
-		apiOpts.TrustProxy = opts.TrustProxy
+		apiOpts.Sessions = browserSessions
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", api.Handler(apiOpts))
@@ -154,8 +164,9 @@ func Authenticate(a *apitoken.Authenticator) api.Authenticate {
 // DefaultSessionTTL is how long a River UI login lasts unless configured.
 const DefaultSessionTTL = 8 * time.Hour
 
-// sessions keeps River UI's operator sessions in operator_sessions
-// (internal/apitoken).
+// sessions keeps browser sessions in browser_sessions (internal/apitoken):
+// River UI's, which serves operators only (api checks the caller), and the
+// console's.
 type sessions struct {
 	st     *store.Store
 	tokens *apitoken.Authenticator
@@ -164,7 +175,7 @@ type sessions struct {
 
 func (s sessions) Open(ctx context.Context, tokenID int64) (string, time.Time, error) {
 	secret, expires, err := apitoken.OpenSession(ctx, s.st, tokenID, s.ttl)
-	if errors.Is(err, apitoken.ErrNotOperator) {
+	if errors.Is(err, apitoken.ErrTokenNotLive) {
 		return "", time.Time{}, api.ErrUnauthenticated
 	}
 	return secret, expires, err
@@ -178,7 +189,7 @@ func (s sessions) Caller(ctx context.Context, secret string) (api.Caller, error)
 	if err != nil {
 		return api.Caller{}, err
 	}
-	return api.Caller{TokenID: p.TokenID, Operator: p.Operator()}, nil
+	return api.Caller{TokenID: p.TokenID, Org: p.Org, Operator: p.Operator(), Name: p.Name}, nil
 }
 
 func (s sessions) Close(ctx context.Context, secret string) error {
@@ -225,7 +236,7 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	streamsDone := make(chan struct{})
-	s, err := New(pool, Options{Logger: log, Rate: cfg.APIRate, Burst: cfg.APIBurst, RiverUI: cfg.APIRiverUI,
+	s, err := New(pool, Options{Logger: log, Rate: cfg.APIRate, Burst: cfg.APIBurst, RiverUI: cfg.APIRiverUI, Console: cfg.APIConsole,
 		SessionTTL: cfg.APISessionTTL, TrustProxy: cfg.APITrustProxy,
 		Events:   api.EventOptions{Shutdown: streamsDone, Lease: cfg.APIStreamLease, Recheck: cfg.APIStreamRecheck},
 		Failures: api.FailureLimits{Rate: cfg.APIAuthFailures, Burst: cfg.APIAuthBurst, TrustedProxies: proxies}, Metrics: m})
@@ -262,7 +273,7 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		defer ops.Close()
 		log.Info("api: metrics", "addr", opsLn.Addr().String())
 	}
-	log.Info("api: serving", "addr", ln.Addr().String(), "openapi", "/v1/openapi.json", "river_ui", cfg.APIRiverUI)
+	log.Info("api: serving", "addr", ln.Addr().String(), "openapi", "/v1/openapi.json", "river_ui", cfg.APIRiverUI, "console", cfg.APIConsole)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

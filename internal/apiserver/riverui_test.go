@@ -330,7 +330,7 @@ func TestRiverUISessionEndsWithItsToken(t *testing.T) {
 	if jobs(expiring) != http.StatusOK || jobs(revoked) != http.StatusOK {
 		t.Fatalf("the sessions do not work before: %d %d", jobs(expiring), jobs(revoked))
 	}
-	if _, err := u.pool.Exec(ctx, `UPDATE operator_sessions SET created_at = now() - interval '9 hours', expires_at = now() - interval '1 hour'
+	if _, err := u.pool.Exec(ctx, `UPDATE browser_sessions SET created_at = now() - interval '9 hours', expires_at = now() - interval '1 hour'
 		WHERE secret_hash = $1`, apitoken.Hash(expiring.Value)); err != nil {
 		t.Fatal(err)
 	}

@@ -169,7 +169,11 @@ func (s *Service) Status(ctx context.Context, org string, taskID int64) (*Status
 	for _, f := range failed {
 		out.Failed = append(out.Failed, FailedTarget{Kind: f.Kind, Value: f.Value, Error: f.Error})
 	}
-	if out.Blocked, out.Flagged, err = blockedDomains(ctx, st, org, taskID, failed); err != nil {
+	domains, err := taskDomains(ctx, st, taskID, failed)
+	if err != nil {
+		return nil, err
+	}
+	if out.Blocked, out.Flagged, err = blockedDomains(ctx, st, org, domains); err != nil {
 		return nil, err
 	}
 	if out.Models, out.Notice, err = s.models(ctx, taskID); err != nil {
@@ -197,19 +201,33 @@ func taskCosts(ctx context.Context, st *store.Store, taskID int64) (Costs, error
 	return out, nil
 }
 
-// blockedDomains are the BLOCKED domains among the task's pages and its
-// failed URL targets, and the flagged ones, in the organization's view
-// (the fleet's blocks and its own).
-func blockedDomains(ctx context.Context, st *store.Store, org string, taskID int64, failed []store.TaskFailedTargetsRow) ([]BlockedDomain, []FlaggedDomain, error) {
+// taskDomains are the domains of the task's pages and of its failed URL
+// targets.
+func taskDomains(ctx context.Context, st *store.Store, taskID int64, failed []store.TaskFailedTargetsRow) ([]string, error) {
 	domains, err := st.TaskPageDomains(ctx, taskID)
 	if err != nil {
-		return nil, nil, fmt.Errorf("task domains: %w", err)
+		return nil, fmt.Errorf("task domains: %w", err)
 	}
 	for _, f := range failed {
-		if d := ident.Domain(f.Value); f.Kind == jobs.TargetURL && d != "" {
-			domains = append(domains, d)
+		if f.Kind == jobs.TargetURL {
+			domains = appendURLDomain(domains, f.Value)
 		}
 	}
+	return domains, nil
+}
+
+// appendURLDomain appends the domain of a URL target's value, if it has one.
+func appendURLDomain(domains []string, url string) []string {
+	if d := ident.Domain(url); d != "" {
+		return append(domains, d)
+	}
+	return domains
+}
+
+// blockedDomains are the BLOCKED domains among these, and the flagged
+// ones, in the organization's view (the fleet's blocks and its own), each
+// block's cause cut to the organization's own claims and edges.
+func blockedDomains(ctx context.Context, st *store.Store, org string, domains []string) ([]BlockedDomain, []FlaggedDomain, error) {
 	rows, err := st.BlockedDomainsAmong(ctx, store.BlockedDomainsAmongParams{OrganizationID: org, Domains: domains})
 	if err != nil {
 		return nil, nil, fmt.Errorf("blocked domains: %w", err)

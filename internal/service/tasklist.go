@@ -150,3 +150,12 @@ func parseIDCursor(c string) (int64, error) {
 	}
 	return id, nil
 }
+
+// TaskCosts is what the organization's task spent outside the fleet so
+// far (Status's Costs, alone).
+func (s *Service) TaskCosts(ctx context.Context, org string, taskID int64) (Costs, error) {
+	if _, err := s.Task(ctx, org, taskID); err != nil {
+		return Costs{}, err
+	}
+	return taskCosts(ctx, s.st, taskID)
+}

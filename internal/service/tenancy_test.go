@@ -118,6 +118,10 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		}
 		return nil
 	},
+	"TaskCosts": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.TaskCosts(ctx, org, b.task)
+		return err
+	},
 	"ShowTask": func(ctx context.Context, b *tenancyBundle, org string) error {
 		_, err := b.svc.ShowTask(ctx, org, b.task)
 		return err
