@@ -182,6 +182,17 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("changes made by the forged post: %d %v, want 0", forged, err)
 	}
 
+	// on a phone's width no page is wider than the screen (wide tables
+	// scroll inside their box)
+	for _, path := range []string{"/ui/", fmt.Sprintf("/ui/tasks/%d", task), fmt.Sprintf("/ui/claims/%d", claimID), "/ui/sources", "/ui/audit"} {
+		run("a phone's view of "+path, chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.base+path), chromedp.WaitVisible(chromedp.CSS("main")))
+		wide, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+		if err != nil || wide > 0 {
+			culprits, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('body *')).filter(e => !e.closest('.scroll') && e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map(e => e.tagName + '.' + e.className)`))
+			t.Errorf("%s on a 390-pixel screen is %d pixels too wide (%v): %v", path, wide, err, culprits)
+		}
+	}
+
 	// another organization's person sees 404 for the same URLs
 	octx := br.Incognito(t)
 	if err := chromedp.Do(octx, chromedp.Navigate(s.base+"/ui/login"), chromedp.WaitVisible(chromedp.CSS("#token")),

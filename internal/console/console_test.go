@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -16,6 +17,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 	"github.com/evidencefleet/evidencefleet/internal/apitoken"
 	"github.com/evidencefleet/evidencefleet/internal/console"
+	"github.com/evidencefleet/evidencefleet/internal/harness/fixture"
 	"github.com/evidencefleet/evidencefleet/internal/harness/pgtest"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -254,5 +256,63 @@ func TestLogin(t *testing.T) {
 	}
 	if resp, _ := b.get("/ui/"); resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("the task list after logout: %d, want 303 to the login form", resp.StatusCode)
+	}
+}
+
+// TestPagesStayUnderOneMegabyte: at 1,000 claims a task and 600 edges into
+// one claim, no console page passes 1 MB (claims are paged, a claim's
+// evidence is bounded per relation, a span is shown in a window of its
+// version).
+func TestPagesStayUnderOneMegabyte(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	ctx := context.Background()
+	task := fixture.Task(t, pool, "Glaciers are retreating worldwide.")
+	if _, err := pool.Exec(ctx, `UPDATE tasks SET organization_id = 'test-org' WHERE id = $1`, task); err != nil {
+		t.Fatal(err)
+	}
+	fragments := make([]string, 600)
+	for i := range fragments {
+		fragments[i] = fmt.Sprintf("Passage %d: ", i) + strings.Repeat("glaciers retreat as temperatures rise — ", 14)
+	}
+	page := fixture.PageOf(t, pool, task, "https://long.example.org/report", fragments...)
+	var heavy int64
+	for i := range 1000 {
+		text := fmt.Sprintf("Claim %d: ", i) + strings.Repeat("the glacier lost mass in the decade ", 8)
+		if i%2 == 0 {
+			fixture.Claim(t, pool, task, text)
+			continue
+		}
+		id := fixture.ExtractedClaim(t, pool, task, page, i/2, text) // one claim a fragment
+		if heavy == 0 {
+			heavy = id
+		}
+	}
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO edges (source_type, source_id, target_type, target_id, relation, nli_edge_confidence, nli_model)
+		SELECT 'fragment', f, 'claim', $2, (ARRAY['supports', 'refutes', 'neutral'])[1 + n % 3], 0.9, 'fixture'
+		FROM unnest($1::bigint[]) WITH ORDINALITY AS u(f, n)
+		ON CONFLICT DO NOTHING`, page.Fragments, heavy); err != nil {
+		t.Fatal(err)
+	}
+	var edge int64
+	if err := pool.QueryRow(ctx, `SELECT id FROM edges WHERE target_id = $1 AND relation = 'supports' ORDER BY id LIMIT 1`, heavy).Scan(&edge); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, pool)
+	b := s.client()
+	if status := b.login(s.org); status != http.StatusSeeOther {
+		t.Fatalf("login: %d", status)
+	}
+	for _, path := range []string{"/ui/", fmt.Sprintf("/ui/tasks/%d", task), fmt.Sprintf("/ui/tasks/%d?after=900", task),
+		fmt.Sprintf("/ui/claims/%d", heavy), fmt.Sprintf("/ui/edges/%d", edge), "/ui/sources", "/ui/audit", fmt.Sprintf("/ui/tasks/%d/jobs", task)} {
+		resp, body := b.get(path)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d\n%.300s", path, resp.StatusCode, body)
+		}
+		if len(body) > 1<<20 {
+			t.Errorf("%s is %d bytes, more than 1 MB", path, len(body))
+		}
+		t.Logf("%s: %d bytes", path, len(body))
 	}
 }

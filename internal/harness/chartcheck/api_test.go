@@ -60,7 +60,7 @@ func TestAPIDefault(t *testing.T) {
 	}
 	e := env(c)
 	for k, want := range map[string]string{"EVF_API_ADDR": ":8080", "EVF_API_RATE": "20", "EVF_API_BURST": "40",
-		"EVF_API_RIVER_UI": "true", "EVF_API_METRICS_ADDR": ":9464", "EVF_LOG_FORMAT": "json", "GOMEMLIMIT": "234881024"} {
+		"EVF_API_RIVER_UI": "true", "EVF_API_CONSOLE": "true", "EVF_API_METRICS_ADDR": ":9464", "EVF_LOG_FORMAT": "json", "GOMEMLIMIT": "234881024"} {
 		if e[k].Value != want {
 			t.Errorf("API env %s=%q, want %q", k, e[k].Value, want)
 		}

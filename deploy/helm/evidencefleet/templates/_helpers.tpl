@@ -160,7 +160,7 @@ pooled one without a pooler. */}}
 {{- end -}}
 {{- $_ := set $out "topologySpreadConstraints" $tsc -}}
 {{- end -}}
-{{- $reserved := list "DATABASE_URL" "EVF_DB_POOLER" "EVF_DATABASE_DIRECT_URL" "EVF_QUEUES" "EVF_METRICS_ADDR" "EVF_API_ADDR" "EVF_API_METRICS_ADDR" "EVF_API_RATE" "EVF_API_BURST" "EVF_API_RIVER_UI" -}}
+{{- $reserved := list "DATABASE_URL" "EVF_DB_POOLER" "EVF_DATABASE_DIRECT_URL" "EVF_QUEUES" "EVF_METRICS_ADDR" "EVF_API_ADDR" "EVF_API_METRICS_ADDR" "EVF_API_RATE" "EVF_API_BURST" "EVF_API_RIVER_UI" "EVF_API_CONSOLE" -}}
 {{- range $e := $out.extraEnv -}}
 {{- if not $e.name }}{{ fail (printf "%s: an extraEnv entry has no name" $.what) }}{{ end -}}
 {{- if or (has $e.name $reserved) (regexMatch "^EVF_[A-Z]+_WORKERS$" $e.name) -}}
