@@ -95,6 +95,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	shoot("tasks")
 
+	// the keyboard: the first Tab reaches the skip link, Enter follows it
+	run("the keyboard", chromedp.KeyEvent("\t"))
+	if focused := text(ctx, ":focus"); focused != "Skip to content" {
+		t.Errorf("the first Tab focuses %q, want the skip link", focused)
+	}
+	run("the skip link", chromedp.KeyEvent("\r"))
+	if at, err := chromedp.Run(ctx, chromedp.Location()); err != nil || !strings.HasSuffix(at, "#main") {
+		t.Errorf("Enter on the skip link went to %q %v, want #main", at, err)
+	}
+
 	// open the task
 	run("open the task", chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="/ui/tasks/%d"]`, task))),
 		chromedp.WaitVisible(chromedp.CSS("table.claims")))
