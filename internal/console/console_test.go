@@ -316,3 +316,62 @@ func TestPagesStayUnderOneMegabyte(t *testing.T) {
 		t.Logf("%s: %d bytes", path, len(body))
 	}
 }
+
+// TestTaskActions: a task is paused, resumed and stopped from its page
+// (the stop only once confirmed); its progress stream then sends the
+// stopped task's numbers and ends; a pasted text's citations are checked,
+// each id of the task a link to its claim and one it lacks marked; a
+// filter value the console does not know is refused naming it.
+func TestTaskActions(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	ctx := context.Background()
+	task := fixture.Task(t, pool, "Glaciers are retreating worldwide.")
+	if _, err := pool.Exec(ctx, `UPDATE tasks SET organization_id = 'test-org' WHERE id = $1`, task); err != nil {
+		t.Fatal(err)
+	}
+	e1 := fixture.Claim(t, pool, task, "Glaciers are retreating worldwide.")
+	s := startServer(t, pool)
+	b := s.client()
+	if status := b.login(s.org); status != http.StatusSeeOther {
+		t.Fatalf("login: %d", status)
+	}
+	taskPath := fmt.Sprintf("/ui/tasks/%d", task)
+	status := func() string {
+		var st string
+		if err := pool.QueryRow(ctx, `SELECT status FROM tasks WHERE id = $1`, task).Scan(&st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	for _, step := range []struct{ action, want string }{{"pause", "paused"}, {"resume", "active"}} {
+		b.get(taskPath)
+		if resp, _ := b.post(taskPath+"/"+step.action, nil); resp.StatusCode != http.StatusSeeOther || status() != step.want {
+			t.Errorf("%s: %d, task %s, want 303 and %s", step.action, resp.StatusCode, status(), step.want)
+		}
+	}
+	b.get(taskPath + "/stop")
+	if resp, _ := b.post(taskPath+"/stop", nil); resp.StatusCode != http.StatusBadRequest || status() != "active" {
+		t.Errorf("an unconfirmed stop: %d, task %s, want 400 and still active", resp.StatusCode, status())
+	}
+	if resp, _ := b.post(taskPath+"/stop", url.Values{"confirm": {"stop"}}); resp.StatusCode != http.StatusSeeOther || status() != "stopped" {
+		t.Errorf("a confirmed stop: %d, task %s, want 303 and stopped", resp.StatusCode, status())
+	}
+	resp, stream := b.get(taskPath + "/progress")
+	if resp.Header.Get("Content-Type") != "text/event-stream" || strings.Count(stream, "event: progress") != 1 ||
+		!strings.Contains(stream, `"status":"stopped"`) || !strings.Contains(stream, `"claims":1`) {
+		t.Errorf("the stopped task's progress stream (%s): %q, want one progress event with its numbers, then its end", resp.Header.Get("Content-Type"), stream)
+	}
+
+	b.get(taskPath + "/cite")
+	_, page := b.post(taskPath+"/cite", url.Values{"text": {"Glaciers retreat [E1]. Sea ice thins [E1, E99]."}})
+	if !strings.Contains(page, fmt.Sprintf(`<a href="/ui/tasks/%d/evidence/E1">E1</a>`, task)) || !strings.Contains(page, `<mark class="invalid" title="task `) {
+		t.Errorf("the checked text does not link E1 and mark E99:\n%s", page)
+	}
+	if resp, _ := b.get(fmt.Sprintf("/ui/tasks/%d/evidence/E1", task)); resp.Header.Get("Location") != fmt.Sprintf("/ui/claims/%d", e1) {
+		t.Errorf("E1's link goes to %q, want its claim %d", resp.Header.Get("Location"), e1)
+	}
+	if resp, page := b.get(taskPath + "?verdict=maybe"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "verdict") {
+		t.Errorf("an unknown verdict filter: %d, want 400 naming verdict", resp.StatusCode)
+	}
+}
