@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: screenshots run api explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos apilint axe
+.PHONY: screenshots run api explore test build lint fmt vet staticcheck generate corpus clean eval extract-eval train-nli bench microbench dashcheck helm chaos apilint axe warcio
 
 # The demo keeps its database (.data/demo; each run replaces the last one's)
 # and ends with commands to try on it through `make explore`: a shell with
@@ -58,6 +58,8 @@ TEST_P ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) 
 test:
 	@if ! command -v npm >/dev/null; then echo "make test: npm not found; the accessibility checks will skip"; \
 	elif ! $(MAKE) --no-print-directory axe; then echo "make test: make axe failed; the accessibility checks will skip"; fi
+	@if ! command -v npm >/dev/null; then echo "make test: npm not found; the WARC checks will skip"; \
+	elif ! $(MAKE) --no-print-directory warcio; then echo "make test: make warcio failed; the WARC checks will skip"; fi
 	$(GO) build -o $(BIN)/testsummary ./internal/harness/cmd/testsummary
 	GORACE="$${GORACE:-atexit_sleep_ms=0}" scripts/with-postgres.sh sh -c '\
 	  $(if $(NORACE_PKGS),$(BIN)/testsummary $(GO) test -json -count=1 $(NORACE_PKGS) > $(BIN)/test-norace.log 2>&1 & norace=$$!;) \
@@ -107,6 +109,13 @@ apilint:
 # without the file those checks skip, or fail with EVF_REQUIRE_CHROMIUM set.
 axe:
 	cd scripts/axe && npm ci --silent --no-audit --no-fund
+
+# warcio.js for the tests' independent WARC and CDXJ checks
+# (internal/harness/warccheck runs node scripts/warcio/check.mjs; the npm
+# package is pinned in scripts/warcio). make test runs it when npm exists;
+# without it those checks skip, or fail with EVF_REQUIRE_DOC_TOOLS set.
+warcio:
+	cd scripts/warcio && npm ci --silent --no-audit --no-fund
 
 dashcheck:
 	EVF_REQUIRE_PROMETHEUS=1 scripts/with-postgres.sh $(GO) test -count=1 -run TestDashboard -v ./internal/harness/dashboardcheck/

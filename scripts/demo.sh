@@ -35,12 +35,10 @@ trap stop_worker EXIT
 HYPOTHESIS=${HYPOTHESIS:-"Sea level rise is accelerating."}
 TASK=$(bin/enqueue task create --hypothesis "$HYPOTHESIS")
 bin/enqueue claim add --task "$TASK" --file "$CORPUS/claims.jsonl" >/dev/null
-URLS=$(mktemp)
-sed -n 's/.*"url": *"\([^"]*\)".*/\1/p' "$CORPUS/manifest.jsonl" | grep -v '/robots\.txt$' >"$URLS"
-# One search query too: the worker has no EVF_SEARCH_URL, so it searches the
+# The archive's pages (archive.warc.gz) as url targets (targets.txt). One
+# search query too: the worker has no EVF_SEARCH_URL, so it searches the
 # replay archive (offline BM25; its results are pages the task already has).
-bin/enqueue target add --task "$TASK" --file "$URLS" --query "$HYPOTHESIS"
-rm -f "$URLS"
+bin/enqueue target add --task "$TASK" --file "$CORPUS/targets.txt" --query "$HYPOTHESIS"
 
 echo "worker running (built-in deterministic baseline models; replayed corpus $CORPUS); waiting for task $TASK"
 if ! bin/enqueue status --task "$TASK" --wait --timeout 10m >/dev/null; then

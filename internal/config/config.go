@@ -77,7 +77,7 @@ type Config struct {
 	RespectRobots   bool          `envconfig:"RESPECT_ROBOTS" default:"true" desc:"obey robots.txt"`
 	DomainPolicy    string        `envconfig:"DOMAIN_POLICY" default:"" desc:"YAML domain policy extending the built-in one (base: none replaces it): levels of domains on first sight, fleet-wide politeness (requests_per_second, requests_per_day; built-in default 0.2 and 200), domains never fetched; read and checked at start, when it also gives the domains whose level a policy set its levels (a reload)"`
 	UserAgent       string        `envconfig:"USER_AGENT" default:"evidencefleet/0.1 (+https://github.com/evidencefleet/evidencefleet)" desc:"User-Agent of fetches"`
-	ReplayDir       string        `envconfig:"REPLAY_DIR" desc:"serve fetches only from this replay archive (manifest.jsonl + files); no network. Without EVF_SEARCH_URL, query targets are searched in the archive too (BM25 over its pages' main text, internal/search/offline)"`
+	ReplayDir       string        `envconfig:"REPLAY_DIR" desc:"serve fetches only from this replay archive (a directory of WARC files, *.warc.gz or *.warc, or the older manifest.jsonl + files); no network. Without EVF_SEARCH_URL, query targets are searched in the archive too (BM25 over its pages' main text, internal/search/offline)"`
 	AllowPrivateIPs bool          `envconfig:"ALLOW_PRIVATE_IPS" default:"false" desc:"allow fetching loopback/private addresses (SSRF guard off; tests only)"`
 	// Waits a web server or the search backend may ask for (Retry-After).
 	ServerWaitMax     time.Duration `envconfig:"SERVER_WAIT_MAX" default:"10m" desc:"longest wait a server's Retry-After may impose on a target_queue job at once"`

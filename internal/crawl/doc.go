@@ -36,7 +36,21 @@
 //
 // With Config.ReplayDir set, responses come only from a replay archive and
 // nothing is dialled; colly still does the fetching, through ReplayTransport.
-// An archive is a directory holding manifest.jsonl and the body files:
+// An archive is a directory of WARC files (ISO 28500; *.warc.gz or *.warc,
+// read in name order with github.com/nlnwa/gowarc): each HTTP response
+// record is one recorded response for its WARC-Target-URI, with the status,
+// headers and payload it recorded; a later record for the same URL replaces
+// an earlier one; request, revisit, metadata and other records are skipped.
+// So a crawl made by another tool (Heritrix, Browsertrix, wget --warc-file)
+// can be replayed through the fleet, and the demo corpus ships as one WARC
+// file (testdata/replay/demo/archive.warc.gz, written by WriteWARC). Bodies
+// are read from the file when fetched, at the record's offset, bounded by
+// the fetcher's limits like live responses; an archive of more than
+// MaxArchiveRecords responses or a record's HTTP headers over 64 KiB are
+// refused when it is opened.
+//
+// The older layout, a directory holding manifest.jsonl and the body files,
+// is still read when manifest.jsonl is there:
 //
 //	archive/
 //	  manifest.jsonl

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -488,7 +489,56 @@ func TestReplayMode(t *testing.T) {
 	}))
 	defer live.Close()
 
-	dir := t.TempDir()
+	// the same recordings in both archive layouts: WARC and the older manifest
+	for _, layout := range []string{"warc", "manifest"} {
+		t.Run(layout, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if layout == "warc" {
+				writeWARCArchive(t, dir, replayCaptures(live.URL))
+			} else {
+				writeManifestArchive(t, dir, live.URL)
+			}
+			testReplayMode(t, dir, live.URL, &liveHits)
+		})
+	}
+}
+
+// replayCaptures are TestReplayMode's recordings as WARC captures.
+func replayCaptures(liveURL string) []Capture {
+	html := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	page := []byte("<html><body>recorded</body></html>")
+	return []Capture{
+		{URL: "https://en.wikipedia.org/wiki/Polar_bear", Header: html, Body: []byte("<html><body><p>The polar bear is a large bear.</p></body></html>")},
+		{URL: "https://en.wikipedia.org/wiki/Caf%C3%A9", Header: html, Body: []byte("<html><body>café</body></html>")},
+		{URL: "http://example.org/robots.txt", Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("User-agent: *\nDisallow: /secret\n")},
+		{URL: "https://example.org/secret", Header: http.Header{"Content-Type": {"text/html"}}, Body: page},
+		{URL: "https://example.org/old", Status: 301, Header: http.Header{"Location": {"https://example.org/new?utm_source=x"}}},
+		{URL: "https://example.org/new", Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("an earlier capture, replaced by the later one")},
+		{URL: "https://example.org/new", Header: http.Header{"Content-Type": {"text/html"}}, Body: page},
+		{URL: "https://example.org/down", Status: 503, Header: http.Header{"Retry-After": {"30"}}},
+		{URL: "https://example.org/logo.png", Header: http.Header{"Content-Type": {"image/png"}}, Body: page},
+		{URL: liveURL + "/recorded", Header: http.Header{"Content-Type": {"text/html"}}, Body: page},
+	}
+}
+
+// writeWARCArchive writes captures as dir/archive.warc.gz.
+func writeWARCArchive(t *testing.T, dir string, captures []Capture) {
+	t.Helper()
+	for i := range captures {
+		captures[i].Date = time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)
+	}
+	var b bytes.Buffer
+	if err := WriteWARC(&b, "test", captures); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "archive.warc.gz"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeManifestArchive(t *testing.T, dir, liveURL string) {
+	t.Helper()
 	manifest := strings.Join([]string{
 		`{"url":"https://en.wikipedia.org/wiki/Polar_bear","status":200,"content_type":"text/html; charset=utf-8","file":"wiki/Polar_bear.html"}`,
 		`{"url":"https://en.wikipedia.org/wiki/Caf%C3%A9","content_type":"text/html; charset=utf-8","file":"wiki/Cafe.html"}`,
@@ -499,7 +549,7 @@ func TestReplayMode(t *testing.T) {
 		`{"url":"https://example.org/down","status":503,"headers":{"Retry-After":"30"}}`,
 		`{"url":"https://example.org/logo.png","content_type":"image/png","file":"example.org/page.html"}`,
 		"",
-		fmt.Sprintf(`{"url":%q,"content_type":"text/html","file":"example.org/page.html"}`, live.URL+"/recorded"),
+		fmt.Sprintf(`{"url":%q,"content_type":"text/html","file":"example.org/page.html"}`, liveURL+"/recorded"),
 	}, "\n")
 	writeArchive(t, dir, manifest, map[string]string{
 		"wiki/Polar_bear.html":   "<html><body><p>The polar bear is a large bear.</p></body></html>",
@@ -507,6 +557,10 @@ func TestReplayMode(t *testing.T) {
 		"example.org/robots.txt": "User-agent: *\nDisallow: /secret\n",
 		"example.org/page.html":  "<html><body>recorded</body></html>",
 	})
+}
+
+func testReplayMode(t *testing.T, dir, liveURL string, liveHits *atomic.Int32) {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.ReplayDir = dir
 	f := newFetcher(t, cfg)
@@ -521,7 +575,7 @@ func TestReplayMode(t *testing.T) {
 		{url: "https://en.wikipedia.org/wiki/Polar_bear#Distribution", wantBody: "polar bear is a large bear", wantFinal: "https://en.wikipedia.org/wiki/Polar_bear"},
 		{url: "https://EN.wikipedia.org/wiki/Café", wantBody: "café", wantFinal: "https://en.wikipedia.org/wiki/Caf%C3%A9"},
 		{url: "https://example.org/old", wantBody: "recorded", wantFinal: "https://example.org/new"},
-		{url: live.URL + "/recorded", wantBody: "recorded"},
+		{url: liveURL + "/recorded", wantBody: "recorded"},
 		{url: "https://example.org/secret", wantReason: ReasonRobotsDisallowed},
 		{url: "https://example.org/not-recorded", wantReason: ReasonHTTPStatus},
 		{url: "https://example.org/logo.png", wantReason: ReasonUnsupportedContent},
@@ -675,5 +729,44 @@ func TestReplayedFetchesCount(t *testing.T) {
 	}
 	if got, want := meter.Counts(), (cost.Counts{Fetches: 2, FetchBytes: int64(2 * len(page))}); got != want {
 		t.Errorf("meter %+v, want %+v", got, want)
+	}
+}
+
+// TestReplayWARCErrors: a WARC archive past its bounds or broken is refused
+// when it is opened, naming the file; a directory with no archive at all
+// names both layouts.
+func TestReplayWARCErrors(t *testing.T) {
+	t.Parallel()
+	huge := http.Header{"X-Padding": {strings.Repeat("x", maxArchiveHeaderBytes)}}
+	for name, write := range map[string]func(dir string){
+		"HTTP headers over the bound": func(dir string) {
+			writeWARCArchive(t, dir, []Capture{{URL: "https://example.org/a", Header: huge, Body: []byte("a")}})
+		},
+		"a cut-off file": func(dir string) {
+			writeWARCArchive(t, dir, []Capture{{URL: "https://example.org/a", Body: []byte(strings.Repeat("page ", 500))}})
+			path := filepath.Join(dir, "archive.warc.gz")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b[:len(b)-40], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"a target URI that is no URL": func(dir string) {
+			writeWARCArchive(t, dir, []Capture{{URL: "mailto:someone@example.org", Body: []byte("a")}})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			write(dir)
+			if _, err := OpenArchive(dir); err == nil || !strings.Contains(err.Error(), "archive.warc.gz") {
+				t.Errorf("OpenArchive: %v, want an error naming archive.warc.gz", err)
+			}
+		})
+	}
+	if _, err := OpenArchive(t.TempDir()); err == nil || !strings.Contains(err.Error(), ManifestFile) || !strings.Contains(err.Error(), ".warc.gz") {
+		t.Errorf("an empty directory: %v, want an error naming both layouts", err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
@@ -79,55 +78,31 @@ func ReadManifest(dir string) ([]ManifestEntry, error) {
 }
 
 // ReplayTransport is an http.RoundTripper that answers from a replay archive
-// and never touches the network. Requests are looked up by NormalizeURL of
-// the request URL; a URL not in the archive gets a 404 (so a missing
-// robots.txt means "everything allowed"). For /robots.txt the other scheme
-// (http↔https) is tried as well. Only GET and HEAD are served.
+// (OpenArchive: WARC files, or the older manifest.jsonl) and never touches
+// the network. Requests are looked up by NormalizeURL of the request URL; a
+// URL not in the archive gets a 404 (so a missing robots.txt means
+// "everything allowed"). For /robots.txt the other scheme (http↔https) is
+// tried as well. Only GET and HEAD are served.
 type ReplayTransport struct {
-	dir     string
-	entries map[string]ManifestEntry
+	archive *Archive
 }
 
-// NewReplayTransport loads the archive in dir (see ReadManifest).
+// NewReplayTransport loads the archive in dir (see OpenArchive).
 func NewReplayTransport(dir string) (*ReplayTransport, error) {
-	list, err := ReadManifest(dir)
+	a, err := OpenArchive(dir)
 	if err != nil {
 		return nil, err
 	}
-	t := &ReplayTransport{dir: dir, entries: make(map[string]ManifestEntry, len(list))}
-	for _, e := range list {
-		norm, _ := ident.NormalizeURL(e.URL) // validated by ReadManifest
-		t.entries[norm] = e
-	}
-	return t, nil
+	return &ReplayTransport{archive: a}, nil
 }
 
 // Len returns the number of URLs in the archive.
-func (t *ReplayTransport) Len() int { return len(t.entries) }
+func (t *ReplayTransport) Len() int { return t.archive.Len() }
 
 // Has reports whether the archive holds a response for rawURL.
 func (t *ReplayTransport) Has(rawURL string) bool {
-	_, ok := t.lookup(rawURL)
+	_, ok := t.archive.Lookup(rawURL)
 	return ok
-}
-
-func (t *ReplayTransport) lookup(rawURL string) (ManifestEntry, bool) {
-	norm, err := ident.NormalizeURL(rawURL)
-	if err != nil {
-		return ManifestEntry{}, false
-	}
-	if e, ok := t.entries[norm]; ok {
-		return e, true
-	}
-	if rest, ok := strings.CutPrefix(norm, "https://"); ok && strings.HasSuffix(rest, "/robots.txt") {
-		e, ok := t.entries["http://"+rest]
-		return e, ok
-	}
-	if rest, ok := strings.CutPrefix(norm, "http://"); ok && strings.HasSuffix(rest, "/robots.txt") {
-		e, ok := t.entries["https://"+rest]
-		return e, ok
-	}
-	return ManifestEntry{}, false
 }
 
 // RoundTrip serves req from the archive.
@@ -141,37 +116,26 @@ func (t *ReplayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		return replayResponse(req, http.StatusMethodNotAllowed, http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, []byte("replay archive serves GET and HEAD only\n")), nil
 	}
-	e, ok := t.lookup(req.URL.String())
+	e, ok := t.archive.Lookup(req.URL.String())
 	if !ok {
 		return replayResponse(req, http.StatusNotFound, http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, []byte("not in replay archive\n")), nil
 	}
-	h := make(http.Header)
-	for k, v := range e.Headers {
-		h.Set(k, v)
-	}
-	if e.ContentType != "" {
-		h.Set("Content-Type", e.ContentType)
-	}
-	if e.File == "" {
-		return replayResponse(req, e.Status, h, nil), nil
-	}
 	// Streamed, not read whole: the fetcher's limits count what is read.
-	file, err := os.Open(filepath.Join(t.dir, filepath.FromSlash(e.File)))
+	body, size, err := t.archive.Body(e)
 	if err != nil {
-		return nil, fmt.Errorf("replay archive: %s: %w", e.URL, err)
+		return nil, err
 	}
-	info, err := file.Stat()
-	if err != nil {
-		file.Close()
-		return nil, fmt.Errorf("replay archive: %s: %w", e.URL, err)
-	}
-	resp := replayResponse(req, e.Status, h, nil)
-	resp.Header.Set("Content-Length", strconv.FormatInt(info.Size(), 10))
-	resp.ContentLength = info.Size()
-	if req.Method == http.MethodHead {
-		file.Close()
+	resp := replayResponse(req, e.Status, e.Header.Clone(), nil)
+	resp.ContentLength = size
+	if size >= 0 {
+		resp.Header.Set("Content-Length", strconv.FormatInt(size, 10))
 	} else {
-		resp.Body = file
+		resp.Header.Del("Content-Length")
+	}
+	if req.Method == http.MethodHead {
+		body.Close()
+	} else {
+		resp.Body = body
 	}
 	return resp, nil
 }

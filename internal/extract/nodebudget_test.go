@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,26 +123,22 @@ func TestBuildEstimateOfRealPages(t *testing.T) {
 		if !strings.Contains(p.ContentType, "html") {
 			continue
 		}
-		body, err := os.ReadFile(filepath.Join(replayDir, p.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := decodeHTML(body, p.ContentType)
+		src, err := decodeHTML(p.Body, p.ContentType)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s, tree, ok := estimateAndParse(t, src)
 		if !ok {
-			t.Fatalf("%s: html.Parse failed", p.File)
+			t.Fatalf("%s: html.Parse failed", p.URL)
 		}
 		est := s.est.structure()
 		if est < tree || est > tree*6/5 {
-			t.Errorf("%s: estimate %d quarter nodes, the parser builds %d", p.File, est, tree)
+			t.Errorf("%s: estimate %d quarter nodes, the parser builds %d", p.URL, est, tree)
 		}
 		if _, err := checkBuild(src, Limits{MaxElements: 50_000}); err != nil {
-			t.Errorf("%s: %v", p.File, err)
+			t.Errorf("%s: %v", p.URL, err)
 		}
-		t.Logf("%-50s %6d bytes: %5d nodes estimated (%d with its bytes), %5d built", filepath.Base(p.File), len(body), est/4, s.est.quarters()/4, tree/4)
+		t.Logf("%-50s %6d bytes: %5d nodes estimated (%d with its bytes), %5d built", filepath.Base(p.URL), len(p.Body), est/4, s.est.quarters()/4, tree/4)
 	}
 }
 

@@ -1,15 +1,14 @@
 package extract
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
 )
 
 // replayDir is the bundled replay corpus: realistic page chrome (MediaWiki
@@ -18,35 +17,34 @@ import (
 const replayDir = "../../testdata/replay/demo"
 
 type replayPage struct {
-	URL         string `json:"url"`
-	ContentType string `json:"content_type"`
-	File        string `json:"file"`
+	URL, ContentType string
+	Body             []byte
 }
 
 func replayPages(t *testing.T) []replayPage {
 	t.Helper()
-	f, err := os.Open(filepath.Join(replayDir, "manifest.jsonl"))
+	archive, err := crawl.OpenArchive(replayDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var pages []replayPage
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
+	for _, e := range archive.Entries() {
+		if e.Status != 200 || strings.HasSuffix(e.URL, "/robots.txt") {
 			continue
 		}
-		var p replayPage
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			t.Fatalf("manifest: %v", err)
+		r, _, err := archive.Body(e)
+		if err != nil {
+			t.Fatal(err)
 		}
-		pages = append(pages, p)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+		body, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", e.URL, err)
+		}
+		pages = append(pages, replayPage{URL: e.URL, ContentType: e.ContentType(), Body: body})
 	}
 	if len(pages) == 0 {
-		t.Fatal("empty manifest")
+		t.Fatal("empty archive")
 	}
 	return pages
 }
@@ -73,18 +71,14 @@ var scholarChrome = []string{
 func TestReplayCorpus(t *testing.T) {
 	t.Parallel()
 	for _, p := range replayPages(t) {
-		t.Run(p.File, func(t *testing.T) {
+		t.Run(p.URL, func(t *testing.T) {
 			t.Parallel()
-			body, err := os.ReadFile(filepath.Join(replayDir, p.File))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := FromHTMLWithContentType(body, p.ContentType, mustURL(t, p.URL))
+			d, err := FromHTMLWithContentType(p.Body, p.ContentType, mustURL(t, p.URL))
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkCanonical(t, d.Text)
-			gq, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+			gq, err := goquery.NewDocumentFromReader(bytes.NewReader(p.Body))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -142,7 +142,7 @@ func TestPipelineBuildsAConsistentGraph(t *testing.T) {
 func TestDemoCorpusYieldsSupportsAndRefutes(t *testing.T) {
 	t.Parallel()
 	archive := "../../testdata/replay/demo"
-	entries, err := crawl.ReadManifest(archive)
+	demo, err := crawl.OpenArchive(archive)
 	if err != nil {
 		t.Fatalf("demo corpus: %v", err)
 	}
@@ -162,7 +162,7 @@ func TestDemoCorpusYieldsSupportsAndRefutes(t *testing.T) {
 	// As `make run` does: the demo hypothesis plus the corpus' Climate-FEVER claims.
 	task := f.CreateTask(t, "Sea level rise is accelerating.", claims...)
 	var urls []string
-	for _, e := range entries {
+	for _, e := range demo.Entries() {
 		urls = append(urls, e.URL)
 	}
 	f.AddTargets(t, task, urls...)

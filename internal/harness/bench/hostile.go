@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -215,25 +216,30 @@ func ordinaryPages(dataDir string, perHost int) ([]HostilePage, error) {
 			dir = filepath.Join(root, dataDir, "replay", "demo")
 		}
 	}
-	entries, err := crawl.ReadManifest(dir)
+	archive, err := crawl.OpenArchive(dir)
 	if err != nil {
 		return nil, fmt.Errorf("ordinary pages: %w", err)
 	}
 	perHostN := map[string]int{}
 	var out []HostilePage
-	for _, e := range entries {
+	for _, e := range archive.Entries() {
 		host := ident.Domain(e.URL)
-		if e.File == "" || perHostN[host] >= perHost {
+		if e.Status != 200 || perHostN[host] >= perHost {
 			continue
 		}
-		body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.File)))
+		r, _, err := archive.Body(e)
 		if err != nil {
 			return nil, fmt.Errorf("ordinary pages: %w", err)
 		}
+		body, err := io.ReadAll(io.LimitReader(r, 8<<20))
+		r.Close()
+		if err != nil {
+			return nil, fmt.Errorf("ordinary pages: %s: %w", e.URL, err)
+		}
 		perHostN[host]++
-		name := strings.TrimSuffix(filepath.Base(e.File), filepath.Ext(e.File))
+		name := path.Base(strings.TrimSuffix(e.URL, "/"))
 		out = append(out, HostilePage{Name: name, Ordinary: true, Shape: "ordinary page of the demo corpus (" + host + ")",
-			Page: corpus.Page{URL: e.URL, ContentType: e.ContentType, Body: body, Status: e.Status, Headers: e.Headers}})
+			Page: corpus.Page{URL: e.URL, ContentType: e.ContentType(), Body: body, Status: e.Status}})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("ordinary pages: none in %s", dir)

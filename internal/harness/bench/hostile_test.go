@@ -170,12 +170,12 @@ func TestHostilePagesAreDeterministic(t *testing.T) {
 	if err := corpus.WriteArchive(dir, cps); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := crawl.ReadManifest(dir)
+	archive, err := crawl.OpenArchive(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != len(pages) {
-		t.Fatalf("archive lists %d pages, want %d", len(entries), len(pages))
+	if archive.Len() != len(pages) {
+		t.Fatalf("archive lists %d pages, want %d", archive.Len(), len(pages))
 	}
 	for _, p := range pages {
 		if len(p.Page.Body) > 1<<20-hostileMargin {

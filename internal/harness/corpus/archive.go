@@ -2,16 +2,14 @@ package corpus
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
@@ -26,55 +24,19 @@ type Page struct {
 	Headers     map[string]string // extra response headers (Retry-After, Content-Encoding, …)
 }
 
-// fileName picks the archive file for a page: <host>/<readable slug>-<hash>.html,
-// unique per normalised URL and safe on any file system.
-func fileName(normURL string) string {
-	host := ident.Domain(normURL)
-	if host == "" {
-		host = "unknown"
-	}
-	rest := normURL
-	if i := strings.Index(rest, "://"); i >= 0 {
-		rest = rest[i+3:]
-	}
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		rest = rest[i+1:]
-	}
-	rest = strings.TrimPrefix(rest, "wiki/")
-	var slug strings.Builder
-	for _, r := range rest {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			slug.WriteRune(r)
-		default:
-			slug.WriteByte('_')
-		}
-		if slug.Len() >= 80 {
-			break
-		}
-	}
-	s := strings.Trim(slug.String(), "._")
-	if s == "" {
-		s = "index"
-	}
-	sum := sha256.Sum256([]byte(normURL))
-	return path.Join(sanitizeHost(host), s+"-"+hex.EncodeToString(sum[:4])+".html")
-}
+// ArchiveFile is the WARC file WriteArchive writes in its directory.
+const ArchiveFile = "archive.warc.gz"
 
-func sanitizeHost(h string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '_'
-	}, h)
-}
+// CaptureDate is the WARC-Date of every page WriteArchive records: the
+// archive is built, not crawled, and the same pages give the same bytes.
+var CaptureDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // WriteArchive writes pages as a replay archive in dir (created if needed):
-// one body file per page and manifest.jsonl, sorted by URL, written last and
-// atomically (readers never see a manifest pointing at missing files). Files listed by a previous manifest in dir that the new one no
-// longer uses are removed; nothing else in dir is touched. URLs must be valid
-// http(s) URLs and unique after ident.NormalizeURL.
+// one WARC file, ArchiveFile, of one response record per page sorted by
+// URL, written atomically (crawl.WriteWARC; the fleet's replay mode and any
+// WARC tool read it). An archive of the older layout in dir (manifest.jsonl
+// and the body files it names) is removed; nothing else in dir is touched.
+// URLs must be valid http(s) URLs and unique after ident.NormalizeURL.
 func WriteArchive(dir string, pages []Page) error {
 	type item struct {
 		norm string
@@ -94,47 +56,66 @@ func WriteArchive(dir string, pages []Page) error {
 		items = append(items, item{norm, p})
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].norm < items[j].norm })
-
-	var old []crawl.ManifestEntry
-	if _, err := os.Stat(filepath.Join(dir, crawl.ManifestFile)); err == nil {
-		if old, err = crawl.ReadManifest(dir); err != nil {
-			return fmt.Errorf("write archive: existing manifest: %w", err)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	var manifest bytes.Buffer
-	enc := json.NewEncoder(&manifest)
-	enc.SetEscapeHTML(false)
-	used := make(map[string]bool, len(items))
-	for _, it := range items {
-		name := fileName(it.norm)
-		used[name] = true
-		full := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(full, it.page.Body, 0o644); err != nil {
-			return err
+	captures := make([]crawl.Capture, len(items))
+	for i, it := range items {
+		h := http.Header{}
+		for k, v := range it.page.Headers {
+			h.Set(k, v)
 		}
 		ct := it.page.ContentType
 		if ct == "" {
 			ct = HTMLContentType
 		}
-		status := it.page.Status
-		if status == 0 {
-			status = 200
-		}
-		if err := enc.Encode(crawl.ManifestEntry{URL: it.page.URL, Status: status, ContentType: ct, File: name, Headers: it.page.Headers}); err != nil {
-			return err
-		}
+		h.Set("Content-Type", ct)
+		captures[i] = crawl.Capture{URL: it.page.URL, Date: CaptureDate, Status: it.page.Status, Header: h, Body: it.page.Body}
 	}
-	if err := writeFileAtomic(filepath.Join(dir, crawl.ManifestFile), manifest.Bytes()); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	var warc bytes.Buffer
+	if err := crawl.WriteWARC(&warc, "evidencefleet corpus", captures); err != nil {
+		return fmt.Errorf("write archive: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, ArchiveFile), warc.Bytes()); err != nil {
+		return err
+	}
+	return removeManifestArchive(dir)
+}
+
+// TargetsFile lists an archive's pages as url targets, one URL a line
+// (`enqueue target add --file`), robots.txt left out.
+const TargetsFile = "targets.txt"
+
+// WriteTargets writes the pages' URLs to name, one a line, in the
+// archive's order (by normalized URL), robots.txt left out.
+func WriteTargets(name string, pages []Page) error {
+	urls := make([]string, 0, len(pages))
+	for _, p := range pages {
+		if !strings.HasSuffix(p.URL, "/robots.txt") {
+			urls = append(urls, p.URL)
+		}
+	}
+	sort.Slice(urls, func(i, j int) bool {
+		a, _ := ident.NormalizeURL(urls[i])
+		b, _ := ident.NormalizeURL(urls[j])
+		return a < b
+	})
+	return writeFileAtomic(name, []byte(strings.Join(urls, "\n")+"\n"))
+}
+
+// removeManifestArchive removes an archive of the older layout from dir:
+// manifest.jsonl and the body files it names (and their directories, when
+// that leaves them empty).
+func removeManifestArchive(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, crawl.ManifestFile)); err != nil {
+		return nil
+	}
+	old, err := crawl.ReadManifest(dir)
+	if err != nil {
+		return fmt.Errorf("write archive: the older manifest: %w", err)
+	}
 	for _, e := range old {
-		if e.File == "" || used[e.File] {
+		if e.File == "" {
 			continue
 		}
 		full := filepath.Join(dir, filepath.FromSlash(e.File))
@@ -143,7 +124,7 @@ func WriteArchive(dir string, pages []Page) error {
 		}
 		_ = os.Remove(filepath.Dir(full)) // only succeeds when empty
 	}
-	return nil
+	return os.Remove(filepath.Join(dir, crawl.ManifestFile))
 }
 
 func writeFileAtomic(name string, data []byte) error {

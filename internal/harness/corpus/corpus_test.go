@@ -1,7 +1,9 @@
 package corpus
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/academic/openalex"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/harness/warccheck"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
 
@@ -217,24 +220,74 @@ func TestClimateFeverArchiveReplay(t *testing.T) {
 	}
 }
 
-func TestWriteArchiveReplacesStaleFiles(t *testing.T) {
+// TestWriteArchiveIsWARC: the archive is one WARC file whose responses
+// the replay reader gives back with their status, headers and bodies; the
+// same pages give the same bytes; writing again replaces the WARC and
+// retires an archive of the older layout (manifest.jsonl and its files).
+func TestWriteArchiveIsWARC(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a := Page{URL: "https://example.org/a", Body: []byte("<p>a</p>")}
-	b := Page{URL: "https://example.org/b", Body: []byte("<p>b</p>")}
+	a := Page{URL: "https://example.org/a", Body: []byte("<p>a — é</p>")}
+	b := Page{URL: "https://example.org/b", Status: 301, Headers: map[string]string{"Location": "https://example.org/a"}}
+	old := filepath.Join(dir, "example.org", "old.html")
+	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, []byte("<p>old</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, crawl.ManifestFile), []byte(`{"url":"https://example.org/old","file":"example.org/old.html"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := WriteArchive(dir, []Page{a, b}); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := crawl.ReadManifest(dir)
-	if err != nil || len(entries) != 2 {
-		t.Fatalf("manifest: %v %v", entries, err)
+	for _, gone := range []string{old, filepath.Join(dir, crawl.ManifestFile)} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("the older archive's %s is still there: %v", gone, err)
+		}
 	}
-	stale := filepath.Join(dir, filepath.FromSlash(entries[1].File))
+	first, err := os.ReadFile(filepath.Join(dir, ArchiveFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive, err := crawl.OpenArchive(dir)
+	if err != nil || archive.Len() != 2 {
+		t.Fatalf("the archive: %v, %v", archive, err)
+	}
+	for _, want := range []struct {
+		page   Page
+		status int
+	}{{a, 200}, {b, 301}} {
+		e, ok := archive.Lookup(want.page.URL)
+		if !ok || e.Status != want.status {
+			t.Errorf("%s: %+v %v, want status %d", want.page.URL, e, ok, want.status)
+			continue
+		}
+		body, _, err := archive.Body(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(body)
+		body.Close()
+		if err != nil || !bytes.Equal(got, want.page.Body) {
+			t.Errorf("%s: body %q %v, want %q", want.page.URL, got, err, want.page.Body)
+		}
+	}
+	if e, _ := archive.Lookup(b.URL); e.Header.Get("Location") != "https://example.org/a" {
+		t.Errorf("the redirect's Location: %q", e.Header.Get("Location"))
+	}
+	if err := WriteArchive(dir, []Page{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := os.ReadFile(filepath.Join(dir, ArchiveFile)); err != nil || !bytes.Equal(again, first) {
+		t.Errorf("the same pages wrote other bytes (%v)", err)
+	}
 	if err := WriteArchive(dir, []Page{a}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Fatalf("stale file %s still there: %v", stale, err)
+	if archive, err := crawl.OpenArchive(dir); err != nil || archive.Len() != 1 {
+		t.Errorf("rewritten with one page: %v", err)
 	}
 	if err := WriteArchive(dir, []Page{a, {URL: "HTTPS://EXAMPLE.org/a#x"}}); err == nil {
 		t.Fatal("duplicate URL accepted")
@@ -254,5 +307,37 @@ func TestWriteClaims(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	if want := `{"claim_id":"0","claim":"Sea \"level\" <rise>","claim_label":"SUPPORTS"}` + "\n"; string(b) != want {
 		t.Fatalf("got %s", b)
+	}
+}
+
+// TestArchiveReadsInWarcio: the archive WriteArchive writes, and the demo
+// corpus's, are read by an independent WARC reader (Webrecorder's
+// warcio.js, internal/harness/warccheck): every record parses, every digest
+// holds, every page is a response with its status.
+func TestArchiveReadsInWarcio(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pages := []Page{
+		{URL: "https://example.org/a", Body: []byte("<p>a — é</p>")},
+		{URL: "https://example.org/gone", Status: 410},
+		{URL: "https://example.org/robots.txt", ContentType: "text/plain", Body: []byte("User-agent: *\n")},
+	}
+	if err := WriteArchive(dir, pages); err != nil {
+		t.Fatal(err)
+	}
+	r := warccheck.Validate(t, filepath.Join(dir, ArchiveFile), "")
+	if len(r.Errors) > 0 || r.ByType["warcinfo"] != 1 || r.ByType["response"] != len(pages) {
+		t.Errorf("warcio read %+v, want a warcinfo and %d responses, no error", r, len(pages))
+	}
+	statuses := map[string]int{}
+	for _, resp := range r.Responses {
+		statuses[resp.URI] = resp.Status
+	}
+	if statuses["https://example.org/a"] != 200 || statuses["https://example.org/gone"] != 410 {
+		t.Errorf("warcio read the statuses %v", statuses)
+	}
+	demo := warccheck.Validate(t, "../../../testdata/replay/demo/"+ArchiveFile, "")
+	if len(demo.Errors) > 0 || demo.ByType["response"] != 31 {
+		t.Errorf("warcio read the demo corpus as %d responses with errors %v, want 31 and none", demo.ByType["response"], demo.Errors)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 func TestBundledDataPresent(t *testing.T) {
 	t.Parallel()
-	for _, elem := range [][]string{ClimateFever, NLITune, NLIReport, S2Fixtures, OAFixtures, {"reference", "lyra-domains.yaml"}, {"replay", "demo", "manifest.jsonl"}} {
+	for _, elem := range [][]string{ClimateFever, NLITune, NLIReport, S2Fixtures, OAFixtures, {"reference", "lyra-domains.yaml"}, {"replay", "demo", "archive.warc.gz"}} {
 		p := Path(t, elem...)
 		if !filepath.IsAbs(p) {
 			t.Errorf("Path(%v) = %s, want an absolute path", elem, p)

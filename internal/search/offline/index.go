@@ -1,5 +1,5 @@
 // Package offline is a search backend that answers from a replay archive
-// (EVF_REPLAY_DIR: manifest.jsonl and files, internal/crawl/replay.go)
+// (EVF_REPLAY_DIR: WARC files or the older manifest.jsonl, crawl.OpenArchive)
 // instead of the web: Okapi BM25 over the main text of the archived pages,
 // tokenised exactly as the built-in reranker does (builtin.BM25Terms). An
 // Index is a search.Searcher, so query targets, `make run`, `make eval` and
@@ -23,8 +23,6 @@ import (
 	"math"
 	"mime"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -180,17 +178,17 @@ func QueryTerms(query string) []string {
 // build reads the archive in dir and indexes its pages (see the package
 // documentation).
 func build(ctx context.Context, dir string, opts Options) (*corpus, error) {
-	entries, err := crawl.ReadManifest(dir)
+	archive, err := crawl.OpenArchive(dir)
 	if err != nil {
 		return nil, fmt.Errorf("offline search: %w", err)
 	}
 	c := &corpus{postings: map[string][]posting{}}
 	var total int
-	for _, e := range entries {
+	for _, e := range archive.Entries() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		d, ok, err := readPage(dir, e, opts)
+		d, ok, err := readPage(archive, e, opts)
 		if err != nil {
 			return nil, fmt.Errorf("offline search: %s: %w", e.URL, err)
 		}
@@ -221,17 +219,16 @@ func build(ctx context.Context, dir string, opts Options) (*corpus, error) {
 
 // readPage is the indexed page of an archive entry; ok is false for an
 // entry that is not one (not a 200 page of HTML or text, robots.txt, too
-// large, without text). Only a file the manifest names but the archive
-// lacks is an error.
-func readPage(dir string, e crawl.ManifestEntry, opts Options) (d doc, ok bool, err error) {
-	if e.Status != 200 || e.File == "" || strings.HasSuffix(e.URL, "/robots.txt") {
+// large, without text). Only a body the archive cannot give is an error.
+func readPage(archive *crawl.Archive, e crawl.ArchiveEntry, opts Options) (d doc, ok bool, err error) {
+	if e.Status != 200 || strings.HasSuffix(e.URL, "/robots.txt") {
 		return d, false, nil
 	}
-	media, _, _ := mime.ParseMediaType(e.ContentType)
+	media, _, _ := mime.ParseMediaType(e.ContentType())
 	if media != "text/html" && media != "application/xhtml+xml" && media != "text/plain" {
 		return d, false, nil
 	}
-	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(e.File)))
+	f, _, err := archive.Body(e)
 	if err != nil {
 		return d, false, err
 	}
@@ -248,7 +245,7 @@ func readPage(dir string, e crawl.ManifestEntry, opts Options) (d doc, ok bool, 
 		page = extract.FromPlainText(body)
 	} else {
 		pageURL, _ := url.Parse(e.URL)
-		if page, err = extract.FromHTMLWithLimits(body, e.ContentType, pageURL, extract.Limits{MaxElements: opts.MaxElements}); err != nil {
+		if page, err = extract.FromHTMLWithLimits(body, e.ContentType(), pageURL, extract.Limits{MaxElements: opts.MaxElements}); err != nil {
 			return d, false, nil // unreadable for the fleet as well (no text, too many elements, …)
 		}
 	}

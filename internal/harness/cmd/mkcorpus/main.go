@@ -62,6 +62,9 @@ func run(args []string, stdout io.Writer) error {
 	if err := corpus.WriteClaims(filepath.Join(*out, "claims.jsonl"), records); err != nil {
 		return err
 	}
+	if err := corpus.WriteTargets(filepath.Join(*out, corpus.TargetsFile), pages); err != nil {
+		return err
+	}
 	var bytes int
 	for _, p := range pages {
 		bytes += len(p.Body)

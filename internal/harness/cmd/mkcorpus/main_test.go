@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/harness/corpus"
 	"github.com/evidencefleet/evidencefleet/internal/harness/repodata"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 )
@@ -26,12 +27,12 @@ func TestRunWritesArchiveAndClaims(t *testing.T) {
 	if err := run(append(dataArgs(t), "-out", out, "-claims", "3", "-with-academic"), &stdout); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := crawl.ReadManifest(out)
+	archive, err := crawl.OpenArchive(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var wiki, academic int
-	for _, e := range entries {
+	for _, e := range archive.Entries() {
 		switch ident.Domain(e.URL) {
 		case "en.wikipedia.org":
 			wiki++
@@ -74,7 +75,7 @@ func TestRunFlagErrors(t *testing.T) {
 //	go run ./internal/harness/cmd/mkcorpus -out testdata/replay/demo -claims 12 -with-academic
 func TestDemoCorpusUpToDate(t *testing.T) {
 	t.Parallel()
-	demo := filepath.Dir(repodata.Path(t, "replay", "demo", crawl.ManifestFile))
+	demo := filepath.Dir(repodata.Path(t, "replay", "demo", corpus.ArchiveFile))
 	out := t.TempDir()
 	if err := run(append(dataArgs(t), "-out", out, "-claims", "12", "-with-academic"), io.Discard); err != nil {
 		t.Fatal(err)

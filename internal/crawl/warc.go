@@ -1,0 +1,147 @@
+package crawl
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha1"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	gowarc "github.com/nlnwa/gowarc/v3"
+)
+
+// Capture is one recorded HTTP response, as a WARC response record holds
+// it (ISO 28500, WARC 1.1): the target URI, when it was seen, the status,
+// headers and body.
+type Capture struct {
+	URL    string
+	Date   time.Time
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// WriteWARC writes a WARC file to w: a warcinfo record naming software,
+// then one response record per capture, each compressed as its own gzip
+// member (a .warc.gz that readers can enter at any record's offset). Every
+// record's WARC-Record-ID is derived from its content, and gzip carries no
+// time, so the same captures always give the same bytes.
+func WriteWARC(w io.Writer, software string, captures []Capture) error {
+	m := gowarc.NewMarshaler()
+	info := newRecordBuilder(gowarc.Warcinfo)
+	fields := "software: " + software + "\r\nformat: WARC File Format 1.1\r\n"
+	info.AddWarcHeader(gowarc.WarcRecordID, recordID("warcinfo", fields))
+	info.AddWarcHeaderTime(gowarc.WarcDate, firstDate(captures))
+	info.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
+	if _, err := info.WriteString(fields); err != nil {
+		return fmt.Errorf("warc: warcinfo: %w", err)
+	}
+	if err := writeRecord(w, m, info); err != nil {
+		return fmt.Errorf("warc: warcinfo: %w", err)
+	}
+	for _, c := range captures {
+		block := httpResponseBlock(c)
+		rb := newRecordBuilder(gowarc.Response)
+		rb.AddWarcHeader(gowarc.WarcRecordID, recordID(c.URL, c.Date.UTC().Format(time.RFC3339Nano), string(block)))
+		rb.AddWarcHeader(gowarc.WarcTargetURI, c.URL)
+		rb.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
+		rb.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
+		if _, err := rb.Write(block); err != nil {
+			return fmt.Errorf("warc: %s: %w", c.URL, err)
+		}
+		if err := writeRecord(w, m, rb); err != nil {
+			return fmt.Errorf("warc: %s: %w", c.URL, err)
+		}
+	}
+	return nil
+}
+
+// newRecordBuilder is a record builder that adds the digests, made under
+// gowarcOptions.
+func newRecordBuilder(t gowarc.RecordType) gowarc.WarcRecordBuilder {
+	gowarcOptions.Lock()
+	defer gowarcOptions.Unlock()
+	return gowarc.NewRecordBuilder(t, gowarc.WithAddMissingDigest(true))
+}
+
+// httpResponseBlock is a capture as an HTTP/1.1 response: status line,
+// headers in name order with Content-Length the body's, and the body.
+func httpResponseBlock(c Capture) []byte {
+	status := c.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
+	h := c.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Content-Length", strconv.Itoa(len(c.Body)))
+	names := make([]string, 0, len(h))
+	for name := range h {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, v := range h[name] {
+			fmt.Fprintf(&b, "%s: %s\r\n", name, v)
+		}
+	}
+	b.WriteString("\r\n")
+	b.Write(c.Body)
+	return b.Bytes()
+}
+
+// writeRecord builds a record and writes it as one gzip member.
+func writeRecord(w io.Writer, m gowarc.Marshaler, rb gowarc.WarcRecordBuilder) error {
+	rec, validation, err := rb.Build()
+	if err != nil {
+		return err
+	}
+	defer rec.Close()
+	if len(validation) > 0 {
+		return fmt.Errorf("invalid record: %v", validation)
+	}
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, _, err := m.Marshal(zw, rec, 0); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// recordID is a urn:uuid made from the parts (a name-based UUID, version
+// 5 layout over SHA-1).
+func recordID(parts ...string) string {
+	h := sha1.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	s := h.Sum(nil)
+	s[6] = s[6]&0x0f | 0x50
+	s[8] = s[8]&0x3f | 0x80
+	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", s[0:4], s[4:6], s[6:8], s[8:10], s[10:16])
+}
+
+// firstDate is the earliest capture's date (the warcinfo's), or the Unix
+// epoch without captures.
+func firstDate(captures []Capture) time.Time {
+	var first time.Time
+	for _, c := range captures {
+		if first.IsZero() || c.Date.Before(first) {
+			first = c.Date
+		}
+	}
+	if first.IsZero() {
+		return time.Unix(0, 0).UTC()
+	}
+	return first
+}
