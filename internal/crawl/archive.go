@@ -25,9 +25,10 @@ import (
 // resource records); of several responses for one URL, the last one read
 // wins, as in a crawl that saw the page again.
 type Archive struct {
-	dir     string
-	entries []ArchiveEntry
-	byURL   map[string]int // normalized URL → index in entries
+	dir         string
+	headerBytes int // HTTP header bytes of the responses held
+	entries     []ArchiveEntry
+	byURL       map[string]int // normalized URL → index in entries
 }
 
 // gowarcOptions serializes gowarc's constructors: each one sets a global
@@ -55,11 +56,14 @@ type ArchiveEntry struct {
 // ContentType is the recorded Content-Type.
 func (e ArchiveEntry) ContentType() string { return e.Header.Get("Content-Type") }
 
-// Archive bounds: a WARC archive of more records, or a record whose HTTP
-// headers are larger, is refused when it is opened.
+// Archive bounds: a WARC archive of more responses, with a response whose
+// HTTP headers are larger (the fetcher bounds what it takes of them, as
+// live), or with more header bytes in all (they are held in memory) is
+// refused when it is opened.
 const (
-	MaxArchiveRecords     = 1_000_000
-	maxArchiveHeaderBytes = 64 << 10
+	MaxArchiveRecords      = 1_000_000
+	maxArchiveHeaderBytes  = 2 << 20
+	maxArchiveHeadersTotal = 256 << 20
 )
 
 // OpenArchive opens the replay archive in dir: its manifest.jsonl when it
@@ -131,7 +135,7 @@ func (a *Archive) readWARC(name string) error {
 		if err != nil {
 			return fmt.Errorf("replay archive %s at offset %d: %w", name, rec.Offset, err)
 		}
-		entry, ok, err := responseEntry(rec)
+		entry, headerBytes, ok, err := responseEntry(rec)
 		rec.Close()
 		if err != nil {
 			return fmt.Errorf("replay archive %s at offset %d: %w", name, rec.Offset, err)
@@ -142,37 +146,42 @@ func (a *Archive) readWARC(name string) error {
 		if len(a.entries) >= MaxArchiveRecords {
 			return fmt.Errorf("replay archive %s: more than %d responses", name, MaxArchiveRecords)
 		}
+		if a.headerBytes += headerBytes; a.headerBytes > maxArchiveHeadersTotal {
+			return fmt.Errorf("replay archive %s: more than %d bytes of HTTP headers", name, maxArchiveHeadersTotal)
+		}
 		entry.file, entry.warc, entry.offset = name, true, rec.Offset
 		a.add(entry)
 	}
 }
 
-// responseEntry is a WARC record's response, if it is an HTTP response.
-func responseEntry(rec gowarc.Record) (ArchiveEntry, bool, error) {
+// responseEntry is a WARC record's response, if it is an HTTP response,
+// and the size of its HTTP headers.
+func responseEntry(rec gowarc.Record) (ArchiveEntry, int, bool, error) {
 	wr := rec.WarcRecord
 	if wr == nil || wr.Type() != gowarc.Response {
-		return ArchiveEntry{}, false, nil
+		return ArchiveEntry{}, 0, false, nil
 	}
 	uri := wr.WarcHeader().Get(gowarc.WarcTargetURI)
 	if _, err := ident.NormalizeURL(uri); err != nil {
-		return ArchiveEntry{}, false, fmt.Errorf("WARC-Target-URI: %w", err)
+		return ArchiveEntry{}, 0, false, fmt.Errorf("WARC-Target-URI: %w", err)
 	}
 	block, ok := wr.Block().(gowarc.HttpResponseBlock)
 	if !ok {
-		return ArchiveEntry{}, false, nil // a response of another protocol (dns:, ftp:)
+		return ArchiveEntry{}, 0, false, nil // a response of another protocol (dns:, ftp:)
 	}
-	if n := len(block.ProtocolHeaderBytes()); n > maxArchiveHeaderBytes {
-		return ArchiveEntry{}, false, fmt.Errorf("%s: HTTP headers of %d bytes, more than %d", uri, n, maxArchiveHeaderBytes)
+	n := len(block.ProtocolHeaderBytes())
+	if n > maxArchiveHeaderBytes {
+		return ArchiveEntry{}, 0, false, fmt.Errorf("%s: HTTP headers of %d bytes, more than %d", uri, n, maxArchiveHeaderBytes)
 	}
 	status := block.HttpStatusCode()
 	if status < 100 || status > 999 {
-		return ArchiveEntry{}, false, fmt.Errorf("%s: invalid status %d", uri, status)
+		return ArchiveEntry{}, 0, false, fmt.Errorf("%s: invalid status %d", uri, status)
 	}
 	h := http.Header{}
 	if rh := block.HttpHeader(); rh != nil {
 		h = rh.Clone()
 	}
-	return ArchiveEntry{URL: uri, Status: status, Header: h}, true, nil
+	return ArchiveEntry{URL: uri, Status: status, Header: h}, n, true, nil
 }
 
 func (a *Archive) add(e ArchiveEntry) {

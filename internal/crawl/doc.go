@@ -46,8 +46,8 @@
 // file (testdata/replay/demo/archive.warc.gz, written by WriteWARC). Bodies
 // are read from the file when fetched, at the record's offset, bounded by
 // the fetcher's limits like live responses; an archive of more than
-// MaxArchiveRecords responses or a record's HTTP headers over 64 KiB are
-// refused when it is opened.
+// MaxArchiveRecords responses, a record's HTTP headers over 2 MiB or more
+// than 256 MiB of them in all are refused when it is opened.
 //
 // The older layout, a directory holding manifest.jsonl and the body files,
 // is still read when manifest.jsonl is there:
