@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/academic/openalex"
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
@@ -339,5 +341,41 @@ func TestArchiveReadsInWarcio(t *testing.T) {
 	demo := warccheck.Validate(t, "../../../testdata/replay/demo/"+ArchiveFile, "")
 	if len(demo.Errors) > 0 || demo.ByType["response"] != 31 {
 		t.Errorf("warcio read the demo corpus as %d responses with errors %v, want 31 and none", demo.ByType["response"], demo.Errors)
+	}
+}
+
+// TestAnotherToolsCrawlReplays: a WARC written by another tool (warcio.js)
+// replays through the fleet's fetcher: pages with their text, a redirect
+// followed, a gone page refused as the fetcher refuses it live.
+func TestAnotherToolsCrawlReplays(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	html := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	when := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	warccheck.Write(t, filepath.Join(dir, "crawl.warc.gz"), []warccheck.Record{
+		{URL: "https://example.org/glaciers", Date: when, Status: 200, Header: html,
+			Body: []byte("<html><head><title>Glaciers</title></head><body><p>Glaciers are retreating worldwide — in the Alps fastest.</p></body></html>")},
+		{URL: "https://example.org/old", Date: when, Status: 301, Header: http.Header{"Location": {"https://example.org/glaciers"}}},
+		{URL: "https://example.org/gone", Date: when, Status: 410, Header: html, Body: []byte("gone")},
+	})
+	archive, err := crawl.OpenArchive(dir)
+	if err != nil || archive.Len() != 3 {
+		t.Fatalf("the warcio crawl: %v %v, want 3 responses", archive, err)
+	}
+	cfg := crawl.DefaultConfig()
+	cfg.ReplayDir = dir
+	f, err := crawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	for _, url := range []string{"https://example.org/glaciers", "https://example.org/old"} {
+		res, err := f.Fetch(context.Background(), url)
+		if err != nil || res.FinalURL != "https://example.org/glaciers" || !strings.Contains(string(res.Body), "Glaciers are retreating worldwide — in the Alps") {
+			t.Errorf("%s: %v, %+v", url, err, res)
+		}
+	}
+	if _, err := f.Fetch(context.Background(), "https://example.org/gone"); !crawl.IsPermanent(err) {
+		t.Errorf("the gone page: %v, want a permanent refusal", err)
 	}
 }

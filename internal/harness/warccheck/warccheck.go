@@ -18,10 +18,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/repodata"
 )
@@ -33,8 +36,9 @@ const requireEnv = "EVF_REQUIRE_DOC_TOOLS"
 // script is check.mjs, and installed warcio's package.json, relative to the
 // module root.
 const (
-	script    = "scripts/warcio/check.mjs"
-	installed = "scripts/warcio/node_modules/warcio/package.json"
+	script      = "scripts/warcio/check.mjs"
+	writeScript = "scripts/warcio/write.mjs"
+	installed   = "scripts/warcio/node_modules/warcio/package.json"
 )
 
 // Report is check.mjs's summary of one WARC file.
@@ -72,7 +76,7 @@ func Validate(t testing.TB, warcPath, cdxjPath string) Report {
 	if cdxjPath != "" {
 		args = append(args, abs(t, cdxjPath))
 	}
-	out, err := run(t, args...)
+	out, err := run(t, script, nil, args...)
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
 		t.Fatal(err)
@@ -98,16 +102,55 @@ func Validate(t testing.TB, warcPath, cdxjPath string) Report {
 // name.
 func Index(t testing.TB, warcPath string) string {
 	t.Helper()
-	out, err := run(t, "--index", abs(t, warcPath))
+	out, err := run(t, script, nil, "--index", abs(t, warcPath))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(out)
 }
 
-// run runs check.mjs with args and returns its standard output. It skips
-// (or fails) t when node or warcio.js is missing.
-func run(t testing.TB, args ...string) ([]byte, error) {
+// Record is one response Write records.
+type Record struct {
+	URL    string
+	Date   time.Time
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Write writes records as a WARC file at warcPath with warcio.js (node
+// scripts/warcio/write.mjs): a crawl as another tool records it, a
+// warcinfo then one gzip-compressed response record each.
+func Write(t testing.TB, warcPath string, records []Record) {
+	t.Helper()
+	var in bytes.Buffer
+	enc := json.NewEncoder(&in)
+	for _, r := range records {
+		headers := map[string]string{}
+		for name := range r.Header {
+			headers[name] = r.Header.Get(name)
+		}
+		line := struct {
+			URL     string            `json:"url"`
+			Date    string            `json:"date"`
+			Status  int               `json:"status"`
+			Reason  string            `json:"reason"`
+			Headers map[string]string `json:"headers"`
+			Body    []byte            `json:"body"`
+		}{r.URL, r.Date.UTC().Format(time.RFC3339), r.Status, http.StatusText(r.Status), headers, r.Body}
+		if err := enc.Encode(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := run(t, writeScript, &in, abs(t, warcPath)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run runs one of the scripts with args (and stdin, when not nil) and
+// returns its standard output. It skips (or fails) t when node or
+// warcio.js is missing.
+func run(t testing.TB, script string, stdin io.Reader, args ...string) ([]byte, error) {
 	t.Helper()
 	root, err := repodata.Root()
 	if err != nil {
@@ -126,6 +169,7 @@ func run(t testing.TB, args ...string) ([]byte, error) {
 	}
 	cmd := exec.CommandContext(t.Context(), node, append([]string{filepath.Join(root, script)}, args...)...)
 	cmd.Dir = root
+	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
