@@ -312,6 +312,15 @@ type Page struct {
 	TitleTsv          interface{} `json:"title_tsv"`
 }
 
+type PageCapture struct {
+	PageVersionID int64     `json:"page_version_id"`
+	Url           string    `json:"url"`
+	CapturedAt    time.Time `json:"captured_at"`
+	Status        int32     `json:"status"`
+	Headers       string    `json:"headers"`
+	Body          []byte    `json:"body"`
+}
+
 type PageVersion struct {
 	ID        int64     `json:"id"`
 	PageID    int64     `json:"page_id"`

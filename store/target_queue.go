@@ -88,6 +88,19 @@ type PageWrite struct {
 	MetBy      string
 
 	EmbedModel string // fragments lacking an embedding of this model are returned to embed
+
+	// Capture is the HTTP response a fetched page came in, kept with its
+	// version when the version is new (page_captures); nil for none.
+	Capture *CaptureWrite
+}
+
+// CaptureWrite is an HTTP response as page_captures keeps it.
+type CaptureWrite struct {
+	URL        string
+	CapturedAt time.Time
+	Status     int
+	Header     string // "Name: value" lines (crawl.FormatHeader)
+	Body       []byte
 }
 
 // FragmentSpan is one fragment: [Start, End) in characters of the content.
@@ -157,6 +170,12 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 		return out, fmt.Errorf("upsert page version: %w", err)
 	}
 	out.VersionID, out.NewVersion = ver.ID, ver.Created
+	if c := p.Capture; c != nil && ver.Created {
+		if err := q.InsertPageCapture(ctx, InsertPageCaptureParams{PageVersionID: ver.ID, Url: c.URL, CapturedAt: c.CapturedAt,
+			Status: int32(c.Status), Headers: c.Header, Body: c.Body}); err != nil {
+			return out, fmt.Errorf("insert page capture: %w", err)
+		}
+	}
 
 	n := len(p.Fragments)
 	fp := InsertFragmentsParams{PageID: pageID, PageVersionID: ver.ID,

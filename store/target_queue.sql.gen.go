@@ -364,6 +364,35 @@ func (q *Queries) InsertOriginEdges(ctx context.Context, arg InsertOriginEdgesPa
 	return err
 }
 
+const insertPageCapture = `-- name: InsertPageCapture :exec
+INSERT INTO page_captures (page_version_id, url, captured_at, status, headers, body)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (page_version_id) DO NOTHING
+`
+
+type InsertPageCaptureParams struct {
+	PageVersionID int64     `json:"page_version_id"`
+	Url           string    `json:"url"`
+	CapturedAt    time.Time `json:"captured_at"`
+	Status        int32     `json:"status"`
+	Headers       string    `json:"headers"`
+	Body          []byte    `json:"body"`
+}
+
+// The response a new page version was first seen in (page_captures); a
+// version keeps its first capture.
+func (q *Queries) InsertPageCapture(ctx context.Context, arg InsertPageCaptureParams) error {
+	_, err := q.db.Exec(ctx, insertPageCapture,
+		arg.PageVersionID,
+		arg.Url,
+		arg.CapturedAt,
+		arg.Status,
+		arg.Headers,
+		arg.Body,
+	)
+	return err
+}
+
 const lockResourceKey = `-- name: LockResourceKey :exec
 SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))
 `

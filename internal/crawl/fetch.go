@@ -113,6 +113,9 @@ type Result struct {
 	ContentType string    // media type without parameters, e.g. "text/html"
 	Body        []byte    // body converted to valid UTF-8
 	FetchedAt   time.Time // UTC time the response was received
+	// Capture is the response as received (RecordedHeader's headers, the
+	// body before its conversion to UTF-8), for the page's WARC record.
+	Capture Capture
 }
 
 // Fetcher fetches single pages with colly. One Fetcher per process is meant
@@ -238,6 +241,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 		ContentType: mt,
 		Body:        toUTF8(ex.body, ctHeader),
 		FetchedAt:   ex.at,
+		Capture:     Capture{URL: final, Date: ex.at, Status: ex.status, Header: RecordedHeader(ex.header), Body: ex.body},
 	}, nil
 }
 

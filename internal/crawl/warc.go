@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	gowarc "github.com/nlnwa/gowarc/v3"
@@ -68,6 +70,77 @@ func newRecordBuilder(t gowarc.RecordType) gowarc.WarcRecordBuilder {
 	return gowarc.NewRecordBuilder(t, gowarc.WithAddMissingDigest(true))
 }
 
+// MaxRecordedHeaderBytes bounds the headers RecordedHeader keeps, as
+// FormatHeader writes them.
+const MaxRecordedHeaderBytes = 64 << 10
+
+// unrecorded are the headers a capture does not keep: hop-by-hop ones, the
+// body's encoding and length (the body is kept decoded; WriteWARC states
+// its length) and cookies (the fleet's own sessions with the site).
+var unrecorded = []string{"Connection", "Keep-Alive", "Transfer-Encoding", "Content-Encoding", "Content-Length", "Set-Cookie",
+	"Proxy-Authenticate", "Trailer", "Upgrade"}
+
+// RecordedHeader is what a capture keeps of a response's headers: h
+// without the unrecorded ones, and in name order only as many as fit in
+// MaxRecordedHeaderBytes.
+func RecordedHeader(h http.Header) http.Header {
+	out := h.Clone()
+	if out == nil {
+		return http.Header{}
+	}
+	for _, name := range unrecorded {
+		out.Del(name)
+	}
+	for name, vs := range out {
+		out[name] = slices.DeleteFunc(vs, func(v string) bool { return strings.ContainsAny(v, "\r\n") })
+	}
+	size := 0
+	for _, name := range sortedNames(out) {
+		for i, v := range out[name] {
+			if size += len(name) + len(v) + 4; size > MaxRecordedHeaderBytes {
+				out[name] = out[name][:i]
+				if len(out[name]) == 0 {
+					delete(out, name)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// FormatHeader writes h as "Name: value" lines, CRLF-terminated, in name
+// order (a capture's headers as page_captures keeps them).
+func FormatHeader(h http.Header) string {
+	var b bytes.Buffer
+	for _, name := range sortedNames(h) {
+		for _, v := range h[name] {
+			fmt.Fprintf(&b, "%s: %s\r\n", name, v)
+		}
+	}
+	return b.String()
+}
+
+// ParseHeader reads FormatHeader's lines back.
+func ParseHeader(s string) http.Header {
+	h := http.Header{}
+	for _, line := range strings.Split(s, "\r\n") {
+		if name, v, ok := strings.Cut(line, ": "); ok {
+			h.Add(name, v)
+		}
+	}
+	return h
+}
+
+func sortedNames(h http.Header) []string {
+	names := make([]string, 0, len(h))
+	for name := range h {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // httpResponseBlock is a capture as an HTTP/1.1 response: status line,
 // headers in name order with Content-Length the body's, and the body.
 func httpResponseBlock(c Capture) []byte {
@@ -82,16 +155,7 @@ func httpResponseBlock(c Capture) []byte {
 		h = http.Header{}
 	}
 	h.Set("Content-Length", strconv.Itoa(len(c.Body)))
-	names := make([]string, 0, len(h))
-	for name := range h {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		for _, v := range h[name] {
-			fmt.Fprintf(&b, "%s: %s\r\n", name, v)
-		}
-	}
+	b.WriteString(FormatHeader(h))
 	b.WriteString("\r\n")
 	b.Write(c.Body)
 	return b.Bytes()

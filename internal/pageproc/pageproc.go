@@ -160,6 +160,10 @@ type Page struct {
 	Identifiers   []extract.Identifier // verified ids: from an academic API, or the id the page was found by
 	Declared      []extract.Identifier // ids the page states about itself (meta tags): unverified claims
 	Paper         *PaperMeta           // academic metadata of a resolved DOI
+	// Capture is the HTTP response the page was fetched in (its Status is
+	// 0 for a page that was not fetched: a stored version, an API's
+	// abstract).
+	Capture crawl.Capture
 }
 
 // PaperMeta is what the academic APIs say of a paper, bounded.

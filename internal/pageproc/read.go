@@ -172,7 +172,7 @@ func pageIdentifiers(res *crawl.Result, text string) (declared, cites []extract.
 // store keeps them: outside text cut to its bounds. No I/O.
 func metadata(res *crawl.Result, title string, paper *academic.Paper) Page {
 	p := Page{URL: res.URL, FinalURL: res.FinalURL, Title: textclip.Runes(title, maxTitleRunes), Status: res.Status,
-		ContentType: textclip.Bytes(res.ContentType, maxContentTypeBytes), FetchedAt: res.FetchedAt}
+		ContentType: textclip.Bytes(res.ContentType, maxContentTypeBytes), FetchedAt: res.FetchedAt, Capture: res.Capture}
 	if a := paper; a != nil {
 		authors := make([]string, 0, min(len(a.Authors), maxAuthors))
 		for _, name := range a.Authors[:cap(authors)] {

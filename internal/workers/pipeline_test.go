@@ -1,6 +1,7 @@
 package workers_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -171,5 +172,40 @@ func TestDemoCorpusYieldsSupportsAndRefutes(t *testing.T) {
 		if n := queryInt(t, f.Tx, `SELECT count(*) FROM edges WHERE relation = $1`, rel); n == 0 {
 			t.Errorf("the demo corpus produced no %s edge", rel)
 		}
+	}
+}
+
+// TestPageVersionsKeepTheirCapture: each page version a fetch made keeps
+// the response it came in (page_captures): the URL, the status, the
+// headers the capture keeps and the body exactly as the server sent it; a
+// second fetch of the same text adds no capture.
+func TestPageVersionsKeepTheirCapture(t *testing.T) {
+	t.Parallel()
+	pages := testfleet.GlacierPages()
+	pages[0].Headers = map[string]string{"Set-Cookie": "session=secret", "X-Served-By": "replay"}
+	f := testfleet.InTx(t, testfleet.Options{Pages: pages})
+	task := f.CreateTask(t, testfleet.GlacierHypothesis)
+	f.AddTargets(t, task, testfleet.GlacierWiki, testfleet.GlacierScience)
+	f.Drain(t)
+	other := f.CreateTask(t, "Glaciers in the Alps are retreating.")
+	f.AddTargets(t, other, testfleet.GlacierWiki)
+	f.Drain(t)
+	if n := queryInt(t, f.Tx, `SELECT count(*) FROM page_captures`); n != 2 {
+		t.Errorf("%d captures, want one for each of the 2 page versions", n)
+	}
+	var url, headers string
+	var status int
+	var body []byte
+	if err := f.Tx.QueryRow(context.Background(), `
+		SELECT c.url, c.status, c.headers, c.body FROM page_captures c
+		JOIN page_versions pv ON pv.id = c.page_version_id JOIN pages p ON p.id = pv.page_id
+		WHERE p.url = $1`, testfleet.GlacierWiki).Scan(&url, &status, &headers, &body); err != nil {
+		t.Fatal(err)
+	}
+	if url != testfleet.GlacierWiki || status != 200 || !bytes.Equal(body, pages[0].Body) {
+		t.Errorf("the capture of %s: %s %d, %d bytes; want its URL, 200 and the %d bytes served", testfleet.GlacierWiki, url, status, len(body), len(pages[0].Body))
+	}
+	if !strings.Contains(headers, "Content-Type: text/html") || !strings.Contains(headers, "X-Served-By: replay\r\n") || strings.Contains(headers, "Set-Cookie") {
+		t.Errorf("the capture's headers %q: want Content-Type and X-Served-By, no Set-Cookie", headers)
 	}
 }

@@ -207,6 +207,9 @@ func pageWrite(r pageproc.PageResult, embedModel string, policy *domainpolicy.Po
 	if a := p.Paper; a != nil {
 		pw.Paper = &store.PaperMeta{Title: a.Title, Venue: a.Venue, S2ID: a.S2ID, OpenAlexID: a.OpenAlexID, Year: a.Year, Authors: a.Authors}
 	}
+	if c := p.Capture; p.Fetched && c.Status != 0 {
+		pw.Capture = &store.CaptureWrite{URL: c.URL, CapturedAt: c.Date, Status: c.Status, Header: crawl.FormatHeader(c.Header), Body: c.Body}
+	}
 	return pw
 }
 

@@ -177,3 +177,10 @@ WITH prev AS (
         < array_position(ARRAY['url_target', 'doi_target', 'search_query', 'citation'], task_pages.reason)
 )
 SELECT COALESCE(NOT EXISTS (SELECT 1 FROM prev), true)::boolean AS added;
+
+-- name: InsertPageCapture :exec
+-- The response a new page version was first seen in (page_captures); a
+-- version keeps its first capture.
+INSERT INTO page_captures (page_version_id, url, captured_at, status, headers, body)
+VALUES (@page_version_id, @url, @captured_at, @status, @headers, @body)
+ON CONFLICT (page_version_id) DO NOTHING;
