@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha1"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -28,38 +31,172 @@ type Capture struct {
 }
 
 // WriteWARC writes a WARC file to w: a warcinfo record naming software,
-// then one response record per capture, each compressed as its own gzip
-// member (a .warc.gz that readers can enter at any record's offset). Every
-// record's WARC-Record-ID is derived from its content, and gzip carries no
-// time, so the same captures always give the same bytes.
+// then one response record per capture (WARCWriter).
 func WriteWARC(w io.Writer, software string, captures []Capture) error {
-	m := gowarc.NewMarshaler()
-	info := newRecordBuilder(gowarc.Warcinfo)
-	fields := "software: " + software + "\r\nformat: WARC File Format 1.1\r\n"
-	info.AddWarcHeader(gowarc.WarcRecordID, recordID("warcinfo", fields))
-	info.AddWarcHeaderTime(gowarc.WarcDate, firstDate(captures))
-	info.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
-	if _, err := info.WriteString(fields); err != nil {
-		return fmt.Errorf("warc: warcinfo: %w", err)
-	}
-	if err := writeRecord(w, m, info); err != nil {
-		return fmt.Errorf("warc: warcinfo: %w", err)
+	ww, err := NewWARCWriter(w, software, firstDate(captures))
+	if err != nil {
+		return err
 	}
 	for _, c := range captures {
-		block := httpResponseBlock(c)
-		rb := newRecordBuilder(gowarc.Response)
-		rb.AddWarcHeader(gowarc.WarcRecordID, recordID(c.URL, c.Date.UTC().Format(time.RFC3339Nano), string(block)))
-		rb.AddWarcHeader(gowarc.WarcTargetURI, c.URL)
-		rb.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
-		rb.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
-		if _, err := rb.Write(block); err != nil {
-			return fmt.Errorf("warc: %s: %w", c.URL, err)
-		}
-		if err := writeRecord(w, m, rb); err != nil {
-			return fmt.Errorf("warc: %s: %w", c.URL, err)
+		if _, err := ww.Write(c); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// WARCWriter writes a WARC file record by record: a warcinfo record first,
+// then a response record per capture, each compressed as its own gzip
+// member (a .warc.gz that readers can enter at any record's offset). Every
+// record's WARC-Record-ID is derived from its content, and gzip carries no
+// time, so the same captures always give the same bytes.
+type WARCWriter struct {
+	w      io.Writer
+	offset int64
+	m      gowarc.Marshaler
+}
+
+// Written is where a record went and what a CDXJ index line says of it.
+type Written struct {
+	URL           string
+	Date          time.Time
+	Status        int
+	MIME          string // the response's media type, without parameters
+	PayloadDigest string // the record's WARC-Payload-Digest ("sha256:…")
+	Offset        int64  // of its gzip member in the file
+	Length        int64  // of its gzip member
+}
+
+// NewWARCWriter writes the warcinfo record (dated date) to w.
+func NewWARCWriter(w io.Writer, software string, date time.Time) (*WARCWriter, error) {
+	ww := &WARCWriter{w: w, m: gowarc.NewMarshaler()}
+	info := newRecordBuilder(gowarc.Warcinfo)
+	fields := "software: " + software + "\r\nformat: WARC File Format 1.1\r\n"
+	info.AddWarcHeader(gowarc.WarcRecordID, recordID("warcinfo", fields, date.UTC().Format(time.RFC3339Nano)))
+	info.AddWarcHeaderTime(gowarc.WarcDate, date)
+	info.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
+	if _, err := info.WriteString(fields); err != nil {
+		return nil, fmt.Errorf("warc: warcinfo: %w", err)
+	}
+	if _, err := ww.record(info); err != nil {
+		return nil, fmt.Errorf("warc: warcinfo: %w", err)
+	}
+	return ww, nil
+}
+
+// Write writes c as a response record; fields are further WARC header
+// fields of it (the fleet's own, such as the page version's id).
+func (ww *WARCWriter) Write(c Capture, fields ...[2]string) (Written, error) {
+	block := httpResponseBlock(c)
+	rb := newRecordBuilder(gowarc.Response)
+	rb.AddWarcHeader(gowarc.WarcRecordID, recordID(c.URL, c.Date.UTC().Format(time.RFC3339Nano), string(block)))
+	rb.AddWarcHeader(gowarc.WarcTargetURI, c.URL)
+	rb.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
+	rb.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
+	for _, f := range fields {
+		rb.AddWarcHeader(f[0], f[1])
+	}
+	if _, err := rb.Write(block); err != nil {
+		return Written{}, fmt.Errorf("warc: %s: %w", c.URL, err)
+	}
+	at := ww.offset
+	digest, err := ww.record(rb)
+	if err != nil {
+		return Written{}, fmt.Errorf("warc: %s: %w", c.URL, err)
+	}
+	status := c.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	mime, _, _ := strings.Cut(c.Header.Get("Content-Type"), ";")
+	return Written{URL: c.URL, Date: c.Date, Status: status, MIME: strings.TrimSpace(mime), PayloadDigest: digest,
+		Offset: at, Length: ww.offset - at}, nil
+}
+
+// record builds a record and writes it as one gzip member, returning its
+// payload digest.
+func (ww *WARCWriter) record(rb gowarc.WarcRecordBuilder) (string, error) {
+	rec, validation, err := rb.Build()
+	if err != nil {
+		return "", err
+	}
+	defer rec.Close()
+	if len(validation) > 0 {
+		return "", fmt.Errorf("invalid record: %v", validation)
+	}
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return "", err
+	}
+	if _, _, err := ww.m.Marshal(zw, rec, 0); err != nil {
+		return "", err
+	}
+	if err := zw.Close(); err != nil {
+		return "", err
+	}
+	n, err := ww.w.Write(buf.Bytes())
+	ww.offset += int64(n)
+	if err != nil {
+		return "", err
+	}
+	return rec.WarcHeader().Get(gowarc.WarcPayloadDigest), nil
+}
+
+// CDXJLine is the CDXJ index line of a written record in the file named
+// filename, as pywb and warcio.js write it: SURT key, 14-digit timestamp,
+// then url, mime, status, digest (without its algorithm), length, offset
+// and filename as JSON strings.
+func CDXJLine(w Written, filename string) string {
+	_, digest, _ := strings.Cut(w.PayloadDigest, ":")
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(struct {
+		URL      string `json:"url"`
+		MIME     string `json:"mime,omitempty"`
+		Status   string `json:"status"`
+		Digest   string `json:"digest"`
+		Length   string `json:"length"`
+		Offset   string `json:"offset"`
+		Filename string `json:"filename"`
+	}{w.URL, w.MIME, strconv.Itoa(w.Status), digest, strconv.FormatInt(w.Length, 10), strconv.FormatInt(w.Offset, 10), filename})
+	return SURT(w.URL) + " " + w.Date.UTC().Format("20060102150405") + " " + b.String()
+}
+
+// leadingWWW is the www prefix a SURT drops.
+var leadingWWW = regexp.MustCompile(`^(https?://)www[0-9]*\.`)
+
+// SURT is the sort-friendly URI key of u that web-archive indexes sort by
+// (as warcio.js and pywb make it): without www, lowercased, the host's
+// labels reversed and joined by commas, ")" then the path and the query's
+// parameters sorted. A URL that is not http(s) is its own key.
+func SURT(u string) string {
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return u
+	}
+	lower := strings.ToLower(leadingWWW.ReplaceAllString(u, "$1"))
+	p, err := url.Parse(lower)
+	if err != nil {
+		return u
+	}
+	labels := strings.Split(p.Hostname(), ".")
+	slices.Reverse(labels)
+	key := strings.Join(labels, ",")
+	if port := p.Port(); port != "" {
+		key += ":" + port
+	}
+	path := p.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	key += ")" + path
+	if p.RawQuery != "" {
+		params := strings.Split(p.RawQuery, "&")
+		sort.Strings(params)
+		key += "?" + strings.Join(params, "&")
+	}
+	return key
 }
 
 // newRecordBuilder is a record builder that adds the digests, made under
@@ -159,26 +296,6 @@ func httpResponseBlock(c Capture) []byte {
 	b.WriteString("\r\n")
 	b.Write(c.Body)
 	return b.Bytes()
-}
-
-// writeRecord builds a record and writes it as one gzip member.
-func writeRecord(w io.Writer, m gowarc.Marshaler, rb gowarc.WarcRecordBuilder) error {
-	rec, validation, err := rb.Build()
-	if err != nil {
-		return err
-	}
-	defer rec.Close()
-	if len(validation) > 0 {
-		return fmt.Errorf("invalid record: %v", validation)
-	}
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	if _, _, err := m.Marshal(zw, rec, 0); err != nil {
-		return err
-	}
-	return zw.Close()
 }
 
 // recordID is a urn:uuid made from the parts (a name-based UUID, version

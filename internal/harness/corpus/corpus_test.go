@@ -3,6 +3,7 @@ package corpus
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -377,5 +378,49 @@ func TestAnotherToolsCrawlReplays(t *testing.T) {
 	}
 	if _, err := f.Fetch(context.Background(), "https://example.org/gone"); !crawl.IsPermanent(err) {
 		t.Errorf("the gone page: %v, want a permanent refusal", err)
+	}
+}
+
+// TestCDXJIsWarcios: the CDXJ lines crawl.CDXJLine writes for a WARC are
+// the ones warcio.js's indexer writes for the same file, byte for byte
+// (pages with a query, a port, www and non-ASCII paths), and warcio finds
+// each line's record at its offset.
+func TestCDXJIsWarcios(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pages.warc.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ww, err := crawl.NewWARCWriter(f, "test", CaptureDate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	var lines []string
+	for i, u := range []string{"https://www.example.org/a?b=2&a=1", "http://example.org:8080/Caf%C3%A9", "https://www2.sub.example.com/", "https://example.org/gone"} {
+		c := crawl.Capture{URL: u, Date: CaptureDate.Add(time.Duration(i) * time.Second), Status: 200, Header: html, Body: []byte("<p>page</p>")}
+		if i == 3 {
+			c.Status, c.Header, c.Body = 410, http.Header{}, nil
+		}
+		w, err := ww.Write(c, [2]string{"WARC-Page-Version-Id", fmt.Sprint(i + 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, crawl.CDXJLine(w, "pages.warc.gz"))
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := warccheck.Index(t, path), strings.Join(lines, ""); got != want {
+		t.Errorf("warcio's CDXJ:\n%s\nours:\n%s", got, want)
+	}
+	cdxj := filepath.Join(dir, "pages.cdxj")
+	if err := os.WriteFile(cdxj, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := warccheck.Validate(t, path, cdxj); len(r.Errors) > 0 {
+		t.Errorf("warcio: %v", r.Errors)
 	}
 }
