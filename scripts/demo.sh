@@ -52,6 +52,15 @@ echo
 REPORT=$(bin/enqueue report --task "$TASK")
 printf '%s\n' "$REPORT"
 
+# The task's evidence as a web archive: every page version it cites, as the
+# HTTP response it was captured in (WARC, ISO 28500), with its CDXJ index.
+mkdir -p .data
+WARC=.data/task-$TASK.warc.gz
+bin/enqueue export warc --task "$TASK" --out "$WARC" >/dev/null
+[ -s "$WARC" ] || fail "the task's WARC export is empty"
+echo
+echo "The task's evidence as WARC: $WARC ($(wc -c <"$WARC") bytes; index ${WARC%.warc.gz}.cdxj) — open it in ReplayWeb.page or pywb (docs/getting-started.md#the-evidence-as-a-web-archive)"
+
 # The reading list: the task's fragments ranked for its hypothesis (rerank:
 # full-text → embeddings → built-in BM25 reranker), each score weighted by
 # its domain's trust level. The hypothesis is answered by Wikipedia pages

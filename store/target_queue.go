@@ -99,7 +99,7 @@ type CaptureWrite struct {
 	URL        string
 	CapturedAt time.Time
 	Status     int
-	Header     string // "Name: value" lines (crawl.FormatHeader)
+	Header     string // "Name: value" lines (warc.FormatHeader)
 	Body       []byte
 }
 

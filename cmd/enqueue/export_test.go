@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -73,5 +75,35 @@ func TestEvidenceExport(t *testing.T) {
 	}
 	if r := b.run(t, "evidence", "--task", id, "--org", "intruder"); r.code() != 1 || r.stdout != "" {
 		t.Errorf("another organization: exit %d, output %q", r.code(), r.stdout)
+	}
+}
+
+// TestExportWARC: `enqueue export warc` writes the task's WARC and its CDXJ
+// index beside it, says how many records and bytes, refuses a name that is
+// not .warc.gz, and another organization's task is not found.
+func TestExportWARC(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	task, _ := b.runTask(t)
+	out := filepath.Join(t.TempDir(), "evidence.warc.gz")
+	said := b.mustRun(t, "export", "warc", "--task", fmt.Sprint(task), "--out", out)
+	warc, err := os.ReadFile(out)
+	if err != nil || len(warc) < 100 || warc[0] != 0x1f || warc[1] != 0x8b {
+		t.Fatalf("the WARC file: %d bytes, %v; want gzip", len(warc), err)
+	}
+	index, err := os.ReadFile(strings.TrimSuffix(out, ".warc.gz") + ".cdxj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := strings.Count(string(index), "\n")
+	versions := b.count(t, `SELECT count(*) FROM page_captures`)
+	if records == 0 || records != versions || !strings.Contains(said, fmt.Sprintf("%d response records, %d bytes", records, len(warc))) {
+		t.Errorf("%d index lines, %d captures; it said %q", records, versions, said)
+	}
+	if r := b.run(t, "export", "warc", "--task", fmt.Sprint(task), "--out", filepath.Join(t.TempDir(), "x.zip")); r.code() != 2 {
+		t.Errorf("an --out not ending in .warc.gz: exit %d %v, want 2", r.code(), r.err)
+	}
+	if r := b.run(t, "--org", "other-org", "export", "warc", "--task", fmt.Sprint(task), "--out", filepath.Join(t.TempDir(), "y.warc.gz")); r.err == nil || !strings.Contains(r.err.Error(), "does not exist") {
+		t.Errorf("another organization's task: %v, want not found", r.err)
 	}
 }

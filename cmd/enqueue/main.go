@@ -116,7 +116,7 @@ the task does not have.`,
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.PersistentFlags().StringVar(&a.dbURL, "database-url", "", "Postgres connection string (default: $EVF_DATABASE_URL, else $DATABASE_URL)")
 	root.PersistentFlags().StringVar(&a.org, "org", "default", "your organization (tenant): its tasks only are created, read and changed")
-	root.AddCommand(a.taskCmd(), a.claimCmd(), a.targetCmd(), a.jobCmd(), a.statusCmd(), a.graphCmd(), a.reportCmd(), a.materialsCmd(), a.domainCmd(), a.feedbackCmd(), a.evidenceCmd(), a.citeCmd(), a.orgCmd(), a.operatorCmd())
+	root.AddCommand(a.taskCmd(), a.claimCmd(), a.targetCmd(), a.jobCmd(), a.statusCmd(), a.graphCmd(), a.reportCmd(), a.materialsCmd(), a.domainCmd(), a.feedbackCmd(), a.evidenceCmd(), a.exportCmd(), a.citeCmd(), a.orgCmd(), a.operatorCmd())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		// `enqueue task shwo --task 1`: the word, not the flag, is wrong
 		if words := cmd.Flags().Args(); cmd.HasAvailableSubCommands() && len(words) > 0 {

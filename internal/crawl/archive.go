@@ -10,17 +10,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	gowarc "github.com/nlnwa/gowarc/v3"
 
 	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/warc"
 )
 
 // Archive is a replay archive opened for reading. It is either WARC files
 // (*.warc.gz or *.warc in the directory: the web-archiving standard, as
-// Heritrix, Browsertrix, wget --warc-file and the fleet's own export write
-// it) or, in the older format, manifest.jsonl naming one file per body.
+// Heritrix, Browsertrix, wget --warc-file and the fleet's own export,
+// internal/warc, write it) or, in the older format, manifest.jsonl naming one file per body.
 // Only WARC response records are replayed (no revisit, request or
 // resource records); of several responses for one URL, the last one read
 // wins, as in a crawl that saw the page again.
@@ -29,18 +29,6 @@ type Archive struct {
 	headerBytes int // HTTP header bytes of the responses held
 	entries     []ArchiveEntry
 	byURL       map[string]int // normalized URL → index in entries
-}
-
-// gowarcOptions serializes gowarc's constructors: each one sets a global
-// of the uuid package (uuid.EnableRandPool in its default options, v3.1.0),
-// a data race when two run at once.
-var gowarcOptions sync.Mutex
-
-// newWARCReader is gowarc.NewWarcFileReader under gowarcOptions.
-func newWARCReader(path string, offset int64) (*gowarc.WarcFileReader, error) {
-	gowarcOptions.Lock()
-	defer gowarcOptions.Unlock()
-	return gowarc.NewWarcFileReader(path, offset)
 }
 
 // ArchiveEntry is one recorded response of an Archive.
@@ -122,7 +110,7 @@ func warcFiles(dir string) ([]string, error) {
 
 // readWARC indexes the response records of one WARC file.
 func (a *Archive) readWARC(name string) error {
-	r, err := newWARCReader(filepath.Join(a.dir, name), 0)
+	r, err := warc.NewFileReader(filepath.Join(a.dir, name), 0)
 	if err != nil {
 		return fmt.Errorf("replay archive %s: %w", name, err)
 	}
@@ -239,7 +227,7 @@ func (a *Archive) Body(e ArchiveEntry) (io.ReadCloser, int64, error) {
 		}
 		return f, info.Size(), nil
 	}
-	r, err := newWARCReader(path, e.offset)
+	r, err := warc.NewFileReader(path, e.offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("replay archive: %s: %w", e.URL, err)
 	}

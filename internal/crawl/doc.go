@@ -43,7 +43,7 @@
 // an earlier one; request, revisit, metadata and other records are skipped.
 // So a crawl made by another tool (Heritrix, Browsertrix, wget --warc-file)
 // can be replayed through the fleet, and the demo corpus ships as one WARC
-// file (testdata/replay/demo/archive.warc.gz, written by WriteWARC). Bodies
+// file (testdata/replay/demo/archive.warc.gz, written by internal/warc). Bodies
 // are read from the file when fetched, at the record's offset, bounded by
 // the fetcher's limits like live responses; an archive of more than
 // MaxArchiveRecords responses, a record's HTTP headers over 2 MiB or more

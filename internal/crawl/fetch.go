@@ -22,6 +22,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/textclip"
+	"github.com/evidencefleet/evidencefleet/internal/warc"
 )
 
 // Defaults applied by New to zero fields of Config.
@@ -115,7 +116,7 @@ type Result struct {
 	FetchedAt   time.Time // UTC time the response was received
 	// Capture is the response as received (RecordedHeader's headers, the
 	// body before its conversion to UTF-8), for the page's WARC record.
-	Capture Capture
+	Capture warc.Capture
 }
 
 // Fetcher fetches single pages with colly. One Fetcher per process is meant
@@ -241,7 +242,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 		ContentType: mt,
 		Body:        toUTF8(ex.body, ctHeader),
 		FetchedAt:   ex.at,
-		Capture:     Capture{URL: final, Date: ex.at, Status: ex.status, Header: RecordedHeader(ex.header), Body: ex.body},
+		Capture:     warc.Capture{URL: final, Date: ex.at, Status: ex.status, Header: warc.RecordedHeader(ex.header), Body: ex.body},
 	}, nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/cost"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
+	"github.com/evidencefleet/evidencefleet/internal/warc"
 )
 
 const okHTML = "<!doctype html><html><head><title>ok</title></head><body><p>Hello, world.</p></body></html>"
@@ -506,10 +506,10 @@ func TestReplayMode(t *testing.T) {
 }
 
 // replayCaptures are TestReplayMode's recordings as WARC captures.
-func replayCaptures(liveURL string) []Capture {
+func replayCaptures(liveURL string) []warc.Capture {
 	html := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
 	page := []byte("<html><body>recorded</body></html>")
-	return []Capture{
+	return []warc.Capture{
 		{URL: "https://en.wikipedia.org/wiki/Polar_bear", Header: html, Body: []byte("<html><body><p>The polar bear is a large bear.</p></body></html>")},
 		{URL: "https://en.wikipedia.org/wiki/Caf%C3%A9", Header: html, Body: []byte("<html><body>café</body></html>")},
 		{URL: "http://example.org/robots.txt", Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("User-agent: *\nDisallow: /secret\n")},
@@ -524,13 +524,13 @@ func replayCaptures(liveURL string) []Capture {
 }
 
 // writeWARCArchive writes captures as dir/archive.warc.gz.
-func writeWARCArchive(t *testing.T, dir string, captures []Capture) {
+func writeWARCArchive(t *testing.T, dir string, captures []warc.Capture) {
 	t.Helper()
 	for i := range captures {
 		captures[i].Date = time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)
 	}
 	var b bytes.Buffer
-	if err := WriteWARC(&b, "test", captures); err != nil {
+	if err := warc.Write(&b, "test", captures); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "archive.warc.gz"), b.Bytes(), 0o644); err != nil {
@@ -741,10 +741,10 @@ func TestReplayWARCErrors(t *testing.T) {
 	huge := http.Header{"X-Padding": {strings.Repeat("x", maxArchiveHeaderBytes)}}
 	for name, write := range map[string]func(dir string){
 		"HTTP headers over the bound": func(dir string) {
-			writeWARCArchive(t, dir, []Capture{{URL: "https://example.org/a", Header: huge, Body: []byte("a")}})
+			writeWARCArchive(t, dir, []warc.Capture{{URL: "https://example.org/a", Header: huge, Body: []byte("a")}})
 		},
 		"a cut-off file": func(dir string) {
-			writeWARCArchive(t, dir, []Capture{{URL: "https://example.org/a", Body: []byte(strings.Repeat("page ", 500))}})
+			writeWARCArchive(t, dir, []warc.Capture{{URL: "https://example.org/a", Body: []byte(strings.Repeat("page ", 500))}})
 			path := filepath.Join(dir, "archive.warc.gz")
 			b, err := os.ReadFile(path)
 			if err != nil {
@@ -755,7 +755,7 @@ func TestReplayWARCErrors(t *testing.T) {
 			}
 		},
 		"a target URI that is no URL": func(dir string) {
-			writeWARCArchive(t, dir, []Capture{{URL: "mailto:someone@example.org", Body: []byte("a")}})
+			writeWARCArchive(t, dir, []warc.Capture{{URL: "mailto:someone@example.org", Body: []byte("a")}})
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -769,33 +769,5 @@ func TestReplayWARCErrors(t *testing.T) {
 	}
 	if _, err := OpenArchive(t.TempDir()); err == nil || !strings.Contains(err.Error(), ManifestFile) || !strings.Contains(err.Error(), ".warc.gz") {
 		t.Errorf("an empty directory: %v, want an error naming both layouts", err)
-	}
-}
-
-// TestRecordedHeader: a capture keeps a response's headers but the
-// hop-by-hop, encoding and cookie ones, none with a line break, at most
-// MaxRecordedHeaderBytes of them, and FormatHeader's lines read back.
-func TestRecordedHeader(t *testing.T) {
-	t.Parallel()
-	h := http.Header{"Content-Type": {"text/html"}, "Set-Cookie": {"s=1"}, "Content-Encoding": {"gzip"}, "Connection": {"close"},
-		"A-Split": {"a\r\nInjected: yes", "fine"}, "Etag": {`"v1"`}}
-	for i := range 2000 {
-		h.Add("X-Padding", fmt.Sprintf("%04d %s", i, strings.Repeat("p", 40)))
-	}
-	got := RecordedHeader(h)
-	text := FormatHeader(got)
-	if len(text) > MaxRecordedHeaderBytes {
-		t.Errorf("%d bytes of headers kept, more than %d", len(text), MaxRecordedHeaderBytes)
-	}
-	for _, gone := range []string{"Set-Cookie", "Content-Encoding", "Connection", "Injected"} {
-		if strings.Contains(text, gone) {
-			t.Errorf("the kept headers have %s", gone)
-		}
-	}
-	if got.Get("Content-Type") != "text/html" || got.Get("Etag") != `"v1"` || got.Get("A-Split") != "fine" || len(got.Values("X-Padding")) == 0 {
-		t.Errorf("kept %v", got)
-	}
-	if back := ParseHeader(text); !reflect.DeepEqual(back, got) {
-		t.Errorf("FormatHeader's lines read back as %d headers, want %d", len(back), len(got))
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/extract"
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/verification"
+	"github.com/evidencefleet/evidencefleet/internal/warc"
 )
 
 // Config tunes page processing.
@@ -163,7 +164,7 @@ type Page struct {
 	// Capture is the HTTP response the page was fetched in (its Status is
 	// 0 for a page that was not fetched: a stored version, an API's
 	// abstract).
-	Capture crawl.Capture
+	Capture warc.Capture
 }
 
 // PaperMeta is what the academic APIs say of a paper, bounded.

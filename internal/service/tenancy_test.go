@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"testing"
@@ -117,6 +118,10 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 			return errs.Task(b.task, errs.ErrTaskNotFound) // not listed: not found
 		}
 		return nil
+	},
+	"ExportWARC": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.ExportWARC(ctx, org, b.task, io.Discard, io.Discard, "t.warc.gz")
+		return err
 	},
 	"TaskCosts": func(ctx context.Context, b *tenancyBundle, org string) error {
 		_, err := b.svc.TaskCosts(ctx, org, b.task)

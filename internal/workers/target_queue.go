@@ -19,6 +19,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/models"
 	"github.com/evidencefleet/evidencefleet/internal/pageproc"
 	"github.com/evidencefleet/evidencefleet/internal/remoteerr"
+	"github.com/evidencefleet/evidencefleet/internal/warc"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -208,7 +209,7 @@ func pageWrite(r pageproc.PageResult, embedModel string, policy *domainpolicy.Po
 		pw.Paper = &store.PaperMeta{Title: a.Title, Venue: a.Venue, S2ID: a.S2ID, OpenAlexID: a.OpenAlexID, Year: a.Year, Authors: a.Authors}
 	}
 	if c := p.Capture; p.Fetched && c.Status != 0 {
-		pw.Capture = &store.CaptureWrite{URL: c.URL, CapturedAt: c.Date, Status: c.Status, Header: crawl.FormatHeader(c.Header), Body: c.Body}
+		pw.Capture = &store.CaptureWrite{URL: c.URL, CapturedAt: c.Date, Status: c.Status, Header: warc.FormatHeader(c.Header), Body: c.Body}
 	}
 	return pw
 }

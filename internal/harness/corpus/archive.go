@@ -13,6 +13,7 @@ import (
 
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/warc"
 )
 
 // Page is one recorded response of a replay archive (status 200).
@@ -33,7 +34,7 @@ var CaptureDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // WriteArchive writes pages as a replay archive in dir (created if needed):
 // one WARC file, ArchiveFile, of one response record per page sorted by
-// URL, written atomically (crawl.WriteWARC; the fleet's replay mode and any
+// URL, written atomically (warc.Write; the fleet's replay mode and any
 // WARC tool read it). An archive of the older layout in dir (manifest.jsonl
 // and the body files it names) is removed; nothing else in dir is touched.
 // URLs must be valid http(s) URLs and unique after ident.NormalizeURL.
@@ -56,7 +57,7 @@ func WriteArchive(dir string, pages []Page) error {
 		items = append(items, item{norm, p})
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].norm < items[j].norm })
-	captures := make([]crawl.Capture, len(items))
+	captures := make([]warc.Capture, len(items))
 	for i, it := range items {
 		h := http.Header{}
 		for k, v := range it.page.Headers {
@@ -67,16 +68,16 @@ func WriteArchive(dir string, pages []Page) error {
 			ct = HTMLContentType
 		}
 		h.Set("Content-Type", ct)
-		captures[i] = crawl.Capture{URL: it.page.URL, Date: CaptureDate, Status: it.page.Status, Header: h, Body: it.page.Body}
+		captures[i] = warc.Capture{URL: it.page.URL, Date: CaptureDate, Status: it.page.Status, Header: h, Body: it.page.Body}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var warc bytes.Buffer
-	if err := crawl.WriteWARC(&warc, "evidencefleet corpus", captures); err != nil {
+	var file bytes.Buffer
+	if err := warc.Write(&file, "evidencefleet corpus", captures); err != nil {
 		return fmt.Errorf("write archive: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, ArchiveFile), warc.Bytes()); err != nil {
+	if err := writeFileAtomic(filepath.Join(dir, ArchiveFile), file.Bytes()); err != nil {
 		return err
 	}
 	return removeManifestArchive(dir)

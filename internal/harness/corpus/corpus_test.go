@@ -16,6 +16,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/internal/harness/warccheck"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
+	"github.com/evidencefleet/evidencefleet/internal/warc"
 )
 
 // The bundled inputs (testdata/, see each folder's ATTRIBUTION.md),
@@ -393,14 +394,14 @@ func TestCDXJIsWarcios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ww, err := crawl.NewWARCWriter(f, "test", CaptureDate)
+	ww, err := warc.NewWriter(f, "test", CaptureDate)
 	if err != nil {
 		t.Fatal(err)
 	}
 	html := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
 	var lines []string
 	for i, u := range []string{"https://www.example.org/a?b=2&a=1", "http://example.org:8080/Caf%C3%A9", "https://www2.sub.example.com/", "https://example.org/gone"} {
-		c := crawl.Capture{URL: u, Date: CaptureDate.Add(time.Duration(i) * time.Second), Status: 200, Header: html, Body: []byte("<p>page</p>")}
+		c := warc.Capture{URL: u, Date: CaptureDate.Add(time.Duration(i) * time.Second), Status: 200, Header: html, Body: []byte("<p>page</p>")}
 		if i == 3 {
 			c.Status, c.Header, c.Body = 410, http.Header{}, nil
 		}
@@ -408,7 +409,7 @@ func TestCDXJIsWarcios(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines = append(lines, crawl.CDXJLine(w, "pages.warc.gz"))
+		lines = append(lines, warc.CDXJLine(w, "pages.warc.gz"))
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)

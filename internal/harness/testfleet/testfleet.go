@@ -55,6 +55,7 @@ type Fleet struct {
 // Options adjust a Fleet.
 type Options struct {
 	Pages       []corpus.Page            // replay archive content
+	ReplayDir   string                   // replay this archive instead (Pages unused)
 	Adjust      func(cfg *config.Config) // change the config before start
 	NoStart     bool                     // build but do not start the worker
 	DatabaseURL string                   // reuse this database instead of a fresh one
@@ -69,9 +70,12 @@ func Start(t testing.TB, opts Options) *Fleet {
 	if url == "" {
 		url = pgtest.URL(t)
 	}
-	dir := t.TempDir()
-	if err := corpus.WriteArchive(dir, opts.Pages); err != nil {
-		t.Fatalf("write replay archive: %v", err)
+	dir := opts.ReplayDir
+	if dir == "" {
+		dir = t.TempDir()
+		if err := corpus.WriteArchive(dir, opts.Pages); err != nil {
+			t.Fatalf("write replay archive: %v", err)
+		}
 	}
 	cfg := Config(t, url, dir)
 	if len(opts.Queues) > 0 {

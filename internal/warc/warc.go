@@ -1,4 +1,9 @@
-package crawl
+// Package warc writes WARC files (ISO 28500, WARC 1.1) and their CDXJ
+// indexes, the formats web-archive tools share, with
+// github.com/nlnwa/gowarc: the demo corpus, the replay archives the tests
+// write and a task's evidence export (service.ExportWARC). internal/crawl
+// reads them back (crawl.OpenArchive).
+package warc
 
 import (
 	"bytes"
@@ -14,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gowarc "github.com/nlnwa/gowarc/v3"
@@ -30,10 +36,10 @@ type Capture struct {
 	Body   []byte
 }
 
-// WriteWARC writes a WARC file to w: a warcinfo record naming software,
-// then one response record per capture (WARCWriter).
-func WriteWARC(w io.Writer, software string, captures []Capture) error {
-	ww, err := NewWARCWriter(w, software, firstDate(captures))
+// Write writes a WARC file to w: a warcinfo record naming software,
+// then one response record per capture (Writer).
+func Write(w io.Writer, software string, captures []Capture) error {
+	ww, err := NewWriter(w, software, firstDate(captures))
 	if err != nil {
 		return err
 	}
@@ -45,12 +51,12 @@ func WriteWARC(w io.Writer, software string, captures []Capture) error {
 	return nil
 }
 
-// WARCWriter writes a WARC file record by record: a warcinfo record first,
+// Writer writes a WARC file record by record: a warcinfo record first,
 // then a response record per capture, each compressed as its own gzip
 // member (a .warc.gz that readers can enter at any record's offset). Every
 // record's WARC-Record-ID is derived from its content, and gzip carries no
 // time, so the same captures always give the same bytes.
-type WARCWriter struct {
+type Writer struct {
 	w      io.Writer
 	offset int64
 	m      gowarc.Marshaler
@@ -67,9 +73,9 @@ type Written struct {
 	Length        int64  // of its gzip member
 }
 
-// NewWARCWriter writes the warcinfo record (dated date) to w.
-func NewWARCWriter(w io.Writer, software string, date time.Time) (*WARCWriter, error) {
-	ww := &WARCWriter{w: w, m: gowarc.NewMarshaler()}
+// NewWriter writes the warcinfo record (dated date) to w.
+func NewWriter(w io.Writer, software string, date time.Time) (*Writer, error) {
+	ww := &Writer{w: w, m: gowarc.NewMarshaler()}
 	info := newRecordBuilder(gowarc.Warcinfo)
 	fields := "software: " + software + "\r\nformat: WARC File Format 1.1\r\n"
 	info.AddWarcHeader(gowarc.WarcRecordID, recordID("warcinfo", fields, date.UTC().Format(time.RFC3339Nano)))
@@ -86,7 +92,7 @@ func NewWARCWriter(w io.Writer, software string, date time.Time) (*WARCWriter, e
 
 // Write writes c as a response record; fields are further WARC header
 // fields of it (the fleet's own, such as the page version's id).
-func (ww *WARCWriter) Write(c Capture, fields ...[2]string) (Written, error) {
+func (ww *Writer) Write(c Capture, fields ...[2]string) (Written, error) {
 	block := httpResponseBlock(c)
 	rb := newRecordBuilder(gowarc.Response)
 	rb.AddWarcHeader(gowarc.WarcRecordID, recordID(c.URL, c.Date.UTC().Format(time.RFC3339Nano), string(block)))
@@ -115,7 +121,7 @@ func (ww *WARCWriter) Write(c Capture, fields ...[2]string) (Written, error) {
 
 // record builds a record and writes it as one gzip member, returning its
 // payload digest.
-func (ww *WARCWriter) record(rb gowarc.WarcRecordBuilder) (string, error) {
+func (ww *Writer) record(rb gowarc.WarcRecordBuilder) (string, error) {
 	rec, validation, err := rb.Build()
 	if err != nil {
 		return "", err
@@ -199,11 +205,23 @@ func SURT(u string) string {
 	return key
 }
 
+// Options serializes gowarc's constructors: each one sets a global of the
+// uuid package (uuid.EnableRandPool in its default options, v3.1.0), a data
+// race when two run at once. Hold it to make a gowarc reader or builder.
+var Options sync.Mutex
+
+// NewFileReader is gowarc.NewWarcFileReader under Options.
+func NewFileReader(path string, offset int64) (*gowarc.WarcFileReader, error) {
+	Options.Lock()
+	defer Options.Unlock()
+	return gowarc.NewWarcFileReader(path, offset)
+}
+
 // newRecordBuilder is a record builder that adds the digests, made under
-// gowarcOptions.
+// Options.
 func newRecordBuilder(t gowarc.RecordType) gowarc.WarcRecordBuilder {
-	gowarcOptions.Lock()
-	defer gowarcOptions.Unlock()
+	Options.Lock()
+	defer Options.Unlock()
 	return gowarc.NewRecordBuilder(t, gowarc.WithAddMissingDigest(true))
 }
 
