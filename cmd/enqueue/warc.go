@@ -61,6 +61,11 @@ func (a *app) exportWARCCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			for _, f := range []string{warc.Name(), cdxj.Name()} {
+				if err := os.Chmod(f, 0o644); err != nil {
+					return fmt.Errorf("export warc: %w", err)
+				}
+			}
 			if err := os.Rename(warc.Name(), out); err != nil {
 				return fmt.Errorf("export warc: %w", err)
 			}
