@@ -267,10 +267,7 @@ func TestPagesStayUnderOneMegabyte(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.Pool(t)
 	ctx := context.Background()
-	task := fixture.Task(t, pool, "Glaciers are retreating worldwide.")
-	if _, err := pool.Exec(ctx, `UPDATE tasks SET organization_id = 'test-org' WHERE id = $1`, task); err != nil {
-		t.Fatal(err)
-	}
+	task := orgTask(t, pool, "Glaciers are retreating worldwide.")
 	fragments := make([]string, 600)
 	for i := range fragments {
 		fragments[i] = fmt.Sprintf("Passage %d: ", i) + strings.Repeat("glaciers retreat as temperatures rise — ", 14)
@@ -326,10 +323,7 @@ func TestTaskActions(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.Pool(t)
 	ctx := context.Background()
-	task := fixture.Task(t, pool, "Glaciers are retreating worldwide.")
-	if _, err := pool.Exec(ctx, `UPDATE tasks SET organization_id = 'test-org' WHERE id = $1`, task); err != nil {
-		t.Fatal(err)
-	}
+	task := orgTask(t, pool, "Glaciers are retreating worldwide.")
 	e1 := fixture.Claim(t, pool, task, "Glaciers are retreating worldwide.")
 	s := startServer(t, pool)
 	b := s.client()
@@ -374,4 +368,15 @@ func TestTaskActions(t *testing.T) {
 	if resp, page := b.get(taskPath + "?verdict=maybe"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "verdict") {
 		t.Errorf("an unknown verdict filter: %d, want 400 naming verdict", resp.StatusCode)
 	}
+}
+
+// orgTask is a fixture task of test-org, whose token the server's client
+// logs in with.
+func orgTask(t *testing.T, pool *pgxpool.Pool, hypothesis string) int64 {
+	t.Helper()
+	task := fixture.Task(t, pool, hypothesis)
+	if _, err := pool.Exec(context.Background(), `UPDATE tasks SET organization_id = 'test-org' WHERE id = $1`, task); err != nil {
+		t.Fatal(err)
+	}
+	return task
 }
