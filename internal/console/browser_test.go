@@ -153,7 +153,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#change-form button[type=submit]")),
 		chromedp.WaitVisible(chromedp.CSS(`[id="blocked-`+domain+`"]`)))
 	block := text(ctx, `[id="blocked-`+domain+`"]`)
-	for _, want := range []string{"opinion blog, no sources", "desk-alice", "Cause", "Unblock risk"} {
+	for _, want := range []string{"opinion blog, no sources", "desk-alice", "a person's decision", "Unblock risk"} {
 		if !strings.Contains(block, want) {
 			t.Errorf("the listed block lacks %q: %s", want, block)
 		}
