@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -162,7 +163,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	shoot("sources")
 	run("unblock", chromedp.SendKeys(chromedp.CSS(`[id="unblock-`+domain+`"]`), "blocked by mistake"),
 		chromedp.Click(chromedp.CSS(fmt.Sprintf(`[id="blocked-%s"] button[type=submit]`, domain))),
-		chromedp.WaitVisible(chromedp.CSS("#change-form")))
+		chromedp.WaitNotPresent(chromedp.CSS(`[id="blocked-`+domain+`"]`)), chromedp.WaitVisible(chromedp.CSS("#change-form")))
 	if blocks, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('.block').length`)); err != nil || blocks != 0 {
 		t.Errorf("blocks listed after the unblock: %d %v, want 0", blocks, err)
 	}
@@ -183,7 +184,8 @@ func TestConsoleInBrowser(t *testing.T) {
 <script>document.getElementById('f').submit()</script>`, s.base, domain)
 	}))
 	t.Cleanup(evil.Close)
-	run("a cross-origin post", chromedp.Navigate(evil.URL), chromedp.WaitVisible(chromedp.CSS("body")), chromedp.Sleep(500*time.Millisecond))
+	run("a cross-origin post", chromedp.Navigate(evil.URL),
+		chromedp.Poll[chromedp.Void](`location.href.startsWith(`+strconv.Quote(s.base)+`) && document.readyState === "complete"`))
 	if body := text(ctx, "body"); !strings.Contains(body, "cross-origin request refused") {
 		t.Errorf("the cross-origin post was answered %.300q, want its refusal", body)
 	}
@@ -207,7 +209,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	octx := br.Incognito(t)
 	if err := chromedp.Do(octx, chromedp.Navigate(s.base+"/ui/login"), chromedp.WaitVisible(chromedp.CSS("#token")),
 		chromedp.SendKeys(chromedp.CSS("#token"), s.other), chromedp.Click(chromedp.CSS("form button[type=submit]")),
-		chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
+		chromedp.WaitVisible(chromedp.CSS(`nav[aria-label="Console"]`))); err != nil {
 		t.Fatalf("log in as another organization: %v", err)
 	}
 	for _, path := range []string{fmt.Sprintf("/ui/tasks/%d", task), fmt.Sprintf("/ui/claims/%d", claimID), fmt.Sprintf("/ui/edges/%d", edgeID),
