@@ -24,6 +24,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/api"
@@ -222,7 +223,7 @@ func formToken(secret string) string {
 // anything else 401.
 func (c *console) toLogin(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		http.Redirect(w, r, loginPath+"?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+		http.Redirect(w, r, loginPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 		return
 	}
 	c.errorPage(w, r, nil, http.StatusUnauthorized, "Your session ended; log in again.")

@@ -9,7 +9,6 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -31,16 +30,13 @@ var staticFS embed.FS
 var pages = parsePages()
 
 var funcs = template.FuncMap{
-	"num":     func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
-	"pct":     func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" },
-	"when":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-	"whenp":   func(t *time.Time) string { return whenPtr(t) },
-	"bytes":   humanBytes,
-	"conf":    confidence,
-	"lower":   strings.ToLower,
-	"term":    glossaryLink,
-	"plus":    func(a, b int) int { return a + b },
-	"percent": func(part, whole int) int { return percent(part, whole) },
+	"num":   func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+	"pct":   func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" },
+	"when":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"bytes": humanBytes,
+	"conf":  confidence,
+	"lower": strings.ToLower,
+	"term":  glossaryLink,
 }
 
 func parsePages() map[string]*template.Template {
@@ -141,15 +137,6 @@ func (c *console) static(w http.ResponseWriter, r *http.Request, _ *person) {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-func urlQueryEscape(s string) string { return url.QueryEscape(s) }
-
-func whenPtr(t *time.Time) string {
-	if t == nil {
-		return "—"
-	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
-}
-
 func humanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
@@ -167,13 +154,6 @@ func confidence(f *float64) string {
 		return "—"
 	}
 	return strconv.FormatFloat(*f, 'f', 2, 64)
-}
-
-func percent(part, whole int) int {
-	if whole <= 0 {
-		return 0
-	}
-	return 100 * part / whole
 }
 
 // glossaryLink links a term to its entry in the glossary page.
