@@ -362,6 +362,10 @@ func TestArgsJSONIsThePublicContract(t *testing.T) {
 			`{"task_id":6,"page_id":8}`},
 		{jobs.CleanupArgs{TaskID: 2, Mode: jobs.CleanupHard},
 			`{"task_id":2,"mode":"hard"}`},
+		{jobs.RecheckArgs{}, `{}`},
+		{jobs.RecheckArgs{TaskID: 3}, `{"task_id":3}`},
+		{jobs.RecheckArgs{TaskID: 3, PageID: 12}, `{"task_id":3,"page_id":12}`},
+		{jobs.RecheckArgs{TaskID: 3, PageFrom: 12}, `{"task_id":3,"page_from":12}`},
 	}
 	seen := map[string]bool{}
 	for _, tc := range cases {
@@ -423,6 +427,10 @@ func TestWorkerDecodingKeepsTheProblemForValidate(t *testing.T) {
 		{jobs.KindRerank, `{"task_id":1,"q":1}`, `field "q"`},
 		{jobs.KindCitationGraph, `{"task_id":1,"page_id":[]}`, `field "page_id"`},
 		{jobs.KindCleanup, `{"task_id":1,"mode":1}`, `field "mode"`},
+		{jobs.KindRecheck, `{"task_id":1,"page":2}`, `field "page"`},
+		{jobs.KindRecheck, `{"page_id":2}`, `field "task_id": required with page_id`},
+		{jobs.KindRecheck, `{"task_id":1,"page_id":2,"page_from":3}`, `field "page_from": must be absent`},
+		{jobs.KindRecheck, `{"task_id":-1}`, `field "task_id": must be a positive`},
 		// encoding/json turns both into U+FFFD before the args type sees a
 		// string; the contract refuses them instead.
 		{jobs.KindRerank, `{"task_id":1,"query":"sea ice \ud800"}`, `field "query": lone surrogate`},
@@ -435,6 +443,7 @@ func TestWorkerDecodingKeepsTheProblemForValidate(t *testing.T) {
 		jobs.KindRerank:        func() any { return &jobs.RerankArgs{} },
 		jobs.KindCitationGraph: func() any { return &jobs.CitationGraphArgs{} },
 		jobs.KindCleanup:       func() any { return &jobs.CleanupArgs{} },
+		jobs.KindRecheck:       func() any { return &jobs.RecheckArgs{} },
 	}
 	for _, tc := range cases {
 		t.Run(tc.kind+"/"+tc.raw, func(t *testing.T) {
@@ -470,6 +479,7 @@ func TestArgsKindsQueuesAndPriorities(t *testing.T) {
 		{jobs.RerankArgs{}, "rerank", "rerank", 2, true},
 		{jobs.CitationGraphArgs{}, "citation_graph", "citation", 4, true},
 		{jobs.CleanupArgs{}, "cleanup", "maintenance", 3, true},
+		{jobs.RecheckArgs{}, "recheck", "target", 4, true},
 	}
 	queues := map[string]bool{}
 	for _, tc := range cases {
@@ -522,6 +532,8 @@ func TestTaskOfReadsTheTaskOfEveryKind(t *testing.T) {
 		{jobs.KindCitationGraph, `{"task_id":6,"page_id":8}`, 6, true},
 		{jobs.KindCleanup, `{"task_id":2,"mode":"soft"}`, 2, true},
 		{jobs.KindCleanup, `{"mode":"orphans"}`, 0, false},
+		{jobs.KindRecheck, `{"task_id":3,"page_id":4}`, 3, true},
+		{jobs.KindRecheck, `{}`, 0, false},
 		{jobs.KindRerank, `{"task_id":5,"bogus":1}`, 0, false},
 		{"no_such_kind", `{"task_id":5}`, 0, false},
 	}

@@ -17,6 +17,7 @@ const (
 	KindRerank        = "rerank"
 	KindCitationGraph = "citation_graph"
 	KindCleanup       = "cleanup"
+	KindRecheck       = "recheck"
 )
 
 // Queues (ARCHITECTURE.md §4).
@@ -73,6 +74,10 @@ var specs = []spec{
 		unique: river.UniqueOpts{ByArgs: true}, parse: parseAs[CitationGraphArgs]},
 	{kind: KindCleanup, queue: QueueMaintenance, priority: 3, maxAttempts: 5,
 		unique: river.UniqueOpts{ByArgs: true, ByState: unfinishedStates}, parse: parseAs[CleanupArgs]},
+	// A recheck fetches like a target and goes to the fetchers' queue,
+	// after every new target.
+	{kind: KindRecheck, queue: QueueTarget, priority: 4, maxAttempts: 6,
+		unique: river.UniqueOpts{ByArgs: true, ByState: unfinishedStates}, parse: parseAs[RecheckArgs]},
 }
 
 // AllQueues lists every queue in the pipeline's order.

@@ -11,12 +11,12 @@ func TestKindQueuesMatchInsertOpts(t *testing.T) {
 	for _, args := range []interface {
 		river.JobArgs
 		river.JobArgsWithInsertOpts
-	}{TargetQueueArgs{}, EmbedArgs{}, VerifyNLIArgs{}, RerankArgs{}, CleanupArgs{}, CitationGraphArgs{}} {
+	}{TargetQueueArgs{}, EmbedArgs{}, VerifyNLIArgs{}, RerankArgs{}, CleanupArgs{}, CitationGraphArgs{}, RecheckArgs{}} {
 		if got, want := KindQueues[args.Kind()], args.InsertOpts().Queue; got != want {
 			t.Errorf("KindQueues[%s] = %q, its InsertOpts say %q", args.Kind(), got, want)
 		}
 	}
-	if len(KindQueues) != 6 {
-		t.Errorf("KindQueues has %d kinds, this test checks 6", len(KindQueues))
+	if len(KindQueues) != 7 {
+		t.Errorf("KindQueues has %d kinds, this test checks 7", len(KindQueues))
 	}
 }

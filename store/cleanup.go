@@ -103,6 +103,7 @@ func (q *Queries) cleanupTask(ctx context.Context, taskID int64, out *CleanupRes
 		{"task pages", q.DeleteTaskPages, &out.TaskPages},
 		{"the task's term index", q.DeleteTaskTerms, new(int64)},
 		{"targets", q.DeleteTaskTargets, &out.Targets},
+		{"rechecks", q.DeleteTaskSourceChecks, new(int64)},
 		{"events", func(ctx context.Context, id int64) (int64, error) { return q.DeleteTaskEvents(ctx, &id) }, &out.Events},
 	}
 	for _, s := range steps {

@@ -168,6 +168,19 @@ func (q *Queries) DeleteTaskRankings(ctx context.Context, taskID int64) (int64, 
 	return result.RowsAffected(), nil
 }
 
+const deleteTaskSourceChecks = `-- name: DeleteTaskSourceChecks :execrows
+DELETE FROM source_checks WHERE task_id = $1
+`
+
+// The task's rechecks, with their citations' findings (cascade).
+func (q *Queries) DeleteTaskSourceChecks(ctx context.Context, taskID int64) (int64, error) {
+	result, err := q.db.Exec(ctx, deleteTaskSourceChecks, taskID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const deleteTaskTargets = `-- name: DeleteTaskTargets :execrows
 DELETE FROM targets WHERE task_id = $1
 `
@@ -223,12 +236,15 @@ SELECT pv.id FROM page_versions pv
 WHERE NOT EXISTS (SELECT 1 FROM task_pages tp WHERE tp.page_version_id = pv.id)
   AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.page_version_id = pv.id)
   AND NOT EXISTS (SELECT 1 FROM task_rankings r WHERE r.page_version_id = pv.id)
+  AND NOT EXISTS (SELECT 1 FROM source_checks sc WHERE sc.page_version_id = pv.id)
+  AND NOT EXISTS (SELECT 1 FROM citation_checks cc WHERE cc.page_version_id = pv.id)
 ORDER BY pv.id
 LIMIT $1
 FOR UPDATE SKIP LOCKED
 `
 
-// Page versions no task reaches (no task_pages row, no claim, no ranking),
+// Page versions no task reaches (no task_pages row, no claim, no ranking,
+// no recheck that saw or cited it),
 // locked so that a writer linking one to a task waits for this transaction
 // (its foreign key check takes a key-share lock); versions being linked
 // right now are skipped, not waited for. At most @batch per sweep.

@@ -13,7 +13,7 @@ const pauseTask = `-- name: PauseTask :one
 
 UPDATE tasks SET status = 'paused', paused_at = COALESCE(paused_at, now()), completed_at = NULL, updated_at = now()
 WHERE id = $1 AND status <> 'stopped'
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at
 `
 
 // A task's lifecycle beside stopping (cleanup.sql): pause, resume and the
@@ -40,6 +40,8 @@ func (q *Queries) PauseTask(ctx context.Context, id int64) (Task, error) {
 		&i.RetrievalStage,
 		&i.IdempotencyKey,
 		&i.AcceptedLinks,
+		&i.RecheckEvery,
+		&i.RecheckedAt,
 	)
 	return i, err
 }
@@ -47,7 +49,7 @@ func (q *Queries) PauseTask(ctx context.Context, id int64) (Task, error) {
 const resumeTask = `-- name: ResumeTask :one
 UPDATE tasks SET status = 'active', paused_at = NULL, updated_at = now()
 WHERE id = $1 AND status = 'paused'
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at
 `
 
 // Resumes a paused task: active again; the settle sweep completes it when
@@ -71,6 +73,8 @@ func (q *Queries) ResumeTask(ctx context.Context, id int64) (Task, error) {
 		&i.RetrievalStage,
 		&i.IdempotencyKey,
 		&i.AcceptedLinks,
+		&i.RecheckEvery,
+		&i.RecheckedAt,
 	)
 	return i, err
 }
@@ -78,7 +82,7 @@ func (q *Queries) ResumeTask(ctx context.Context, id int64) (Task, error) {
 const setTaskBudget = `-- name: SetTaskBudget :one
 UPDATE tasks SET budget_class = $1, updated_at = now()
 WHERE id = $2 AND status = 'paused'
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at
 `
 
 type SetTaskBudgetParams struct {
@@ -106,6 +110,8 @@ func (q *Queries) SetTaskBudget(ctx context.Context, arg SetTaskBudgetParams) (T
 		&i.RetrievalStage,
 		&i.IdempotencyKey,
 		&i.AcceptedLinks,
+		&i.RecheckEvery,
+		&i.RecheckedAt,
 	)
 	return i, err
 }

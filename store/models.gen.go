@@ -55,6 +55,18 @@ type CitationCandidate struct {
 	Paper       []byte  `json:"paper"`
 }
 
+type CitationCheck struct {
+	CheckID       int64  `json:"check_id"`
+	PageVersionID int64  `json:"page_version_id"`
+	StartChar     int32  `json:"start_char"`
+	EndChar       int32  `json:"end_char"`
+	State         string `json:"state"`
+	FoundStart    *int32 `json:"found_start"`
+	FoundEnd      *int32 `json:"found_end"`
+	AroundStart   *int32 `json:"around_start"`
+	AroundEnd     *int32 `json:"around_end"`
+}
+
 type CitationNeighborhood struct {
 	PageID     int64     `json:"page_id"`
 	Neighbors  int32     `json:"neighbors"`
@@ -329,6 +341,11 @@ type PageVersion struct {
 	FetchedAt time.Time `json:"fetched_at"`
 }
 
+type RecheckDay struct {
+	Day     pgtype.Date `json:"day"`
+	Fetches int32       `json:"fetches"`
+}
+
 type ResourceIndex struct {
 	IdentifierType string    `json:"identifier_type"`
 	Identifier     string    `json:"identifier"`
@@ -362,6 +379,19 @@ type RiverQueue struct {
 	UpdatedAt time.Time  `json:"updated_at"`
 }
 
+type SourceCheck struct {
+	ID            int64     `json:"id"`
+	TaskID        int64     `json:"task_id"`
+	PageID        int64     `json:"page_id"`
+	CheckedAt     time.Time `json:"checked_at"`
+	Outcome       string    `json:"outcome"`
+	HttpStatus    *int32    `json:"http_status"`
+	FinalUrl      *string   `json:"final_url"`
+	Reason        *string   `json:"reason"`
+	PageVersionID *int64    `json:"page_version_id"`
+	JobID         int64     `json:"job_id"`
+}
+
 type Target struct {
 	ID             int64       `json:"id"`
 	TaskID         int64       `json:"task_id"`
@@ -380,21 +410,31 @@ type Target struct {
 }
 
 type Task struct {
-	ID             int64      `json:"id"`
-	OrganizationID string     `json:"organization_id"`
-	Hypothesis     string     `json:"hypothesis"`
-	Status         string     `json:"status"`
-	BudgetClass    string     `json:"budget_class"`
-	NextEvidenceNo int32      `json:"next_evidence_no"`
-	WorkVersion    int64      `json:"work_version"`
-	CreatedAt      time.Time  `json:"created_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
-	CompletedAt    *time.Time `json:"completed_at"`
-	PausedAt       *time.Time `json:"paused_at"`
-	Retrieval      string     `json:"retrieval"`
-	RetrievalStage int16      `json:"retrieval_stage"`
-	IdempotencyKey *string    `json:"idempotency_key"`
-	AcceptedLinks  int32      `json:"accepted_links"`
+	ID             int64           `json:"id"`
+	OrganizationID string          `json:"organization_id"`
+	Hypothesis     string          `json:"hypothesis"`
+	Status         string          `json:"status"`
+	BudgetClass    string          `json:"budget_class"`
+	NextEvidenceNo int32           `json:"next_evidence_no"`
+	WorkVersion    int64           `json:"work_version"`
+	CreatedAt      time.Time       `json:"created_at"`
+	UpdatedAt      time.Time       `json:"updated_at"`
+	CompletedAt    *time.Time      `json:"completed_at"`
+	PausedAt       *time.Time      `json:"paused_at"`
+	Retrieval      string          `json:"retrieval"`
+	RetrievalStage int16           `json:"retrieval_stage"`
+	IdempotencyKey *string         `json:"idempotency_key"`
+	AcceptedLinks  int32           `json:"accepted_links"`
+	RecheckEvery   pgtype.Interval `json:"recheck_every"`
+	RecheckedAt    *time.Time      `json:"rechecked_at"`
+}
+
+type TaskCitation struct {
+	TaskID        int64  `json:"task_id"`
+	PageID        int64  `json:"page_id"`
+	PageVersionID *int64 `json:"page_version_id"`
+	StartChar     *int32 `json:"start_char"`
+	EndChar       *int32 `json:"end_char"`
 }
 
 type TaskCost struct {

@@ -25,7 +25,66 @@ func (a *app) lifecycleCmds() []*cobra.Command {
 				return a.svc.ResumeTask(cmd.Context(), a.org, taskID)
 			}),
 		a.taskBudgetCmd(),
+		a.taskRecheckCmd(),
 	}
+}
+
+// taskRecheckCmd starts a recheck round of a task's cited sources now, and
+// sets how often it comes back (service.RecheckTask).
+func (a *app) taskRecheckCmd() *cobra.Command {
+	var taskID int64
+	var every time.Duration
+	var never, byDefault bool
+	c := &cobra.Command{
+		Use:   "recheck",
+		Short: "Fetch the pages a task cites again now and check each cited span (unchanged, edited, moved, gone, unreachable); --every sets how often it is done on schedule",
+		Long: "Starts a recheck round of the task: each page its evidence cites is fetched again, politely and within the fleet's " +
+			"daily recheck budget, and every span the task cites in it is classified; a page that changed is kept as a new " +
+			"version and nothing cited is replaced. `enqueue status` summarises the rechecks, `enqueue evidence` gives each " +
+			"quote's latest one. --every D sets the task's interval between rounds (the fleet's EVF_RECHECK_INTERVAL otherwise), " +
+			"--never stops the schedule, --default returns to the fleet's interval.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := a.forTask(cmd, taskID); err != nil {
+				return err
+			}
+			var set *time.Duration
+			n := 0
+			if cmd.Flags().Changed("every") {
+				if every < time.Hour {
+					return usageErr("--every %s: want at least 1h", every)
+				}
+				set, n = &every, n+1
+			}
+			if never {
+				zero := time.Duration(0)
+				set, n = &zero, n+1
+			}
+			if byDefault {
+				back := time.Duration(-1)
+				set, n = &back, n+1
+			}
+			if n > 1 {
+				return usageErr("give at most one of --every, --never and --default")
+			}
+			res, err := a.svc.RecheckTask(cmd.Context(), a.org, taskID, set)
+			if err != nil {
+				return err
+			}
+			return a.emit(res, func(w io.Writer) {
+				state := "started (job " + fmt.Sprint(res.JobID) + ")"
+				if res.Waiting {
+					state = "already waiting (job " + fmt.Sprint(res.JobID) + ")"
+				}
+				fmt.Fprintf(w, "task %d recheck %s; schedule: %s\n", res.TaskID, state, res.Schedule)
+			})
+		},
+	}
+	c.Flags().Int64Var(&taskID, "task", 0, "task id (required)")
+	c.Flags().DurationVar(&every, "every", 0, "recheck the task on schedule this often (at least 1h)")
+	c.Flags().BoolVar(&never, "never", false, "recheck the task only when asked")
+	c.Flags().BoolVar(&byDefault, "default", false, "recheck the task at the fleet's interval (EVF_RECHECK_INTERVAL)")
+	return c
 }
 
 // lifecycleCmd is a command that changes one task's lifecycle with do.

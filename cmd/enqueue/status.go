@@ -46,6 +46,9 @@ func printStatus(w io.Writer, s *service.Status) {
 	fmt.Fprintf(w, "claims by verdict: %s\n", joinCounts(s.Verdicts))
 	writeModels(w, s.Models)
 	writeCosts(w, s.Costs)
+	if r := s.Rechecks; r.LastCheckedAt != nil {
+		fmt.Fprintf(w, "rechecks: %s (latest %s)\n", r.Summary, r.LastCheckedAt.UTC().Format(time.RFC3339))
+	}
 	for _, p := range s.Problems {
 		reason := ""
 		if p.Failure != "" {

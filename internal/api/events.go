@@ -68,6 +68,9 @@ const (
 	EventProgress  = "progress"  // the task's progress changed (or a heartbeat)
 	EventCompleted = "completed" // no work remains; the stream ends
 	EventStopped   = "stopped"   // the task was stopped; the stream ends
+	// EventSourceChanged: a recheck found more of the task's citations
+	// edited, moved or gone than when the stream last said (§5.10).
+	EventSourceChanged = "source_changed"
 )
 
 // TaskProgress is the data of every event of a task's stream: the numbers
@@ -82,11 +85,12 @@ type TaskProgress struct {
 	Jobs        map[string]map[string]int `json:"jobs" doc:"job kind → state → count"`
 	Verdicts    map[string]int            `json:"claims_by_verdict"`
 	Targets     map[string]int            `json:"targets_by_status"`
+	Rechecks    service.RecheckSummary    `json:"rechecks" doc:"what the rechecks of the task's cited sources found"`
 }
 
 func progressOf(s *service.Status) TaskProgress {
 	return TaskProgress{TaskID: s.TaskID, TaskStatus: s.TaskStatus, CompletedAt: s.CompletedAt, PausedAt: s.PausedAt, Pending: s.Pending,
-		Finished: s.Finished, Jobs: s.Jobs, Verdicts: s.Verdicts, Targets: s.Targets}
+		Finished: s.Finished, Jobs: s.Jobs, Verdicts: s.Verdicts, Targets: s.Targets, Rechecks: s.Rechecks}
 }
 
 // streamEventsSchema describes a task's event stream as the sequence of
@@ -100,8 +104,8 @@ func streamEventsSchema(ref string) *huma.Schema {
 			Type:     huma.TypeObject,
 			Required: []string{"event", "id", "data"},
 			Properties: map[string]*huma.Schema{
-				"event": {Type: huma.TypeString, Enum: []any{"progress", "completed", "stopped"},
-					Description: "progress whenever the task's numbers change; completed or stopped last."},
+				"event": {Type: huma.TypeString, Enum: []any{"progress", "source_changed", "completed", "stopped"},
+					Description: "progress whenever the task's numbers change; source_changed when a recheck found more citations edited, moved or gone; completed or stopped last."},
 				"id": {Type: huma.TypeString, Description: "The event's sequence number in the stream, from 1."},
 				"data": {Type: huma.TypeString, Description: "The task's progress, a TaskProgress in JSON.",
 					Extensions: map[string]any{"contentMediaType": "application/json", "contentSchema": map[string]any{"$ref": ref}}},
@@ -114,7 +118,7 @@ func streamEventsSchema(ref string) *huma.Schema {
 // events named progress, completed and stopped, each with a TaskProgress.
 func (h *handlers) registerEvents(api huma.API, op huma.Operation) {
 	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[TaskProgress](), true, "TaskProgress")
-	op.Description = "A text/event-stream: an event `progress` whenever the task's numbers change (and at least every heartbeat), then `completed` when no work remains or `stopped` when it was stopped, after which the stream ends; a paused task's stream goes on (its task_status is paused) until it is resumed and completed, or stopped. Each event's data is a TaskProgress in JSON, its id a sequence number."
+	op.Description = "A text/event-stream: an event `progress` whenever the task's numbers change (and at least every heartbeat), an event `source_changed` when a recheck of the cited sources found more citations edited, moved or gone (its data the same TaskProgress, whose `rechecks` say how many), then `completed` when no work remains or `stopped` when it was stopped, after which the stream ends; a paused task's stream goes on (its task_status is paused) until it is resumed and completed, or stopped. Each event's data is a TaskProgress in JSON, its id a sequence number."
 	op.Responses = map[string]*huma.Response{"200": {
 		Description: "The task's events.",
 		Content:     map[string]*huma.MediaType{"text/event-stream": {Schema: streamEventsSchema(schema.Ref)}},
@@ -171,6 +175,7 @@ func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, of streamO
 	var id int
 	var last []byte
 	var lastSent time.Time
+	changed := st.Rechecks.Changed() // citations found changed when the stream opened
 	send := func(event string, p TaskProgress) bool {
 		data, err := json.Marshal(p)
 		if err != nil {
@@ -197,6 +202,12 @@ func (h *handlers) stream(ctx context.Context, w http.ResponseWriter, of streamO
 		case "stopped":
 			send(EventStopped, p)
 			return
+		}
+		if n := p.Rechecks.Changed(); n > changed {
+			changed = n
+			if !send(EventSourceChanged, p) {
+				return
+			}
 		}
 		data, _ := json.Marshal(p)
 		if string(data) != string(last) || time.Since(lastSent) >= h.events.Heartbeat {

@@ -62,6 +62,10 @@ type Config struct {
 	RescueStuckAfter time.Duration `envconfig:"RESCUE_STUCK_AFTER" default:"15m" desc:"a running job not finished after this is rescued (its worker died) and retried; keep above JOB_TIMEOUT"`
 	LifelineInterval time.Duration `envconfig:"LIFELINE_INTERVAL" default:"5s" desc:"how often a process checks its liveness lock and returns the running jobs of dead processes to work"`
 	OrphanSweep      time.Duration `envconfig:"ORPHAN_SWEEP_INTERVAL" default:"1h" desc:"how often the elected leader (any process) enqueues a cleanup of orphans into the maintenance queue (pages, versions, fragments and edges no task reaches); 0 = never"`
+	RecheckEvery     time.Duration `envconfig:"RECHECK_INTERVAL" default:"168h" desc:"how often the pages a task cites are fetched again and each cited span checked (unchanged, edited, moved, gone, unreachable), unless the task sets its own (enqueue task recheck --every); 0 = only tasks that set one"`
+	RecheckMaxAge    time.Duration `envconfig:"RECHECK_MAX_AGE" default:"2160h" desc:"a task created longer ago is no longer rechecked on schedule (enqueue task recheck still starts a round)"`
+	RecheckDaily     int           `envconfig:"RECHECK_DAILY_FETCHES" default:"10000" desc:"the fleet's budget of recheck fetches a UTC day; past it a recheck waits for the next day (a snooze, no attempt used)"`
+	RecheckSweep     time.Duration `envconfig:"RECHECK_SWEEP_INTERVAL" default:"1h" desc:"how often the elected leader (any process) looks for tasks due a recheck and starts their rounds in the target queue; 0 = never"`
 	TaskSettle       time.Duration `envconfig:"TASK_SETTLE_INTERVAL" default:"2s" desc:"how often a process completes the tasks with no job left to run and reopens completed ones given work (every process sweeps; rows another holds are skipped)"`
 	PausedSnooze     time.Duration `envconfig:"PAUSED_SNOOZE" default:"5s" desc:"how long a job of a paused task waits before it checks again (a snooze: no attempt used); a resumed task's jobs start within this"`
 	OrgShare         float64       `envconfig:"ORG_SHARE" default:"0.5" desc:"fair share between organizations: while another organization has jobs of a kind waiting and runs fewer than its share, an organization running more than this fraction of that kind's running jobs (fleet-wide; at least one) has its next job wait (a snooze: no attempt used); alone, an organization uses every worker. In (0, 1], 1 = no limit; enqueue org share sets one organization's"`
@@ -351,6 +355,14 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: EVF_MIN_NLI_CONFIDENCE=%v outside [0,1]", c.MinNLIConfidence)
 	case c.OrphanSweep != 0 && c.OrphanSweep < time.Minute:
 		return fmt.Errorf("config: EVF_ORPHAN_SWEEP_INTERVAL=%s must be 0 (off) or at least 1m", c.OrphanSweep)
+	case c.RecheckSweep != 0 && c.RecheckSweep < time.Minute:
+		return fmt.Errorf("config: EVF_RECHECK_SWEEP_INTERVAL=%s must be 0 (off) or at least 1m", c.RecheckSweep)
+	case c.RecheckEvery != 0 && c.RecheckEvery < time.Hour:
+		return fmt.Errorf("config: EVF_RECHECK_INTERVAL=%s must be 0 (off) or at least 1h", c.RecheckEvery)
+	case c.RecheckMaxAge <= 0:
+		return fmt.Errorf("config: EVF_RECHECK_MAX_AGE=%s must be positive", c.RecheckMaxAge)
+	case c.RecheckDaily < 1:
+		return fmt.Errorf("config: EVF_RECHECK_DAILY_FETCHES=%d must be at least 1", c.RecheckDaily)
 	case c.SearchResults < 1 || c.SearchResults > 100:
 		return fmt.Errorf("config: EVF_SEARCH_RESULTS=%d outside 1..100", c.SearchResults)
 	case c.APISessionTTL < time.Minute || c.APISessionTTL > 168*time.Hour:

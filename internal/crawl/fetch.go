@@ -117,6 +117,26 @@ type Result struct {
 	// Capture is the response as received (RecordedHeader's headers, the
 	// body before its conversion to UTF-8), for the page's WARC record.
 	Capture warc.Capture
+	// Redirects are the redirects followed to FinalURL, in order.
+	Redirects []Redirect
+}
+
+// Redirect is one redirect followed: the URL that answered with it and
+// its status (301, 302, 303, 307 or 308).
+type Redirect struct {
+	From   string
+	Status int
+}
+
+// Moved reports whether the page moved for good: one of its redirects is
+// permanent (301 or 308).
+func (r *Result) Moved() bool {
+	for _, h := range r.Redirects {
+		if h.Status == http.StatusMovedPermanently || h.Status == http.StatusPermanentRedirect {
+			return true
+		}
+	}
+	return false
 }
 
 // Fetcher fetches single pages with colly. One Fetcher per process is meant
@@ -243,6 +263,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 		Body:        toUTF8(ex.body, ctHeader),
 		FetchedAt:   ex.at,
 		Capture:     warc.Capture{URL: final, Date: ex.at, Status: ex.status, Header: warc.RecordedHeader(ex.header), Body: ex.body},
+		Redirects:   ex.redirects,
 	}, nil
 }
 
@@ -277,12 +298,13 @@ func (f *Fetcher) blockedLiteral(u *url.URL) error {
 
 // exchangeResult is what one colly visit observed.
 type exchangeResult struct {
-	status   int
-	header   http.Header
-	finalURL string
-	body     []byte
-	at       time.Time
-	abortErr error // classification decided from the headers (status, type, length)
+	status    int
+	header    http.Header
+	finalURL  string
+	body      []byte
+	at        time.Time
+	abortErr  error      // classification decided from the headers (status, type, length)
+	redirects []Redirect // followed, in order
 }
 
 // exchange performs one GET through a fresh colly Collector that shares the
@@ -311,7 +333,16 @@ func (f *Fetcher) exchange(ctx context.Context, target string, page bool) (*exch
 	c.Context = ctx
 	c.WithTransport(f.rt)
 	c.SetRequestTimeout(0) // the fetch's deadline is ctx's (fetchClock)
-	c.SetRedirectHandler(f.redirectPolicy(page))
+	policy := f.redirectPolicy(page)
+	c.SetRedirectHandler(func(req *http.Request, via []*http.Request) error {
+		if err := policy(req, via); err != nil {
+			return err
+		}
+		if req.Response != nil { // the redirect that made req
+			ex.redirects = append(ex.redirects, Redirect{From: via[len(via)-1].URL.String(), Status: req.Response.StatusCode})
+		}
+		return nil
+	})
 	if page {
 		c.MaxBodySize = int(f.cfg.MaxBodyBytes + 1)
 	} else {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -191,6 +192,23 @@ func TestFetchClassification(t *testing.T) {
 		{name: "redirects within limit", path: "/redirect/4", wantKind: "ok", check: func(t *testing.T, r *Result) {
 			if !strings.HasSuffix(r.FinalURL, "/ok") || !strings.HasSuffix(r.URL, "/redirect/4") {
 				t.Errorf("URL %q FinalURL %q", r.URL, r.FinalURL)
+			}
+			// four 301s, then a 302 to /ok: each hop named with its status
+			want := []int{301, 301, 301, 301, 302}
+			var got []int
+			for i, h := range r.Redirects {
+				got = append(got, h.Status)
+				if wantFrom := fmt.Sprintf("/redirect/%d", 4-i); !strings.HasSuffix(h.From, wantFrom) {
+					t.Errorf("hop %d from %q, want …%s", i, h.From, wantFrom)
+				}
+			}
+			if !slices.Equal(got, want) || !r.Moved() {
+				t.Errorf("redirects %v (moved %v), want %v and moved", got, r.Moved(), want)
+			}
+		}},
+		{name: "a temporary redirect is no move", path: "/redirect/0", wantKind: "ok", check: func(t *testing.T, r *Result) {
+			if len(r.Redirects) != 1 || r.Redirects[0].Status != 302 || r.Moved() {
+				t.Errorf("redirects %+v, moved %v: want one 302, not moved", r.Redirects, r.Moved())
 			}
 		}},
 		{name: "robots disallow", path: "/private/page", wantKind: "permanent", wantReason: ReasonRobotsDisallowed},

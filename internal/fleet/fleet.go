@@ -198,6 +198,8 @@ func (svc *services) workers(cfg config.Config, st *store.Store, m *metrics.Metr
 		Rerank:        workers.NewRerankWorker(st, md.Embedder, md.Reranker, workers.RerankConfigFrom(cfg), log),
 		CitationGraph: workers.NewCitationGraphWorker(st, svc.citations, md.Embedder, md.LLM, pages, observe, log),
 		Cleanup:       workers.NewCleanupWorker(st, 0, log),
+		Recheck: workers.NewRecheckWorker(st, svc.fetcher, pages, workers.RecheckSettings{Every: cfg.RecheckEvery, MaxAge: cfg.RecheckMaxAge,
+			DailyFetches: cfg.RecheckDaily}, svc.memory, observe, log),
 	}
 }
 
@@ -639,16 +641,22 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 }
 
 // periodicJobs are the jobs the elected leader enqueues on a schedule: the
-// orphan sweep (cleanup mode orphans) every EVF_ORPHAN_SWEEP_INTERVAL. Every
-// process registers it, whatever queues it serves: River enqueues periodic
-// jobs only from the elected leader, which may be any process, and the
-// sweep's job goes to the maintenance queue whoever inserts it.
+// orphan sweep (cleanup mode orphans) every EVF_ORPHAN_SWEEP_INTERVAL and
+// the recheck sweep every EVF_RECHECK_SWEEP_INTERVAL. Every process
+// registers them, whatever queues it serves: River enqueues periodic jobs
+// only from the elected leader, which may be any process, and each sweep's
+// job goes to its kind's queue whoever inserts it.
 func periodicJobs(cfg config.Config, _ map[string]river.QueueConfig) []*river.PeriodicJob {
-	if cfg.OrphanSweep <= 0 {
-		return nil
+	var out []*river.PeriodicJob
+	if cfg.OrphanSweep > 0 {
+		out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cfg.OrphanSweep),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.CleanupArgs{Mode: jobs.CleanupOrphans}, nil }, nil))
 	}
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.OrphanSweep),
-		func() (river.JobArgs, *river.InsertOpts) { return jobs.CleanupArgs{Mode: jobs.CleanupOrphans}, nil }, nil)}
+	if cfg.RecheckSweep > 0 {
+		out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cfg.RecheckSweep),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.RecheckArgs{}, nil }, nil))
+	}
+	return out
 }
 
 // newPaperResolver builds the academic clients the configuration names. In

@@ -32,6 +32,7 @@ type Metrics struct {
 
 	politeWaits  *prometheus.CounterVec
 	budgetUsedUp prometheus.Counter
+	rechecks     *prometheus.CounterVec
 
 	modelRequests *prometheus.CounterVec
 	modelErrors   *prometheus.CounterVec
@@ -95,22 +96,39 @@ func (m *Metrics) newModelMetrics() {
 }
 
 // PoliteWaitReasons are the reason label values of politeness_waits_total.
-var PoliteWaitReasons = []string{"spacing", "budget"}
+var PoliteWaitReasons = []string{"spacing", "budget", "recheck_budget"}
+
+// RecheckStates are the state label values of recheck_citations_total.
+var RecheckStates = []string{"unchanged", "edited", "moved", "gone", "unreachable"}
 
 // newPolitenessMetrics registers the collectors of the fleet-wide
 // politeness of fetches, their series at zero.
 func (m *Metrics) newPolitenessMetrics() {
 	m.politeWaits = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "politeness_waits_total",
-		Help: "target_queue jobs told by the fleet-wide politeness to come back later (snoozed), by reason: spacing (not the domain's turn yet) or budget (its budget of the UTC day is used up).",
+		Help: "target_queue and recheck jobs told by the fleet-wide politeness to come back later (snoozed), by reason: spacing (not the domain's turn yet), budget (its budget of the UTC day is used up) or recheck_budget (the fleet's recheck fetches of the UTC day are used up).",
 	}, []string{"reason"})
+	m.rechecks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "recheck_citations_total",
+		Help: "Cited spans checked again against their page, by state: unchanged, edited (the span's words are no longer in the page), moved (a permanent redirect), gone (404 or 410) or unreachable.",
+	}, []string{"state"})
 	m.budgetUsedUp = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: namespace, Name: "politeness_budgets_exhausted_total",
 		Help: "Domains whose daily fetch budget a fetch of this process used up (once per domain and UTC day, fleet-wide).",
 	})
-	m.Registry.MustRegister(m.politeWaits, m.budgetUsedUp)
+	m.Registry.MustRegister(m.politeWaits, m.budgetUsedUp, m.rechecks)
 	for _, r := range PoliteWaitReasons {
 		m.politeWaits.WithLabelValues(r)
+	}
+	for _, s := range RecheckStates {
+		m.rechecks.WithLabelValues(s)
+	}
+}
+
+// Rechecked counts n cited spans checked again, by state.
+func (m *Metrics) Rechecked(state string, n int) {
+	if m != nil && n > 0 {
+		m.rechecks.WithLabelValues(state).Add(float64(n))
 	}
 }
 

@@ -42,6 +42,9 @@ type ExportItem struct {
 	Verification     string     `json:"verification_status"`
 	Adoption         string     `json:"adoption_status"`
 	Models           ExportedBy `json:"models"`
+	// Recheck is the latest recheck of the quote's page (absent until one,
+	// ARCHITECTURE.md §5.10).
+	Recheck *CitationRecheck `json:"recheck,omitempty"`
 }
 
 // ExportedBy names the models behind an item.
@@ -84,12 +87,20 @@ func (s *Service) Export(ctx context.Context, org string, taskID int64, after, l
 	for _, o := range origins {
 		byPage[o.PageID] = o
 	}
+	checks, err := citationChecks(ctx, s.st, taskID)
+	if err != nil {
+		return out, fmt.Errorf("export task %d: %w", taskID, err)
+	}
 	for i, r := range rows {
 		if i == limit {
 			out.Next = int(rows[limit-1].EvidenceNo)
 			break
 		}
-		out.Items = append(out.Items, exportItem(r, byPage))
+		it := exportItem(r, byPage)
+		if it.PageVersionID != nil {
+			it.Recheck = checks[spanKey{*it.PageVersionID, *it.StartChar, *it.EndChar}]
+		}
+		out.Items = append(out.Items, it)
 	}
 	return out, nil
 }

@@ -38,6 +38,8 @@ type Status struct {
 	Models  []ModelUse      `json:"models"`           // the models behind the judgements so far
 	Notice  string          `json:"notice,omitempty"` // baseline banner (internal/modelcard)
 	Costs   Costs           `json:"costs"`
+	// Rechecks is what the rechecks of the task's cited sources found.
+	Rechecks RecheckSummary `json:"rechecks"`
 }
 
 // Costs are what the task's jobs spent outside the fleet so far, per stage
@@ -180,6 +182,9 @@ func (s *Service) Status(ctx context.Context, org string, taskID int64) (*Status
 		return nil, err
 	}
 	if out.Costs, err = taskCosts(ctx, st, taskID); err != nil {
+		return nil, err
+	}
+	if out.Rechecks, err = rechecks(ctx, st, taskID); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -176,6 +176,10 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 		return err
 	},
 	// the owner's probe resumes the task it paused, for the probes after it
+	"RecheckTask": func(ctx context.Context, b *tenancyBundle, org string) error {
+		_, err := b.svc.RecheckTask(ctx, org, b.task, nil)
+		return err
+	},
 	"PauseTask": func(ctx context.Context, b *tenancyBundle, org string) error {
 		if _, err := b.svc.PauseTask(ctx, org, b.task); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -84,6 +85,9 @@ func (m *outcomes) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 	noteShareWait(ctx, job, d)
 	if d.Rule.FailsTarget && d.Ends() && job.Kind == jobs.KindTargetQueue {
 		return m.failTarget(ctx, job, d)
+	}
+	if d.Ends() && job.Kind == jobs.KindRecheck {
+		m.recheckUnreachable(ctx, job, d)
 	}
 	return apply(ctx, d)
 }
@@ -172,6 +176,36 @@ func (m *outcomes) recordTargetFailure(ctx context.Context, job *rivertype.JobRo
 	}
 	m.logger.WarnContext(ctx, "target failed", slog.Int64("job_id", job.ID), slog.String("error", msg))
 	return nil
+}
+
+// recheckUnreachable records, for a recheck of a page that ends without an
+// answer (its retries used up, or no politeness turn in time), every span
+// the task cites in the page unreachable, with the reason, so that the
+// round reports it; the job then ends as its row says. A job of a missing
+// or stopped task, or of a missing page, records nothing.
+func (m *outcomes) recheckUnreachable(ctx context.Context, job *rivertype.JobRow, d Decision) {
+	parsed, err := jobs.ParseArgs(job.Kind, job.EncodedArgs)
+	if err != nil {
+		return
+	}
+	a := parsed.(jobs.RecheckArgs)
+	switch d.Failure {
+	case TaskNotFound, TaskStopped, PageNotFound, BadArgs, errs.CancelledByPerson:
+		return
+	}
+	if !a.IsPage() {
+		return
+	}
+	reason := fmt.Sprintf("%s after %d attempts: %v", d.Failure, job.Attempt, d.Err)
+	w := store.RecheckWrite{TaskID: a.TaskID, PageID: a.PageID, JobID: job.ID, CheckedAt: time.Now().UTC(),
+		Outcome: "unreachable", Reason: reason, AllUnreachable: true}
+	err = m.store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
+		_, err := q.WriteRecheck(ctx, w)
+		return err
+	})
+	if err != nil {
+		m.logger.WarnContext(ctx, "recording an unreachable recheck failed", slog.Int64("job_id", job.ID), slog.String("error", err.Error()))
+	}
 }
 
 // failureOutput is the output of a job that ended with a failure: its row

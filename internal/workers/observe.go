@@ -15,6 +15,7 @@ type Observer interface {
 	Academic(step, outcome string)
 	PoliteWait(reason string)
 	BudgetExhausted()
+	Rechecked(state string, n int)
 }
 
 // observer is o, or one that records nothing when o is nil.
@@ -37,3 +38,4 @@ func (noObserver) Search(string)              {}
 func (noObserver) Academic(string, string)    {}
 func (noObserver) PoliteWait(string)          {}
 func (noObserver) BudgetExhausted()           {}
+func (noObserver) Rechecked(string, int)      {}

@@ -10,6 +10,8 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
+	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
 	"github.com/evidencefleet/evidencefleet/internal/errs"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
 	"github.com/evidencefleet/evidencefleet/internal/pageproc"
@@ -42,6 +44,10 @@ type PoliteWaitError struct {
 }
 
 func (e *PoliteWaitError) Error() string {
+	if e.Reason == RecheckBudget {
+		return fmt.Sprintf("recheck budget: the fleet's %d recheck fetches of the UTC day are used up until %s",
+			e.Budget, e.At.Add(e.Wait).UTC().Format(time.RFC3339))
+	}
 	if e.Reason == store.SlotBudget {
 		return fmt.Sprintf("politeness: %s's budget of %d fetches a day is used up until %s",
 			e.Domain, e.Budget, e.At.Add(e.Wait).UTC().Format(time.RFC3339))
@@ -55,31 +61,53 @@ func (e *PoliteWaitError) Error() string {
 // fetch failure of robots.txt (which a disallowed URL fails before it
 // takes a turn).
 func (w *TargetQueueWorker) politeTurn(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], target jobs.Target) error {
-	if w.fetcher.Replay() {
-		return nil
+	turn := fetchTurn{store: w.store, fetcher: w.fetcher, policy: w.pages.Policy, observe: w.observe, logger: w.logger}
+	robots, err := turn.take(ctx, job.ID, target.Value)
+	if robots != nil {
+		return w.fetchFailed(target, pageproc.PageResult{Status: pageproc.StatusFetchFailed, Err: robots})
 	}
-	crawlDelay, err := w.fetcher.CheckRobots(ctx, target.Value)
+	return err
+}
+
+// fetchTurn is what a live fetch's fleet-wide turn is taken with.
+type fetchTurn struct {
+	store   *store.Store
+	fetcher *crawl.Fetcher
+	policy  *domainpolicy.Policy
+	observe Observer
+	logger  *slog.Logger
+}
+
+// take takes the turn of a live fetch of url for the job: robots is the
+// fetch failure of robots.txt when it refuses the URL (or could not be
+// read), before any turn is taken; else err is nil when the fetch may go
+// now, or a PoliteWait failure when it must wait.
+func (t fetchTurn) take(ctx context.Context, jobID int64, url string) (robots, err error) {
+	if t.fetcher.Replay() {
+		return nil, nil
+	}
+	crawlDelay, err := t.fetcher.CheckRobots(ctx, url)
 	if err != nil {
-		return w.fetchFailed(target, pageproc.PageResult{Status: pageproc.StatusFetchFailed, Err: err})
+		return err, nil
 	}
-	domain := ident.Domain(target.Value)
-	d := w.pages.Policy.Decide(domain)
+	domain := ident.Domain(url)
+	d := t.policy.Decide(domain)
 	req := store.FetchSlotRequest{Domain: domain, Spacing: d.Spacing(crawlDelay), Budget: d.RequestsPerDay,
-		URL: target.Value, JobID: job.ID}
-	slot, err := w.store.ReserveFetchSlot(ctx, req)
+		URL: url, JobID: jobID}
+	slot, err := t.store.ReserveFetchSlot(ctx, req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if slot.Granted {
 		if slot.UsedUpBudget(req.Budget) {
-			w.observe.BudgetExhausted()
-			w.logger.InfoContext(ctx, "domain's fetch budget used up for the UTC day", slog.String("domain", domain),
-				slog.Int("budget", req.Budget), slog.Int64("job_id", job.ID))
+			t.observe.BudgetExhausted()
+			t.logger.InfoContext(ctx, "domain's fetch budget used up for the UTC day", slog.String("domain", domain),
+				slog.Int("budget", req.Budget), slog.Int64("job_id", jobID))
 		}
-		return nil
+		return nil, nil
 	}
-	w.observe.PoliteWait(slot.Reason)
-	return fail(PoliteWait, &PoliteWaitError{Domain: domain, Reason: slot.Reason, At: slot.At, Wait: slot.Wait(),
+	t.observe.PoliteWait(slot.Reason)
+	return nil, fail(PoliteWait, &PoliteWaitError{Domain: domain, Reason: slot.Reason, At: slot.At, Wait: slot.Wait(),
 		Spacing: req.Spacing, Budget: req.Budget})
 }
 

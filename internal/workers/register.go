@@ -19,6 +19,7 @@ type Set struct {
 	Rerank        *RerankWorker
 	CitationGraph *CitationGraphWorker
 	Cleanup       *CleanupWorker
+	Recheck       *RecheckWorker
 }
 
 // Add registers the set's workers.
@@ -52,6 +53,7 @@ func (s Set) registrations() []registration {
 		register(s.Rerank),
 		register(s.CitationGraph),
 		register(s.Cleanup),
+		register(s.Recheck),
 	}
 }
 

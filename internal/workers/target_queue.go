@@ -208,10 +208,19 @@ func pageWrite(r pageproc.PageResult, embedModel string, policy *domainpolicy.Po
 	if a := p.Paper; a != nil {
 		pw.Paper = &store.PaperMeta{Title: a.Title, Venue: a.Venue, S2ID: a.S2ID, OpenAlexID: a.OpenAlexID, Year: a.Year, Authors: a.Authors}
 	}
-	if c := p.Capture; p.Fetched && c.Status != 0 {
-		pw.Capture = &store.CaptureWrite{URL: c.URL, CapturedAt: c.Date, Status: c.Status, Header: warc.FormatHeader(c.Header), Body: c.Body}
+	if p.Fetched {
+		pw.Capture = captureWrite(p.Capture)
 	}
 	return pw
+}
+
+// captureWrite is the store's view of a fetch's capture (nil for a page
+// that was not fetched).
+func captureWrite(c warc.Capture) *store.CaptureWrite {
+	if c.Status == 0 {
+		return nil
+	}
+	return &store.CaptureWrite{URL: c.URL, CapturedAt: c.Date, Status: c.Status, Header: warc.FormatHeader(c.Header), Body: c.Body}
 }
 
 func storeIDs(ids []extract.Identifier) []store.Identifier {

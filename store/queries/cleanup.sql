@@ -55,11 +55,16 @@ DELETE FROM task_pages WHERE task_id = @task_id;
 -- name: DeleteTaskTargets :execrows
 DELETE FROM targets WHERE task_id = @task_id;
 
+-- name: DeleteTaskSourceChecks :execrows
+-- The task's rechecks, with their citations' findings (cascade).
+DELETE FROM source_checks WHERE task_id = @task_id;
+
 -- name: DeleteTaskEvents :execrows
 DELETE FROM event_log WHERE task_id = @task_id;
 
 -- name: LockOrphanVersions :many
--- Page versions no task reaches (no task_pages row, no claim, no ranking),
+-- Page versions no task reaches (no task_pages row, no claim, no ranking,
+-- no recheck that saw or cited it),
 -- locked so that a writer linking one to a task waits for this transaction
 -- (its foreign key check takes a key-share lock); versions being linked
 -- right now are skipped, not waited for. At most @batch per sweep.
@@ -67,6 +72,8 @@ SELECT pv.id FROM page_versions pv
 WHERE NOT EXISTS (SELECT 1 FROM task_pages tp WHERE tp.page_version_id = pv.id)
   AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.page_version_id = pv.id)
   AND NOT EXISTS (SELECT 1 FROM task_rankings r WHERE r.page_version_id = pv.id)
+  AND NOT EXISTS (SELECT 1 FROM source_checks sc WHERE sc.page_version_id = pv.id)
+  AND NOT EXISTS (SELECT 1 FROM citation_checks cc WHERE cc.page_version_id = pv.id)
 ORDER BY pv.id
 LIMIT @batch
 FOR UPDATE SKIP LOCKED;

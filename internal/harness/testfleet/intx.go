@@ -74,6 +74,7 @@ func InTx(t testing.TB, opts Options) *TxFleet {
 	addWorker(t, f, rc, set.Rerank)
 	addWorker(t, f, rc, set.CitationGraph)
 	addWorker(t, f, rc, set.Cleanup)
+	addWorker(t, f, rc, set.Recheck)
 	return f
 }
 

@@ -1,0 +1,140 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/evidencefleet/evidencefleet/jobs"
+	"github.com/evidencefleet/evidencefleet/store"
+)
+
+// CitationRecheck is the latest recheck of a cited span (ARCHITECTURE.md
+// §5.10): what became of it, when it was seen, and for an edited span the
+// page's text now around where it stood.
+type CitationRecheck struct {
+	State     string    `json:"state" enum:"unchanged,edited,moved,gone,unreachable" doc:"unchanged: the span's words still stand in the page; edited: they no longer do; moved: the page redirects for good elsewhere; gone: 404 or 410; unreachable: no answer could be had"`
+	CheckedAt time.Time `json:"checked_at"`
+	// FinalURL is where the page answered from (moved: its new address).
+	FinalURL *string `json:"final_url,omitempty"`
+	// SeenVersionID is the page version the check saw (a new one when the
+	// page changed; the cited version is never replaced).
+	SeenVersionID *int64 `json:"seen_page_version_id,omitempty"`
+	// TextAround is, for an edited span, the page's text now around where
+	// the span stood (at most 600 characters), when it could be placed.
+	TextAround *string `json:"text_around,omitempty"`
+}
+
+// RecheckSummary is what the rechecks of a task's citations found, by the
+// latest check of each: "N citations checked, k edited, g gone".
+type RecheckSummary struct {
+	Citations      int        `json:"citations" doc:"spans the task cites in pages from the web"`
+	Checked        int        `json:"checked"`
+	Unchanged      int        `json:"unchanged"`
+	Edited         int        `json:"edited"`
+	Moved          int        `json:"moved"`
+	Gone           int        `json:"gone"`
+	Unreachable    int        `json:"unreachable"`
+	LastCheckedAt  *time.Time `json:"last_checked_at,omitempty"`
+	RoundStartedAt *time.Time `json:"round_started_at,omitempty" doc:"when the task's latest recheck round began"`
+	Summary        string     `json:"summary"`
+}
+
+// Changed counts the citations whose latest check found them edited, moved
+// or gone.
+func (r RecheckSummary) Changed() int { return r.Edited + r.Moved + r.Gone }
+
+// rechecks is the task's recheck summary.
+func rechecks(ctx context.Context, st *store.Store, taskID int64) (RecheckSummary, error) {
+	r, err := st.TaskRecheckSummary(ctx, taskID)
+	if err != nil {
+		return RecheckSummary{}, fmt.Errorf("rechecks: %w", err)
+	}
+	out := RecheckSummary{Citations: int(r.Citations), Checked: int(r.Checked), Unchanged: int(r.Unchanged), Edited: int(r.Edited),
+		Moved: int(r.Moved), Gone: int(r.Gone), Unreachable: int(r.Unreachable), RoundStartedAt: r.RoundStartedAt}
+	if r.EverChecked {
+		out.LastCheckedAt = &r.LastCheckedAt
+	}
+	out.Summary = fmt.Sprintf("%d of %d citations checked, %d edited, %d moved, %d gone, %d unreachable",
+		out.Checked, out.Citations, out.Edited, out.Moved, out.Gone, out.Unreachable)
+	return out, nil
+}
+
+// spanKey names a cited span: the version and its rune span.
+type spanKey struct {
+	version    int64
+	start, end int32
+}
+
+// citationChecks are the latest rechecks of the task's cited spans.
+func citationChecks(ctx context.Context, st *store.Store, taskID int64) (map[spanKey]*CitationRecheck, error) {
+	rows, err := st.TaskCitationChecks(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("the citations' rechecks: %w", err)
+	}
+	out := make(map[spanKey]*CitationRecheck, len(rows))
+	for _, r := range rows {
+		c := &CitationRecheck{State: r.State, CheckedAt: r.CheckedAt, FinalURL: r.FinalUrl, SeenVersionID: r.SeenVersionID}
+		if r.Around != "" {
+			c.TextAround = &r.Around
+		}
+		out[spanKey{r.PageVersionID, r.StartChar, r.EndChar}] = c
+	}
+	return out, nil
+}
+
+// RecheckStarted is what RecheckTask did.
+type RecheckStarted struct {
+	TaskID   int64  `json:"task_id"`
+	JobID    int64  `json:"job_id"`
+	Waiting  bool   `json:"already_waiting" doc:"a round of the task was already waiting or running: no second one was enqueued"`
+	Every    string `json:"recheck_every,omitempty" doc:"the task's interval between rounds, when one was set"`
+	Schedule string `json:"schedule"`
+}
+
+// RecheckTask starts a recheck round of the organization's task now (a
+// recheck job), and sets its interval between rounds when every is not
+// nil (0: never on schedule; a negative value: back to the fleet's
+// default).
+func (s *Service) RecheckTask(ctx context.Context, org string, taskID int64, every *time.Duration) (RecheckStarted, error) {
+	out := RecheckStarted{TaskID: taskID}
+	task, err := s.Task(ctx, org, taskID)
+	if err != nil {
+		return out, err
+	}
+	if task.Status == "stopped" {
+		return out, fmt.Errorf("%w: task %d is stopped: nothing of it is rechecked", ErrBadRequest, taskID)
+	}
+	err = s.st.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
+		if every != nil {
+			iv := pgtype.Interval{Valid: *every >= 0, Microseconds: every.Microseconds()}
+			if err := q.SetRecheckEvery(ctx, store.SetRecheckEveryParams{ID: taskID, Every: iv}); err != nil {
+				return fmt.Errorf("set the task's recheck interval: %w", err)
+			}
+		}
+		res, err := s.client.InsertTx(ctx, tx, jobs.RecheckArgs{TaskID: taskID}, nil)
+		if err != nil {
+			return fmt.Errorf("enqueue the recheck: %w", err)
+		}
+		out.JobID, out.Waiting = res.Job.ID, res.UniqueSkippedAsDuplicate
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	switch {
+	case every == nil:
+		out.Schedule = "unchanged"
+	case *every == 0:
+		out.Schedule = "never on schedule"
+	case *every < 0:
+		out.Schedule = "the fleet's default interval"
+	default:
+		out.Every = every.String()
+		out.Schedule = "every " + every.String()
+	}
+	return out, nil
+}
