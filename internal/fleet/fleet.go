@@ -113,7 +113,8 @@ func Build(cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metr
 	}
 	rc := riverSettings(cfg, log)
 	waits := workers.ServerWaits{Max: cfg.ServerWaitMax, Snoozes: cfg.ServerWaitSnoozes}
-	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}, &jobCost{st: st, m: m, log: log}}, workers.Middleware(st, waits, log)...)
+	observe := observerOf(m)
+	rc.Middleware = append([]rivertype.Middleware{&jobMetrics{m: m}, &jobCost{st: st, m: m, log: log}}, workers.Middleware(st, waits, observe, log)...)
 	rc.Middleware = append(rc.Middleware, workers.PausedTasks(st, cfg.PausedSnooze), workers.FairShares(st, cfg.OrgShare, cfg.OrgShareSnooze))
 	rc.Workers = registry
 	return &Parts{Workers: set, Fetcher: svc.fetcher, River: rc, services: svc}, nil
@@ -176,10 +177,7 @@ func newServices(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*serv
 
 // workers builds one worker of every kind on st, each with what it uses.
 func (svc *services) workers(cfg config.Config, st *store.Store, m *metrics.Metrics, log *slog.Logger) workers.Set {
-	var observe workers.Observer // a nil *metrics.Metrics would be a non-nil Observer
-	if m != nil {
-		observe = m
-	}
+	observe := observerOf(m)
 	mc := cfg.Models()
 	embed := workers.EmbedConfig{BatchSize: mc["embed"].Batch}
 	pages := workers.PageSettings{Policy: svc.policy, Embed: embed, Extract: workers.ExtractConfig{
@@ -201,6 +199,15 @@ func (svc *services) workers(cfg config.Config, st *store.Store, m *metrics.Metr
 		Recheck: workers.NewRecheckWorker(st, svc.fetcher, pages, workers.RecheckSettings{Every: cfg.RecheckEvery, MaxAge: cfg.RecheckMaxAge,
 			DailyFetches: cfg.RecheckDaily}, svc.memory, observe, log),
 	}
+}
+
+// observerOf is what the workers report to: m, or none when m is nil (a
+// nil *metrics.Metrics would be a non-nil Observer).
+func observerOf(m *metrics.Metrics) workers.Observer {
+	if m == nil {
+		return nil
+	}
+	return m
 }
 
 // PageMemoryPlan is the byte budget of a worker's page work

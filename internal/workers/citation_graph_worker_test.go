@@ -58,7 +58,7 @@ func TestCitationGraphWorker(t *testing.T) {
 		b.page = src.ID
 		w := workers.NewCitationGraphWorker(store.NewStore(tx), citations, builtin.NewHashEmbedder(256), nil,
 			workers.PageSettings{Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20}}, nil, nil)
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w), b
 	}
 	count := func(t *testing.T, tx pgx.Tx, sql string, args ...any) int {
 		t.Helper()

@@ -45,7 +45,7 @@ func TestCleanupWorker(t *testing.T) {
 		b.claimA = fixture.Claim(t, tx, b.a, "Sea ice is melting.")
 		b.claimB = fixture.Claim(t, tx, b.b, "Glaciers are retreating.")
 		w := workers.NewCleanupWorker(store.NewStore(tx), 0, nil)
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w), b
 	}
 	count := func(t *testing.T, tx pgx.Tx, sql string, args ...any) int {
 		t.Helper()
@@ -103,7 +103,7 @@ func TestCleanupWorker(t *testing.T) {
 		for _, u := range []string{"https://a.example.org/two", "https://a.example.org/three", "https://a.example.org/four"} {
 			fixture.PageOf(t, b.tx, b.a, u, "Sea ice thins.")
 		}
-		w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(b.tx), workers.ServerWaits{}, nil)},
+		w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(b.tx), workers.ServerWaits{}, nil, nil)},
 			workers.NewCleanupWorker(store.NewStore(b.tx), 1, nil))
 		res, err := w.Work(ctx, t, b.tx, jobs.CleanupArgs{TaskID: b.a, Mode: jobs.CleanupHard}, nil)
 		if err != nil || res.EventKind != river.EventKindJobCompleted {

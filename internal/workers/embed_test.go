@@ -38,7 +38,7 @@ func TestEmbedWorker(t *testing.T) {
 		page := fixture.PageOf(t, tx, task, "https://glaciers.example.org/retreat",
 			"Glaciers are retreating worldwide.", "The Rhône Glacier lost a large part of its volume.")
 		w := workers.NewEmbedWorker(store.NewStore(tx), embedder, workers.EmbedConfig{}, nil)
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), &testBundle{tx: tx, task: task, page: page}
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w), &testBundle{tx: tx, task: task, page: page}
 	}
 	stored := func(t *testing.T, tx pgx.Tx, id int64) []float32 {
 		t.Helper()

@@ -78,7 +78,7 @@ func TestFairSharesLetTheOtherOrganizationIn(t *testing.T) {
 		ran <- j.ID
 		return nil
 	}))
-	startNLIClient(t, pool, second, []rivertype.Middleware{newOutcomes(nil, ServerWaits{}, nil), FairShares(store.NewStore(pool), 0.5, 50*time.Millisecond)})
+	startNLIClient(t, pool, second, []rivertype.Middleware{newOutcomes(nil, ServerWaits{}, nil, nil), FairShares(store.NewStore(pool), 0.5, 50*time.Millisecond)})
 	order := []int64{<-ran, <-ran}
 	if !slices.Equal(order, []int64{b1, a1}) {
 		t.Fatalf("the second process ran jobs %v, want B's %d before A's %d", order, b1, a1)

@@ -51,7 +51,7 @@ func TestTargetQueueAdmitsPagesByMemory(t *testing.T) {
 			workers.PageSettings{Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20, MaxElements: 50_000}},
 			budget, nil, nil)
 		task := fixture.Task(t, tx, "Sea level rise is accelerating.")
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), tx, task
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w), tx, task
 	}
 	args := func(task int64) jobs.TargetQueueArgs {
 		return jobs.TargetQueueArgs{TaskID: task, Target: jobs.Target{Kind: jobs.TargetURL, Value: pageURL}}

@@ -22,14 +22,15 @@ import (
 // installs it (after its metrics) and so do worker tests. It is the one
 // place a job's failure is classified and the error table applied: st
 // records a target_queue job's failed target, waits bounds the Retry-After
-// of web servers and the search backend, log (nil: none) reports failed
-// targets.
-func Middleware(st *store.Store, waits ServerWaits, log *slog.Logger) []rivertype.Middleware {
-	return []rivertype.Middleware{newOutcomes(st, waits, log)}
+// of web servers and the search backend, observe (nil: none) counts the
+// citations a failed recheck records unreachable, log (nil: none) reports
+// failed targets.
+func Middleware(st *store.Store, waits ServerWaits, observe Observer, log *slog.Logger) []rivertype.Middleware {
+	return []rivertype.Middleware{newOutcomes(st, waits, observe, log)}
 }
 
-func newOutcomes(st *store.Store, waits ServerWaits, log *slog.Logger) *outcomes {
-	return &outcomes{store: st, waits: waits, logger: logger(log), alone: semaphore.NewWeighted(soloWeight)}
+func newOutcomes(st *store.Store, waits ServerWaits, observe Observer, log *slog.Logger) *outcomes {
+	return &outcomes{store: st, waits: waits, observe: observer(observe), logger: logger(log), alone: semaphore.NewWeighted(soloWeight)}
 }
 
 // outcomes applies the error table (errs.ErrorTable) once to every job's
@@ -45,9 +46,10 @@ func newOutcomes(st *store.Store, waits ServerWaits, log *slog.Logger) *outcomes
 // left "seen".
 type outcomes struct {
 	river.MiddlewareDefaults
-	store  *store.Store
-	waits  ServerWaits
-	logger *slog.Logger
+	store   *store.Store
+	waits   ServerWaits
+	observe Observer
+	logger  *slog.Logger
 
 	// alone is the process's jobs' turn: every job holds one unit while it
 	// runs, a suspect (admit) all of them.
@@ -199,12 +201,18 @@ func (m *outcomes) recheckUnreachable(ctx context.Context, job *rivertype.JobRow
 	reason := fmt.Sprintf("%s after %d attempts: %v", d.Failure, job.Attempt, d.Err)
 	w := store.RecheckWrite{TaskID: a.TaskID, PageID: a.PageID, JobID: job.ID, CheckedAt: time.Now().UTC(),
 		Outcome: "unreachable", Reason: reason, AllUnreachable: true}
+	var done store.Rechecked
 	err = m.store.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
-		_, err := q.WriteRecheck(ctx, w)
-		return err
+		var werr error
+		done, werr = q.WriteRecheck(ctx, w)
+		return werr
 	})
 	if err != nil {
 		m.logger.WarnContext(ctx, "recording an unreachable recheck failed", slog.Int64("job_id", job.ID), slog.String("error", err.Error()))
+		return
+	}
+	for state, n := range done.States {
+		m.observe.Rechecked(state, n)
 	}
 }
 

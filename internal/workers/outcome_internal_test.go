@@ -125,7 +125,7 @@ func TestErrorTable(t *testing.T) {
 				Metadata: fmt.Appendf(nil, `{"snoozes": %d, "worker_deaths": %d%s}`, tt.snoozes, tt.deaths, tt.meta)}
 			ran := false
 			inner := func(context.Context) error { ran = true; return tt.err }
-			got := newOutcomes(store.NewStore(tx), waits, nil).Work(ctx, row, inner)
+			got := newOutcomes(store.NewStore(tx), waits, nil, nil).Work(ctx, row, inner)
 			var cancel *river.JobCancelError
 			var snooze *river.JobSnoozeError
 			var outcome Outcome
@@ -180,7 +180,7 @@ func TestOtherKindsEndPoisonJobsBeforeTheirWorker(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tx := pgtest.Tx(t)
-	m := newOutcomes(store.NewStore(tx), ServerWaits{}, nil)
+	m := newOutcomes(store.NewStore(tx), ServerWaits{}, nil, nil)
 	var id int64
 	if err := tx.QueryRow(ctx, `INSERT INTO river_job (kind, queue, args, state, attempt, max_attempts, priority, metadata)
 		VALUES ('embed', 'embed', '{"fragment_ids": [1]}', 'running', 4, 8, 1, '{}') RETURNING id`).Scan(&id); err != nil {
@@ -209,7 +209,7 @@ func TestOtherKindsEndPoisonJobsBeforeTheirWorker(t *testing.T) {
 func TestSuspectJobRunsAloneInItsProcess(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	m := newOutcomes(store.NewStore(pgtest.Tx(t)), ServerWaits{}, nil)
+	m := newOutcomes(store.NewStore(pgtest.Tx(t)), ServerWaits{}, nil, nil)
 	ordinary := &rivertype.JobRow{Kind: "rerank", EncodedArgs: []byte(`{"task_id": 1}`), Attempt: 1, MaxAttempts: 8, Metadata: []byte(`{}`)}
 	suspect := &rivertype.JobRow{Kind: "embed", EncodedArgs: []byte(`{"fragment_ids": [1]}`), Attempt: 4, MaxAttempts: 8,
 		Metadata: fmt.Appendf(nil, `{"worker_deaths": %d}`, errs.MaxWorkerDeaths)}

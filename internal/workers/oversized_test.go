@@ -116,7 +116,7 @@ func TestOversizedTextEndsOnceWithTheReason(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback(ctx) //nolint:errcheck
-		res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w).
+		res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w).
 			Work(ctx, t, tx, jobs.RerankArgs{TaskID: task}, nil)
 		var lastErr string
 		if res != nil && len(res.Job.Errors) > 0 {

@@ -32,7 +32,7 @@ func TestPausedTasksHoldBackTheirJobs(t *testing.T) {
 	}
 	paused, active, stopped := task("paused"), task("active"), task("stopped")
 	const wait = 7 * time.Second
-	chain := []rivertype.WorkerMiddleware{newOutcomes(nil, ServerWaits{}, nil), PausedTasks(store.NewStore(tx), wait)}
+	chain := []rivertype.WorkerMiddleware{newOutcomes(nil, ServerWaits{}, nil, nil), PausedTasks(store.NewStore(tx), wait)}
 	for _, tc := range []struct {
 		name, kind, args string
 		runs             bool

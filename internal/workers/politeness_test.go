@@ -71,7 +71,7 @@ func TestLiveFetchesTakeTheirDomainsTurn(t *testing.T) {
 		w := workers.NewTargetQueueWorker(store.NewStore(tx), fetcher, builtin.NewHashEmbedder(256), nil, workers.TargetSources{},
 			workers.PageSettings{Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20}, Policy: policy},
 			nil, b.metrics, nil)
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w), b
 	}
 	// The subtests fetch the server under two names, two domains, so that
 	// neither waits for the other's transaction on its domain's row.

@@ -241,8 +241,8 @@ func (w *RecheckWorker) see(ctx context.Context, job *river.Job[jobs.RecheckArgs
 	if err != nil {
 		return write, err
 	}
-	if robots != nil {
-		return unreachable(write, robots)
+	if robots != nil { // refused for good (unreachable), or to be retried
+		return w.fetchFailed(write, robots)
 	}
 	hold := w.memory.Hold()
 	defer hold.Release()

@@ -49,7 +49,7 @@ func TestRerankWorker(t *testing.T) {
 			}
 		}
 		w := workers.NewRerankWorker(store.NewStore(tx), embedder, builtin.NewBM25Reranker(), workers.RerankConfig{}, nil)
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w), b
 	}
 	ranking := func(t *testing.T, tx pgx.Tx, task int64) (rows int, exact bool) {
 		t.Helper()

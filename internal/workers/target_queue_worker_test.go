@@ -50,7 +50,7 @@ func TestTargetQueueWorker(t *testing.T) {
 		w := workers.NewTargetQueueWorker(store.NewStore(tx), fetcher, builtin.NewHashEmbedder(256), nil, workers.TargetSources{},
 			workers.PageSettings{Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20}}, nil, nil, nil)
 		b := &testBundle{tx: tx, task: fixture.Task(t, tx, "Glaciers are retreating worldwide.")}
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w), b
 	}
 	count := func(t *testing.T, tx pgx.Tx, sql string, args ...any) int {
 		t.Helper()

@@ -87,7 +87,7 @@ func workVerify(t *testing.T, tx pgx.Tx, task int64, embedder models.Embedder, n
 	t.Helper()
 	st := store.NewStore(tx)
 	w := workers.NewVerifyNLIWorker(st, embedder, nli, workers.NewRecaller(st, embedder, taskindex.NewCache(16<<20), verify.Recall(), nil), verify, nil, nil)
-	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w).
+	res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w).
 		Work(context.Background(), t, tx, wholeTask(t, tx, task), nil)
 	if err != nil || res.EventKind != river.EventKindJobCompleted {
 		t.Fatalf("verify_nli: %v, %+v", err, res)
@@ -239,7 +239,7 @@ func TestSiblingSubdomainsAreOneSource(t *testing.T) {
 			}
 			recall := workers.NewRecaller(st, embedder, index, verify.Recall(), nil)
 			w := workers.NewVerifyNLIWorker(st, embedder, learnedNLI(t), recall, verify, nil, nil)
-			if res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w).
+			if res, err := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w).
 				Work(ctx, t, tx, jobs.VerifyShard(task, claimID, claimID), nil); err != nil || res.EventKind != river.EventKindJobCompleted {
 				t.Fatalf("verify_nli: %v, %+v", err, res)
 			}

@@ -65,7 +65,7 @@ func TestVerifyNLIWorker(t *testing.T) {
 		verify := workers.VerifyConfigFrom(config.Defaults(), builtin.HashEmbedderMinSimilarity)
 		b.nli = &countingNLI{NLI: learnedNLI(t)}
 		w := workers.NewVerifyNLIWorker(st, embedder, b.nli, workers.NewRecaller(st, embedder, taskindex.NewCache(16<<20), verify.Recall(), nil), verify, nil, nil)
-		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)}, w), b
+		return rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w), b
 	}
 	nliEdges := func(t *testing.T, tx pgx.Tx, claim int64) int {
 		t.Helper()

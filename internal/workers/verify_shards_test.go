@@ -252,7 +252,7 @@ func TestVerifyDispatchEnqueuesAPageOfShardsAndContinues(t *testing.T) {
 	}
 	st := store.NewStore(tx)
 	verify := workers.VerifyConfig{ShardClaims: 2, DispatchShards: 3}
-	w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil)},
+	w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)},
 		workers.NewVerifyNLIWorker(st, nil, nil, nil, verify, nil, nil))
 	// Every bucket of the task's claims.
 	rows, err := tx.Query(ctx, `SELECT DISTINCT format('%s-%s', greatest(id / 2 * 2, 1), id / 2 * 2 + 1) FROM claims WHERE task_id = $1`, task)
