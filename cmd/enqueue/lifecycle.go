@@ -34,15 +34,15 @@ func (a *app) lifecycleCmds() []*cobra.Command {
 func (a *app) taskRecheckCmd() *cobra.Command {
 	var taskID int64
 	var every time.Duration
-	var never, byDefault bool
+	var never, byDefault, now bool
 	c := &cobra.Command{
 		Use:   "recheck",
-		Short: "Fetch the pages a task cites again now and check each cited span (unchanged, edited, moved, gone, unreachable); --every sets how often it is done on schedule",
+		Short: "Fetch the pages a task cites again now and check each cited span (unchanged, edited, moved, gone, unreachable); --every, --never or --default set how often it is done on schedule instead",
 		Long: "Starts a recheck round of the task: each page its evidence cites is fetched again, politely and within the fleet's " +
 			"daily recheck budget, and every span the task cites in it is classified; a page that changed is kept as a new " +
 			"version and nothing cited is replaced. `enqueue status` summarises the rechecks, `enqueue evidence` gives each " +
 			"quote's latest one. --every D sets the task's interval between rounds (the fleet's EVF_RECHECK_INTERVAL otherwise), " +
-			"--never stops the schedule, --default returns to the fleet's interval.",
+			"--never stops the schedule, --default returns to the fleet's interval; with one of them no round starts now unless --now is given.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := a.forTask(cmd, taskID); err != nil {
@@ -67,14 +67,17 @@ func (a *app) taskRecheckCmd() *cobra.Command {
 			if n > 1 {
 				return usageErr("give at most one of --every, --never and --default")
 			}
-			res, err := a.svc.RecheckTask(cmd.Context(), a.org, taskID, set)
+			res, err := a.svc.RecheckTask(cmd.Context(), a.org, taskID, set, now || set == nil)
 			if err != nil {
 				return err
 			}
 			return a.emit(res, func(w io.Writer) {
-				state := "started (job " + fmt.Sprint(res.JobID) + ")"
-				if res.Waiting {
+				state := "not started now"
+				switch {
+				case res.Waiting:
 					state = "already waiting (job " + fmt.Sprint(res.JobID) + ")"
+				case res.JobID != 0:
+					state = "started (job " + fmt.Sprint(res.JobID) + ")"
 				}
 				fmt.Fprintf(w, "task %d recheck %s; schedule: %s\n", res.TaskID, state, res.Schedule)
 			})
@@ -84,6 +87,7 @@ func (a *app) taskRecheckCmd() *cobra.Command {
 	c.Flags().DurationVar(&every, "every", 0, "recheck the task on schedule this often (at least 1h)")
 	c.Flags().BoolVar(&never, "never", false, "recheck the task only when asked")
 	c.Flags().BoolVar(&byDefault, "default", false, "recheck the task at the fleet's interval (EVF_RECHECK_INTERVAL)")
+	c.Flags().BoolVar(&now, "now", false, "with --every, --never or --default: start a round now too")
 	return c
 }
 

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -51,6 +52,9 @@ func writeReport(w io.Writer, g *service.Graph, all bool, quotes int) {
 		rel[e.Relation]++
 	}
 	fmt.Fprintf(w, "edges by relation: %s\n", joinCounts(rel))
+	if r := g.Rechecks; r.LastCheckedAt != nil {
+		fmt.Fprintf(w, "rechecks of the cited pages: %s (latest %s)\n", r.Summary, r.LastCheckedAt.UTC().Format(time.RFC3339))
+	}
 	writeSources(w, g)
 	byClaim := map[int64][]service.GraphEdge{}
 	for _, e := range g.Edges {
@@ -82,6 +86,7 @@ func writeReport(w io.Writer, g *service.Graph, all bool, quotes int) {
 			fmt.Fprintf(w, "    origin: “%s”\n      — %s%s [chars %d–%d of version %d]\n",
 				truncate(strings.Join(strings.Fields(c.Origin.Text), " "), 240), c.Origin.URL, level,
 				c.Origin.StartChar, c.Origin.EndChar, c.Origin.PageVersionID)
+			writeRecheck(w, c.Origin.Recheck)
 		}
 		for _, relation := range []string{"supports", "refutes"} {
 			shown := 0
@@ -101,6 +106,7 @@ func writeReport(w io.Writer, g *service.Graph, all bool, quotes int) {
 				fmt.Fprintf(w, "    %s %.2f  “%s”\n      — %s (%s) [chars %d–%d of version %d]\n", relation, conf,
 					truncate(strings.Join(strings.Fields(e.Source.Text), " "), 240), e.Source.URL, level,
 					e.Source.StartChar, e.Source.EndChar, e.Source.PageVersionID)
+				writeRecheck(w, e.Source.Recheck)
 			}
 		}
 	}
@@ -115,6 +121,24 @@ const noLevel = "none"
 
 // nliLevels counts NLI edges (supports, refutes, neutral) by the source
 // trust level stamped on them when they were judged.
+// writeRecheck prints a quote's latest recheck, when it had one: its
+// state and date, where a moved page went, an edited span's new text.
+func writeRecheck(w io.Writer, r *service.CitationRecheck) {
+	if r == nil {
+		return
+	}
+	line := fmt.Sprintf("      rechecked %s: %s", r.CheckedAt.UTC().Format(time.DateOnly), r.State)
+	switch {
+	case r.State == "moved" && r.FinalURL != nil:
+		line += " to " + *r.FinalURL
+	case r.State == "edited" && r.TextAround != nil:
+		line += fmt.Sprintf(" — the page now says “%s”", truncate(strings.Join(strings.Fields(*r.TextAround), " "), 240))
+	case r.State == "edited":
+		line += " — the words around it are gone too"
+	}
+	fmt.Fprintln(w, line)
+}
+
 func nliLevels(edges []service.GraphEdge) map[string]int {
 	n := map[string]int{}
 	for _, e := range edges {

@@ -25,6 +25,7 @@ type Graph struct {
 	Citations      []GraphCitation  `json:"citations"`       // cites edges between the task's pages
 	ClaimLinks     []ClaimLink      `json:"claim_links"`     // claim dependencies (the propagated belief's DAG)
 	CitationChecks citecheck.Report `json:"citation_checks"` // cycles, round trips, self- and same-domain citations
+	Rechecks       RecheckSummary   `json:"rechecks"`        // what the rechecks of the cited pages found (§5.10)
 }
 
 type GraphClaim struct {
@@ -69,6 +70,8 @@ type Span struct {
 	EndChar       int32  `json:"end_char"`
 	URL           string `json:"url"`
 	Text          string `json:"text,omitempty"`
+	// Recheck is the span's latest recheck (absent until one, §5.10).
+	Recheck *CitationRecheck `json:"recheck,omitempty"`
 }
 
 type GraphEdge struct {
@@ -131,6 +134,13 @@ func (s *Service) Graph(ctx context.Context, org string, taskID int64) (*Graph, 
 	if err != nil {
 		return nil, fmt.Errorf("claims: %w", err)
 	}
+	checks, err := citationChecks(ctx, st, taskID)
+	if err != nil {
+		return nil, err
+	}
+	if g.Rechecks, err = rechecks(ctx, st, taskID); err != nil {
+		return nil, err
+	}
 	for _, c := range claims {
 		gc := GraphClaim{ID: c.ID, EvidenceNo: fmt.Sprintf("E%d", c.EvidenceNo), Text: c.Text, Kind: c.Kind,
 			Alpha: c.Alpha, Beta: c.Beta, Confidence: c.Confidence, Uncertainty: c.Uncertainty, Controversy: c.Controversy,
@@ -142,7 +152,8 @@ func (s *Service) Graph(ctx context.Context, org string, taskID int64) (*Graph, 
 			PropagatedLogOdds: c.PropagatedLogOdds, PropagatedBelief: c.PropagatedBelief}
 		if c.PageVersionID != nil && c.OriginPageID != nil {
 			gc.Origin = &Span{PageID: *c.OriginPageID, PageVersionID: *c.PageVersionID, StartChar: *c.QuoteStart,
-				EndChar: *c.QuoteEnd, URL: c.OriginUrl, Text: c.QuoteText}
+				EndChar: *c.QuoteEnd, URL: c.OriginUrl, Text: c.QuoteText,
+				Recheck: checks[spanKey{*c.PageVersionID, *c.QuoteStart, *c.QuoteEnd}]}
 		}
 		g.Claims = append(g.Claims, gc)
 	}
@@ -163,7 +174,7 @@ func (s *Service) Graph(ctx context.Context, org string, taskID int64) (*Graph, 
 			SourceDomainCategory: e.SourceDomainCategory, SourceTrustLevel: e.SourceTrustLevel, TargetTrustLevel: e.TargetTrustLevel,
 			Domain: e.Domain,
 			Source: Span{PageID: e.PageID, PageVersionID: e.PageVersionID, StartChar: e.StartChar, EndChar: e.EndChar,
-				URL: e.Url, Text: e.SpanText}})
+				URL: e.Url, Text: e.SpanText, Recheck: checks[spanKey{e.PageVersionID, e.StartChar, e.EndChar}]}})
 		k := key{e.ClaimID, e.PageID}
 		s, ok := sources[k]
 		if !ok {

@@ -89,17 +89,17 @@ func citationChecks(ctx context.Context, st *store.Store, taskID int64) (map[spa
 // RecheckStarted is what RecheckTask did.
 type RecheckStarted struct {
 	TaskID   int64  `json:"task_id"`
-	JobID    int64  `json:"job_id"`
+	JobID    int64  `json:"job_id,omitempty" doc:"the round's job; absent when no round was started"`
 	Waiting  bool   `json:"already_waiting" doc:"a round of the task was already waiting or running: no second one was enqueued"`
 	Every    string `json:"recheck_every,omitempty" doc:"the task's interval between rounds, when one was set"`
 	Schedule string `json:"schedule"`
 }
 
-// RecheckTask starts a recheck round of the organization's task now (a
-// recheck job), and sets its interval between rounds when every is not
-// nil (0: never on schedule; a negative value: back to the fleet's
-// default).
-func (s *Service) RecheckTask(ctx context.Context, org string, taskID int64, every *time.Duration) (RecheckStarted, error) {
+// RecheckTask sets the organization's task's interval between recheck
+// rounds when every is not nil (0: never on schedule; a negative value:
+// back to the fleet's default), and starts a round now (a recheck job)
+// when now is true.
+func (s *Service) RecheckTask(ctx context.Context, org string, taskID int64, every *time.Duration, now bool) (RecheckStarted, error) {
 	out := RecheckStarted{TaskID: taskID}
 	task, err := s.Task(ctx, org, taskID)
 	if err != nil {
@@ -114,6 +114,9 @@ func (s *Service) RecheckTask(ctx context.Context, org string, taskID int64, eve
 			if err := q.SetRecheckEvery(ctx, store.SetRecheckEveryParams{ID: taskID, Every: iv}); err != nil {
 				return fmt.Errorf("set the task's recheck interval: %w", err)
 			}
+		}
+		if !now {
+			return nil
 		}
 		res, err := s.client.InsertTx(ctx, tx, jobs.RecheckArgs{TaskID: taskID}, nil)
 		if err != nil {

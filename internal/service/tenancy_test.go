@@ -177,7 +177,7 @@ var probes = map[string]func(ctx context.Context, b *tenancyBundle, org string) 
 	},
 	// the owner's probe resumes the task it paused, for the probes after it
 	"RecheckTask": func(ctx context.Context, b *tenancyBundle, org string) error {
-		_, err := b.svc.RecheckTask(ctx, org, b.task, nil)
+		_, err := b.svc.RecheckTask(ctx, org, b.task, nil, true)
 		return err
 	},
 	"PauseTask": func(ctx context.Context, b *tenancyBundle, org string) error {
