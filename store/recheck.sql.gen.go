@@ -232,6 +232,51 @@ func (q *Queries) SetRecheckEvery(ctx context.Context, arg SetRecheckEveryParams
 	return err
 }
 
+const spanLatestCheck = `-- name: SpanLatestCheck :one
+SELECT cc.state, sc.checked_at, sc.final_url, sc.page_version_id AS seen_version_id,
+       COALESCE(substring(pv.content FROM cc.around_start + 1 FOR cc.around_end - cc.around_start), '')::text AS around
+FROM source_checks sc
+JOIN citation_checks cc ON cc.check_id = sc.id
+LEFT JOIN page_versions pv ON pv.id = sc.page_version_id
+WHERE sc.task_id = $1 AND cc.page_version_id = $2 AND cc.start_char = $3 AND cc.end_char = $4
+ORDER BY sc.id DESC
+LIMIT 1
+`
+
+type SpanLatestCheckParams struct {
+	TaskID        int64 `json:"task_id"`
+	PageVersionID int64 `json:"page_version_id"`
+	StartChar     int32 `json:"start_char"`
+	EndChar       int32 `json:"end_char"`
+}
+
+type SpanLatestCheckRow struct {
+	State         string    `json:"state"`
+	CheckedAt     time.Time `json:"checked_at"`
+	FinalUrl      *string   `json:"final_url"`
+	SeenVersionID *int64    `json:"seen_version_id"`
+	Around        string    `json:"around"`
+}
+
+// The latest recheck, for the task, of one cited span.
+func (q *Queries) SpanLatestCheck(ctx context.Context, arg SpanLatestCheckParams) (SpanLatestCheckRow, error) {
+	row := q.db.QueryRow(ctx, spanLatestCheck,
+		arg.TaskID,
+		arg.PageVersionID,
+		arg.StartChar,
+		arg.EndChar,
+	)
+	var i SpanLatestCheckRow
+	err := row.Scan(
+		&i.State,
+		&i.CheckedAt,
+		&i.FinalUrl,
+		&i.SeenVersionID,
+		&i.Around,
+	)
+	return i, err
+}
+
 const startDueRechecks = `-- name: StartDueRechecks :many
 
 UPDATE tasks t SET rechecked_at = now()

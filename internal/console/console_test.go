@@ -11,7 +11,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
@@ -379,4 +381,44 @@ func orgTask(t *testing.T, pool *pgxpool.Pool, hypothesis string) int64 {
 		t.Fatal(err)
 	}
 	return task
+}
+
+// TestClaimShowsItsRecheck: a claim's page says what the latest recheck
+// of its quote found — for an edited span, the page's new text around
+// where it stood — and says nothing of one before any recheck.
+func TestClaimShowsItsRecheck(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	ctx := context.Background()
+	task := orgTask(t, pool, "Glaciers are losing ice.")
+	const quote = "The glacier lost 3 percent of its ice in 2022."
+	p := fixture.PageOf(t, pool, task, "https://example.org/glacier", quote)
+	claim := fixture.ExtractedClaim(t, pool, task, p, 0, quote)
+	s := startServer(t, pool)
+	b := s.client()
+	if status := b.login(s.org); status != http.StatusSeeOther {
+		t.Fatalf("login: %d", status)
+	}
+	path := fmt.Sprintf("/ui/claims/%d", claim)
+	if _, body := b.get(path); strings.Contains(body, `id="recheck"`) {
+		t.Errorf("a claim never rechecked shows a recheck")
+	}
+	now := "The glacier lost 2 percent of its ice in 2022 & more."
+	st := store.NewStore(pool)
+	err := st.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
+		_, err := q.WriteRecheck(ctx, store.RecheckWrite{TaskID: task, PageID: p.ID, JobID: 1, CheckedAt: time.Now(), Outcome: "unchanged",
+			HTTPStatus: 200, URL: p.URL, Seen: &store.SeenVersion{SHA256: "new", Content: now, FetchedAt: time.Now()},
+			Citations: []store.CitationFinding{{PageVersionID: p.VersionID, Start: int32(p.Spans[0][0]), End: int32(p.Spans[0][1]),
+				State: "edited", Around: &[2]int32{0, int32(len([]rune(now)))}}}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := b.get(path)
+	for _, want := range []string{`id="recheck"`, "<strong>edited</strong>", "the page now says: <q>The glacier lost 2 percent of its ice in 2022 &amp; more.</q>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the claim page lacks %q", want)
+		}
+	}
 }

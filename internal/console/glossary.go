@@ -36,6 +36,8 @@ var glossaryOrder = []entry{
 		"Where a quote is, exactly: characters (not bytes) start up to, not including, end of one page version's stored text. The console highlights exactly that substring in the version that was cited, not the page's newest."},
 	{"page-version", "page version", "One fetch's extracted text of a page; it never changes.",
 		"One fetch's extracted main text of a page; it never changes. A page fetched again with other text gets a new version; evidence keeps pointing at the version it was taken from."},
+	{"recheck", "recheck", "The cited page fetched again: are the span's words still there?",
+		"The fleet fetches each page a task cites again (weekly by default) and says of every cited span: unchanged (its words still stand in the page), edited (they no longer do; the page's new text around where they stood is shown), moved (the page redirects for good elsewhere), gone (404 or 410) or unreachable. A changed page is kept as a new version; the cited version is never replaced."},
 	{"progress", "progress", "The task's finished jobs out of all its jobs so far.",
 		"Finished jobs (completed, cancelled or discarded) out of every job the task has had so far; new pages bring new jobs, so it can go back."},
 	{"cost", "cost so far", "What the task's jobs spent outside the fleet: model calls, searches, fetches.",

@@ -48,6 +48,8 @@ type SpanContext struct {
 	BeforeStart     int32  `json:"before_start"`
 	VersionRunes    int    `json:"version_runes"`     // the version's length in characters
 	NewestVersionID int64  `json:"newest_version_id"` // the page's newest version; PageVersionID when the cited one is
+	// Recheck is the span's latest recheck for its task (nil until one).
+	Recheck *CitationRecheck `json:"recheck,omitempty"`
 }
 
 // ErrNoSourceSpan: the claim is a hypothesis, quoted from no page, so it
@@ -111,5 +113,17 @@ func (s *Service) spanInVersion(ctx context.Context, org string, sc *SpanContext
 	sc.PageID, sc.URL, sc.Domain, sc.Title, sc.Level, sc.FetchedAt = r.PageID, r.Url, r.Domain, r.Title, r.Level, r.FetchedAt
 	sc.Before, sc.Text, sc.After = r.Before, r.Text, r.After
 	sc.VersionRunes, sc.NewestVersionID = int(r.VersionRunes), r.NewestVersionID
+	c, err := s.st.SpanLatestCheck(ctx, store.SpanLatestCheckParams{TaskID: sc.TaskID, PageVersionID: sc.PageVersionID,
+		StartChar: sc.StartChar, EndChar: sc.EndChar})
+	switch {
+	case store.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("the recheck of page version %d at [%d, %d): %w", sc.PageVersionID, sc.StartChar, sc.EndChar, err)
+	}
+	sc.Recheck = &CitationRecheck{State: c.State, CheckedAt: c.CheckedAt, FinalURL: c.FinalUrl, SeenVersionID: c.SeenVersionID}
+	if c.Around != "" {
+		sc.Recheck.TextAround = &c.Around
+	}
 	return nil
 }

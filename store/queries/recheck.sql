@@ -132,3 +132,14 @@ GROUP BY t.id, lc.checked_at;
 -- name: SetRecheckEvery :exec
 -- The task's interval between recheck rounds (NULL: the fleet's default).
 UPDATE tasks SET recheck_every = sqlc.narg(every)::interval WHERE id = @id;
+
+-- name: SpanLatestCheck :one
+-- The latest recheck, for the task, of one cited span.
+SELECT cc.state, sc.checked_at, sc.final_url, sc.page_version_id AS seen_version_id,
+       COALESCE(substring(pv.content FROM cc.around_start + 1 FOR cc.around_end - cc.around_start), '')::text AS around
+FROM source_checks sc
+JOIN citation_checks cc ON cc.check_id = sc.id
+LEFT JOIN page_versions pv ON pv.id = sc.page_version_id
+WHERE sc.task_id = @task_id AND cc.page_version_id = @page_version_id AND cc.start_char = @start_char AND cc.end_char = @end_char
+ORDER BY sc.id DESC
+LIMIT 1;
