@@ -11,7 +11,7 @@ import (
 )
 
 const pageCapturesOf = `-- name: PageCapturesOf :many
-SELECT pc.page_version_id, pv.page_id, pc.url, pc.captured_at, pc.status, pc.headers, pc.body
+SELECT pc.page_version_id, pv.page_id, pc.url, pc.captured_at, pc.status, pc.headers, pc.body, pc.request_headers
 FROM page_captures pc
 JOIN page_versions pv ON pv.id = pc.page_version_id
 WHERE pc.page_version_id = ANY($1::bigint[])
@@ -19,13 +19,14 @@ ORDER BY pc.page_version_id
 `
 
 type PageCapturesOfRow struct {
-	PageVersionID int64     `json:"page_version_id"`
-	PageID        int64     `json:"page_id"`
-	Url           string    `json:"url"`
-	CapturedAt    time.Time `json:"captured_at"`
-	Status        int32     `json:"status"`
-	Headers       string    `json:"headers"`
-	Body          []byte    `json:"body"`
+	PageVersionID  int64     `json:"page_version_id"`
+	PageID         int64     `json:"page_id"`
+	Url            string    `json:"url"`
+	CapturedAt     time.Time `json:"captured_at"`
+	Status         int32     `json:"status"`
+	Headers        string    `json:"headers"`
+	Body           []byte    `json:"body"`
+	RequestHeaders *string   `json:"request_headers"`
 }
 
 // The captures of these page versions, in version order, with their page.
@@ -46,6 +47,7 @@ func (q *Queries) PageCapturesOf(ctx context.Context, ids []int64) ([]PageCaptur
 			&i.Status,
 			&i.Headers,
 			&i.Body,
+			&i.RequestHeaders,
 		); err != nil {
 			return nil, err
 		}

@@ -325,12 +325,13 @@ type Page struct {
 }
 
 type PageCapture struct {
-	PageVersionID int64     `json:"page_version_id"`
-	Url           string    `json:"url"`
-	CapturedAt    time.Time `json:"captured_at"`
-	Status        int32     `json:"status"`
-	Headers       string    `json:"headers"`
-	Body          []byte    `json:"body"`
+	PageVersionID  int64     `json:"page_version_id"`
+	Url            string    `json:"url"`
+	CapturedAt     time.Time `json:"captured_at"`
+	Status         int32     `json:"status"`
+	Headers        string    `json:"headers"`
+	Body           []byte    `json:"body"`
+	RequestHeaders *string   `json:"request_headers"`
 }
 
 type PageVersion struct {

@@ -68,10 +68,9 @@ func (q *Queries) WriteRecheck(ctx context.Context, w RecheckWrite) (Rechecked, 
 		if err != nil {
 			return out, fmt.Errorf("upsert the seen version: %w", err)
 		}
-		if c := v.Capture; c != nil && ver.Created {
-			if err := q.InsertPageCapture(ctx, InsertPageCaptureParams{PageVersionID: ver.ID, Url: c.URL, CapturedAt: c.CapturedAt,
-				Status: int32(c.Status), Headers: c.Header, Body: c.Body}); err != nil {
-				return out, fmt.Errorf("insert the seen version's capture: %w", err)
+		if ver.Created {
+			if err := q.insertCapture(ctx, ver.ID, v.Capture); err != nil {
+				return out, err
 			}
 		}
 		out.VersionID, out.NewVersion, seenID = ver.ID, ver.Created, &ver.ID

@@ -101,6 +101,7 @@ type CaptureWrite struct {
 	Status     int
 	Header     string // "Name: value" lines (warc.FormatHeader)
 	Body       []byte
+	Request    string // the request's headers, as Header ("": not recorded)
 }
 
 // FragmentSpan is one fragment: [Start, End) in characters of the content.
@@ -170,10 +171,9 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 		return out, fmt.Errorf("upsert page version: %w", err)
 	}
 	out.VersionID, out.NewVersion = ver.ID, ver.Created
-	if c := p.Capture; c != nil && ver.Created {
-		if err := q.InsertPageCapture(ctx, InsertPageCaptureParams{PageVersionID: ver.ID, Url: c.URL, CapturedAt: c.CapturedAt,
-			Status: int32(c.Status), Headers: c.Header, Body: c.Body}); err != nil {
-			return out, fmt.Errorf("insert page capture: %w", err)
+	if ver.Created {
+		if err := q.insertCapture(ctx, ver.ID, p.Capture); err != nil {
+			return out, err
 		}
 	}
 
@@ -261,6 +261,18 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 		}
 	}
 	return out, nil
+}
+
+// insertCapture stores the capture of a new version (none when c is nil).
+func (q *Queries) insertCapture(ctx context.Context, versionID int64, c *CaptureWrite) error {
+	if c == nil {
+		return nil
+	}
+	if err := q.InsertPageCapture(ctx, InsertPageCaptureParams{PageVersionID: versionID, Url: c.URL, CapturedAt: c.CapturedAt,
+		Status: int32(c.Status), Headers: c.Header, Body: c.Body, RequestHeaders: nonEmpty(c.Request)}); err != nil {
+		return fmt.Errorf("insert the capture of page version %d: %w", versionID, err)
+	}
+	return nil
 }
 
 // PageForTask says which task a page is written for, from which target, and

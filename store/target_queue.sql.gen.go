@@ -365,18 +365,19 @@ func (q *Queries) InsertOriginEdges(ctx context.Context, arg InsertOriginEdgesPa
 }
 
 const insertPageCapture = `-- name: InsertPageCapture :exec
-INSERT INTO page_captures (page_version_id, url, captured_at, status, headers, body)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO page_captures (page_version_id, url, captured_at, status, headers, body, request_headers)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (page_version_id) DO NOTHING
 `
 
 type InsertPageCaptureParams struct {
-	PageVersionID int64     `json:"page_version_id"`
-	Url           string    `json:"url"`
-	CapturedAt    time.Time `json:"captured_at"`
-	Status        int32     `json:"status"`
-	Headers       string    `json:"headers"`
-	Body          []byte    `json:"body"`
+	PageVersionID  int64     `json:"page_version_id"`
+	Url            string    `json:"url"`
+	CapturedAt     time.Time `json:"captured_at"`
+	Status         int32     `json:"status"`
+	Headers        string    `json:"headers"`
+	Body           []byte    `json:"body"`
+	RequestHeaders *string   `json:"request_headers"`
 }
 
 // The response a new page version was first seen in (page_captures); a
@@ -389,6 +390,7 @@ func (q *Queries) InsertPageCapture(ctx context.Context, arg InsertPageCapturePa
 		arg.Status,
 		arg.Headers,
 		arg.Body,
+		arg.RequestHeaders,
 	)
 	return err
 }

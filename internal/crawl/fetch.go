@@ -262,8 +262,9 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 		ContentType: mt,
 		Body:        toUTF8(ex.body, ctHeader),
 		FetchedAt:   ex.at,
-		Capture:     warc.Capture{URL: final, Date: ex.at, Status: ex.status, Header: warc.RecordedHeader(ex.header), Body: ex.body},
-		Redirects:   ex.redirects,
+		Capture: warc.Capture{URL: final, Date: ex.at, Status: ex.status, Header: warc.RecordedHeader(ex.header), Body: ex.body,
+			Request: warc.RecordedRequest(ex.request)},
+		Redirects: ex.redirects,
 	}, nil
 }
 
@@ -303,8 +304,9 @@ type exchangeResult struct {
 	finalURL  string
 	body      []byte
 	at        time.Time
-	abortErr  error      // classification decided from the headers (status, type, length)
-	redirects []Redirect // followed, in order
+	request   http.Header // the headers of the request answered (the last, after redirects)
+	abortErr  error       // classification decided from the headers (status, type, length)
+	redirects []Redirect  // followed, in order
 }
 
 // exchange performs one GET through a fresh colly Collector that shares the
@@ -354,6 +356,9 @@ func (f *Fetcher) exchange(ctx context.Context, target string, page bool) (*exch
 		ex.header = r.Headers.Clone()
 		ex.finalURL = r.Request.URL.String()
 		ex.at = time.Now().UTC()
+		if r.Request.Headers != nil {
+			ex.request = r.Request.Headers.Clone()
+		}
 		if r.StatusCode < 200 || r.StatusCode > 299 {
 			if page {
 				ex.abortErr = classifyStatus(ex.finalURL, r.StatusCode, ex.header, time.Now())

@@ -205,6 +205,10 @@ func TestFetchClassification(t *testing.T) {
 			if !slices.Equal(got, want) || !r.Moved() {
 				t.Errorf("redirects %v (moved %v), want %v and moved", got, r.Moved(), want)
 			}
+			// the request the page answered, as sent to /ok
+			if q := r.Capture.Request; q.Get("User-Agent") == "" || q.Get("Accept-Encoding") != "gzip" {
+				t.Errorf("the capture's request headers %v, want the User-Agent and Accept-Encoding sent", q)
+			}
 		}},
 		{name: "a temporary redirect is no move", path: "/redirect/0", wantKind: "ok", check: func(t *testing.T, r *Result) {
 			if len(r.Redirects) != 1 || r.Redirects[0].Status != 302 || r.Moved() {

@@ -100,7 +100,11 @@ func (s *Service) ExportWARC(ctx context.Context, org string, taskID int64, arch
 
 // captureOf is a stored capture as crawl writes it.
 func captureOf(r store.PageCapturesOfRow) warc.Capture {
-	return warc.Capture{URL: r.Url, Date: r.CapturedAt, Status: int(r.Status), Header: warc.ParseHeader(r.Headers), Body: r.Body}
+	c := warc.Capture{URL: r.Url, Date: r.CapturedAt, Status: int(r.Status), Header: warc.ParseHeader(r.Headers), Body: r.Body}
+	if r.RequestHeaders != nil {
+		c.Request = warc.ParseHeader(*r.RequestHeaders)
+	}
+	return c
 }
 
 // countingWriter counts what it writes.

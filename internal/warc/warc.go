@@ -25,15 +25,17 @@ import (
 	gowarc "github.com/nlnwa/gowarc/v3"
 )
 
-// Capture is one recorded HTTP response, as a WARC response record holds
+// Capture is one recorded HTTP exchange, as a WARC response record holds
 // it (ISO 28500, WARC 1.1): the target URI, when it was seen, the status,
-// headers and body.
+// headers and body; and, when it was recorded, the GET request it answered
+// (the request's headers), which a request record beside it holds.
 type Capture struct {
-	URL    string
-	Date   time.Time
-	Status int
-	Header http.Header
-	Body   []byte
+	URL     string
+	Date    time.Time
+	Status  int
+	Header  http.Header
+	Body    []byte
+	Request http.Header // nil: the request was not recorded
 }
 
 // Write writes a WARC file to w: a warcinfo record naming software,
@@ -90,12 +92,15 @@ func NewWriter(w io.Writer, software string, date time.Time) (*Writer, error) {
 	return ww, nil
 }
 
-// Write writes c as a response record; fields are further WARC header
-// fields of it (the fleet's own, such as the page version's id).
+// Write writes c as a response record — then, when c's request was
+// recorded, a request record concurrent to it; fields are further WARC
+// header fields of the response (the fleet's own, such as the page
+// version's id).
 func (ww *Writer) Write(c Capture, fields ...[2]string) (Written, error) {
 	block := httpResponseBlock(c)
 	rb := newRecordBuilder(gowarc.Response)
-	rb.AddWarcHeader(gowarc.WarcRecordID, recordID(c.URL, c.Date.UTC().Format(time.RFC3339Nano), string(block)))
+	id := recordID(c.URL, c.Date.UTC().Format(time.RFC3339Nano), string(block))
+	rb.AddWarcHeader(gowarc.WarcRecordID, id)
 	rb.AddWarcHeader(gowarc.WarcTargetURI, c.URL)
 	rb.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
 	rb.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
@@ -110,13 +115,41 @@ func (ww *Writer) Write(c Capture, fields ...[2]string) (Written, error) {
 	if err != nil {
 		return Written{}, fmt.Errorf("warc: %s: %w", c.URL, err)
 	}
+	length := ww.offset - at
+	if c.Request != nil {
+		if err := ww.writeRequest(c, id); err != nil {
+			return Written{}, err
+		}
+	}
 	status := c.Status
 	if status == 0 {
 		status = http.StatusOK
 	}
 	mime, _, _ := strings.Cut(c.Header.Get("Content-Type"), ";")
 	return Written{URL: c.URL, Date: c.Date, Status: status, MIME: strings.TrimSpace(mime), PayloadDigest: digest,
-		Offset: at, Length: ww.offset - at}, nil
+		Offset: at, Length: length}, nil
+}
+
+// writeRequest writes the request c answered as a request record,
+// concurrent to the response record responseID.
+func (ww *Writer) writeRequest(c Capture, responseID string) error {
+	block, err := httpRequestBlock(c)
+	if err != nil {
+		return fmt.Errorf("warc: %s: %w", c.URL, err)
+	}
+	rb := newRecordBuilder(gowarc.Request)
+	rb.AddWarcHeader(gowarc.WarcRecordID, recordID("request", responseID, string(block)))
+	rb.AddWarcHeader(gowarc.WarcTargetURI, c.URL)
+	rb.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
+	rb.AddWarcHeader(gowarc.WarcConcurrentTo, responseID)
+	rb.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=request")
+	if _, err := rb.Write(block); err != nil {
+		return fmt.Errorf("warc: %s: %w", c.URL, err)
+	}
+	if _, err := ww.record(rb); err != nil {
+		return fmt.Errorf("warc: request of %s: %w", c.URL, err)
+	}
+	return nil
 }
 
 // record builds a record and writes it as one gzip member, returning its
@@ -314,6 +347,35 @@ func httpResponseBlock(c Capture) []byte {
 	b.WriteString("\r\n")
 	b.Write(c.Body)
 	return b.Bytes()
+}
+
+// httpRequestBlock is the GET request a capture answered, as HTTP/1.1:
+// request line, Host, then its recorded headers in name order.
+func httpRequestBlock(c Capture) ([]byte, error) {
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\n", u.RequestURI(), u.Host)
+	h := c.Request.Clone()
+	h.Del("Host")
+	b.WriteString(FormatHeader(h))
+	b.WriteString("\r\n")
+	return b.Bytes(), nil
+}
+
+// RecordedRequest is what a capture keeps of the headers of the request it
+// answered: h without credentials or cookies, bounded as RecordedHeader.
+func RecordedRequest(h http.Header) http.Header {
+	out := h.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	for _, name := range []string{"Authorization", "Proxy-Authorization", "Cookie"} {
+		out.Del(name)
+	}
+	return RecordedHeader(out)
 }
 
 // recordID is a urn:uuid made from the parts (a name-based UUID, version

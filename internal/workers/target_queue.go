@@ -220,7 +220,11 @@ func captureWrite(c warc.Capture) *store.CaptureWrite {
 	if c.Status == 0 {
 		return nil
 	}
-	return &store.CaptureWrite{URL: c.URL, CapturedAt: c.Date, Status: c.Status, Header: warc.FormatHeader(c.Header), Body: c.Body}
+	w := &store.CaptureWrite{URL: c.URL, CapturedAt: c.Date, Status: c.Status, Header: warc.FormatHeader(c.Header), Body: c.Body}
+	if c.Request != nil {
+		w.Request = warc.FormatHeader(c.Request)
+	}
+	return w
 }
 
 func storeIDs(ids []extract.Identifier) []store.Identifier {

@@ -20,7 +20,7 @@ ORDER BY v.id;
 
 -- name: PageCapturesOf :many
 -- The captures of these page versions, in version order, with their page.
-SELECT pc.page_version_id, pv.page_id, pc.url, pc.captured_at, pc.status, pc.headers, pc.body
+SELECT pc.page_version_id, pv.page_id, pc.url, pc.captured_at, pc.status, pc.headers, pc.body, pc.request_headers
 FROM page_captures pc
 JOIN page_versions pv ON pv.id = pc.page_version_id
 WHERE pc.page_version_id = ANY(@ids::bigint[])

@@ -61,8 +61,8 @@ func TestWARCRoundTrip(t *testing.T) {
 		t.Errorf("exported %+v, want the 3 page versions, all captured", res)
 	}
 	report := warccheck.Validate(t, warcPath, cdxjPath)
-	if len(report.Errors) > 0 || report.ByType["response"] != 3 {
-		t.Errorf("warcio read the export as %v with errors %v, want 3 responses and none", report.ByType, report.Errors)
+	if len(report.Errors) > 0 || report.ByType["response"] != 3 || report.ByType["request"] != 3 {
+		t.Errorf("warcio read the export as %v with errors %v, want 3 responses, each with its request, and no error", report.ByType, report.Errors)
 	}
 
 	second := testfleet.Start(t, testfleet.Options{ReplayDir: dir})
