@@ -10,6 +10,39 @@ import (
 	"time"
 )
 
+const insertRobotsCaptures = `-- name: InsertRobotsCaptures :exec
+INSERT INTO robots_captures (origin, url, captured_at, status, headers, body, request_headers)
+SELECT v.origin, v.url, v.captured_at, v.status, v.headers, COALESCE(v.body, ''::bytea), NULLIF(v.request_headers, '')
+FROM (SELECT unnest($1::text[]) AS origin, unnest($2::text[]) AS url, unnest($3::timestamptz[]) AS captured_at,
+             unnest($4::integer[]) AS status, unnest($5::text[]) AS headers, unnest($6::bytea[]) AS body,
+             unnest($7::text[]) AS request_headers) AS v
+ON CONFLICT (url, captured_at) DO NOTHING
+`
+
+type InsertRobotsCapturesParams struct {
+	Origins        []string    `json:"origins"`
+	Urls           []string    `json:"urls"`
+	CapturedAts    []time.Time `json:"captured_ats"`
+	Statuses       []int32     `json:"statuses"`
+	Headers        []string    `json:"headers"`
+	Bodies         [][]byte    `json:"bodies"`
+	RequestHeaders []string    `json:"request_headers"`
+}
+
+// robots.txt responses read while fetching a page; one kept per URL and time.
+func (q *Queries) InsertRobotsCaptures(ctx context.Context, arg InsertRobotsCapturesParams) error {
+	_, err := q.db.Exec(ctx, insertRobotsCaptures,
+		arg.Origins,
+		arg.Urls,
+		arg.CapturedAts,
+		arg.Statuses,
+		arg.Headers,
+		arg.Bodies,
+		arg.RequestHeaders,
+	)
+	return err
+}
+
 const pageCapturesOf = `-- name: PageCapturesOf :many
 SELECT pc.page_version_id, pv.page_id, pc.url, pc.captured_at, pc.status, pc.headers, pc.body, pc.request_headers
 FROM page_captures pc
@@ -59,6 +92,60 @@ func (q *Queries) PageCapturesOf(ctx context.Context, ids []int64) ([]PageCaptur
 	return items, nil
 }
 
+const robotsCapturesBefore = `-- name: RobotsCapturesBefore :many
+SELECT DISTINCT rc.id, rc.url, rc.captured_at, rc.status, rc.headers, rc.body, rc.request_headers
+FROM (SELECT unnest($1::text[]) AS origin, unnest($2::timestamptz[]) AS at) AS a
+CROSS JOIN LATERAL (
+    SELECT r.id, r.origin, r.url, r.captured_at, r.status, r.headers, r.body, r.request_headers FROM robots_captures r WHERE r.origin = a.origin AND r.captured_at <= a.at
+    ORDER BY r.captured_at DESC LIMIT 1) rc
+ORDER BY rc.id
+`
+
+type RobotsCapturesBeforeParams struct {
+	Origins []string    `json:"origins"`
+	Ats     []time.Time `json:"ats"`
+}
+
+type RobotsCapturesBeforeRow struct {
+	ID             int64     `json:"id"`
+	Url            string    `json:"url"`
+	CapturedAt     time.Time `json:"captured_at"`
+	Status         int32     `json:"status"`
+	Headers        string    `json:"headers"`
+	Body           []byte    `json:"body"`
+	RequestHeaders *string   `json:"request_headers"`
+}
+
+// For each (origin, time) asked, the latest robots.txt of the origin read
+// at or before that time; each capture once, in id order.
+func (q *Queries) RobotsCapturesBefore(ctx context.Context, arg RobotsCapturesBeforeParams) ([]RobotsCapturesBeforeRow, error) {
+	rows, err := q.db.Query(ctx, robotsCapturesBefore, arg.Origins, arg.Ats)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RobotsCapturesBeforeRow{}
+	for rows.Next() {
+		var i RobotsCapturesBeforeRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Url,
+			&i.CapturedAt,
+			&i.Status,
+			&i.Headers,
+			&i.Body,
+			&i.RequestHeaders,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const taskEvidenceVersions = `-- name: TaskEvidenceVersions :many
 
 WITH v AS (
@@ -70,6 +157,8 @@ WITH v AS (
     JOIN edges e ON e.target_type = 'claim' AND e.target_id = c.id AND e.source_type = 'fragment'
     JOIN fragments f ON f.id = e.source_id
     WHERE c.task_id = $1
+    UNION
+    SELECT sc.page_version_id FROM source_checks sc WHERE sc.task_id = $1 AND sc.page_version_id IS NOT NULL
 )
 SELECT v.id::bigint AS page_version_id, (pc.page_version_id IS NOT NULL)::bool AS captured
 FROM v LEFT JOIN page_captures pc ON pc.page_version_id = v.id
@@ -83,8 +172,9 @@ type TaskEvidenceVersionsRow struct {
 
 // The captures of a task's evidence (page_captures), for its WARC export.
 // Every page version of a task's evidence, and whether it has a capture:
-// the versions its pages were seen in, its claims were taken from, and the
-// passages of NLI edges into its claims came from.
+// the versions its pages were seen in, its claims were taken from, the
+// passages of NLI edges into its claims came from, and those its rechecks
+// saw.
 func (q *Queries) TaskEvidenceVersions(ctx context.Context, taskID int64) ([]TaskEvidenceVersionsRow, error) {
 	rows, err := q.db.Query(ctx, taskEvidenceVersions, taskID)
 	if err != nil {

@@ -380,6 +380,17 @@ type RiverQueue struct {
 	UpdatedAt time.Time  `json:"updated_at"`
 }
 
+type RobotsCapture struct {
+	ID             int64     `json:"id"`
+	Origin         string    `json:"origin"`
+	Url            string    `json:"url"`
+	CapturedAt     time.Time `json:"captured_at"`
+	Status         int32     `json:"status"`
+	Headers        string    `json:"headers"`
+	Body           []byte    `json:"body"`
+	RequestHeaders *string   `json:"request_headers"`
+}
+
 type SourceCheck struct {
 	ID            int64     `json:"id"`
 	TaskID        int64     `json:"task_id"`

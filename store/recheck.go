@@ -20,6 +20,8 @@ type RecheckWrite struct {
 	// Seen is the text that came (unchanged, moved): stored as the page's
 	// version, a new one when the page changed, with its capture.
 	Seen *SeenVersion
+	// Robots are the robots.txt responses the fetch read from the web.
+	Robots []CaptureWrite
 	// Citations are the spans' findings; with AllUnreachable instead, every
 	// span the task cites in the page is recorded unreachable.
 	Citations      []CitationFinding
@@ -62,18 +64,13 @@ func (q *Queries) WriteRecheck(ctx context.Context, w RecheckWrite) (Rechecked, 
 	out := Rechecked{States: map[string]int{}}
 	var seenID *int64
 	if v := w.Seen; v != nil {
-		ver, err := RetryOnRace(ctx, func() (UpsertPageVersionRow, error) {
-			return q.UpsertPageVersion(ctx, UpsertPageVersionParams{PageID: w.PageID, Sha256: v.SHA256, Content: v.Content, FetchedAt: v.FetchedAt})
-		})
+		ver, err := q.storeVersion(ctx, w.PageID, v.SHA256, v.Content, v.FetchedAt, v.Capture, w.Robots)
 		if err != nil {
-			return out, fmt.Errorf("upsert the seen version: %w", err)
-		}
-		if ver.Created {
-			if err := q.insertCapture(ctx, ver.ID, v.Capture); err != nil {
-				return out, err
-			}
+			return out, fmt.Errorf("the seen version: %w", err)
 		}
 		out.VersionID, out.NewVersion, seenID = ver.ID, ver.Created, &ver.ID
+	} else if err := q.insertRobots(ctx, w.Robots); err != nil {
+		return out, err
 	}
 	id, err := q.InsertSourceCheck(ctx, InsertSourceCheckParams{TaskID: w.TaskID, PageID: w.PageID, CheckedAt: w.CheckedAt,
 		Outcome: w.Outcome, HttpStatus: statusOrNone(w.HTTPStatus), FinalUrl: nonEmpty(w.FinalURL), Reason: nonEmpty(w.Reason),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -92,6 +93,9 @@ type PageWrite struct {
 	// Capture is the HTTP response a fetched page came in, kept with its
 	// version when the version is new (page_captures); nil for none.
 	Capture *CaptureWrite
+	// Robots are the robots.txt responses its fetch read from the web
+	// (robots_captures).
+	Robots []CaptureWrite
 }
 
 // CaptureWrite is an HTTP response as page_captures keeps it.
@@ -163,19 +167,11 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 	if err := q.EnsureDomain(ctx, p.DomainLevel.Params(domain)); err != nil {
 		return out, fmt.Errorf("ensure domain: %w", err)
 	}
-	ver, err := RetryOnRace(ctx, func() (UpsertPageVersionRow, error) {
-		return q.UpsertPageVersion(ctx, UpsertPageVersionParams{
-			PageID: pageID, Sha256: p.SHA256, Content: p.Content, FetchedAt: p.FetchedAt})
-	})
+	ver, err := q.storeVersion(ctx, pageID, p.SHA256, p.Content, p.FetchedAt, p.Capture, p.Robots)
 	if err != nil {
-		return out, fmt.Errorf("upsert page version: %w", err)
+		return out, err
 	}
 	out.VersionID, out.NewVersion = ver.ID, ver.Created
-	if ver.Created {
-		if err := q.insertCapture(ctx, ver.ID, p.Capture); err != nil {
-			return out, err
-		}
-	}
 
 	n := len(p.Fragments)
 	fp := InsertFragmentsParams{PageID: pageID, PageVersionID: ver.ID,
@@ -261,6 +257,46 @@ func (q *Queries) StorePage(ctx context.Context, p PageWrite) (PageStored, error
 		}
 	}
 	return out, nil
+}
+
+// storeVersion stores a fetch's text as the page's version — the existing
+// one when the text is the same — with the capture it came in when the
+// version is new, and the robots.txt responses the fetch read.
+func (q *Queries) storeVersion(ctx context.Context, pageID int64, sha, content string, fetchedAt time.Time,
+	capture *CaptureWrite, robots []CaptureWrite) (UpsertPageVersionRow, error) {
+	ver, err := RetryOnRace(ctx, func() (UpsertPageVersionRow, error) {
+		return q.UpsertPageVersion(ctx, UpsertPageVersionParams{PageID: pageID, Sha256: sha, Content: content, FetchedAt: fetchedAt})
+	})
+	if err != nil {
+		return ver, fmt.Errorf("upsert page version: %w", err)
+	}
+	if ver.Created {
+		if err := q.insertCapture(ctx, ver.ID, capture); err != nil {
+			return ver, err
+		}
+	}
+	return ver, q.insertRobots(ctx, robots)
+}
+
+// insertRobots stores the robots.txt responses a fetch read (each once).
+func (q *Queries) insertRobots(ctx context.Context, rs []CaptureWrite) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	var p InsertRobotsCapturesParams
+	for _, r := range rs {
+		origin := r.URL
+		if u, err := url.Parse(r.URL); err == nil {
+			origin = u.Scheme + "://" + u.Host
+		}
+		p.Origins, p.Urls, p.CapturedAts = append(p.Origins, origin), append(p.Urls, r.URL), append(p.CapturedAts, r.CapturedAt)
+		p.Statuses, p.Headers, p.Bodies = append(p.Statuses, int32(r.Status)), append(p.Headers, r.Header), append(p.Bodies, r.Body)
+		p.RequestHeaders = append(p.RequestHeaders, r.Request)
+	}
+	if err := q.InsertRobotsCaptures(ctx, p); err != nil {
+		return fmt.Errorf("insert robots.txt captures: %w", err)
+	}
+	return nil
 }
 
 // insertCapture stores the capture of a new version (none when c is nil).

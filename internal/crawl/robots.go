@@ -233,6 +233,9 @@ func (f *Fetcher) fetchRobots(ctx context.Context, origin string) (*robotstxt.Ro
 		}
 		return nil, 0, &TransientError{Reason: ReasonRobotsUnavailable, Wait: retry, Err: cerr}
 	}
+	if f.replay == nil { // a replay archive's robots.txt was recorded already, or made up (a 404)
+		noteRobots(ctx, target, ex)
+	}
 	switch s := ex.status; {
 	case s >= 200 && s <= 299:
 		capped, cost := capRobotsRules(ex.body)

@@ -1,6 +1,7 @@
 package fleet_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/apitoken"
 	"github.com/evidencefleet/evidencefleet/internal/config"
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
+	"github.com/evidencefleet/evidencefleet/internal/harness/warccheck"
 	"github.com/evidencefleet/evidencefleet/internal/service"
 	"github.com/evidencefleet/evidencefleet/jobs"
 )
@@ -229,6 +231,37 @@ func TestRecheckCitedSources(t *testing.T) {
 	if n := queryInt(t, f.Pool, `SELECT count(*) FROM event_log WHERE task_id = $1 AND event_type = 'source_changed'`, task); n != 3 {
 		t.Errorf("%d source_changed events, want 3 (edited, moved, gone)", n)
 	}
+	// The web archive of the task: the four cited versions and the edited
+	// page's new one, each with its request, and the site's robots.txt
+	// (a 404) as it was read before them.
+	warcPath := filepath.Join(t.TempDir(), "task.warc.gz")
+	var archive, cdxj bytes.Buffer
+	res, err := svc.ExportWARC(ctx, "test-org", task, &archive, &cdxj, filepath.Base(warcPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Records != 5 || res.Robots != 1 || res.Uncaptured != 0 {
+		t.Errorf("the WARC export holds %+v, want 5 page versions, all captured, and one robots.txt", res)
+	}
+	if err := os.WriteFile(warcPath, archive.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(warcPath+".cdxj", cdxj.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { // last: it skips the test where warcio.js is not installed
+		report := warccheck.Validate(t, warcPath, warcPath+".cdxj")
+		robots := 0
+		for _, r := range report.Responses {
+			if strings.HasSuffix(r.URI, "/robots.txt") && r.Status == http.StatusNotFound {
+				robots++
+			}
+		}
+		if len(report.Errors) > 0 || report.ByType["response"] != 6 || report.ByType["request"] != 6 || robots != 1 {
+			t.Errorf("warcio read the export as %v (robots.txt responses %d) with errors %v, want 6 responses, each with its request, one the 404 of robots.txt, no error",
+				report.ByType, robots, report.Errors)
+		}
+	}()
 	srv, err := apiserver.New(f.Pool, apiserver.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -15,7 +16,8 @@ import (
 
 // WARCExport is what ExportWARC wrote.
 type WARCExport struct {
-	Records    int    `json:"records"`    // response records: one per captured page version
+	Records    int    `json:"records"`    // response records of pages: one per captured page version (each with its request, when recorded)
+	Robots     int    `json:"robots"`     // response records of robots.txt: the latest read at or before each page's capture, from its origin
 	Bytes      int64  `json:"bytes"`      // of the WARC file
 	Uncaptured int    `json:"uncaptured"` // page versions of the evidence with no capture (fetched before captures were kept, or an API's abstract)
 	Versions   int    `json:"versions"`   // page versions of the task's evidence
@@ -36,7 +38,10 @@ const warcBatch = 16
 // versions its pages were seen in, its claims were taken from and its NLI
 // edges' passages came from) with the HTTP response it was captured in —
 // target URI, date, status, headers, body and payload digest, and the
-// version's id in Evidencefleet-Page-Version-Id — and, unless cdxj is nil,
+// version's id in Evidencefleet-Page-Version-Id — each followed by the
+// request it answered when that was recorded, then the robots.txt each
+// page's origin had when the page was fetched (the latest the fleet read
+// at or before it), and, unless cdxj is nil,
 // its CDXJ index (sorted, naming the file filename) to cdxj. The same task
 // exported twice gives the same bytes.
 func (s *Service) ExportWARC(ctx context.Context, org string, taskID int64, archive, cdxj io.Writer, filename string) (WARCExport, error) {
@@ -60,6 +65,8 @@ func (s *Service) ExportWARC(ctx context.Context, org string, taskID int64, arch
 	cw := &countingWriter{w: archive}
 	var ww *warc.Writer
 	var lines []string
+	var origins []string // of each page capture, beside its time, for its robots.txt
+	var ats []time.Time
 	for batch := range slices.Chunk(ids, warcBatch) {
 		rows, err := s.st.PageCapturesOf(ctx, batch)
 		if err != nil {
@@ -78,6 +85,23 @@ func (s *Service) ExportWARC(ctx context.Context, org string, taskID int64, arch
 				return out, err
 			}
 			out.Records++
+			lines = append(lines, warc.CDXJLine(w, filename))
+			if u, err := url.Parse(r.Url); err == nil {
+				origins, ats = append(origins, u.Scheme+"://"+u.Host), append(ats, r.CapturedAt)
+			}
+		}
+	}
+	if len(origins) > 0 {
+		robots, err := s.st.RobotsCapturesBefore(ctx, store.RobotsCapturesBeforeParams{Origins: origins, Ats: ats})
+		if err != nil {
+			return out, fmt.Errorf("export task %d as WARC: robots.txt captures: %w", taskID, err)
+		}
+		for _, r := range robots {
+			w, err := ww.Write(storedCapture(r.Url, r.CapturedAt, r.Status, r.Headers, r.Body, r.RequestHeaders))
+			if err != nil {
+				return out, err
+			}
+			out.Robots++
 			lines = append(lines, warc.CDXJLine(w, filename))
 		}
 	}
@@ -98,11 +122,18 @@ func (s *Service) ExportWARC(ctx context.Context, org string, taskID int64, arch
 	return out, nil
 }
 
-// captureOf is a stored capture as crawl writes it.
+// captureOf is a stored page capture as crawl made it.
 func captureOf(r store.PageCapturesOfRow) warc.Capture {
-	c := warc.Capture{URL: r.Url, Date: r.CapturedAt, Status: int(r.Status), Header: warc.ParseHeader(r.Headers), Body: r.Body}
-	if r.RequestHeaders != nil {
-		c.Request = warc.ParseHeader(*r.RequestHeaders)
+	return storedCapture(r.Url, r.CapturedAt, r.Status, r.Headers, r.Body, r.RequestHeaders)
+}
+
+// storedCapture is a capture as the store keeps it (page_captures,
+// robots_captures): headers as warc.FormatHeader's lines, the request's
+// nil when it was not recorded.
+func storedCapture(u string, at time.Time, status int32, headers string, body []byte, request *string) warc.Capture {
+	c := warc.Capture{URL: u, Date: at, Status: int(status), Header: warc.ParseHeader(headers), Body: body}
+	if request != nil {
+		c.Request = warc.ParseHeader(*request)
 	}
 	return c
 }

@@ -193,10 +193,12 @@ func (w *RecheckWorker) checkPage(ctx context.Context, job *river.Job[jobs.Reche
 	if len(cites) == 0 {
 		return w.skip(ctx, job, "the task cites nothing in the page any more")
 	}
+	ctx, robots := crawl.WithRobotsCaptures(ctx)
 	write, err := w.see(ctx, job, pg.Url, cites)
 	if err != nil {
 		return err
 	}
+	write.Robots = robotsWrites(robots)
 	write.Citations = findings(write, cites)
 	return w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		done, err := q.WriteRecheck(ctx, write)

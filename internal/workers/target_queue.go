@@ -78,6 +78,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], tgt store.EnsureTargetRow, target jobs.Target) error {
 	targetID := tgt.ID
 	var in pageproc.Input
+	var robots *crawl.RobotsCaptures
 	switch target.Kind {
 	case jobs.TargetQuery:
 		return w.workQuery(ctx, job, targetID, target)
@@ -91,6 +92,7 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 		if err := w.refuseBlocked(ctx, job.Args.TaskID, target.Value); err != nil {
 			return err
 		}
+		ctx, robots = crawl.WithRobotsCaptures(ctx)
 		if err := w.politeTurn(ctx, job, target); err != nil {
 			return err
 		}
@@ -124,7 +126,7 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 		}
 		return modelErr(page.Err, "extract claims from "+target.Value)
 	}
-	return w.storePage(ctx, job, tgt, target, page)
+	return w.storePage(ctx, job, tgt, target, page, robots)
 }
 
 // fetchFailed records the failed fetch in the metrics and returns its error,
@@ -150,10 +152,13 @@ func (w *TargetQueueWorker) fetchFailed(target jobs.Target, page pageproc.PageRe
 // storePage writes the processed page for the job's task with one store
 // call (store.WritePage), enqueues its follow-ups and completes the job, in
 // one transaction.
-func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], tgt store.EnsureTargetRow, target jobs.Target, page pageproc.PageResult) error {
+func (w *TargetQueueWorker) storePage(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], tgt store.EnsureTargetRow, target jobs.Target,
+	page pageproc.PageResult, robots *crawl.RobotsCaptures) error {
 	var out targetOutput
+	pw := pageWrite(page, models.PassageModel(w.embedder), w.pages.Policy)
+	pw.Robots = robotsWrites(robots)
 	err := w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
-		wr, err := q.WritePage(ctx, pageWrite(page, models.PassageModel(w.embedder), w.pages.Policy), pageForTask(job.Args, tgt, target.Kind, page))
+		wr, err := q.WritePage(ctx, pw, pageForTask(job.Args, tgt, target.Kind, page))
 		if err != nil {
 			return err
 		}
@@ -212,6 +217,16 @@ func pageWrite(r pageproc.PageResult, embedModel string, policy *domainpolicy.Po
 		pw.Capture = captureWrite(p.Capture)
 	}
 	return pw
+}
+
+// robotsWrites are the robots.txt responses a fetch read, as the store
+// keeps them.
+func robotsWrites(rc *crawl.RobotsCaptures) []store.CaptureWrite {
+	var out []store.CaptureWrite
+	for _, c := range rc.Captures() {
+		out = append(out, *captureWrite(c))
+	}
+	return out
 }
 
 // captureWrite is the store's view of a fetch's capture (nil for a page

@@ -2,8 +2,9 @@
 
 -- name: TaskEvidenceVersions :many
 -- Every page version of a task's evidence, and whether it has a capture:
--- the versions its pages were seen in, its claims were taken from, and the
--- passages of NLI edges into its claims came from.
+-- the versions its pages were seen in, its claims were taken from, the
+-- passages of NLI edges into its claims came from, and those its rechecks
+-- saw.
 WITH v AS (
     SELECT tp.page_version_id AS id FROM task_pages tp WHERE tp.task_id = @task_id AND tp.page_version_id IS NOT NULL
     UNION
@@ -13,6 +14,8 @@ WITH v AS (
     JOIN edges e ON e.target_type = 'claim' AND e.target_id = c.id AND e.source_type = 'fragment'
     JOIN fragments f ON f.id = e.source_id
     WHERE c.task_id = @task_id
+    UNION
+    SELECT sc.page_version_id FROM source_checks sc WHERE sc.task_id = @task_id AND sc.page_version_id IS NOT NULL
 )
 SELECT v.id::bigint AS page_version_id, (pc.page_version_id IS NOT NULL)::bool AS captured
 FROM v LEFT JOIN page_captures pc ON pc.page_version_id = v.id
@@ -25,3 +28,22 @@ FROM page_captures pc
 JOIN page_versions pv ON pv.id = pc.page_version_id
 WHERE pc.page_version_id = ANY(@ids::bigint[])
 ORDER BY pc.page_version_id;
+
+-- name: InsertRobotsCaptures :exec
+-- robots.txt responses read while fetching a page; one kept per URL and time.
+INSERT INTO robots_captures (origin, url, captured_at, status, headers, body, request_headers)
+SELECT v.origin, v.url, v.captured_at, v.status, v.headers, COALESCE(v.body, ''::bytea), NULLIF(v.request_headers, '')
+FROM (SELECT unnest(@origins::text[]) AS origin, unnest(@urls::text[]) AS url, unnest(@captured_ats::timestamptz[]) AS captured_at,
+             unnest(@statuses::integer[]) AS status, unnest(@headers::text[]) AS headers, unnest(@bodies::bytea[]) AS body,
+             unnest(@request_headers::text[]) AS request_headers) AS v
+ON CONFLICT (url, captured_at) DO NOTHING;
+
+-- name: RobotsCapturesBefore :many
+-- For each (origin, time) asked, the latest robots.txt of the origin read
+-- at or before that time; each capture once, in id order.
+SELECT DISTINCT rc.id, rc.url, rc.captured_at, rc.status, rc.headers, rc.body, rc.request_headers
+FROM (SELECT unnest(@origins::text[]) AS origin, unnest(@ats::timestamptz[]) AS at) AS a
+CROSS JOIN LATERAL (
+    SELECT r.* FROM robots_captures r WHERE r.origin = a.origin AND r.captured_at <= a.at
+    ORDER BY r.captured_at DESC LIMIT 1) rc
+ORDER BY rc.id;
