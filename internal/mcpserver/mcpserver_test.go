@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/evidencefleet/evidencefleet/internal/harness/testfleet"
 	"github.com/evidencefleet/evidencefleet/internal/mcpserver"
 	"github.com/evidencefleet/evidencefleet/internal/service"
+	"github.com/evidencefleet/evidencefleet/store"
 )
 
 // The glacier archive (testfleet.GlacierPages).
@@ -253,9 +255,34 @@ func TestAssistantRunsATask(t *testing.T) {
 	if len(claims.Items) < 2 || claims.Items[0].ID != "E1" || claims.Items[0].Claim != hypothesis {
 		t.Fatalf("get_evidence view claims: %+v", claims.Items)
 	}
-	for _, c := range claims.Items[1:] {
+	var quoted *service.ExportItem
+	for i, c := range claims.Items[1:] {
 		if c.Kind == "extracted" && (c.QuoteSpan == nil || c.PageVersionID == nil || c.StartChar == nil) {
 			t.Errorf("claim %s has no span: %+v", c.ID, c)
+		}
+		if c.Recheck != nil {
+			t.Errorf("claim %s has a recheck before any: %+v", c.ID, c.Recheck)
+		}
+		if c.Kind == "extracted" && quoted == nil {
+			quoted = &claims.Items[1+i]
+		}
+	}
+	// a recheck of its quote's page found it gone: the claims view says so
+	if quoted == nil {
+		t.Fatal("no extracted claim")
+	}
+	err := b.f.Store.InTx(context.Background(), func(_ pgx.Tx, q *store.Queries) error {
+		_, err := q.WriteRecheck(context.Background(), store.RecheckWrite{TaskID: task.TaskID, PageID: *quoted.PageID, JobID: 1,
+			CheckedAt: time.Now(), Outcome: "gone", HTTPStatus: 410, Citations: []store.CitationFinding{{PageVersionID: *quoted.PageVersionID,
+				Start: *quoted.StartChar, End: *quoted.EndChar, State: "gone"}}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range call[claimPage](t, cs, "get_evidence", map[string]any{"task_id": task.TaskID, "view": "claims"}).Items {
+		if c.ID == quoted.ID && (c.Recheck == nil || c.Recheck.State != "gone" || c.Recheck.CheckedAt.IsZero()) {
+			t.Errorf("claim %s after its page was found gone: recheck %+v", c.ID, c.Recheck)
 		}
 	}
 
