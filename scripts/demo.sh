@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 CORPUS=${CORPUS:-testdata/replay/demo}
 NL=$'\n'
 : "${DATABASE_URL:?DATABASE_URL must be set (run through scripts/with-postgres.sh)}"
+fail() { echo "make run: $*" >&2; exit 1; }
 
 EVF_LOG_LEVEL=warn bin/worker migrate >/dev/null
 
@@ -61,6 +62,13 @@ bin/enqueue export warc --task "$TASK" --out "$WARC" >/dev/null
 echo
 echo "The task's evidence as WARC: $WARC ($(wc -c <"$WARC") bytes; index ${WARC%.warc.gz}.cdxj) — open it in ReplayWeb.page or pywb (docs/getting-started.md#the-evidence-as-a-web-archive)"
 
+# Its cited pages checked again now (the fleet does it weekly): from the
+# replay archive nothing has changed, so every citation is unchanged.
+bin/enqueue task recheck --task "$TASK" >/dev/null
+bin/enqueue status --task "$TASK" --wait --timeout 2m >/dev/null
+RECHECKS=$(bin/enqueue status --task "$TASK" | grep '^rechecks: ') || fail "the recheck of the task's cited pages reported nothing"
+echo "Cited pages fetched again — $RECHECKS"
+
 # The reading list: the task's fragments ranked for its hypothesis (rerank:
 # full-text → embeddings → built-in BM25 reranker), each score weighted by
 # its domain's trust level. The hypothesis is answered by Wikipedia pages
@@ -90,7 +98,6 @@ echo "  Wikipedia: $(describe "$WIKI")"
 for d in openalex.org semanticscholar.org; do echo "  academic page: $(describe "$(source_row "$d")")"; done
 grep '^blocked domains:' <<<"$REPORT" | sed 's/^/  /'
 echo "  reading-list weights by level: $WEIGHTS"
-fail() { echo "make run: $*" >&2; exit 1; }
 [[ $WIKI =~ ^\ *en\.wikipedia\.org\ +LOW\  ]] || fail "Wikipedia's level of record is not LOW: $WIKI"
 [[ $WIKI =~ NLI\ edges:\ LOW=[0-9]+$ ]] || fail "edges from Wikipedia carry another level than LOW: $WIKI"
 for d in openalex.org semanticscholar.org; do
