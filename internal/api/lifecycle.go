@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -23,6 +24,35 @@ func (h *handlers) registerLifecycle(api huma.API, op func(id, method, path, sum
 	budget := op("set-task-budget", http.MethodPatch, "/v1/tasks/{task_id}/budget", "Change a paused task's budget class", "tasks")
 	budget.Description = "Only while the task is paused (409 otherwise): pause it, change the budget, resume it."
 	huma.Register(api, budget, h.setBudget)
+	recheck := op("recheck-task", http.MethodPost, "/v1/tasks/{task_id}/recheck", "Recheck the pages a task cites, now or on a schedule", "tasks")
+	recheck.Description = "Each page the task's evidence cites is fetched again (politely, within the fleet's daily recheck budget) and every cited span " +
+		"classified: unchanged, edited, moved, gone or unreachable; a page that changed is kept as a new version and nothing cited is replaced. " +
+		"The export's items carry each quote's latest check, the status and event stream sum them up (source_changed). Without a body a round starts now; " +
+		"with `every` the task's schedule is set (a duration of at least 1h, `never`, or `default` for EVF_RECHECK_INTERVAL) and a round starts only with `now`. " +
+		"A stopped task is 400."
+	huma.Register(api, recheck, h.recheckTask)
+}
+
+type recheckInput struct {
+	TaskPath
+	Body *struct {
+		Every string `json:"every,omitempty" maxLength:"32" doc:"The task's interval between rounds: a Go duration of at least 1h (72h), never, or default (the fleet's EVF_RECHECK_INTERVAL)."`
+		Now   bool   `json:"now,omitempty" doc:"With every: start a round now too (without every a round always starts)."`
+	} `required:"false"`
+}
+
+func (h *handlers) recheckTask(ctx context.Context, in *recheckInput) (*body[service.RecheckStarted], error) {
+	var every *time.Duration
+	now := true
+	if b := in.Body; b != nil && b.Every != "" {
+		d, err := service.ParseRecheckEvery(b.Every)
+		if err != nil {
+			return nil, h.problem(ctx, err)
+		}
+		every, now = &d, b.Now
+	}
+	res, err := h.svc.RecheckTask(ctx, org(ctx), in.TaskID, every, now)
+	return &body[service.RecheckStarted]{res}, h.problem(ctx, err)
 }
 
 func (h *handlers) pauseTask(ctx context.Context, in *TaskPath) (*body[service.Lifecycle], error) {

@@ -23,6 +23,7 @@ var validBodies = map[string]string{
 	"add-targets":        `{"targets": [{"kind": "url", "value": "https://a.example.org/ice"}]}`,
 	"stop-task":          `{"cleanup": "none"}`,
 	"set-task-budget":    `{"budget": "deep"}`,
+	"recheck-task":       `{"every": "72h"}`,
 	"check-citations":    `{"text": "Glaciers are retreating [E1]."}`,
 	"claim-feedback":     `{"action": "reject", "reason": "wrong", "reviewer": "rev"}`,
 	"correct-edge":       `{"relation": "refutes", "reason": "misread", "reviewer": "rev"}`,

@@ -300,6 +300,32 @@ func TestRecheckCitedSources(t *testing.T) {
 	if apiStates != len(wantState) {
 		t.Errorf("the API's export gives %d of the %d quotes their state:\n%s", apiStates, len(wantState), body)
 	}
+	// The task's schedule set through the API: daily, no round now; a
+	// schedule too tight is refused naming the field.
+	for _, tc := range []struct {
+		body string
+		code int
+		want string
+	}{
+		{`{"every": "24h"}`, http.StatusOK, `"schedule":"every 24h0m0s"`},
+		{`{"every": "5m"}`, http.StatusBadRequest, `every \"5m\": want a duration of at least 1h`},
+	} {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, fmt.Sprintf("%s/v1/tasks/%d/recheck", api.URL, task), strings.NewReader(tc.body))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || !strings.Contains(string(b), tc.want) {
+			t.Errorf("POST recheck %s: %d %s, want %d and %s", tc.body, resp.StatusCode, b, tc.code, tc.want)
+		}
+	}
+	if n := queryInt(t, f.Pool, `SELECT count(*) FROM tasks WHERE id = $1 AND recheck_every = interval '24 hours'`, task); n != 1 {
+		t.Errorf("the task's recheck interval was not set to a day")
+	}
 
 	// Politeness and the budget, counted: each cited page asked for once in
 	// the recheck, each fetch a granted turn of the domain, four recheck

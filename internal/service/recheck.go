@@ -95,6 +95,23 @@ type RecheckStarted struct {
 	Schedule string `json:"schedule"`
 }
 
+// ParseRecheckEvery reads a task's recheck interval as the API and the CLI
+// take it: a duration of at least 1h, "never" (0) or "default" (-1: the
+// fleet's); anything else is ErrBadRequest, naming the value.
+func ParseRecheckEvery(s string) (time.Duration, error) {
+	switch s {
+	case "never":
+		return 0, nil
+	case "default":
+		return -1, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < time.Hour {
+		return 0, fmt.Errorf("%w: every %q: want a duration of at least 1h (72h), never or default", ErrBadRequest, s)
+	}
+	return d, nil
+}
+
 // RecheckTask sets the organization's task's interval between recheck
 // rounds when every is not nil (0: never on schedule; a negative value:
 // back to the fleet's default), and starts a round now (a recheck job)
