@@ -50,6 +50,22 @@ func normForMatch(s string) string {
 // occurrence wins, else the first occurrence under normalisation.
 // The returned span starts and ends on non-whitespace characters of text.
 func LocateQuote(text, quote string) (start, end int, ok bool) {
+	return NewQuoteIndex(text).Locate(quote)
+}
+
+// QuoteIndex locates many quotes in one text as LocateQuote does, the
+// text's match form made once (on the first quote that needs it).
+type QuoteIndex struct {
+	text string
+	norm *string
+}
+
+// NewQuoteIndex is a QuoteIndex of text.
+func NewQuoteIndex(text string) *QuoteIndex { return &QuoteIndex{text: text} }
+
+// Locate is LocateQuote(text, quote).
+func (x *QuoteIndex) Locate(quote string) (start, end int, ok bool) {
+	text := x.text
 	q := strings.TrimFunc(quote, unicode.IsSpace)
 	if q == "" {
 		return 0, 0, false
@@ -65,8 +81,11 @@ func LocateQuote(text, quote string) (start, end int, ok bool) {
 		return s, e, true
 	}
 	nq := normForMatch(q)
-	nt := normForMatch(text)
-	i := strings.Index(nt, nq)
+	if x.norm == nil {
+		nt := normForMatch(text)
+		x.norm = &nt
+	}
+	i := strings.Index(*x.norm, nq)
 	if i < 0 {
 		return 0, 0, false
 	}

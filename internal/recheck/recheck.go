@@ -36,10 +36,27 @@ func (s State) Changed() bool { return s == Edited || s == Moved || s == Gone }
 // Seen is what a fetch of the page gave now: Outcome is Unchanged for an
 // answer with a text (the page at its address, or after temporary
 // redirects), Moved for one after a permanent redirect, Gone, or
-// Unreachable; Text is the answer's extracted text.
+// Unreachable; Text is the answer's extracted text. NewSeen prepares it for
+// many citations; a Seen written out is prepared by each Check.
 type Seen struct {
 	Outcome State
 	Text    string
+	text    *prepared
+}
+
+// prepared is a text made ready to place many spans in it.
+type prepared struct {
+	runes []rune
+	index *extract.QuoteIndex
+}
+
+// NewSeen is a Seen whose text is prepared once for every Check.
+func NewSeen(outcome State, text string) Seen {
+	return Seen{Outcome: outcome, Text: text, text: prepare(text)}
+}
+
+func prepare(text string) *prepared {
+	return &prepared{runes: []rune(text), index: extract.NewQuoteIndex(text)}
 }
 
 // Span is a rune span [Start, End) of a text.
@@ -71,26 +88,30 @@ func Check(seen Seen, cited []rune, span Span) Finding {
 	case Gone, Unreachable:
 		return Finding{State: seen.Outcome}
 	}
+	now := seen.text
+	if now == nil {
+		now = prepare(seen.Text)
+	}
 	quote := string(cited[span.Start:span.End])
-	if s, e, ok := extract.LocateQuote(seen.Text, quote); ok {
+	if s, e, ok := now.index.Locate(quote); ok {
 		return Finding{State: seen.Outcome, Found: &Span{s, e}}
 	}
 	if seen.Outcome == Moved {
 		return Finding{State: Moved}
 	}
-	return Finding{State: Edited, Around: around(seen.Text, cited, span)}
+	return Finding{State: Edited, Around: around(now, cited, span)}
 }
 
 // around is the span of now where the cited span stood: between the words
 // that came just before it and those just after, found in now; from the
 // one side found when the other is not; nil when neither is.
-func around(now string, cited []rune, span Span) *Span {
-	nr := []rune(now)
+func around(now *prepared, cited []rune, span Span) *Span {
+	nr := now.runes
 	spanLen := span.End - span.Start
 	before, after := -1, -1 // ends of the found anchor before, start of the one after
 	if a := anchor(cited[max(0, span.Start-anchorRunes):span.Start], true); a != "" {
 		for _, q := range []string{a, tail(a)} {
-			if _, e, ok := extract.LocateQuote(now, q); q != "" && ok {
+			if _, e, ok := now.index.Locate(q); q != "" && ok {
 				before = e
 				break
 			}
@@ -98,7 +119,7 @@ func around(now string, cited []rune, span Span) *Span {
 	}
 	if a := anchor(cited[span.End:min(len(cited), span.End+anchorRunes)], false); a != "" {
 		for _, q := range []string{a, head(a)} {
-			if s, _, ok := extract.LocateQuote(now, q); q != "" && ok && s >= max(before, 0) {
+			if s, _, ok := now.index.Locate(q); q != "" && ok && s >= max(before, 0) {
 				after = s
 				break
 			}

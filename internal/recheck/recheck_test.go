@@ -1,6 +1,8 @@
 package recheck_test
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -58,6 +60,9 @@ func TestCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got := recheck.Check(tc.seen, rs, span)
+			if prepared := recheck.Check(recheck.NewSeen(tc.seen.Outcome, tc.seen.Text), rs, span); !reflect.DeepEqual(prepared, got) {
+				t.Errorf("NewSeen's finding %+v differs from %+v", prepared, got)
+			}
 			if got.State != tc.want {
 				t.Fatalf("state %s, want %s", got.State, tc.want)
 			}
@@ -109,5 +114,41 @@ func TestChanged(t *testing.T) {
 		if s.Changed() != want {
 			t.Errorf("%s.Changed() = %v", s, s.Changed())
 		}
+	}
+}
+
+// BenchmarkCheckEditedPage: 200 cited spans of a 1 MB page, none of them
+// left in the text seen now (the costliest case: each is looked for under
+// normalisation, then its neighbours), with the text prepared once
+// (NewSeen) or by each Check.
+func BenchmarkCheckEditedPage(b *testing.B) {
+	var page strings.Builder
+	for i := 0; page.Len() < 1<<20; i++ {
+		fmt.Fprintf(&page, "Sentence %d says the glacier lost %d percent of its ice. ", i, i%97)
+	}
+	cited := []rune(page.String())
+	now := strings.ReplaceAll(page.String(), "percent", "per cent")
+	spans := make([]recheck.Span, 200)
+	for i := range spans {
+		s := len(cited) * i / len(spans)
+		spans[i] = recheck.Span{Start: s, End: s + 120} // two sentences: a "percent" among them
+	}
+	for _, tc := range []struct {
+		name string
+		seen func() recheck.Seen
+	}{
+		{"prepared once", func() recheck.Seen { return recheck.NewSeen(recheck.Unchanged, now) }},
+		{"prepared per check", func() recheck.Seen { return recheck.Seen{Outcome: recheck.Unchanged, Text: now} }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				seen := tc.seen()
+				for _, sp := range spans {
+					if f := recheck.Check(seen, cited, sp); f.State != recheck.Edited {
+						b.Fatalf("%+v", f)
+					}
+				}
+			}
+		})
 	}
 }

@@ -40,8 +40,11 @@ const (
 	// recheckRoundPages: page jobs one round job enqueues; a continuation
 	// enqueues the rest.
 	recheckRoundPages = 1000
-	// maxPageCitations: the spans of one page one job classifies.
-	maxPageCitations = 20000
+	// maxPageCitations: the spans of one page one job classifies (a
+	// version has at most EVF_PAGE_MAX_FRAGMENTS passages and 20 quotes);
+	// placing 200 edited spans in a 1 MB page takes about 5 s
+	// (BenchmarkCheckEditedPage), so these stay well inside a job's time.
+	maxPageCitations = 5000
 )
 
 // RecheckBudget is the reason of a recheck's politeness wait when the
@@ -334,10 +337,11 @@ func moved(res *crawl.Result, cites []store.PageCitationsRow) bool {
 
 // findings classifies each cited span against what was seen.
 func findings(write store.RecheckWrite, cites []store.PageCitationsRow) []store.CitationFinding {
-	seen := recheck.Seen{Outcome: recheck.State(write.Outcome)}
+	text := ""
 	if write.Seen != nil {
-		seen.Text = write.Seen.Content
+		text = write.Seen.Content
 	}
+	seen := recheck.NewSeen(recheck.State(write.Outcome), text)
 	texts := map[int64][]rune{}
 	out := make([]store.CitationFinding, 0, len(cites))
 	for _, c := range cites {
