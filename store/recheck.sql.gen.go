@@ -12,6 +12,43 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const citedVersions = `-- name: CitedVersions :many
+SELECT pv.id, pv.content, COALESCE(pc.url, p.final_url, p.url)::text AS captured_url
+FROM page_versions pv
+JOIN pages p ON p.id = pv.page_id
+LEFT JOIN page_captures pc ON pc.page_version_id = pv.id
+WHERE pv.id = ANY($1::bigint[])
+ORDER BY pv.id
+`
+
+type CitedVersionsRow struct {
+	ID          int64  `json:"id"`
+	Content     string `json:"content"`
+	CapturedUrl string `json:"captured_url"`
+}
+
+// The texts of these versions of a page, each with the address its capture
+// came from (when it has none: the page's first address after redirects).
+func (q *Queries) CitedVersions(ctx context.Context, ids []int64) ([]CitedVersionsRow, error) {
+	rows, err := q.db.Query(ctx, citedVersions, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CitedVersionsRow{}
+	for rows.Next() {
+		var i CitedVersionsRow
+		if err := rows.Scan(&i.ID, &i.Content, &i.CapturedUrl); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const insertCitationChecks = `-- name: InsertCitationChecks :exec
 INSERT INTO citation_checks (check_id, page_version_id, start_char, end_char, state, found_start, found_end, around_start, around_end)
 SELECT $1, v.page_version_id, v.start_char, v.end_char, v.state,
@@ -107,14 +144,10 @@ func (q *Queries) InsertUnreachableChecks(ctx context.Context, arg InsertUnreach
 }
 
 const pageCitations = `-- name: PageCitations :many
-SELECT tc.page_version_id::bigint AS page_version_id, tc.start_char::integer AS start_char, tc.end_char::integer AS end_char,
-       pv.content, COALESCE(pc.url, p.final_url, p.url)::text AS captured_url
-FROM (SELECT DISTINCT c.page_version_id, c.start_char, c.end_char FROM task_citations c
-      WHERE c.task_id = $1 AND c.page_id = $2) tc
-JOIN page_versions pv ON pv.id = tc.page_version_id
-JOIN pages p ON p.id = pv.page_id
-LEFT JOIN page_captures pc ON pc.page_version_id = tc.page_version_id
-ORDER BY tc.page_version_id, tc.start_char, tc.end_char
+SELECT DISTINCT c.page_version_id::bigint AS page_version_id, c.start_char::integer AS start_char, c.end_char::integer AS end_char
+FROM task_citations c
+WHERE c.task_id = $1 AND c.page_id = $2
+ORDER BY 1, 2, 3
 LIMIT $3
 `
 
@@ -125,16 +158,12 @@ type PageCitationsParams struct {
 }
 
 type PageCitationsRow struct {
-	PageVersionID int64  `json:"page_version_id"`
-	StartChar     int32  `json:"start_char"`
-	EndChar       int32  `json:"end_char"`
-	Content       string `json:"content"`
-	CapturedUrl   string `json:"captured_url"`
+	PageVersionID int64 `json:"page_version_id"`
+	StartChar     int32 `json:"start_char"`
+	EndChar       int32 `json:"end_char"`
 }
 
-// The spans the task cites in the page, by version, with each cited
-// version's text and the address its capture came from (when it has
-// none: the page's first address after redirects), at most @max_rows.
+// The spans the task cites in the page, by version, at most @max_rows.
 func (q *Queries) PageCitations(ctx context.Context, arg PageCitationsParams) ([]PageCitationsRow, error) {
 	rows, err := q.db.Query(ctx, pageCitations, arg.TaskID, arg.PageID, arg.MaxRows)
 	if err != nil {
@@ -144,13 +173,7 @@ func (q *Queries) PageCitations(ctx context.Context, arg PageCitationsParams) ([
 	items := []PageCitationsRow{}
 	for rows.Next() {
 		var i PageCitationsRow
-		if err := rows.Scan(
-			&i.PageVersionID,
-			&i.StartChar,
-			&i.EndChar,
-			&i.Content,
-			&i.CapturedUrl,
-		); err != nil {
+		if err := rows.Scan(&i.PageVersionID, &i.StartChar, &i.EndChar); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -196,13 +196,23 @@ func (w *RecheckWorker) checkPage(ctx context.Context, job *river.Job[jobs.Reche
 	if len(cites) == 0 {
 		return w.skip(ctx, job, "the task cites nothing in the page any more")
 	}
+	var ids []int64
+	for _, c := range cites {
+		if len(ids) == 0 || ids[len(ids)-1] != c.PageVersionID { // in version order
+			ids = append(ids, c.PageVersionID)
+		}
+	}
+	versions, err := w.store.CitedVersions(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("the cited versions of page %d: %w", a.PageID, err)
+	}
 	ctx, robots := crawl.WithRobotsCaptures(ctx)
-	write, err := w.see(ctx, job, pg.Url, cites)
+	write, err := w.see(ctx, job, pg.Url, versions)
 	if err != nil {
 		return err
 	}
 	write.Robots = robotsWrites(robots)
-	write.Citations = findings(write, cites)
+	write.Citations = findings(write, cites, versions)
 	return w.store.InTx(ctx, func(tx pgx.Tx, q *store.Queries) error {
 		done, err := q.WriteRecheck(ctx, write)
 		if err != nil {
@@ -228,7 +238,7 @@ func (w *RecheckWorker) skip(ctx context.Context, job *river.Job[jobs.RecheckArg
 // unreachable for good (with the reason); a transient failure is returned,
 // to be retried with backoff (the last attempt's failure records the
 // page unreachable: recordUnreachable).
-func (w *RecheckWorker) see(ctx context.Context, job *river.Job[jobs.RecheckArgs], url string, cites []store.PageCitationsRow) (store.RecheckWrite, error) {
+func (w *RecheckWorker) see(ctx context.Context, job *river.Job[jobs.RecheckArgs], url string, versions []store.CitedVersionsRow) (store.RecheckWrite, error) {
 	write := store.RecheckWrite{TaskID: job.Args.TaskID, PageID: job.Args.PageID, JobID: job.ID, URL: url, CheckedAt: time.Now().UTC()}
 	// The day's budget first, then the domain's turn: a fetch the budget
 	// holds back takes no turn of its domain, and one whose turn has not
@@ -269,7 +279,7 @@ func (w *RecheckWorker) see(ctx context.Context, job *river.Job[jobs.RecheckArgs
 	w.observe.Fetch("ok", len(page.Fetch.Body), page.FetchTime.Seconds())
 	p := page.Page
 	write.Outcome, write.HTTPStatus, write.FinalURL = string(recheck.Unchanged), p.Status, p.FinalURL
-	if moved(page.Fetch, cites) {
+	if moved(page.Fetch, versions) {
 		write.Outcome = string(recheck.Moved)
 	}
 	write.CheckedAt = p.FetchedAt
@@ -323,33 +333,33 @@ func unreachable(write store.RecheckWrite, why error) (store.RecheckWrite, error
 
 // moved reports whether the page moved for good since it was cited: a
 // permanent redirect to an address none of the cited versions came from.
-func moved(res *crawl.Result, cites []store.PageCitationsRow) bool {
+func moved(res *crawl.Result, versions []store.CitedVersionsRow) bool {
 	if !res.Moved() {
 		return false
 	}
-	for _, c := range cites {
-		if c.CapturedUrl == res.FinalURL {
+	for _, v := range versions {
+		if v.CapturedUrl == res.FinalURL {
 			return false
 		}
 	}
 	return true
 }
 
-// findings classifies each cited span against what was seen.
-func findings(write store.RecheckWrite, cites []store.PageCitationsRow) []store.CitationFinding {
+// findings classifies each cited span against what was seen, in the
+// text of its version.
+func findings(write store.RecheckWrite, cites []store.PageCitationsRow, versions []store.CitedVersionsRow) []store.CitationFinding {
 	text := ""
 	if write.Seen != nil {
 		text = write.Seen.Content
 	}
 	seen := recheck.NewSeen(recheck.State(write.Outcome), text)
-	texts := map[int64][]rune{}
+	texts := make(map[int64][]rune, len(versions))
+	for _, v := range versions {
+		texts[v.ID] = []rune(v.Content)
+	}
 	out := make([]store.CitationFinding, 0, len(cites))
 	for _, c := range cites {
-		text, ok := texts[c.PageVersionID]
-		if !ok {
-			text = []rune(c.Content)
-			texts[c.PageVersionID] = text
-		}
+		text := texts[c.PageVersionID]
 		f := store.CitationFinding{PageVersionID: c.PageVersionID, Start: c.StartChar, End: c.EndChar, State: string(recheck.Unreachable)}
 		if int(c.EndChar) <= len(text) && c.StartChar < c.EndChar {
 			found := recheck.Check(seen, text, recheck.Span{Start: int(c.StartChar), End: int(c.EndChar)})

@@ -40,18 +40,22 @@ SELECT p.url, p.abstract_only, (SELECT t.status FROM tasks t WHERE t.id = @task_
 FROM pages p WHERE p.id = @page_id;
 
 -- name: PageCitations :many
--- The spans the task cites in the page, by version, with each cited
--- version's text and the address its capture came from (when it has
--- none: the page's first address after redirects), at most @max_rows.
-SELECT tc.page_version_id::bigint AS page_version_id, tc.start_char::integer AS start_char, tc.end_char::integer AS end_char,
-       pv.content, COALESCE(pc.url, p.final_url, p.url)::text AS captured_url
-FROM (SELECT DISTINCT c.page_version_id, c.start_char, c.end_char FROM task_citations c
-      WHERE c.task_id = @task_id AND c.page_id = @page_id) tc
-JOIN page_versions pv ON pv.id = tc.page_version_id
-JOIN pages p ON p.id = pv.page_id
-LEFT JOIN page_captures pc ON pc.page_version_id = tc.page_version_id
-ORDER BY tc.page_version_id, tc.start_char, tc.end_char
+-- The spans the task cites in the page, by version, at most @max_rows.
+SELECT DISTINCT c.page_version_id::bigint AS page_version_id, c.start_char::integer AS start_char, c.end_char::integer AS end_char
+FROM task_citations c
+WHERE c.task_id = @task_id AND c.page_id = @page_id
+ORDER BY 1, 2, 3
 LIMIT @max_rows;
+
+-- name: CitedVersions :many
+-- The texts of these versions of a page, each with the address its capture
+-- came from (when it has none: the page's first address after redirects).
+SELECT pv.id, pv.content, COALESCE(pc.url, p.final_url, p.url)::text AS captured_url
+FROM page_versions pv
+JOIN pages p ON p.id = pv.page_id
+LEFT JOIN page_captures pc ON pc.page_version_id = pv.id
+WHERE pv.id = ANY(@ids::bigint[])
+ORDER BY pv.id;
 
 -- name: ReserveRecheckFetch :one
 -- One recheck fetch of the UTC day, when the fleet's @budget for the day
