@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/harness/hostiletest"
 	"github.com/evidencefleet/evidencefleet/internal/metrics"
@@ -177,7 +178,10 @@ func TestLargestNormalEmbeddingsPass(t *testing.T) {
 				mu.Unlock()
 				writeJSON(w, bodies[len(c.Input)])
 			})
-			e, err := NewEmbedder(Options{BaseURL: srv.URL + "/v1", Model: "m", BatchSize: 64, Dim: tc.cfg, HTTP: resilient("embed", 2, nil)})
+			// a patient client: under -race on a busy machine reading the
+			// largest answer has taken longer than the usual 5 s
+			e, err := NewEmbedder(Options{BaseURL: srv.URL + "/v1", Model: "m", BatchSize: 64, Dim: tc.cfg,
+				HTTP: resilientWithin("embed", 2, nil, 2*time.Minute)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,8 +24,14 @@ import (
 
 // resilient returns an httpx.Client with fast backoff for tests.
 func resilient(capability string, retries int, m *metrics.Metrics) *httpx.Client {
+	return resilientWithin(capability, retries, m, 5*time.Second)
+}
+
+// resilientWithin is resilient with another timeout per attempt, for tests
+// that measure what a large answer costs, not how fast it comes.
+func resilientWithin(capability string, retries int, m *metrics.Metrics, timeout time.Duration) *httpx.Client {
 	return httpx.New(httpx.Options{
-		Backend: "openai", Capability: capability, Timeout: 5 * time.Second, MaxRetries: retries,
+		Backend: "openai", Capability: capability, Timeout: timeout, MaxRetries: retries,
 		BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxConcurrency: 4,
 		BreakerFailures: 50, BreakerCooldown: time.Minute, Observer: m,
 	})
