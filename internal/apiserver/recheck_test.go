@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/evidencefleet/evidencefleet/internal/api"
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
 	"github.com/evidencefleet/evidencefleet/internal/apitoken"
@@ -46,17 +44,7 @@ func TestSourceChangedEvent(t *testing.T) {
 	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "id: ") {
 		t.Fatalf("no first event: %q, %v", lines.Text(), lines.Err())
 	}
-	now := "The glacier lost 2 percent of its ice in 2022."
-	err = st.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
-		_, err := q.WriteRecheck(ctx, store.RecheckWrite{TaskID: task, PageID: p.ID, JobID: 1, CheckedAt: time.Now(), Outcome: "unchanged",
-			HTTPStatus: 200, URL: p.URL, Seen: &store.SeenVersion{SHA256: "new", Content: now, FetchedAt: time.Now()},
-			Citations: []store.CitationFinding{{PageVersionID: p.VersionID, Start: int32(p.Spans[0][0]), End: int32(p.Spans[0][1]),
-				State: "edited", Around: &[2]int32{0, int32(len([]rune(now)))}}}})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fixture.EditedRecheck(t, pool, task, p, 0, "The glacier lost 2 percent of its ice in 2022.")
 	var event string
 	for lines.Scan() {
 		l := lines.Text()

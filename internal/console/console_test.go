@@ -11,9 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/evidencefleet/evidencefleet/internal/apiserver"
@@ -389,7 +387,6 @@ func orgTask(t *testing.T, pool *pgxpool.Pool, hypothesis string) int64 {
 func TestClaimShowsItsRecheck(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.Pool(t)
-	ctx := context.Background()
 	task := orgTask(t, pool, "Glaciers are losing ice.")
 	const quote = "The glacier lost 3 percent of its ice in 2022."
 	p := fixture.PageOf(t, pool, task, "https://example.org/glacier", quote)
@@ -403,18 +400,7 @@ func TestClaimShowsItsRecheck(t *testing.T) {
 	if _, body := b.get(path); strings.Contains(body, `id="recheck"`) {
 		t.Errorf("a claim never rechecked shows a recheck")
 	}
-	now := "The glacier lost 2 percent of its ice in 2022 & more."
-	st := store.NewStore(pool)
-	err := st.InTx(ctx, func(_ pgx.Tx, q *store.Queries) error {
-		_, err := q.WriteRecheck(ctx, store.RecheckWrite{TaskID: task, PageID: p.ID, JobID: 1, CheckedAt: time.Now(), Outcome: "unchanged",
-			HTTPStatus: 200, URL: p.URL, Seen: &store.SeenVersion{SHA256: "new", Content: now, FetchedAt: time.Now()},
-			Citations: []store.CitationFinding{{PageVersionID: p.VersionID, Start: int32(p.Spans[0][0]), End: int32(p.Spans[0][1]),
-				State: "edited", Around: &[2]int32{0, int32(len([]rune(now)))}}}})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fixture.EditedRecheck(t, pool, task, p, 0, "The glacier lost 2 percent of its ice in 2022 & more.")
 	_, body := b.get(path)
 	for _, want := range []string{`id="recheck"`, "<strong>edited</strong>", "the page now says: <q>The glacier lost 2 percent of its ice in 2022 &amp; more.</q>"} {
 		if !strings.Contains(body, want) {
