@@ -237,7 +237,7 @@ func (w *RecheckWorker) skip(ctx context.Context, job *river.Job[jobs.RecheckArg
 // budget, and says what answered: a text (unchanged or moved), gone,
 // unreachable for good (with the reason); a transient failure is returned,
 // to be retried with backoff (the last attempt's failure records the
-// page unreachable: recordUnreachable).
+// page unreachable: the middleware's recheckUnreachable).
 func (w *RecheckWorker) see(ctx context.Context, job *river.Job[jobs.RecheckArgs], url string, versions []store.CitedVersionsRow) (store.RecheckWrite, error) {
 	write := store.RecheckWrite{TaskID: job.Args.TaskID, PageID: job.Args.PageID, JobID: job.ID, URL: url, CheckedAt: time.Now().UTC()}
 	// The day's budget first, then the domain's turn: a fetch the budget
