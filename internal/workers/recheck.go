@@ -187,14 +187,14 @@ func (w *RecheckWorker) checkPage(ctx context.Context, job *river.Job[jobs.Reche
 	case pg.TaskStatus == "stopped":
 		return errs.Task(a.TaskID, errs.ErrTaskStopped)
 	case pg.AbstractOnly:
-		return w.skip(ctx, job, "an academic API's abstract: no page to fetch again")
+		return completeAlone(ctx, w.store, job, RecheckPageOutput{Skipped: "an academic API's abstract: no page to fetch again"})
 	}
 	cites, err := w.store.PageCitations(ctx, store.PageCitationsParams{TaskID: a.TaskID, PageID: a.PageID, MaxRows: maxPageCitations})
 	if err != nil {
 		return fmt.Errorf("the task's citations of page %d: %w", a.PageID, err)
 	}
 	if len(cites) == 0 {
-		return w.skip(ctx, job, "the task cites nothing in the page any more")
+		return completeAlone(ctx, w.store, job, RecheckPageOutput{Skipped: "the task cites nothing in the page any more"})
 	}
 	var ids []int64
 	for _, c := range cites {
@@ -223,13 +223,6 @@ func (w *RecheckWorker) checkPage(ctx context.Context, job *river.Job[jobs.Reche
 		}
 		return completeTx(ctx, tx, job, RecheckPageOutput{Outcome: write.Outcome, HTTPStatus: write.HTTPStatus, FinalURL: write.FinalURL,
 			Reason: write.Reason, NewVersion: done.NewVersion, VersionID: done.VersionID, Citations: done.States})
-	})
-}
-
-// skip completes a page's job that has nothing to fetch, saying why.
-func (w *RecheckWorker) skip(ctx context.Context, job *river.Job[jobs.RecheckArgs], why string) error {
-	return w.store.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error {
-		return completeTx(ctx, tx, job, RecheckPageOutput{Skipped: why})
 	})
 }
 

@@ -68,7 +68,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 	}
 	if tgt.Status == "extracted" {
 		// Extracted once per task, never again.
-		return completeAlone(ctx, w.store, job)
+		return completeAlone(ctx, w.store, job, nil)
 	}
 	return w.workTarget(ctx, job, tgt, target)
 }
@@ -315,7 +315,8 @@ func insertFollowUps(ctx context.Context, tx pgx.Tx, taskID int64, out targetOut
 	return nil
 }
 
-// completeAlone completes a job that has nothing to write.
-func completeAlone[T river.JobArgs](ctx context.Context, s *store.Store, job *river.Job[T]) error {
-	return s.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error { return completeTx(ctx, tx, job, nil) })
+// completeAlone completes a job that has nothing to write but its output
+// (nil: none).
+func completeAlone[T river.JobArgs](ctx context.Context, s *store.Store, job *river.Job[T], output any) error {
+	return s.InTx(ctx, func(tx pgx.Tx, _ *store.Queries) error { return completeTx(ctx, tx, job, output) })
 }
