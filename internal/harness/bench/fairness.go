@@ -107,10 +107,13 @@ func (h *harness) fairness(ctx context.Context) error {
 // EVF_ORG_SHARE=share, B's jobs enqueued After later, until B's are done.
 func (h *harness) runFairness(ctx context.Context, pool *pgxpool.Pool, dbURL string, taskA, taskB synthTask, nli *slowNLI, share string) (fairRun, error) {
 	var r fairRun
-	for _, q := range []string{"TRUNCATE river_job", "DELETE FROM edges WHERE target_type = 'claim'", "VACUUM ANALYZE edges"} {
+	for _, q := range []string{"TRUNCATE river_job", "DELETE FROM edges WHERE target_type = 'claim'"} {
 		if _, err := pool.Exec(ctx, q); err != nil {
 			return r, fmt.Errorf("reset: %s: %w", q, err)
 		}
+	}
+	if err := vacuum(ctx, pool, "edges"); err != nil {
+		return r, fmt.Errorf("reset: %w", err)
 	}
 	client, err := insertOnlyClient(pool)
 	if err != nil {

@@ -33,7 +33,7 @@ FROM generate_series(1, $1::int) AS i`
 	if _, err := pool.Exec(ctx, fill, h.opts.QueueStatsHistory, "completed"); err != nil {
 		return fmt.Errorf("fill history: %w", err)
 	}
-	if _, err := pool.Exec(ctx, "VACUUM ANALYZE river_job"); err != nil {
+	if err := vacuum(ctx, pool, "river_job"); err != nil {
 		return err
 	}
 	h.logf("queue stats: %d finished jobs in %.0fs", h.opts.QueueStatsHistory, time.Since(begin).Seconds())

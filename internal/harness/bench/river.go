@@ -151,25 +151,29 @@ func insertOnlyClient(pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
 }
 
 // waitDrained polls until no job of kinds is waiting, scheduled or running.
+// It asks whether one is left, not how many: the poll runs on the machine
+// it measures, inside the measured window (which the server's clock bounds,
+// so the interval only delays noticing the end). Counting a burn-down's
+// unfinished jobs every 20 ms took 1.5 ms of Postgres each time.
 func waitDrained(ctx context.Context, pool *pgxpool.Pool, kinds []string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		var left int
+		var left bool
 		if err := pool.QueryRow(ctx, `
-			SELECT count(*) FROM river_job
-			WHERE kind = ANY($1) AND state IN ('available','pending','running','retryable','scheduled')`, kinds).Scan(&left); err != nil {
+			SELECT EXISTS (SELECT 1 FROM river_job
+			WHERE kind = ANY($1) AND state IN ('available','pending','running','retryable','scheduled'))`, kinds).Scan(&left); err != nil {
 			return fmt.Errorf("wait for jobs: %w", err)
 		}
-		if left == 0 {
+		if !left {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("wait for jobs: %d of kinds %v still unfinished after %s", left, kinds, timeout)
+			return fmt.Errorf("wait for jobs: jobs of kinds %v still unfinished after %s", kinds, timeout)
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }

@@ -216,10 +216,33 @@ func loadTask(ctx context.Context, pool *pgxpool.Pool, emb models.Embedder, p *s
 	if err := tx.Commit(ctx); err != nil {
 		return t, fmt.Errorf("synthetic task: commit: %w", err)
 	}
-	if _, err := pool.Exec(ctx, `VACUUM ANALYZE tasks, claims, pages, page_versions, fragments, task_pages, domains, edges`); err != nil {
-		return t, fmt.Errorf("vacuum analyze: %w", err)
+	if err := vacuum(ctx, pool, "tasks, claims, pages, page_versions, fragments, task_pages, domains, edges"); err != nil {
+		return t, err
 	}
 	return t, nil
+}
+
+// vacuum VACUUMs and ANALYZEs tables as autovacuum would have by the time
+// the measured work reads them, with every commit flushed first and its
+// own commits synchronous. The scratch server commits asynchronously
+// (scripts/with-postgres.sh), and Postgres sets no hint bit on a tuple
+// whose inserting commit (or any later commit of its group in the commit
+// log) is not yet on disk, nor marks its page all-visible: the load's
+// VACUUM left most pages out of the visibility map, so the runs' index-only
+// scans read the heap and their first readers wrote the hint bits.
+func vacuum(ctx context.Context, pool *pgxpool.Pool, tables string) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("vacuum %s: %w", tables, err)
+	}
+	defer conn.Release()
+	for _, q := range []string{"SET synchronous_commit = on", "SELECT txid_current()", "VACUUM ANALYZE " + tables, "RESET synchronous_commit"} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			_ = conn.Conn().Close(ctx) // not back into the pool with the setting
+			return fmt.Errorf("vacuum %s: %s: %w", tables, q, err)
+		}
+	}
+	return nil
 }
 
 // loadPage writes one page of the task: its version is the fragments'
