@@ -10,6 +10,37 @@ import (
 	"time"
 )
 
+const deleteUnneededRobotsCaptures = `-- name: DeleteUnneededRobotsCaptures :execrows
+DELETE FROM robots_captures WHERE id IN (
+    SELECT r.id FROM robots_captures r
+    WHERE r.captured_at < $1
+      AND NOT EXISTS (
+          SELECT 1 FROM page_captures pc
+          WHERE pc.origin = r.origin AND pc.captured_at >= r.captured_at
+            AND pc.captured_at < COALESCE((SELECT min(n.captured_at) FROM robots_captures n
+                                           WHERE n.origin = r.origin AND n.captured_at > r.captured_at), 'infinity'))
+    ORDER BY r.id
+    LIMIT $2)
+`
+
+type DeleteUnneededRobotsCapturesParams struct {
+	KeptSince time.Time `json:"kept_since"`
+	Batch     int32     `json:"batch"`
+}
+
+// robots.txt captures no page capture needs: none of the origin's page
+// captures falls at or after it and before the origin's next robots.txt
+// capture (RobotsCapturesBefore pairs each page with the latest at or
+// before it). Only those read before @kept_since: a page fetched under a
+// robots.txt the fetcher still holds may not be written yet. At most @batch.
+func (q *Queries) DeleteUnneededRobotsCaptures(ctx context.Context, arg DeleteUnneededRobotsCapturesParams) (int64, error) {
+	result, err := q.db.Exec(ctx, deleteUnneededRobotsCaptures, arg.KeptSince, arg.Batch)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const insertRobotsCaptures = `-- name: InsertRobotsCaptures :exec
 INSERT INTO robots_captures (origin, url, captured_at, status, headers, body, request_headers)
 SELECT v.origin, v.url, v.captured_at, v.status, v.headers, COALESCE(v.body, ''::bytea), NULLIF(v.request_headers, '')
@@ -44,7 +75,7 @@ func (q *Queries) InsertRobotsCaptures(ctx context.Context, arg InsertRobotsCapt
 }
 
 const pageCapturesOf = `-- name: PageCapturesOf :many
-SELECT pc.page_version_id, pv.page_id, pc.url, pc.captured_at, pc.status, pc.headers, pc.body, pc.request_headers
+SELECT pc.page_version_id, pv.page_id, pc.url, pc.origin, pc.captured_at, pc.status, pc.headers, pc.body, pc.request_headers
 FROM page_captures pc
 JOIN page_versions pv ON pv.id = pc.page_version_id
 WHERE pc.page_version_id = ANY($1::bigint[])
@@ -55,6 +86,7 @@ type PageCapturesOfRow struct {
 	PageVersionID  int64     `json:"page_version_id"`
 	PageID         int64     `json:"page_id"`
 	Url            string    `json:"url"`
+	Origin         string    `json:"origin"`
 	CapturedAt     time.Time `json:"captured_at"`
 	Status         int32     `json:"status"`
 	Headers        string    `json:"headers"`
@@ -76,6 +108,7 @@ func (q *Queries) PageCapturesOf(ctx context.Context, ids []int64) ([]PageCaptur
 			&i.PageVersionID,
 			&i.PageID,
 			&i.Url,
+			&i.Origin,
 			&i.CapturedAt,
 			&i.Status,
 			&i.Headers,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // CleanupResult counts the rows a cleanup deleted, by kind (the cleanup
@@ -22,6 +23,8 @@ type CleanupResult struct {
 	PageVersions int64  `json:"page_versions"`
 	Pages        int64  `json:"pages"`
 	Identifiers  int64  `json:"identifiers"`
+	// RobotsCaptures: robots.txt captures no page capture needs any more.
+	RobotsCaptures int64 `json:"robots_captures"`
 	// More says a batch was full: orphans may be left for another sweep.
 	More bool `json:"more,omitempty"`
 }
@@ -39,6 +42,7 @@ func (c *CleanupResult) Add(r CleanupResult) {
 	c.PageVersions += r.PageVersions
 	c.Pages += r.Pages
 	c.Identifiers += r.Identifiers
+	c.RobotsCaptures += r.RobotsCaptures
 	c.More = r.More
 }
 
@@ -54,6 +58,11 @@ type CleanupRequest struct {
 	Task    bool // stop the task and delete its task-scoped rows
 	Orphans bool // then delete what no task reaches
 	Batch   int  // rows of each kind one sweep takes at most; 0 means OrphanBatch
+	// RobotsKeptSince: with Orphans, robots.txt captures read before it
+	// that no page capture needs are deleted too; zero keeps them all. A
+	// page fetched under a robots.txt a fetcher still holds may not be
+	// written yet, so it lies past the fetchers' crawl.RobotsTTL.
+	RobotsKeptSince time.Time
 }
 
 // Cleanup is the cleanup job's one write (ARCHITECTURE.md §5.6), in the caller's
@@ -71,7 +80,7 @@ func (q *Queries) Cleanup(ctx context.Context, r CleanupRequest) (CleanupResult,
 		if batch <= 0 {
 			batch = OrphanBatch
 		}
-		if err := q.cleanupOrphans(ctx, int32(batch), &out); err != nil {
+		if err := q.cleanupOrphans(ctx, int32(batch), r.RobotsKeptSince, &out); err != nil {
 			return out, err
 		}
 	}
@@ -126,14 +135,16 @@ func (q *Queries) cleanupTask(ctx context.Context, taskID int64, out *CleanupRes
 // cleanupOrphans deletes, in the caller's transaction, what no task
 // reaches: edges whose ends are gone, then page versions outside every task
 // with their unreferenced fragments, then pages left without versions,
-// tasks, targets, rankings or citations, with their identifiers. Versions and
+// tasks, targets, rankings or citations, with their identifiers, and
+// (when robotsKeptSince is set) the robots.txt captures read before it that
+// no page capture needs (a page's went with its version). Versions and
 // pages are locked first (skipping those a writer holds), and every delete
 // re-checks reachability in a fresh snapshot, so a task that links a version
 // or page meanwhile either keeps it or — if it links after the lock — fails
 // its foreign key check and retries; nothing reachable is lost. Each kind
 // takes at most batch rows (More is set when one was full), so a sweep
 // holds bounded locks for a bounded time.
-func (q *Queries) cleanupOrphans(ctx context.Context, batch int32, out *CleanupResult) error {
+func (q *Queries) cleanupOrphans(ctx context.Context, batch int32, robotsKeptSince time.Time, out *CleanupResult) error {
 	n, err := q.DeleteOrphanEdges(ctx, batch)
 	if err != nil {
 		return fmt.Errorf("delete orphan edges: %w", err)
@@ -173,6 +184,14 @@ func (q *Queries) cleanupOrphans(ctx context.Context, batch int32, out *CleanupR
 		}
 		out.Pages += n
 	}
+	if robotsKeptSince.IsZero() {
+		return nil
+	}
+	if n, err = q.DeleteUnneededRobotsCaptures(ctx, DeleteUnneededRobotsCapturesParams{KeptSince: robotsKeptSince, Batch: batch}); err != nil {
+		return fmt.Errorf("delete unneeded robots.txt captures: %w", err)
+	}
+	out.RobotsCaptures += n
+	out.More = out.More || n == int64(batch)
 	return nil
 }
 

@@ -332,6 +332,7 @@ type PageCapture struct {
 	Headers        string    `json:"headers"`
 	Body           []byte    `json:"body"`
 	RequestHeaders *string   `json:"request_headers"`
+	Origin         string    `json:"origin"`
 }
 
 type PageVersion struct {

@@ -278,6 +278,17 @@ func (q *Queries) storeVersion(ctx context.Context, pageID int64, sha, content s
 	return ver, q.insertRobots(ctx, robots)
 }
 
+// CaptureOrigin is the origin (scheme://host[:port]) a capture's URL is
+// filed under, for page and robots.txt captures alike: the export pairs
+// each page with its origin's robots.txt, and the orphan sweep keeps the
+// robots.txt captures a page needs. A URL that does not parse is its own.
+func CaptureOrigin(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Scheme + "://" + u.Host
+	}
+	return raw
+}
+
 // insertRobots stores the robots.txt responses a fetch read (each once).
 func (q *Queries) insertRobots(ctx context.Context, rs []CaptureWrite) error {
 	if len(rs) == 0 {
@@ -285,11 +296,7 @@ func (q *Queries) insertRobots(ctx context.Context, rs []CaptureWrite) error {
 	}
 	var p InsertRobotsCapturesParams
 	for _, r := range rs {
-		origin := r.URL
-		if u, err := url.Parse(r.URL); err == nil {
-			origin = u.Scheme + "://" + u.Host
-		}
-		p.Origins, p.Urls, p.CapturedAts = append(p.Origins, origin), append(p.Urls, r.URL), append(p.CapturedAts, r.CapturedAt)
+		p.Origins, p.Urls, p.CapturedAts = append(p.Origins, CaptureOrigin(r.URL)), append(p.Urls, r.URL), append(p.CapturedAts, r.CapturedAt)
 		p.Statuses, p.Headers, p.Bodies = append(p.Statuses, int32(r.Status)), append(p.Headers, r.Header), append(p.Bodies, r.Body)
 		p.RequestHeaders = append(p.RequestHeaders, r.Request)
 	}
@@ -304,7 +311,7 @@ func (q *Queries) insertCapture(ctx context.Context, versionID int64, c *Capture
 	if c == nil {
 		return nil
 	}
-	if err := q.InsertPageCapture(ctx, InsertPageCaptureParams{PageVersionID: versionID, Url: c.URL, CapturedAt: c.CapturedAt,
+	if err := q.InsertPageCapture(ctx, InsertPageCaptureParams{PageVersionID: versionID, Url: c.URL, Origin: CaptureOrigin(c.URL), CapturedAt: c.CapturedAt,
 		Status: int32(c.Status), Headers: c.Header, Body: c.Body, RequestHeaders: nonEmpty(c.Request)}); err != nil {
 		return fmt.Errorf("insert the capture of page version %d: %w", versionID, err)
 	}

@@ -365,14 +365,15 @@ func (q *Queries) InsertOriginEdges(ctx context.Context, arg InsertOriginEdgesPa
 }
 
 const insertPageCapture = `-- name: InsertPageCapture :exec
-INSERT INTO page_captures (page_version_id, url, captured_at, status, headers, body, request_headers)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO page_captures (page_version_id, url, origin, captured_at, status, headers, body, request_headers)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (page_version_id) DO NOTHING
 `
 
 type InsertPageCaptureParams struct {
 	PageVersionID  int64     `json:"page_version_id"`
 	Url            string    `json:"url"`
+	Origin         string    `json:"origin"`
 	CapturedAt     time.Time `json:"captured_at"`
 	Status         int32     `json:"status"`
 	Headers        string    `json:"headers"`
@@ -386,6 +387,7 @@ func (q *Queries) InsertPageCapture(ctx context.Context, arg InsertPageCapturePa
 	_, err := q.db.Exec(ctx, insertPageCapture,
 		arg.PageVersionID,
 		arg.Url,
+		arg.Origin,
 		arg.CapturedAt,
 		arg.Status,
 		arg.Headers,

@@ -61,7 +61,7 @@ type Config struct {
 	JobTimeout       time.Duration `envconfig:"JOB_TIMEOUT" default:"10m" desc:"upper bound of one job's run"`
 	RescueStuckAfter time.Duration `envconfig:"RESCUE_STUCK_AFTER" default:"15m" desc:"a running job not finished after this is rescued (its worker died) and retried; keep above JOB_TIMEOUT"`
 	LifelineInterval time.Duration `envconfig:"LIFELINE_INTERVAL" default:"5s" desc:"how often a process checks its liveness lock and returns the running jobs of dead processes to work"`
-	OrphanSweep      time.Duration `envconfig:"ORPHAN_SWEEP_INTERVAL" default:"1h" desc:"how often the elected leader (any process) enqueues a cleanup of orphans into the maintenance queue (pages, versions, fragments and edges no task reaches); 0 = never"`
+	OrphanSweep      time.Duration `envconfig:"ORPHAN_SWEEP_INTERVAL" default:"1h" desc:"how often the elected leader (any process) enqueues a cleanup of orphans into the maintenance queue (pages, versions, fragments and edges no task reaches, robots.txt captures no page needs); 0 = never"`
 	RecheckEvery     time.Duration `envconfig:"RECHECK_INTERVAL" default:"168h" desc:"how often the pages a task cites are fetched again and each cited span checked (unchanged, edited, moved, gone, unreachable), unless the task sets its own (enqueue task recheck --every); 0 = only tasks that set one"`
 	RecheckMaxAge    time.Duration `envconfig:"RECHECK_MAX_AGE" default:"2160h" desc:"a task created longer ago is no longer rechecked on schedule (enqueue task recheck still starts a round)"`
 	RecheckDaily     int           `envconfig:"RECHECK_DAILY_FETCHES" default:"10000" desc:"the fleet's budget of recheck fetches a UTC day; past it a recheck waits for the next day (a snooze, no attempt used)"`

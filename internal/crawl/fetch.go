@@ -34,9 +34,12 @@ const (
 	DefaultDomainDelay        = time.Second
 )
 
+// RobotsTTL is how long a Fetcher keeps a robots.txt it read: the pages it
+// fetches meanwhile were fetched under that capture.
+const RobotsTTL = 24 * time.Hour
+
 const (
 	robotsMaxBytes = 512 << 10 // like Google: robots.txt content beyond 500 KiB is ignored
-	robotsTTL      = 24 * time.Hour
 	acceptHeader   = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1"
 )
 

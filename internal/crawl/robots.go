@@ -76,12 +76,12 @@ func (c *robotsCache) store(e *robotsEntry, data *robotstxt.RobotsData, cost int
 	defer c.mu.Unlock()
 	if c.m[e.origin] != e {
 		// Evicted while its fetch ran: this caller uses the data, nobody keeps it.
-		e.data, e.expires = data, time.Now().Add(robotsTTL)
+		e.data, e.expires = data, time.Now().Add(RobotsTTL)
 		return
 	}
 	c.clock++
 	c.cost += cost - e.cost
-	e.data, e.expires, e.cost, e.stored = data, time.Now().Add(robotsTTL), cost, c.clock
+	e.data, e.expires, e.cost, e.stored = data, time.Now().Add(RobotsTTL), cost, c.clock
 	for c.cost > c.budget {
 		var oldest string
 		for k, v := range c.m {

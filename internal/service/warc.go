@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -86,9 +85,7 @@ func (s *Service) ExportWARC(ctx context.Context, org string, taskID int64, arch
 			}
 			out.Records++
 			lines = append(lines, warc.CDXJLine(w, filename))
-			if u, err := url.Parse(r.Url); err == nil {
-				origins, ats = append(origins, u.Scheme+"://"+u.Host), append(ats, r.CapturedAt)
-			}
+			origins, ats = append(origins, r.Origin), append(ats, r.CapturedAt)
 		}
 	}
 	if len(origins) > 0 {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/evidencefleet/evidencefleet/internal/crawl"
 	"github.com/evidencefleet/evidencefleet/jobs"
 	"github.com/evidencefleet/evidencefleet/store"
 )
@@ -36,7 +38,8 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArg
 	// Orphans go in bounded batches, one transaction each (committed sweeps
 	// stay done if the job dies); the last one completes the job.
 	req := store.CleanupRequest{Mode: job.Args.Mode, TaskID: job.Args.TaskID,
-		Task: job.Args.Mode != jobs.CleanupOrphans, Orphans: job.Args.Mode != jobs.CleanupSoft, Batch: w.orphanBatch}
+		Task: job.Args.Mode != jobs.CleanupOrphans, Orphans: job.Args.Mode != jobs.CleanupSoft, Batch: w.orphanBatch,
+		RobotsKeptSince: time.Now().Add(-robotsCaptureKeep)}
 	out := CleanupOutput{Mode: req.Mode, TaskID: req.TaskID}
 	for sweep := 1; ; sweep++ {
 		last, more := sweep == maxSweepsPerJob, false
@@ -62,6 +65,11 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[jobs.CleanupArg
 	w.logger.InfoContext(ctx, "cleanup done", slog.Int64("job_id", job.ID), slog.Any("deleted", out))
 	return nil
 }
+
+// robotsCaptureKeep is how long a robots.txt capture is kept whatever
+// needs it: a day past the fetchers' lifetime of a robots.txt, for the jobs
+// that fetched under it to end and write their pages' captures.
+const robotsCaptureKeep = crawl.RobotsTTL + 24*time.Hour
 
 // maxSweepsPerJob bounds one cleanup job to this many orphan batches; what is
 // left waits for the next sweep (the periodic one, or another job).

@@ -23,7 +23,7 @@ ORDER BY v.id;
 
 -- name: PageCapturesOf :many
 -- The captures of these page versions, in version order, with their page.
-SELECT pc.page_version_id, pv.page_id, pc.url, pc.captured_at, pc.status, pc.headers, pc.body, pc.request_headers
+SELECT pc.page_version_id, pv.page_id, pc.url, pc.origin, pc.captured_at, pc.status, pc.headers, pc.body, pc.request_headers
 FROM page_captures pc
 JOIN page_versions pv ON pv.id = pc.page_version_id
 WHERE pc.page_version_id = ANY(@ids::bigint[])
@@ -47,3 +47,20 @@ CROSS JOIN LATERAL (
     SELECT r.* FROM robots_captures r WHERE r.origin = a.origin AND r.captured_at <= a.at
     ORDER BY r.captured_at DESC LIMIT 1) rc
 ORDER BY rc.id;
+
+-- name: DeleteUnneededRobotsCaptures :execrows
+-- robots.txt captures no page capture needs: none of the origin's page
+-- captures falls at or after it and before the origin's next robots.txt
+-- capture (RobotsCapturesBefore pairs each page with the latest at or
+-- before it). Only those read before @kept_since: a page fetched under a
+-- robots.txt the fetcher still holds may not be written yet. At most @batch.
+DELETE FROM robots_captures WHERE id IN (
+    SELECT r.id FROM robots_captures r
+    WHERE r.captured_at < @kept_since
+      AND NOT EXISTS (
+          SELECT 1 FROM page_captures pc
+          WHERE pc.origin = r.origin AND pc.captured_at >= r.captured_at
+            AND pc.captured_at < COALESCE((SELECT min(n.captured_at) FROM robots_captures n
+                                           WHERE n.origin = r.origin AND n.captured_at > r.captured_at), 'infinity'))
+    ORDER BY r.id
+    LIMIT @batch);

@@ -181,6 +181,6 @@ SELECT COALESCE(NOT EXISTS (SELECT 1 FROM prev), true)::boolean AS added;
 -- name: InsertPageCapture :exec
 -- The response a new page version was first seen in (page_captures); a
 -- version keeps its first capture.
-INSERT INTO page_captures (page_version_id, url, captured_at, status, headers, body, request_headers)
-VALUES (@page_version_id, @url, @captured_at, @status, @headers, @body, sqlc.narg(request_headers))
+INSERT INTO page_captures (page_version_id, url, origin, captured_at, status, headers, body, request_headers)
+VALUES (@page_version_id, @url, @origin, @captured_at, @status, @headers, @body, sqlc.narg(request_headers))
 ON CONFLICT (page_version_id) DO NOTHING;
