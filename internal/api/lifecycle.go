@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -42,16 +41,16 @@ type recheckInput struct {
 }
 
 func (h *handlers) recheckTask(ctx context.Context, in *recheckInput) (*body[service.RecheckStarted], error) {
-	var every *time.Duration
-	now := true
-	if b := in.Body; b != nil && b.Every != "" {
-		d, err := service.ParseRecheckEvery(b.Every)
-		if err != nil {
-			return nil, h.problem(ctx, err)
-		}
-		every, now = &d, b.Now
+	var asked string
+	var now bool
+	if b := in.Body; b != nil {
+		asked, now = b.Every, b.Now
 	}
-	res, err := h.svc.RecheckTask(ctx, org(ctx), in.TaskID, every, now)
+	every, start, err := service.RecheckWanted(asked, now)
+	if err != nil {
+		return nil, h.problem(ctx, err)
+	}
+	res, err := h.svc.RecheckTask(ctx, org(ctx), in.TaskID, every, start)
 	return &body[service.RecheckStarted]{res}, h.problem(ctx, err)
 }
 

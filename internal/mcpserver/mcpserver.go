@@ -1,9 +1,10 @@
 // Package mcpserver is the fleet as an MCP server (Model Context Protocol,
-// on the official Go SDK): eleven tools, each a thin call of one operation
+// on the official Go SDK): twelve tools, each a thin call of one operation
 // of internal/service, so that an AI assistant creates and lists tasks,
 // queues their targets, follows, pauses and resumes them, reads their jobs
-// and evidence down to exact spans, checks a text's [E…] citations, stops
-// and corrects them; and a task's evidence as a resource.
+// and evidence down to exact spans, checks a text's [E…] citations, has
+// their cited sources checked again, stops and corrects them; and a task's
+// evidence as a resource.
 //
 // The organization of a call is fixed by whoever starts the server
 // (Options.Org: `worker mcp --org ORG` over stdio) or, when Options.Org is
@@ -61,6 +62,7 @@ const (
 	ToolPauseTask      = "pause_task"
 	ToolResumeTask     = "resume_task"
 	ToolTaskJobs       = "task_jobs"
+	ToolRecheckTask    = "recheck_task"
 )
 
 // EvidenceResource is the URI template of a task's evidence as an MCP
@@ -137,6 +139,17 @@ func New(svc *service.Service, opts Options) *mcp.Server {
 		Description: "A task's jobs, newest first, a page at a time: id, kind, state, attempt, when due, last error; optionally of one state (available, running, retryable, scheduled, completed, cancelled, discarded)."},
 		forOrg(h, func(ctx context.Context, org string, in TaskJobsInput) (service.JobPage, error) {
 			return svc.ListJobs(ctx, org, in.TaskID, in.State, in.Limit, in.Cursor)
+		}))
+	addTool(s, &mcp.Tool{Name: ToolRecheckTask, Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &yes},
+		Description: "Check a task's cited sources again: fetch each page its claims and evidence quote and record whether every quote still stands there (unchanged, edited with the new text, moved, gone, unreachable); " +
+			"get_evidence's claims view carries each quote's latest check and get_status sums them. Without every a round starts now; with every the task's schedule is set " +
+			"(a duration of at least 1h such as 72h, never, or default) and a round starts only with now. already_waiting is true when a round was waiting or running."},
+		forOrg(h, func(ctx context.Context, org string, in RecheckTaskInput) (service.RecheckStarted, error) {
+			every, now, err := service.RecheckWanted(in.Every, in.Now)
+			if err != nil {
+				return service.RecheckStarted{TaskID: in.TaskID}, err
+			}
+			return svc.RecheckTask(ctx, org, in.TaskID, every, now)
 		}))
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "task-evidence", URITemplate: EvidenceResource, MIMEType: "application/json",
 		Title:       "A task's evidence",
@@ -363,6 +376,13 @@ func (h handlers) getEvidence(ctx context.Context, req *mcp.CallToolRequest, in 
 type CheckCitationsInput struct {
 	TaskID int64  `json:"task_id" jsonschema:"the task whose claims the text cites"`
 	Text   string `json:"text" jsonschema:"the text to check, citing claims as [E1] or [E1, E5]"`
+}
+
+// RecheckTaskInput is recheck_task's input.
+type RecheckTaskInput struct {
+	TaskID int64  `json:"task_id" jsonschema:"the task whose cited sources to check again"`
+	Every  string `json:"every,omitempty" jsonschema:"the task's interval between rounds: a duration of at least 1h (72h), never, or default (the fleet's); empty leaves it"`
+	Now    bool   `json:"now,omitempty" jsonschema:"with every: start a round now too (without every a round always starts)"`
 }
 
 // StopTaskInput is stop_task's input.

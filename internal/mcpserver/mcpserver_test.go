@@ -117,7 +117,7 @@ func text(res *mcp.CallToolResult) string {
 }
 
 var allTools = []string{"check_citations", "create_task", "feedback", "get_evidence", "get_status", "list_tasks", "pause_task",
-	"queue_targets", "resume_task", "stop_task", "task_jobs"}
+	"queue_targets", "recheck_task", "resume_task", "stop_task", "task_jobs"}
 
 // spanPage and claimPage are get_evidence's pages of each view.
 type (
@@ -286,6 +286,22 @@ func TestAssistantRunsATask(t *testing.T) {
 		}
 	}
 
+	// the assistant sets the task's recheck schedule, then asks for a round now
+	set := call[service.RecheckStarted](t, cs, "recheck_task", map[string]any{"task_id": task.TaskID, "every": "72h"})
+	if set.Every != "72h0m0s" || set.JobID != 0 {
+		t.Errorf("recheck_task every 72h gave %+v, want the schedule set and no round", set)
+	}
+	var every string
+	if err := b.f.Pool.QueryRow(b.ctx, `SELECT recheck_every::text FROM tasks WHERE id = $1`, task.TaskID).Scan(&every); err != nil || every != "72:00:00" {
+		t.Errorf("the task's recheck_every after recheck_task: %q (%v), want 72:00:00", every, err)
+	}
+	round := call[service.RecheckStarted](t, cs, "recheck_task", map[string]any{"task_id": task.TaskID})
+	var kind, args string
+	if err := b.f.Pool.QueryRow(b.ctx, `SELECT kind, args::text FROM river_job WHERE id = $1`, round.JobID).Scan(&kind, &args); err != nil ||
+		kind != "recheck" || !strings.Contains(args, fmt.Sprintf(`"task_id": %d`, task.TaskID)) {
+		t.Errorf("recheck_task round %+v: job %s %s (%v), want a recheck job of task %d", round, kind, args, err, task.TaskID)
+	}
+
 	cite := call[citation.Result](t, cs, "check_citations", map[string]any{"task_id": task.TaskID,
 		"text": "Glaciers are retreating worldwide [E1]. Sea level rose by 21 % because of it [E999]."})
 	if cite.OK || !slices.Equal(cite.InvalidIDs, []string{"E999"}) || !slices.Contains(cite.Cited, "E1") {
@@ -345,6 +361,8 @@ func TestToolErrors(t *testing.T) {
 		{"feedback", map[string]any{"kind": "edge", "edge_id": 999999, "relation": "supports", "reason": "r", "by": "b"}, "edge 999999"},
 		{"feedback", map[string]any{"kind": "claim", "claim_id": 1, "verdict": "reject", "reason": "r", "by": " "}, "by: required"},
 		{"check_citations", map[string]any{"task_id": 999999, "text": "x [E1]."}, "task 999999 does not exist"},
+		{"recheck_task", map[string]any{"task_id": task.TaskID, "every": "5m"}, `every "5m"`},
+		{"recheck_task", map[string]any{"task_id": 999999}, "task 999999 does not exist"},
 	} {
 		if got := callErr(t, cs, tc.tool, tc.args); !strings.Contains(got, tc.want) {
 			t.Errorf("%s %v: error %q, want it to say %q", tc.tool, tc.args, got, tc.want)

@@ -112,6 +112,21 @@ func ParseRecheckEvery(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// RecheckWanted reads a request for RecheckTask as the API and the MCP
+// tool take it: without every, a round starts now; with every
+// (ParseRecheckEvery), the task's schedule is set and a round starts only
+// when now is true.
+func RecheckWanted(every string, now bool) (*time.Duration, bool, error) {
+	if every == "" {
+		return nil, true, nil
+	}
+	d, err := ParseRecheckEvery(every)
+	if err != nil {
+		return nil, false, err
+	}
+	return &d, now, nil
+}
+
 // RecheckTask sets the organization's task's interval between recheck
 // rounds when every is not nil (0: never on schedule; a negative value:
 // back to the fleet's default), and starts a round now (a recheck job)
