@@ -52,7 +52,7 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 	slices.Sort(names)
 	want := []string{"check_citations", "create_task", "feedback", "get_evidence", "get_status", "list_tasks", "pause_task",
-		"queue_targets", "resume_task", "stop_task", "task_jobs"}
+		"queue_targets", "recheck_task", "resume_task", "stop_task", "task_jobs"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
