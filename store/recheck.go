@@ -69,7 +69,7 @@ func (q *Queries) WriteRecheck(ctx context.Context, w RecheckWrite) (Rechecked, 
 			return out, fmt.Errorf("the seen version: %w", err)
 		}
 		out.VersionID, out.NewVersion, seenID = ver.ID, ver.Created, &ver.ID
-	} else if err := q.insertRobots(ctx, w.Robots); err != nil {
+	} else if err := q.StoreRobots(ctx, w.Robots); err != nil {
 		return out, err
 	}
 	id, err := q.InsertSourceCheck(ctx, InsertSourceCheckParams{TaskID: w.TaskID, PageID: w.PageID, CheckedAt: w.CheckedAt,

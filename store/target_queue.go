@@ -275,7 +275,7 @@ func (q *Queries) storeVersion(ctx context.Context, pageID int64, sha, content s
 			return ver, err
 		}
 	}
-	return ver, q.insertRobots(ctx, robots)
+	return ver, q.StoreRobots(ctx, robots)
 }
 
 // CaptureOrigin is the origin (scheme://host[:port]) a capture's URL is
@@ -289,8 +289,10 @@ func CaptureOrigin(raw string) string {
 	return raw
 }
 
-// insertRobots stores the robots.txt responses a fetch read (each once).
-func (q *Queries) insertRobots(ctx context.Context, rs []CaptureWrite) error {
+// StoreRobots stores the robots.txt responses a fetch read (each once):
+// with the page or recheck whose fetch read them, or alone when the job
+// ends without that write.
+func (q *Queries) StoreRobots(ctx context.Context, rs []CaptureWrite) error {
 	if len(rs) == 0 {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -165,4 +166,58 @@ func TestLiveFetchesTakeTheirDomainsTurn(t *testing.T) {
 			t.Errorf("budgets exhausted %v, budget waits %v; want 1 each", n, waitsCounted(t, b.metrics, store.SlotBudget))
 		}
 	})
+}
+
+// TestTheRobotsTxtOfAJobThatWaitsIsKept: a job that reads a site's
+// robots.txt and then finds its domain's turn taken snoozes without its
+// page, and the robots.txt it read is stored all the same: the fetcher now
+// holds it for a day, and the pages fetched under it meanwhile are
+// exported with it.
+func TestTheRobotsTxtOfAJobThatWaitsIsKept(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.2:0") // a domain of its own: no other test waits on its row
+	if err != nil {
+		t.Skipf("no loopback address 127.0.0.2: %v", err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, strings.ReplaceAll(policyPage, "%s", r.URL.Path))
+	}))
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	fetcher, err := crawl.New(crawl.Config{AllowPrivate: true, RespectRobots: true, DomainDelay: -1, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fetcher.Close)
+	tx := pgtest.Tx(t)
+	task := fixture.Task(t, tx, "Arctic sea ice is declining.")
+	// Another process took the domain's turn a moment ago.
+	if _, err := tx.Exec(ctx, `INSERT INTO domain_politeness (domain, next_at, queue_at, day, day_count, last_fetch_at, last_answer)
+		VALUES ('127.0.0.2', now() + interval '1 hour', now() + interval '1 hour', (now() AT TIME ZONE 'UTC')::date, 1, now(), 'granted')`); err != nil {
+		t.Fatal(err)
+	}
+	w := workers.NewTargetQueueWorker(store.NewStore(tx), fetcher, builtin.NewHashEmbedder(256), nil, workers.TargetSources{},
+		workers.PageSettings{Extract: workers.ExtractConfig{Fragments: extract.FragmentOptions{MaxRunes: 600}, MaxClaimsPerPage: 20}}, nil, nil, nil)
+	tw := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{Middleware: workers.Middleware(store.NewStore(tx), workers.ServerWaits{}, nil, nil)}, w)
+	res, err := tw.Work(ctx, t, tx, jobs.TargetQueueArgs{TaskID: task, Target: jobs.Target{Kind: jobs.TargetURL, Value: srv.URL + "/a"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.EventKind != river.EventKindJobSnoozed {
+		t.Fatalf("a fetch whose turn was taken: %s, want snoozed", res.EventKind)
+	}
+	var n, status int
+	if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(max(status), 0) FROM robots_captures WHERE origin = $1`, store.CaptureOrigin(srv.URL)).Scan(&n, &status); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 || status != http.StatusOK {
+		t.Errorf("robots.txt captures of %s: %d (status %d), want the one the waiting job read", srv.URL, n, status)
+	}
 }

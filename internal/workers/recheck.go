@@ -174,7 +174,7 @@ type RecheckPageOutput struct {
 
 // checkPage fetches the page again and classifies every span the task
 // cites in it, storing what it saw with the job's completion.
-func (w *RecheckWorker) checkPage(ctx context.Context, job *river.Job[jobs.RecheckArgs]) error {
+func (w *RecheckWorker) checkPage(ctx context.Context, job *river.Job[jobs.RecheckArgs]) (err error) {
 	a := job.Args
 	pg, err := w.store.PageToRecheck(ctx, store.PageToRecheckParams{TaskID: a.TaskID, PageID: a.PageID})
 	switch {
@@ -207,6 +207,7 @@ func (w *RecheckWorker) checkPage(ctx context.Context, job *river.Job[jobs.Reche
 		return fmt.Errorf("the cited versions of page %d: %w", a.PageID, err)
 	}
 	ctx, robots := crawl.WithRobotsCaptures(ctx)
+	defer func() { keepRobots(ctx, w.store, w.logger, job.ID, robots, err) }()
 	write, err := w.see(ctx, job, pg.Url, versions)
 	if err != nil {
 		return err

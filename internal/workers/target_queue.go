@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/evidencefleet/evidencefleet/internal/domainpolicy"
 	"github.com/evidencefleet/evidencefleet/internal/ident"
@@ -75,7 +76,7 @@ func (w *TargetQueueWorker) Work(ctx context.Context, job *river.Job[jobs.Target
 
 // workTarget takes the registered target to its page by its kind,
 // processes the page (pageproc) and stores it with the job's completion.
-func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], tgt store.EnsureTargetRow, target jobs.Target) error {
+func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.TargetQueueArgs], tgt store.EnsureTargetRow, target jobs.Target) (err error) {
 	targetID := tgt.ID
 	var in pageproc.Input
 	var robots *crawl.RobotsCaptures
@@ -93,6 +94,7 @@ func (w *TargetQueueWorker) workTarget(ctx context.Context, job *river.Job[jobs.
 			return err
 		}
 		ctx, robots = crawl.WithRobotsCaptures(ctx)
+		defer func() { keepRobots(ctx, w.store, w.logger, job.ID, robots, err) }()
 		if err := w.politeTurn(ctx, job, target); err != nil {
 			return err
 		}
@@ -217,6 +219,24 @@ func pageWrite(r pageproc.PageResult, embedModel string, policy *domainpolicy.Po
 		pw.Capture = captureWrite(p.Capture)
 	}
 	return pw
+}
+
+// keepRobots stores the robots.txt responses a job's fetch read when the
+// job ends with err instead of the write that holds them (its domain's
+// turn had not come, robots.txt refused the URL, the fetch or the write
+// failed): the fetcher now holds that robots.txt for a day and reads it
+// from the web no more, so the pages fetched under it would be exported
+// without it. Stored alone, each once; a failure is logged, not the job's.
+func keepRobots(ctx context.Context, st *store.Store, log *slog.Logger, jobID int64, rc *crawl.RobotsCaptures, err error) {
+	rs := robotsWrites(rc)
+	if err == nil || len(rs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if serr := st.StoreRobots(ctx, rs); serr != nil {
+		log.WarnContext(ctx, "keeping the robots.txt a failed job read failed", slog.Int64("job_id", jobID), slog.String("error", serr.Error()))
+	}
 }
 
 // robotsWrites are the robots.txt responses a fetch read, as the store
