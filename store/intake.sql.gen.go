@@ -14,7 +14,7 @@ const createTask = `-- name: CreateTask :one
 INSERT INTO tasks (organization_id, hypothesis, budget_class, retrieval, idempotency_key)
 VALUES ($1, $2, $3, COALESCE(NULLIF($4::text, ''), 'given'), $5::text)
 ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at, recheck_citations
 `
 
 type CreateTaskParams struct {
@@ -55,6 +55,7 @@ func (q *Queries) CreateTask(ctx context.Context, arg CreateTaskParams) (Task, e
 		&i.AcceptedLinks,
 		&i.RecheckEvery,
 		&i.RecheckedAt,
+		&i.RecheckCitations,
 	)
 	return i, err
 }
@@ -171,7 +172,7 @@ func (q *Queries) InsertHypotheses(ctx context.Context, arg InsertHypothesesPara
 }
 
 const taskByIdempotencyKey = `-- name: TaskByIdempotencyKey :one
-SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at FROM tasks WHERE organization_id = $1 AND idempotency_key = $2
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at, recheck_citations FROM tasks WHERE organization_id = $1 AND idempotency_key = $2
 `
 
 type TaskByIdempotencyKeyParams struct {
@@ -200,6 +201,7 @@ func (q *Queries) TaskByIdempotencyKey(ctx context.Context, arg TaskByIdempotenc
 		&i.AcceptedLinks,
 		&i.RecheckEvery,
 		&i.RecheckedAt,
+		&i.RecheckCitations,
 	)
 	return i, err
 }

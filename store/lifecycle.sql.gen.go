@@ -13,7 +13,7 @@ const pauseTask = `-- name: PauseTask :one
 
 UPDATE tasks SET status = 'paused', paused_at = COALESCE(paused_at, now()), completed_at = NULL, updated_at = now()
 WHERE id = $1 AND status <> 'stopped'
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at, recheck_citations
 `
 
 // A task's lifecycle beside stopping (cleanup.sql): pause, resume and the
@@ -42,6 +42,7 @@ func (q *Queries) PauseTask(ctx context.Context, id int64) (Task, error) {
 		&i.AcceptedLinks,
 		&i.RecheckEvery,
 		&i.RecheckedAt,
+		&i.RecheckCitations,
 	)
 	return i, err
 }
@@ -49,7 +50,7 @@ func (q *Queries) PauseTask(ctx context.Context, id int64) (Task, error) {
 const resumeTask = `-- name: ResumeTask :one
 UPDATE tasks SET status = 'active', paused_at = NULL, updated_at = now()
 WHERE id = $1 AND status = 'paused'
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at, recheck_citations
 `
 
 // Resumes a paused task: active again; the settle sweep completes it when
@@ -75,6 +76,7 @@ func (q *Queries) ResumeTask(ctx context.Context, id int64) (Task, error) {
 		&i.AcceptedLinks,
 		&i.RecheckEvery,
 		&i.RecheckedAt,
+		&i.RecheckCitations,
 	)
 	return i, err
 }
@@ -82,7 +84,7 @@ func (q *Queries) ResumeTask(ctx context.Context, id int64) (Task, error) {
 const setTaskBudget = `-- name: SetTaskBudget :one
 UPDATE tasks SET budget_class = $1, updated_at = now()
 WHERE id = $2 AND status = 'paused'
-RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at
+RETURNING id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at, recheck_citations
 `
 
 type SetTaskBudgetParams struct {
@@ -112,6 +114,7 @@ func (q *Queries) SetTaskBudget(ctx context.Context, arg SetTaskBudgetParams) (T
 		&i.AcceptedLinks,
 		&i.RecheckEvery,
 		&i.RecheckedAt,
+		&i.RecheckCitations,
 	)
 	return i, err
 }

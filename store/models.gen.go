@@ -423,23 +423,24 @@ type Target struct {
 }
 
 type Task struct {
-	ID             int64           `json:"id"`
-	OrganizationID string          `json:"organization_id"`
-	Hypothesis     string          `json:"hypothesis"`
-	Status         string          `json:"status"`
-	BudgetClass    string          `json:"budget_class"`
-	NextEvidenceNo int32           `json:"next_evidence_no"`
-	WorkVersion    int64           `json:"work_version"`
-	CreatedAt      time.Time       `json:"created_at"`
-	UpdatedAt      time.Time       `json:"updated_at"`
-	CompletedAt    *time.Time      `json:"completed_at"`
-	PausedAt       *time.Time      `json:"paused_at"`
-	Retrieval      string          `json:"retrieval"`
-	RetrievalStage int16           `json:"retrieval_stage"`
-	IdempotencyKey *string         `json:"idempotency_key"`
-	AcceptedLinks  int32           `json:"accepted_links"`
-	RecheckEvery   pgtype.Interval `json:"recheck_every"`
-	RecheckedAt    *time.Time      `json:"rechecked_at"`
+	ID               int64           `json:"id"`
+	OrganizationID   string          `json:"organization_id"`
+	Hypothesis       string          `json:"hypothesis"`
+	Status           string          `json:"status"`
+	BudgetClass      string          `json:"budget_class"`
+	NextEvidenceNo   int32           `json:"next_evidence_no"`
+	WorkVersion      int64           `json:"work_version"`
+	CreatedAt        time.Time       `json:"created_at"`
+	UpdatedAt        time.Time       `json:"updated_at"`
+	CompletedAt      *time.Time      `json:"completed_at"`
+	PausedAt         *time.Time      `json:"paused_at"`
+	Retrieval        string          `json:"retrieval"`
+	RetrievalStage   int16           `json:"retrieval_stage"`
+	IdempotencyKey   *string         `json:"idempotency_key"`
+	AcceptedLinks    int32           `json:"accepted_links"`
+	RecheckEvery     pgtype.Interval `json:"recheck_every"`
+	RecheckedAt      *time.Time      `json:"rechecked_at"`
+	RecheckCitations *int32          `json:"recheck_citations"`
 }
 
 type TaskCitation struct {

@@ -255,25 +255,38 @@ func (q *Queries) SetRecheckEvery(ctx context.Context, arg SetRecheckEveryParams
 	return err
 }
 
-const spanLatestCheck = `-- name: SpanLatestCheck :one
-SELECT cc.state, sc.checked_at, sc.final_url, sc.page_version_id AS seen_version_id,
-       COALESCE(substring(pv.content FROM cc.around_start + 1 FOR cc.around_end - cc.around_start), '')::text AS around
-FROM source_checks sc
-JOIN citation_checks cc ON cc.check_id = sc.id
-LEFT JOIN page_versions pv ON pv.id = sc.page_version_id
-WHERE sc.task_id = $1 AND cc.page_version_id = $2 AND cc.start_char = $3 AND cc.end_char = $4
-ORDER BY sc.id DESC
-LIMIT 1
+const spanCitationChecks = `-- name: SpanCitationChecks :many
+WITH wanted AS (
+    SELECT DISTINCT w.page_version_id, w.start_char, w.end_char
+    FROM (SELECT unnest($1::bigint[]) AS page_version_id, unnest($2::integer[]) AS start_char,
+                 unnest($3::integer[]) AS end_char) AS w
+), latest AS (
+    SELECT DISTINCT ON (w.page_version_id, w.start_char, w.end_char)
+           w.page_version_id, w.start_char, w.end_char, cc.state, cc.around_start, cc.around_end,
+           sc.checked_at, sc.final_url, sc.page_version_id AS seen_version_id
+    FROM wanted w
+    JOIN citation_checks cc ON cc.page_version_id = w.page_version_id AND cc.start_char = w.start_char AND cc.end_char = w.end_char
+    JOIN source_checks sc ON sc.id = cc.check_id
+    WHERE sc.task_id = $4
+    ORDER BY w.page_version_id, w.start_char, w.end_char, sc.id DESC
+)
+SELECT l.page_version_id::bigint AS page_version_id, l.start_char::integer AS start_char, l.end_char::integer AS end_char, l.state, l.checked_at, l.final_url, l.seen_version_id,
+       COALESCE(substring(pv.content FROM l.around_start + 1 FOR l.around_end - l.around_start), '')::text AS around
+FROM latest l
+LEFT JOIN page_versions pv ON pv.id = l.seen_version_id AND l.around_start IS NOT NULL
 `
 
-type SpanLatestCheckParams struct {
-	TaskID        int64 `json:"task_id"`
-	PageVersionID int64 `json:"page_version_id"`
-	StartChar     int32 `json:"start_char"`
-	EndChar       int32 `json:"end_char"`
+type SpanCitationChecksParams struct {
+	PageVersionIds []int64 `json:"page_version_ids"`
+	Starts         []int32 `json:"starts"`
+	Ends           []int32 `json:"ends"`
+	TaskID         int64   `json:"task_id"`
 }
 
-type SpanLatestCheckRow struct {
+type SpanCitationChecksRow struct {
+	PageVersionID int64     `json:"page_version_id"`
+	StartChar     int32     `json:"start_char"`
+	EndChar       int32     `json:"end_char"`
 	State         string    `json:"state"`
 	CheckedAt     time.Time `json:"checked_at"`
 	FinalUrl      *string   `json:"final_url"`
@@ -281,23 +294,42 @@ type SpanLatestCheckRow struct {
 	Around        string    `json:"around"`
 }
 
-// The latest recheck, for the task, of one cited span.
-func (q *Queries) SpanLatestCheck(ctx context.Context, arg SpanLatestCheckParams) (SpanLatestCheckRow, error) {
-	row := q.db.QueryRow(ctx, spanLatestCheck,
+// TaskCitationChecks of the spans of @page_version_ids, @starts and @ends
+// alone (an export page's, a claim's), found by span
+// (citation_checks_span_idx), so a page of a large task does not read all
+// of the task's checks.
+func (q *Queries) SpanCitationChecks(ctx context.Context, arg SpanCitationChecksParams) ([]SpanCitationChecksRow, error) {
+	rows, err := q.db.Query(ctx, spanCitationChecks,
+		arg.PageVersionIds,
+		arg.Starts,
+		arg.Ends,
 		arg.TaskID,
-		arg.PageVersionID,
-		arg.StartChar,
-		arg.EndChar,
 	)
-	var i SpanLatestCheckRow
-	err := row.Scan(
-		&i.State,
-		&i.CheckedAt,
-		&i.FinalUrl,
-		&i.SeenVersionID,
-		&i.Around,
-	)
-	return i, err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SpanCitationChecksRow{}
+	for rows.Next() {
+		var i SpanCitationChecksRow
+		if err := rows.Scan(
+			&i.PageVersionID,
+			&i.StartChar,
+			&i.EndChar,
+			&i.State,
+			&i.CheckedAt,
+			&i.FinalUrl,
+			&i.SeenVersionID,
+			&i.Around,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const startDueRechecks = `-- name: StartDueRechecks :many
@@ -350,11 +382,17 @@ func (q *Queries) StartDueRechecks(ctx context.Context, arg StartDueRechecksPara
 }
 
 const startRecheckRound = `-- name: StartRecheckRound :one
-UPDATE tasks SET rechecked_at = now() WHERE id = $1 AND status <> 'stopped' RETURNING id
+UPDATE tasks SET rechecked_at = now(),
+                 recheck_citations = (SELECT count(*) FROM (
+                     SELECT DISTINCT tc.page_version_id, tc.start_char, tc.end_char
+                     FROM task_citations tc JOIN pages p ON p.id = tc.page_id
+                     WHERE tc.task_id = $1 AND NOT p.abstract_only) AS cited)
+WHERE id = $1 AND status <> 'stopped' RETURNING id
 `
 
-// A round of the task begins: its start recorded. No row: the task is
-// missing or stopped.
+// A round of the task begins: its start recorded, with the spans it cites
+// in pages from the web (the status's "of M citations"). No row: the task
+// is missing or stopped.
 func (q *Queries) StartRecheckRound(ctx context.Context, taskID int64) (int64, error) {
 	row := q.db.QueryRow(ctx, startRecheckRound, taskID)
 	var id int64
@@ -363,15 +401,19 @@ func (q *Queries) StartRecheckRound(ctx context.Context, taskID int64) (int64, e
 }
 
 const taskCitationChecks = `-- name: TaskCitationChecks :many
-SELECT DISTINCT ON (cc.page_version_id, cc.start_char, cc.end_char)
-       cc.page_version_id, cc.start_char, cc.end_char, cc.state, sc.checked_at, sc.final_url,
-       sc.page_version_id AS seen_version_id, cc.found_start, cc.found_end,
-       COALESCE(substring(pv.content FROM cc.around_start + 1 FOR cc.around_end - cc.around_start), '')::text AS around
-FROM source_checks sc
-JOIN citation_checks cc ON cc.check_id = sc.id
-LEFT JOIN page_versions pv ON pv.id = sc.page_version_id
-WHERE sc.task_id = $1
-ORDER BY cc.page_version_id, cc.start_char, cc.end_char, sc.id DESC
+WITH latest AS (
+    SELECT DISTINCT ON (cc.page_version_id, cc.start_char, cc.end_char)
+           cc.page_version_id, cc.start_char, cc.end_char, cc.state, cc.around_start, cc.around_end,
+           sc.checked_at, sc.final_url, sc.page_version_id AS seen_version_id
+    FROM source_checks sc
+    JOIN citation_checks cc ON cc.check_id = sc.id
+    WHERE sc.task_id = $1
+    ORDER BY cc.page_version_id, cc.start_char, cc.end_char, sc.id DESC
+)
+SELECT l.page_version_id, l.start_char, l.end_char, l.state, l.checked_at, l.final_url, l.seen_version_id,
+       COALESCE(substring(pv.content FROM l.around_start + 1 FOR l.around_end - l.around_start), '')::text AS around
+FROM latest l
+LEFT JOIN page_versions pv ON pv.id = l.seen_version_id AND l.around_start IS NOT NULL
 `
 
 type TaskCitationChecksRow struct {
@@ -382,14 +424,13 @@ type TaskCitationChecksRow struct {
 	CheckedAt     time.Time `json:"checked_at"`
 	FinalUrl      *string   `json:"final_url"`
 	SeenVersionID *int64    `json:"seen_version_id"`
-	FoundStart    *int32    `json:"found_start"`
-	FoundEnd      *int32    `json:"found_end"`
 	Around        string    `json:"around"`
 }
 
-// The latest check of every span the task cites that was checked, with
-// when, what answered and, for an edited span, the text now around where
-// it stood.
+// The latest check of every span the task cites that was checked (the
+// whole graph's), with when, what answered and, for an edited span, the
+// text now around where it stood, cut from the seen version for the latest
+// check alone. SpanCitationChecks is the same for some spans.
 func (q *Queries) TaskCitationChecks(ctx context.Context, taskID int64) ([]TaskCitationChecksRow, error) {
 	rows, err := q.db.Query(ctx, taskCitationChecks, taskID)
 	if err != nil {
@@ -407,8 +448,6 @@ func (q *Queries) TaskCitationChecks(ctx context.Context, taskID int64) ([]TaskC
 			&i.CheckedAt,
 			&i.FinalUrl,
 			&i.SeenVersionID,
-			&i.FoundStart,
-			&i.FoundEnd,
 			&i.Around,
 		); err != nil {
 			return nil, err
@@ -457,17 +496,13 @@ func (q *Queries) TaskCitedPages(ctx context.Context, arg TaskCitedPagesParams) 
 }
 
 const taskRecheckSummary = `-- name: TaskRecheckSummary :one
-WITH cited AS (
-    SELECT DISTINCT tc.page_version_id, tc.start_char, tc.end_char
-    FROM task_citations tc JOIN pages p ON p.id = tc.page_id
-    WHERE tc.task_id = $1 AND NOT p.abstract_only
-), latest AS (
+WITH latest AS (
     SELECT DISTINCT ON (cc.page_version_id, cc.start_char, cc.end_char) cc.state, sc.checked_at
     FROM source_checks sc JOIN citation_checks cc ON cc.check_id = sc.id
     WHERE sc.task_id = $1
     ORDER BY cc.page_version_id, cc.start_char, cc.end_char, sc.id DESC
 )
-SELECT (SELECT count(*) FROM cited)::int AS citations,
+SELECT COALESCE(t.recheck_citations, 0)::int AS citations,
        count(l.state)::int AS checked,
        count(*) FILTER (WHERE l.state = 'unchanged')::int AS unchanged,
        count(*) FILTER (WHERE l.state = 'edited')::int AS edited,
@@ -481,7 +516,7 @@ FROM tasks t
 LEFT JOIN LATERAL (SELECT sc.checked_at FROM source_checks sc WHERE sc.task_id = t.id ORDER BY sc.id DESC LIMIT 1) lc ON true
 LEFT JOIN latest l ON true
 WHERE t.id = $1
-GROUP BY t.id, lc.checked_at
+GROUP BY t.id, lc.checked_at, t.recheck_citations
 `
 
 type TaskRecheckSummaryRow struct {
@@ -497,8 +532,9 @@ type TaskRecheckSummaryRow struct {
 	RoundStartedAt *time.Time `json:"round_started_at"`
 }
 
-// The task's citations (of pages from the web), how many were checked and
-// how the latest check of each found it, and when the latest was.
+// The task's citations (of pages from the web, as its latest round counted
+// them; 0 before one), how many were checked and how the latest check of
+// each found it, and when the latest was.
 func (q *Queries) TaskRecheckSummary(ctx context.Context, taskID int64) (TaskRecheckSummaryRow, error) {
 	row := q.db.QueryRow(ctx, taskRecheckSummary, taskID)
 	var i TaskRecheckSummaryRow

@@ -102,7 +102,7 @@ func (q *Queries) EdgeOrganization(ctx context.Context, id int64) (EdgeOrganizat
 
 const getTask = `-- name: GetTask :one
 
-SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at FROM tasks WHERE id = $1
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at, recheck_citations FROM tasks WHERE id = $1
 `
 
 // The task row every writer shares: read, lock (store.LockActiveTask),
@@ -128,6 +128,7 @@ func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 		&i.AcceptedLinks,
 		&i.RecheckEvery,
 		&i.RecheckedAt,
+		&i.RecheckCitations,
 	)
 	return i, err
 }
@@ -270,7 +271,7 @@ func (q *Queries) OrgEdgeIDs(ctx context.Context, arg OrgEdgeIDsParams) ([]int64
 }
 
 const orgTask = `-- name: OrgTask :one
-SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at FROM tasks WHERE id = $1 AND organization_id = $2
+SELECT id, organization_id, hypothesis, status, budget_class, next_evidence_no, work_version, created_at, updated_at, completed_at, paused_at, retrieval, retrieval_stage, idempotency_key, accepted_links, recheck_every, rechecked_at, recheck_citations FROM tasks WHERE id = $1 AND organization_id = $2
 `
 
 type OrgTaskParams struct {
@@ -301,6 +302,7 @@ func (q *Queries) OrgTask(ctx context.Context, arg OrgTaskParams) (Task, error) 
 		&i.AcceptedLinks,
 		&i.RecheckEvery,
 		&i.RecheckedAt,
+		&i.RecheckCitations,
 	)
 	return i, err
 }

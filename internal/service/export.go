@@ -87,7 +87,13 @@ func (s *Service) Export(ctx context.Context, org string, taskID int64, after, l
 	for _, o := range origins {
 		byPage[o.PageID] = o
 	}
-	checks, err := citationChecks(ctx, s.st, taskID)
+	spans := []spanKey{}
+	for _, r := range rows[:min(len(rows), limit)] {
+		if r.PageVersionID != nil {
+			spans = append(spans, spanKey{*r.PageVersionID, *r.QuoteStart, *r.QuoteEnd})
+		}
+	}
+	checks, err := citationChecks(ctx, s.st, taskID, spans...)
 	if err != nil {
 		return out, fmt.Errorf("export task %d: %w", taskID, err)
 	}

@@ -31,7 +31,7 @@ type CitationRecheck struct {
 // RecheckSummary is what the rechecks of a task's citations found, by the
 // latest check of each: "N citations checked, k edited, g gone".
 type RecheckSummary struct {
-	Citations      int        `json:"citations" doc:"spans the task cites in pages from the web"`
+	Citations      int        `json:"citations" doc:"spans the task cites in pages from the web, counted when its latest recheck round began (0 before the first)"`
 	Checked        int        `json:"checked"`
 	Unchanged      int        `json:"unchanged"`
 	Edited         int        `json:"edited"`
@@ -69,19 +69,40 @@ type spanKey struct {
 	start, end int32
 }
 
-// citationChecks are the latest rechecks of the task's cited spans.
-func citationChecks(ctx context.Context, st *store.Store, taskID int64) (map[spanKey]*CitationRecheck, error) {
-	rows, err := st.TaskCitationChecks(ctx, taskID)
+// citationChecks are the latest rechecks of the task's cited spans: all of
+// them (for the whole graph), or, with spans, of those alone (an export
+// page's, a claim's), so a page of a large task does not read all of the
+// task's.
+func citationChecks(ctx context.Context, st *store.Store, taskID int64, spans ...spanKey) (map[spanKey]*CitationRecheck, error) {
+	out := map[spanKey]*CitationRecheck{}
+	add := func(version int64, start, end int32, state string, at time.Time, finalURL *string, seen *int64, around string) {
+		c := &CitationRecheck{State: state, CheckedAt: at, FinalURL: finalURL, SeenVersionID: seen}
+		if around != "" {
+			c.TextAround = &around
+		}
+		out[spanKey{version, start, end}] = c
+	}
+	if spans == nil {
+		rows, err := st.TaskCitationChecks(ctx, taskID)
+		if err != nil {
+			return nil, fmt.Errorf("the citations' rechecks: %w", err)
+		}
+		for _, r := range rows {
+			add(r.PageVersionID, r.StartChar, r.EndChar, r.State, r.CheckedAt, r.FinalUrl, r.SeenVersionID, r.Around)
+		}
+		return out, nil
+	}
+	p := store.SpanCitationChecksParams{TaskID: taskID,
+		PageVersionIds: make([]int64, len(spans)), Starts: make([]int32, len(spans)), Ends: make([]int32, len(spans))}
+	for i, k := range spans {
+		p.PageVersionIds[i], p.Starts[i], p.Ends[i] = k.version, k.start, k.end
+	}
+	rows, err := st.SpanCitationChecks(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("the citations' rechecks: %w", err)
 	}
-	out := make(map[spanKey]*CitationRecheck, len(rows))
 	for _, r := range rows {
-		c := &CitationRecheck{State: r.State, CheckedAt: r.CheckedAt, FinalURL: r.FinalUrl, SeenVersionID: r.SeenVersionID}
-		if r.Around != "" {
-			c.TextAround = &r.Around
-		}
-		out[spanKey{r.PageVersionID, r.StartChar, r.EndChar}] = c
+		add(r.PageVersionID, r.StartChar, r.EndChar, r.State, r.CheckedAt, r.FinalUrl, r.SeenVersionID, r.Around)
 	}
 	return out, nil
 }

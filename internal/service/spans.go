@@ -113,17 +113,11 @@ func (s *Service) spanInVersion(ctx context.Context, org string, sc *SpanContext
 	sc.PageID, sc.URL, sc.Domain, sc.Title, sc.Level, sc.FetchedAt = r.PageID, r.Url, r.Domain, r.Title, r.Level, r.FetchedAt
 	sc.Before, sc.Text, sc.After = r.Before, r.Text, r.After
 	sc.VersionRunes, sc.NewestVersionID = int(r.VersionRunes), r.NewestVersionID
-	c, err := s.st.SpanLatestCheck(ctx, store.SpanLatestCheckParams{TaskID: sc.TaskID, PageVersionID: sc.PageVersionID,
-		StartChar: sc.StartChar, EndChar: sc.EndChar})
-	switch {
-	case store.IsNotFound(err):
-		return nil
-	case err != nil:
-		return fmt.Errorf("the recheck of page version %d at [%d, %d): %w", sc.PageVersionID, sc.StartChar, sc.EndChar, err)
+	key := spanKey{sc.PageVersionID, sc.StartChar, sc.EndChar}
+	checks, err := citationChecks(ctx, s.st, sc.TaskID, key)
+	if err != nil {
+		return fmt.Errorf("page version %d at [%d, %d): %w", sc.PageVersionID, sc.StartChar, sc.EndChar, err)
 	}
-	sc.Recheck = &CitationRecheck{State: c.State, CheckedAt: c.CheckedAt, FinalURL: c.FinalUrl, SeenVersionID: c.SeenVersionID}
-	if c.Around != "" {
-		sc.Recheck.TextAround = &c.Around
-	}
+	sc.Recheck = checks[key]
 	return nil
 }

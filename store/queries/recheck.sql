@@ -21,9 +21,15 @@ WHERE t.id IN (
 RETURNING t.id;
 
 -- name: StartRecheckRound :one
--- A round of the task begins: its start recorded. No row: the task is
--- missing or stopped.
-UPDATE tasks SET rechecked_at = now() WHERE id = @task_id AND status <> 'stopped' RETURNING id;
+-- A round of the task begins: its start recorded, with the spans it cites
+-- in pages from the web (the status's "of M citations"). No row: the task
+-- is missing or stopped.
+UPDATE tasks SET rechecked_at = now(),
+                 recheck_citations = (SELECT count(*) FROM (
+                     SELECT DISTINCT tc.page_version_id, tc.start_char, tc.end_char
+                     FROM task_citations tc JOIN pages p ON p.id = tc.page_id
+                     WHERE tc.task_id = @task_id AND NOT p.abstract_only) AS cited)
+WHERE id = @task_id AND status <> 'stopped' RETURNING id;
 
 -- name: TaskCitedPages :many
 -- The pages the task cites that came from the web (an academic API's
@@ -91,33 +97,59 @@ SELECT DISTINCT @check_id::bigint, tc.page_version_id, tc.start_char, tc.end_cha
 FROM task_citations tc WHERE tc.task_id = @task_id AND tc.page_id = @page_id;
 
 -- name: TaskCitationChecks :many
--- The latest check of every span the task cites that was checked, with
--- when, what answered and, for an edited span, the text now around where
--- it stood.
-SELECT DISTINCT ON (cc.page_version_id, cc.start_char, cc.end_char)
-       cc.page_version_id, cc.start_char, cc.end_char, cc.state, sc.checked_at, sc.final_url,
-       sc.page_version_id AS seen_version_id, cc.found_start, cc.found_end,
-       COALESCE(substring(pv.content FROM cc.around_start + 1 FOR cc.around_end - cc.around_start), '')::text AS around
-FROM source_checks sc
-JOIN citation_checks cc ON cc.check_id = sc.id
-LEFT JOIN page_versions pv ON pv.id = sc.page_version_id
-WHERE sc.task_id = @task_id
-ORDER BY cc.page_version_id, cc.start_char, cc.end_char, sc.id DESC;
+-- The latest check of every span the task cites that was checked (the
+-- whole graph's), with when, what answered and, for an edited span, the
+-- text now around where it stood, cut from the seen version for the latest
+-- check alone. SpanCitationChecks is the same for some spans.
+WITH latest AS (
+    SELECT DISTINCT ON (cc.page_version_id, cc.start_char, cc.end_char)
+           cc.page_version_id, cc.start_char, cc.end_char, cc.state, cc.around_start, cc.around_end,
+           sc.checked_at, sc.final_url, sc.page_version_id AS seen_version_id
+    FROM source_checks sc
+    JOIN citation_checks cc ON cc.check_id = sc.id
+    WHERE sc.task_id = @task_id
+    ORDER BY cc.page_version_id, cc.start_char, cc.end_char, sc.id DESC
+)
+SELECT l.page_version_id, l.start_char, l.end_char, l.state, l.checked_at, l.final_url, l.seen_version_id,
+       COALESCE(substring(pv.content FROM l.around_start + 1 FOR l.around_end - l.around_start), '')::text AS around
+FROM latest l
+LEFT JOIN page_versions pv ON pv.id = l.seen_version_id AND l.around_start IS NOT NULL;
+
+-- name: SpanCitationChecks :many
+-- TaskCitationChecks of the spans of @page_version_ids, @starts and @ends
+-- alone (an export page's, a claim's), found by span
+-- (citation_checks_span_idx), so a page of a large task does not read all
+-- of the task's checks.
+WITH wanted AS (
+    SELECT DISTINCT w.page_version_id, w.start_char, w.end_char
+    FROM (SELECT unnest(@page_version_ids::bigint[]) AS page_version_id, unnest(@starts::integer[]) AS start_char,
+                 unnest(@ends::integer[]) AS end_char) AS w
+), latest AS (
+    SELECT DISTINCT ON (w.page_version_id, w.start_char, w.end_char)
+           w.page_version_id, w.start_char, w.end_char, cc.state, cc.around_start, cc.around_end,
+           sc.checked_at, sc.final_url, sc.page_version_id AS seen_version_id
+    FROM wanted w
+    JOIN citation_checks cc ON cc.page_version_id = w.page_version_id AND cc.start_char = w.start_char AND cc.end_char = w.end_char
+    JOIN source_checks sc ON sc.id = cc.check_id
+    WHERE sc.task_id = @task_id
+    ORDER BY w.page_version_id, w.start_char, w.end_char, sc.id DESC
+)
+SELECT l.page_version_id::bigint AS page_version_id, l.start_char::integer AS start_char, l.end_char::integer AS end_char, l.state, l.checked_at, l.final_url, l.seen_version_id,
+       COALESCE(substring(pv.content FROM l.around_start + 1 FOR l.around_end - l.around_start), '')::text AS around
+FROM latest l
+LEFT JOIN page_versions pv ON pv.id = l.seen_version_id AND l.around_start IS NOT NULL;
 
 -- name: TaskRecheckSummary :one
--- The task's citations (of pages from the web), how many were checked and
--- how the latest check of each found it, and when the latest was.
-WITH cited AS (
-    SELECT DISTINCT tc.page_version_id, tc.start_char, tc.end_char
-    FROM task_citations tc JOIN pages p ON p.id = tc.page_id
-    WHERE tc.task_id = @task_id AND NOT p.abstract_only
-), latest AS (
+-- The task's citations (of pages from the web, as its latest round counted
+-- them; 0 before one), how many were checked and how the latest check of
+-- each found it, and when the latest was.
+WITH latest AS (
     SELECT DISTINCT ON (cc.page_version_id, cc.start_char, cc.end_char) cc.state, sc.checked_at
     FROM source_checks sc JOIN citation_checks cc ON cc.check_id = sc.id
     WHERE sc.task_id = @task_id
     ORDER BY cc.page_version_id, cc.start_char, cc.end_char, sc.id DESC
 )
-SELECT (SELECT count(*) FROM cited)::int AS citations,
+SELECT COALESCE(t.recheck_citations, 0)::int AS citations,
        count(l.state)::int AS checked,
        count(*) FILTER (WHERE l.state = 'unchanged')::int AS unchanged,
        count(*) FILTER (WHERE l.state = 'edited')::int AS edited,
@@ -131,19 +163,8 @@ FROM tasks t
 LEFT JOIN LATERAL (SELECT sc.checked_at FROM source_checks sc WHERE sc.task_id = t.id ORDER BY sc.id DESC LIMIT 1) lc ON true
 LEFT JOIN latest l ON true
 WHERE t.id = @task_id
-GROUP BY t.id, lc.checked_at;
+GROUP BY t.id, lc.checked_at, t.recheck_citations;
 
 -- name: SetRecheckEvery :exec
 -- The task's interval between recheck rounds (NULL: the fleet's default).
 UPDATE tasks SET recheck_every = sqlc.narg(every)::interval WHERE id = @id;
-
--- name: SpanLatestCheck :one
--- The latest recheck, for the task, of one cited span.
-SELECT cc.state, sc.checked_at, sc.final_url, sc.page_version_id AS seen_version_id,
-       COALESCE(substring(pv.content FROM cc.around_start + 1 FOR cc.around_end - cc.around_start), '')::text AS around
-FROM source_checks sc
-JOIN citation_checks cc ON cc.check_id = sc.id
-LEFT JOIN page_versions pv ON pv.id = sc.page_version_id
-WHERE sc.task_id = @task_id AND cc.page_version_id = @page_version_id AND cc.start_char = @start_char AND cc.end_char = @end_char
-ORDER BY sc.id DESC
-LIMIT 1;
