@@ -176,21 +176,14 @@ func TestLiveFetchesTakeTheirDomainsTurn(t *testing.T) {
 func TestTheRobotsTxtOfAJobThatWaitsIsKept(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ln, err := net.Listen("tcp", "127.0.0.2:0") // a domain of its own: no other test waits on its row
-	if err != nil {
-		t.Skipf("no loopback address 127.0.0.2: %v", err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serveOn(t, "127.0.0.2", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, strings.ReplaceAll(policyPage, "%s", r.URL.Path))
-	}))
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(srv.Close)
+	})
 	fetcher, err := crawl.New(crawl.Config{AllowPrivate: true, RespectRobots: true, DomainDelay: -1, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -220,4 +213,23 @@ func TestTheRobotsTxtOfAJobThatWaitsIsKept(t *testing.T) {
 	if n != 1 || status != http.StatusOK {
 		t.Errorf("robots.txt captures of %s: %d (status %d), want the one the waiting job read", srv.URL, n, status)
 	}
+}
+
+// serveOn is an httptest server on a loopback address of its own (Linux
+// answers all of 127.0.0.0/8), so that its domain's rows (domains,
+// domain_politeness) are its test's alone: tests of 127.0.0.1 that take
+// the two in opposite orders in parallel transactions deadlock. Skipped
+// where the address cannot be bound.
+func serveOn(t *testing.T, ip string, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Skipf("no loopback address %s: %v", ip, err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
 }

@@ -3,7 +3,6 @@ package workers_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,8 +66,10 @@ func TestRecheckUnreachable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			site := httptest.NewServer(tc.handler)
-			t.Cleanup(site.Close)
+			// Its own address: a recheck stores the page (the domain's row)
+			// before it takes the domain's turn, target_queue the other way
+			// round (TestLiveFetchesTakeTheirDomainsTurn, on 127.0.0.1).
+			site := serveOn(t, "127.0.0.3", tc.handler)
 			policy := filepath.Join(t.TempDir(), "policy.yaml")
 			if err := os.WriteFile(policy, []byte("default: {requests_per_second: 50, requests_per_day: 100}\n"), 0o644); err != nil {
 				t.Fatal(err)
